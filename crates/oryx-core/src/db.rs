@@ -1,0 +1,151 @@
+//! Opening the runtime's SQLite database and creating its tables when they are missing.
+//! Existing tables are never altered: the Java runtime owns their shape.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::{CoreError, DbContext, Result};
+
+/// The Java runtime's tables, as it creates them. `IF NOT EXISTS` keeps an existing database as is.
+pub const RUNTIME_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id      TEXT PRIMARY KEY,
+    profile_name    TEXT,
+    channel         TEXT,
+    user_id         TEXT,
+    messages_json   TEXT,
+    status          TEXT DEFAULT 'active',
+    created_at      INTEGER,
+    last_active_at  INTEGER,
+    archived_at     INTEGER
+);
+CREATE TABLE IF NOT EXISTS tool_invocations (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id      TEXT,
+    tool_name       TEXT,
+    input_json      TEXT,
+    result_json     TEXT,
+    success         BOOLEAN,
+    error_message   TEXT,
+    duration_ms     INTEGER,
+    created_at      INTEGER
+);
+CREATE TABLE IF NOT EXISTS memory_entries (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent_name      TEXT NOT NULL DEFAULT '__global__',
+    scope           TEXT NOT NULL,
+    content         TEXT NOT NULL,
+    created_at      INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_memory_entries_agent_scope ON memory_entries(agent_name, scope);
+";
+
+fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<()> {
+    conn.busy_timeout(Duration::from_secs(5)).at_db(path)?;
+    if writable {
+        // WAL lets the console read while the runtime writes; the runtime uses it too.
+        let _: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .at_db(path)?;
+    }
+    Ok(())
+}
+
+/// Opens the database for reading; `Ok(None)` when the file does not exist (an empty console,
+/// not an error). A file that is not SQLite is reported as corrupt.
+pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .or_else(|_| Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY))
+    .at_db(path)?;
+    configure(&conn, path, false)?;
+    check_is_sqlite(&conn, path)?;
+    Ok(Some(conn))
+}
+
+/// Opens (creating when missing) the database and makes sure the runtime's tables exist.
+pub fn open_or_create(path: &Path) -> Result<Connection> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
+    }
+    let conn = Connection::open(path).at_db(path)?;
+    configure(&conn, path, true).map_err(|e| corrupt_if_not_db(e, path))?;
+    conn.execute_batch(RUNTIME_SCHEMA)
+        .at_db(path)
+        .map_err(|e| corrupt_if_not_db(e, path))?;
+    Ok(conn)
+}
+
+fn check_is_sqlite(conn: &Connection, path: &Path) -> Result<()> {
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
+        .at_db(path)
+        .map_err(|e| corrupt_if_not_db(e, path))?;
+    Ok(())
+}
+
+fn corrupt_if_not_db(e: CoreError, path: &Path) -> CoreError {
+    match &e {
+        CoreError::Database { source, .. }
+            if matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+            ) =>
+        {
+            CoreError::Corrupt(format!(
+                "{} is not a readable SQLite database ({source}); choose another database path in Settings",
+                path.display()
+            ))
+        }
+        _ => e,
+    }
+}
+
+/// Whether `table` exists and which columns it has (to read databases of older runtimes).
+pub fn table_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let cols = stmt
+        .query_map([table], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(cols)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_tables_and_keeps_existing_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/oryxos.db");
+        assert!(open_existing(&path).unwrap().is_none());
+        let conn = open_or_create(&path).unwrap();
+        conn.execute(
+            "INSERT INTO memory_entries(scope, content, created_at) VALUES ('CORE','x',1)",
+            [],
+        )
+        .unwrap();
+        drop(conn);
+        let conn = open_or_create(&path).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM memory_entries", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+        assert!(table_columns(&conn, "sessions").unwrap().contains(&"messages_json".to_string()));
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oryxos.db");
+        std::fs::write(&path, b"this is not a database, just some text that is long enough to matter").unwrap();
+        assert!(matches!(open_existing(&path), Err(CoreError::Corrupt(_))));
+        assert!(matches!(open_or_create(&path), Err(CoreError::Corrupt(_))));
+    }
+}

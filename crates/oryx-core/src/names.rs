@@ -1,0 +1,174 @@
+//! Agent names and the paths they resolve to (SPEC §4).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{CoreError, Result};
+
+pub const MAX_NAME_LEN: usize = 64;
+
+/// `[A-Za-z0-9_-]+`, at most 64 characters.
+pub fn is_valid_agent_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+pub fn validate_agent_name(name: &str) -> Result<()> {
+    if is_valid_agent_name(name) {
+        Ok(())
+    } else {
+        Err(CoreError::InvalidAgentName(name.to_string()))
+    }
+}
+
+/// Whose long-term memory: one agent's or the global file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Owner {
+    Global,
+    Agent(String),
+}
+
+impl Owner {
+    pub fn agent_name(&self) -> Option<&str> {
+        match self {
+            Owner::Global => None,
+            Owner::Agent(n) => Some(n),
+        }
+    }
+
+    /// The `agent_name` column value of `memory_entries` (Java runtime's convention).
+    pub fn db_key(&self) -> &str {
+        self.agent_name().unwrap_or(GLOBAL_DB_KEY)
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Owner::Global => "global".to_string(),
+            Owner::Agent(n) => n.clone(),
+        }
+    }
+}
+
+pub const GLOBAL_DB_KEY: &str = "__global__";
+
+pub fn agents_dir(root: &Path) -> PathBuf {
+    root.join("agents")
+}
+
+pub fn agent_dir(root: &Path, name: &str) -> PathBuf {
+    agents_dir(root).join(name)
+}
+
+pub fn global_memory_path(root: &Path) -> PathBuf {
+    root.join("memory").join("MEMORY.md")
+}
+
+pub fn memory_path(root: &Path, owner: &Owner) -> PathBuf {
+    match owner {
+        Owner::Global => global_memory_path(root),
+        Owner::Agent(n) => agent_dir(root, n).join("MEMORY.md"),
+    }
+}
+
+/// True when `path`'s nearest existing ancestor, with symlinks resolved, lies inside `root`.
+/// Paths that do not exist yet are judged by the part that does.
+pub fn stays_inside(root: &Path, path: &Path) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return false;
+    };
+    let mut probe = path.to_path_buf();
+    loop {
+        if let Ok(real) = probe.canonicalize() {
+            return real.starts_with(&root);
+        }
+        if !probe.pop() {
+            return false;
+        }
+    }
+}
+
+/// Console/CLI/REST resolution: an invalid or unknown agent is an error, never a fallback.
+pub fn resolve_strict(root: &Path, name: Option<&str>) -> Result<Owner> {
+    let Some(name) = name else {
+        return Ok(Owner::Global);
+    };
+    validate_agent_name(name)?;
+    let dir = agent_dir(root, name);
+    if !dir.is_dir() {
+        return Err(CoreError::AgentNotFound {
+            name: name.to_string(),
+            dir,
+        });
+    }
+    if !stays_inside(root, &dir) {
+        return Err(CoreError::OutsideRoot(dir));
+    }
+    Ok(Owner::Agent(name.to_string()))
+}
+
+/// Run-path resolution (tools, footprint): anything invalid or escaping the root falls back to
+/// the global file, as the runtime does.
+pub fn resolve_lenient(root: &Path, name: Option<&str>) -> Owner {
+    match name {
+        Some(n) if is_valid_agent_name(n) && stays_inside(root, &agent_dir(root, n)) => {
+            Owner::Agent(n.to_string())
+        }
+        _ => Owner::Global,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        for ok in ["a", "Agent_1", "x-y", &"a".repeat(64)] {
+            assert!(is_valid_agent_name(ok), "{ok}");
+        }
+        for bad in [
+            "", "..", "../x", "%2e%2e", "a/b", "a\\b", "/etc", "a\0b", "a b", "é",
+            &"a".repeat(65),
+        ] {
+            assert!(!is_valid_agent_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn strict_and_lenient_resolution() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("agents/ok")).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path(), root.path().join("agents/evil")).unwrap();
+
+        assert_eq!(
+            resolve_strict(root.path(), Some("ok")).unwrap(),
+            Owner::Agent("ok".into())
+        );
+        assert_eq!(resolve_strict(root.path(), None).unwrap(), Owner::Global);
+        assert!(matches!(
+            resolve_strict(root.path(), Some("../x")),
+            Err(CoreError::InvalidAgentName(_))
+        ));
+        assert!(matches!(
+            resolve_strict(root.path(), Some("missing")),
+            Err(CoreError::AgentNotFound { .. })
+        ));
+        #[cfg(unix)]
+        assert!(matches!(
+            resolve_strict(root.path(), Some("evil")),
+            Err(CoreError::OutsideRoot(_))
+        ));
+
+        assert_eq!(resolve_lenient(root.path(), Some("../x")), Owner::Global);
+        #[cfg(unix)]
+        assert_eq!(resolve_lenient(root.path(), Some("evil")), Owner::Global);
+        assert_eq!(
+            resolve_lenient(root.path(), Some("new_agent")),
+            Owner::Agent("new_agent".into())
+        );
+    }
+}

@@ -1,0 +1,1 @@
+//! Sessions over the runtime tables (placeholder; being written).

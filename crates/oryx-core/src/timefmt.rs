@@ -1,0 +1,131 @@
+//! Timestamps as the runtime writes them: `yyyy-MM-dd HH:mm:ss` local time in MEMORY.md,
+//! epoch milliseconds (or ISO text from older rows) in SQLite.
+
+use chrono::{DateTime, Local, NaiveDate, NaiveDateTime, TimeZone, Utc};
+
+pub const ENTRY_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
+
+pub fn now_local() -> NaiveDateTime {
+    // MEMORY.md has second precision; drop the fraction so that what we return equals what we read back.
+    let now = Local::now().naive_local();
+    now.with_nanosecond_zero()
+}
+
+trait NanoZero {
+    fn with_nanosecond_zero(self) -> Self;
+}
+
+impl NanoZero for NaiveDateTime {
+    fn with_nanosecond_zero(self) -> Self {
+        use chrono::Timelike;
+        self.with_nanosecond(0).unwrap_or(self)
+    }
+}
+
+pub fn format_entry_ts(ts: &NaiveDateTime) -> String {
+    ts.format(ENTRY_FORMAT).to_string()
+}
+
+/// Parses the bracketed timestamp of an entry line: seconds, minutes or a bare date (older files).
+pub fn parse_entry_ts(s: &str) -> Option<NaiveDateTime> {
+    let s = s.trim();
+    NaiveDateTime::parse_from_str(s, ENTRY_FORMAT)
+        .or_else(|_| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M"))
+        .ok()
+        .or_else(|| {
+            NaiveDate::parse_from_str(s, "%Y-%m-%d")
+                .ok()
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+        })
+}
+
+/// Local wall-clock time to epoch milliseconds (ambiguous DST times take the earlier instant).
+pub fn local_to_epoch_ms(ts: &NaiveDateTime) -> i64 {
+    match Local.from_local_datetime(ts) {
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => t.timestamp_millis(),
+        chrono::LocalResult::None => Utc.from_utc_datetime(ts).timestamp_millis(),
+    }
+}
+
+pub fn epoch_ms_to_local(ms: i64) -> Option<NaiveDateTime> {
+    DateTime::<Utc>::from_timestamp_millis(ms).map(|t| t.with_timezone(&Local).naive_local())
+}
+
+pub fn now_epoch_ms() -> i64 {
+    Utc::now().timestamp_millis()
+}
+
+/// Reads a SQLite timestamp cell: epoch ms (integer or numeric text), ISO-8601 with or without
+/// offset, or `yyyy-MM-dd HH:mm:ss`. Returns local wall-clock time.
+pub fn parse_db_time(value: &rusqlite::types::Value) -> Option<NaiveDateTime> {
+    use rusqlite::types::Value;
+    match value {
+        Value::Integer(ms) => epoch_ms_to_local(*ms),
+        Value::Real(ms) => epoch_ms_to_local(*ms as i64),
+        Value::Text(t) => parse_text_time(t),
+        _ => None,
+    }
+}
+
+fn parse_text_time(t: &str) -> Option<NaiveDateTime> {
+    let t = t.trim();
+    if let Ok(ms) = t.parse::<i64>() {
+        return epoch_ms_to_local(ms);
+    }
+    if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
+        return Some(dt.with_timezone(&Local).naive_local());
+    }
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
+        if let Ok(dt) = NaiveDateTime::parse_from_str(t, fmt) {
+            return Some(dt);
+        }
+    }
+    parse_entry_ts(t)
+}
+
+/// ISO-8601 local time with offset, for JSON that leaves this process.
+pub fn to_iso(ts: &NaiveDateTime) -> String {
+    match Local.from_local_datetime(ts) {
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
+            t.to_rfc3339_opts(chrono::SecondsFormat::Millis, false)
+        }
+        chrono::LocalResult::None => ts.format("%Y-%m-%dT%H:%M:%S%.3f").to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::types::Value;
+
+    #[test]
+    fn entry_timestamps_of_every_dialect() {
+        assert_eq!(
+            parse_entry_ts("2026-07-22 09:30:00").map(|t| format_entry_ts(&t)),
+            Some("2026-07-22 09:30:00".into())
+        );
+        assert_eq!(
+            parse_entry_ts("2026-07-22 09:30").map(|t| format_entry_ts(&t)),
+            Some("2026-07-22 09:30:00".into())
+        );
+        assert_eq!(
+            parse_entry_ts("2026-07-22").map(|t| format_entry_ts(&t)),
+            Some("2026-07-22 00:00:00".into())
+        );
+        assert_eq!(parse_entry_ts("yesterday"), None);
+    }
+
+    #[test]
+    fn db_times_in_ms_and_iso_agree() {
+        let ts = parse_entry_ts("2026-07-22 09:30:00").unwrap();
+        let ms = local_to_epoch_ms(&ts);
+        assert_eq!(parse_db_time(&Value::Integer(ms)), Some(ts));
+        assert_eq!(parse_db_time(&Value::Text(ms.to_string())), Some(ts));
+        assert_eq!(parse_db_time(&Value::Text(to_iso(&ts))), Some(ts));
+        assert_eq!(
+            parse_db_time(&Value::Text("2026-07-22T09:30:00".into())),
+            Some(ts)
+        );
+        assert_eq!(parse_db_time(&Value::Null), None);
+    }
+}
