@@ -61,7 +61,9 @@ pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
     }
     let conn = Connection::open_with_flags(
         path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
     )
     .or_else(|_| Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY))
     .at_db(path)?;
@@ -84,9 +86,11 @@ pub fn open_or_create(path: &Path) -> Result<Connection> {
 }
 
 fn check_is_sqlite(conn: &Connection, path: &Path) -> Result<()> {
-    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
-        .at_db(path)
-        .map_err(|e| corrupt_if_not_db(e, path))?;
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .at_db(path)
+    .map_err(|e| corrupt_if_not_db(e, path))?;
     Ok(())
 }
 
@@ -137,14 +141,20 @@ mod tests {
             .query_row("SELECT count(*) FROM memory_entries", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 1);
-        assert!(table_columns(&conn, "sessions").unwrap().contains(&"messages_json".to_string()));
+        assert!(table_columns(&conn, "sessions")
+            .unwrap()
+            .contains(&"messages_json".to_string()));
     }
 
     #[test]
     fn a_file_that_is_not_sqlite_is_corrupt() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("oryxos.db");
-        std::fs::write(&path, b"this is not a database, just some text that is long enough to matter").unwrap();
+        std::fs::write(
+            &path,
+            b"this is not a database, just some text that is long enough to matter",
+        )
+        .unwrap();
         assert!(matches!(open_existing(&path), Err(CoreError::Corrupt(_))));
         assert!(matches!(open_or_create(&path), Err(CoreError::Corrupt(_))));
     }

@@ -2,6 +2,7 @@
 
 pub mod db;
 pub mod error;
+pub mod memory;
 pub mod names;
 pub mod sessions;
 pub mod timefmt;

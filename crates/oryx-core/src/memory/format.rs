@@ -1,0 +1,457 @@
+//! MEMORY.md as bytes: a lenient reader of every dialect the runtime has written (SPEC §3) and
+//! splice-based edits that leave every byte outside the change as it was.
+
+use std::borrow::Cow;
+
+use super::entry::{Entry, Scope, Sections};
+use crate::timefmt::parse_entry_ts;
+
+pub const CORE_HEADING: &str = "## 核心记忆";
+pub const ARCHIVAL_HEADING: &str = "## 归档记忆";
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Heading(Option<Scope>),
+    Blank,
+    Text,
+}
+
+/// Classifies one line (without its terminator).
+pub fn classify(line: &str) -> LineKind {
+    let t = line.trim();
+    if t.is_empty() {
+        return LineKind::Blank;
+    }
+    match heading_title(t) {
+        Some(title) => LineKind::Heading(section_of(title)),
+        None => LineKind::Text,
+    }
+}
+
+/// `#`…`######` followed by whitespace: a markdown heading, whatever its level.
+fn heading_title(t: &str) -> Option<&str> {
+    let hashes = t.bytes().take_while(|&b| b == b'#').count();
+    if hashes == 0 || hashes > 6 {
+        return None;
+    }
+    let rest = &t[hashes..];
+    if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+        Some(rest.trim())
+    } else {
+        None
+    }
+}
+
+fn section_of(title: &str) -> Option<Scope> {
+    let (base, suffix) = split_suffix(title);
+    let lower = base.to_lowercase();
+    let scope = match lower.as_str() {
+        "核心记忆" | "core" | "core memory" => Scope::Core,
+        "归档记忆" | "archival" | "archival memory" => Scope::Archival,
+        _ => return None,
+    };
+    // A suffix that names the other section would make the heading ambiguous: not ours.
+    match suffix.map(|s| s.to_lowercase()) {
+        None => Some(scope),
+        Some(s) if s == scope.as_str() => Some(scope),
+        Some(_) => None,
+    }
+}
+
+/// `核心记忆（core）` / `核心记忆 (core)` → (`核心记忆`, Some(`core`)).
+fn split_suffix(title: &str) -> (&str, Option<&str>) {
+    for (open, close) in [("（", "）"), ("(", ")")] {
+        if let Some(inner) = title.strip_suffix(close) {
+            if let Some(pos) = inner.rfind(open) {
+                return (
+                    inner[..pos].trim_end(),
+                    Some(inner[pos + open.len()..].trim()),
+                );
+            }
+        }
+    }
+    (title, None)
+}
+
+/// Reads one entry line: `- [ts] content`, `- content`, or any other text as the whole content.
+pub fn parse_entry(line: &str) -> Entry {
+    let trimmed = line.trim();
+    let stored = trimmed.to_string();
+    let Some(rest) = trimmed
+        .strip_prefix('-')
+        .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+    else {
+        return Entry {
+            timestamp: None,
+            content: stored.clone(),
+            line: stored,
+        };
+    };
+    let rest = rest.trim_start();
+    if let Some(after) = rest.strip_prefix('[') {
+        if let Some(close) = after.find(']') {
+            if let Some(ts) = parse_entry_ts(&after[..close]) {
+                return Entry {
+                    timestamp: Some(ts),
+                    content: after[close + 1..].trim().to_string(),
+                    line: stored,
+                };
+            }
+        }
+    }
+    Entry {
+        timestamp: None,
+        content: rest.to_string(),
+        line: stored,
+    }
+}
+
+/// One line of the file with its byte offsets: `[start, end)` is the text, `next` is where the
+/// following line starts (after `\n`).
+#[derive(Debug, Clone, Copy)]
+pub struct LineSpan {
+    pub start: usize,
+    pub end: usize,
+    pub next: usize,
+}
+
+pub fn lines(bytes: &[u8], from: usize) -> impl Iterator<Item = LineSpan> + '_ {
+    let mut pos = from;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let start = pos;
+        let (end, next) = match memchr::memchr(b'\n', &bytes[pos..]) {
+            Some(i) => (pos + i, pos + i + 1),
+            None => (bytes.len(), bytes.len()),
+        };
+        pos = next;
+        let end = if end > start && bytes[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        Some(LineSpan { start, end, next })
+    })
+}
+
+pub fn line_text(bytes: &[u8], span: LineSpan) -> Cow<'_, str> {
+    String::from_utf8_lossy(&bytes[span.start..span.end])
+}
+
+/// Where a section sits in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SectionSpan {
+    /// Offset just after the heading line's terminator.
+    pub body_start: usize,
+    /// Offset just after the last non-blank line of the section (where the next entry goes).
+    pub insert_at: usize,
+    /// Whether the last body line (or heading) has a line terminator.
+    pub insert_terminated: bool,
+    /// Offset where the section ends (next heading or end of file).
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    pub sections: Sections,
+    /// The last heading of each kind (edits go there when a file holds duplicates).
+    pub core: Option<SectionSpan>,
+    pub archival: Option<SectionSpan>,
+    pub crlf: bool,
+}
+
+impl Parsed {
+    pub fn span(&self, scope: Scope) -> Option<SectionSpan> {
+        match scope {
+            Scope::Core => self.core,
+            Scope::Archival => self.archival,
+        }
+    }
+
+    /// True when the archival section runs to the end of the file, so an archival entry can be
+    /// appended without rewriting anything.
+    pub fn archival_ends_file(&self, len: usize) -> bool {
+        self.archival.is_some_and(|s| s.end == len)
+    }
+}
+
+pub fn bom_len(bytes: &[u8]) -> usize {
+    if bytes.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    }
+}
+
+pub fn parse(bytes: &[u8]) -> Parsed {
+    let mut parsed = Parsed {
+        crlf: memchr::memmem::find(bytes, b"\r\n").is_some(),
+        ..Parsed::default()
+    };
+    let mut current: Option<(Scope, SectionSpan)> = None;
+    let close = |parsed: &mut Parsed, cur: Option<(Scope, SectionSpan)>, at: usize| {
+        if let Some((scope, mut span)) = cur {
+            span.end = at;
+            match scope {
+                Scope::Core => parsed.core = Some(span),
+                Scope::Archival => parsed.archival = Some(span),
+            }
+        }
+    };
+    for span in lines(bytes, bom_len(bytes)) {
+        let text = line_text(bytes, span);
+        match classify(&text) {
+            LineKind::Heading(scope) => {
+                close(&mut parsed, current.take(), span.start);
+                current = scope.map(|s| {
+                    (
+                        s,
+                        SectionSpan {
+                            body_start: span.next,
+                            insert_at: span.next,
+                            insert_terminated: span.next > span.end,
+                            end: span.next,
+                        },
+                    )
+                });
+            }
+            LineKind::Blank => {}
+            LineKind::Text => {
+                if let Some((scope, sec)) = current.as_mut() {
+                    sec.insert_at = span.next;
+                    sec.insert_terminated = span.next > span.end;
+                    let entry = parse_entry(&text);
+                    match scope {
+                        Scope::Core => parsed.sections.core.push(entry),
+                        Scope::Archival => parsed.sections.archival.push(entry),
+                    }
+                }
+            }
+        }
+    }
+    close(&mut parsed, current, bytes.len());
+    parsed
+}
+
+/// The bytes of a new file holding one entry (headings in the runtime's order).
+pub fn new_file(scope: Scope, line: &str) -> Vec<u8> {
+    let text = match scope {
+        Scope::Core => format!("{CORE_HEADING}\n{line}\n{ARCHIVAL_HEADING}\n"),
+        Scope::Archival => format!("{CORE_HEADING}\n{ARCHIVAL_HEADING}\n{line}\n"),
+    };
+    text.into_bytes()
+}
+
+/// How to add one entry line to an existing file.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// Append these bytes at the end of the file; nothing else changes.
+    Append(Vec<u8>),
+    /// Insert these bytes at this offset (the file is rewritten atomically).
+    Insert(usize, Vec<u8>),
+}
+
+/// Plans the smallest edit that adds `line` to `scope`, keeping all other bytes.
+pub fn plan_insert(bytes: &[u8], parsed: &Parsed, scope: Scope, line: &str) -> Edit {
+    let nl = if parsed.crlf { "\r\n" } else { "\n" };
+    let ends_with_nl = bytes.last().is_none_or(|&b| b == b'\n');
+    if let Some(span) = parsed.span(scope) {
+        let mut out = Vec::with_capacity(line.len() + 4);
+        if !span.insert_terminated {
+            out.extend_from_slice(nl.as_bytes());
+        }
+        out.extend_from_slice(line.as_bytes());
+        out.extend_from_slice(nl.as_bytes());
+        return if span.insert_at == bytes.len() {
+            Edit::Append(out)
+        } else {
+            Edit::Insert(span.insert_at, out)
+        };
+    }
+    let heading = match scope {
+        Scope::Core => CORE_HEADING,
+        Scope::Archival => ARCHIVAL_HEADING,
+    };
+    let block = format!("{heading}{nl}{line}{nl}");
+    // A missing core section goes before archival (the runtime's order); otherwise at the end.
+    if let (Scope::Core, Some(arch)) = (scope, parsed.archival) {
+        let heading_start = heading_line_start(bytes, arch.body_start);
+        return Edit::Insert(heading_start, block.into_bytes());
+    }
+    let mut out = Vec::with_capacity(block.len() + 2);
+    if !ends_with_nl {
+        out.extend_from_slice(nl.as_bytes());
+    }
+    out.extend_from_slice(block.as_bytes());
+    Edit::Append(out)
+}
+
+/// Start offset of the line that ends just before `body_start`.
+fn heading_line_start(bytes: &[u8], body_start: usize) -> usize {
+    let before = &bytes[..body_start.saturating_sub(1).min(bytes.len())];
+    memchr::memrchr(b'\n', before).map_or(bom_len(bytes), |i| i + 1)
+}
+
+pub fn apply(bytes: &[u8], edit: &Edit) -> Vec<u8> {
+    match edit {
+        Edit::Append(add) => [bytes, add].concat(),
+        Edit::Insert(at, add) => [&bytes[..*at], add, &bytes[*at..]].concat(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JAVA: &str = "# Agent memory\nsome preamble\n\n## 核心记忆\n- [2026-07-22 09:30:00] 用户偏好简洁的回复，不用列表。\n\n## 归档记忆\n- [2026-07-22 09:31:10] 触发「帮我总结日志」⇒ 已总结 3 个错误…\n";
+
+    #[test]
+    fn reads_the_java_dialect() {
+        let p = parse(JAVA.as_bytes());
+        assert_eq!(p.sections.core.len(), 1);
+        assert_eq!(p.sections.core[0].content, "用户偏好简洁的回复，不用列表。");
+        assert_eq!(
+            p.sections.core[0]
+                .timestamp
+                .map(|t| crate::timefmt::format_entry_ts(&t)),
+            Some("2026-07-22 09:30:00".into())
+        );
+        assert_eq!(p.sections.archival.len(), 1);
+        assert!(p.archival_ends_file(JAVA.len()));
+    }
+
+    #[test]
+    fn heading_variants() {
+        for h in [
+            "## 核心记忆",
+            "## 核心记忆（core）",
+            "## 核心记忆 (core)",
+            "## Core",
+            "## CORE",
+            "##   core  ",
+        ] {
+            assert_eq!(classify(h), LineKind::Heading(Some(Scope::Core)), "{h}");
+        }
+        for h in [
+            "## 归档记忆",
+            "## 归档记忆（archival）",
+            "## Archival",
+            "## archival",
+        ] {
+            assert_eq!(classify(h), LineKind::Heading(Some(Scope::Archival)), "{h}");
+        }
+        assert_eq!(classify("## Notes"), LineKind::Heading(None));
+        assert_eq!(classify("## 核心记忆（archival）"), LineKind::Heading(None));
+        assert_eq!(classify("##核心记忆"), LineKind::Text);
+        assert_eq!(classify("- ## 核心记忆"), LineKind::Text);
+    }
+
+    #[test]
+    fn older_and_odd_lines() {
+        let text = "\u{feff}## Core\r\n- [2026-01-02] dated\r\n- [2026-01-02 03:04] minutes\r\n- no time\r\nplain line\r\n-[bad] x\r\n## Archival\r\n  \r\n- [not a date] kept\r\n";
+        let p = parse(text.as_bytes());
+        assert!(p.crlf);
+        let core: Vec<_> = p
+            .sections
+            .core
+            .iter()
+            .map(|e| (e.timestamp.is_some(), e.content.as_str()))
+            .collect();
+        assert_eq!(
+            core,
+            vec![
+                (true, "dated"),
+                (true, "minutes"),
+                (false, "no time"),
+                (false, "plain line"),
+                (false, "-[bad] x")
+            ]
+        );
+        assert_eq!(p.sections.archival[0].content, "[not a date] kept");
+        assert_eq!(p.sections.archival[0].timestamp, None);
+    }
+
+    #[test]
+    fn other_headings_end_a_section_and_are_kept() {
+        let text = "## 核心记忆\n- a\n## Notes\n- not memory\n## 归档记忆\n- b\n## Tail\ntext\n";
+        let p = parse(text.as_bytes());
+        assert_eq!(p.sections.core.len(), 1);
+        assert_eq!(p.sections.archival.len(), 1);
+        assert!(!p.archival_ends_file(text.len()));
+        let edit = plan_insert(text.as_bytes(), &p, Scope::Archival, "- c");
+        let out = String::from_utf8(apply(text.as_bytes(), &edit)).unwrap();
+        assert_eq!(
+            out,
+            "## 核心记忆\n- a\n## Notes\n- not memory\n## 归档记忆\n- b\n- c\n## Tail\ntext\n"
+        );
+    }
+
+    #[test]
+    fn edits_keep_every_other_byte() {
+        let p = parse(JAVA.as_bytes());
+        let edit = plan_insert(
+            JAVA.as_bytes(),
+            &p,
+            Scope::Core,
+            "- [2026-07-23 00:00:00] new",
+        );
+        let out = String::from_utf8(apply(JAVA.as_bytes(), &edit)).unwrap();
+        assert_eq!(
+            out,
+            JAVA.replace("列表。\n", "列表。\n- [2026-07-23 00:00:00] new\n")
+        );
+        let edit = plan_insert(JAVA.as_bytes(), &p, Scope::Archival, "- x");
+        assert_eq!(edit, Edit::Append(b"- x\n".to_vec()));
+    }
+
+    #[test]
+    fn missing_sections_are_created_in_order() {
+        let text = "preamble without newline";
+        let p = parse(text.as_bytes());
+        let out = apply(
+            text.as_bytes(),
+            &plan_insert(text.as_bytes(), &p, Scope::Archival, "- a"),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "preamble without newline\n## 归档记忆\n- a\n"
+        );
+        let p = parse(&out);
+        let out2 = apply(&out, &plan_insert(&out, &p, Scope::Core, "- c"));
+        assert_eq!(
+            String::from_utf8_lossy(&out2),
+            "preamble without newline\n## 核心记忆\n- c\n## 归档记忆\n- a\n"
+        );
+        let p = parse(&out2);
+        assert_eq!(p.sections.core.len(), 1);
+        assert_eq!(p.sections.archival.len(), 1);
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf_and_unterminated_last_lines_are_fixed() {
+        let text = "## 核心记忆\r\n- a\r\n## 归档记忆\r\n- b";
+        let p = parse(text.as_bytes());
+        let out = apply(
+            text.as_bytes(),
+            &plan_insert(text.as_bytes(), &p, Scope::Archival, "- c"),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "## 核心记忆\r\n- a\r\n## 归档记忆\r\n- b\r\n- c\r\n"
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_read_lossily_and_kept_on_edit() {
+        let mut bytes =
+            b"## \xE6\xA0\xB8\xE5\xBF\x83\xE8\xAE\xB0\xE5\xBF\x86\n- bad \xFF byte\n".to_vec();
+        bytes.extend_from_slice("## 归档记忆\n".as_bytes());
+        let p = parse(&bytes);
+        assert_eq!(p.sections.core.len(), 1);
+        let out = apply(&bytes, &plan_insert(&bytes, &p, Scope::Core, "- ok"));
+        assert!(out.windows(1).any(|w| w == b"\xFF"));
+    }
+}

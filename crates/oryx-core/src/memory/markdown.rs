@@ -1,0 +1,393 @@
+//! MarkdownMemoryStore: one MEMORY.md per owner (SPEC §3).
+//!
+//! Writers take an advisory lock on `MEMORY.md.lock` for the whole read-modify-write, so writers
+//! in other processes that use the lock lose nothing. Archival appends to a file whose archival
+//! section ends the file are plain appends; every other edit is an atomic rewrite (temp file in
+//! the same directory + rename) that splices the new line in and keeps all other bytes.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDateTime;
+
+use super::entry::{render_line, Entry, Scope, Sections};
+use super::format::{self, classify, Edit, LineKind};
+use super::store::{Backend, ContextEntries, LongTermMemoryStore};
+use crate::error::{CoreError, IoContext, Result};
+use crate::names::{memory_path, Owner};
+use crate::timefmt::now_local;
+
+/// Files up to this size are simply read whole by the prompt's load.
+const SMALL_FILE: u64 = 256 * 1024;
+const CHUNK: usize = 64 * 1024;
+
+pub struct MarkdownMemoryStore {
+    root: PathBuf,
+}
+
+impl MarkdownMemoryStore {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        MarkdownMemoryStore { root: root.into() }
+    }
+
+    pub fn path(&self, owner: &Owner) -> PathBuf {
+        memory_path(&self.root, owner)
+    }
+}
+
+/// Holds the cross-process lock for as long as it lives.
+pub struct FileLock {
+    file: File,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+pub fn lock(path: &Path) -> Result<FileLock> {
+    let lp = lock_path(path);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lp)
+        .at(&lp)?;
+    file.lock().at(&lp)?;
+    Ok(FileLock { file })
+}
+
+pub fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
+    match fs::read(path) {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(CoreError::io(path, e)),
+    }
+}
+
+/// Replaces `path` with `bytes` atomically: readers see the old or the new file, never a mix.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".MEMORY.md.")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .at(dir)?;
+    tmp.write_all(bytes).at(tmp.path().to_path_buf())?;
+    tmp.as_file().sync_all().at(path)?;
+    if let Ok(meta) = fs::metadata(path) {
+        let _ = fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path)
+        .map_err(|e| CoreError::io(path, e.error))?;
+    Ok(())
+}
+
+fn append_bytes(path: &Path, add: &[u8]) -> Result<()> {
+    let mut f = OpenOptions::new().append(true).open(path).at(path)?;
+    // One write call: a reader never sees half of a short line.
+    f.write_all(add).at(path)?;
+    f.sync_data().at(path)?;
+    Ok(())
+}
+
+impl LongTermMemoryStore for MarkdownMemoryStore {
+    fn backend(&self) -> Backend {
+        Backend::Markdown
+    }
+
+    fn append(
+        &self,
+        owner: &Owner,
+        scope: Scope,
+        content: &str,
+        at: Option<NaiveDateTime>,
+    ) -> Result<Entry> {
+        let path = self.path(owner);
+        let dir = path.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir).at(dir)?;
+        let ts = at.unwrap_or_else(now_local);
+        let line = render_line(Some(&ts), content);
+        let _guard = lock(&path)?;
+        let bytes = read_or_empty(&path)?;
+        if bytes.is_empty() {
+            write_atomic(&path, &format::new_file(scope, &line))?;
+        } else {
+            let parsed = format::parse(&bytes);
+            match format::plan_insert(&bytes, &parsed, scope, &line) {
+                Edit::Append(add) => append_bytes(&path, &add)?,
+                edit => write_atomic(&path, &format::apply(&bytes, &edit))?,
+            }
+        }
+        Ok(Entry {
+            timestamp: Some(ts),
+            content: content.to_string(),
+            line,
+        })
+    }
+
+    fn load_all(&self, owner: &Owner) -> Result<Sections> {
+        let path = self.path(owner);
+        Ok(format::parse(&read_or_empty(&path)?).sections)
+    }
+
+    fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
+        let path = self.path(owner);
+        let mut file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(ContextEntries::default())
+            }
+            Err(e) => return Err(CoreError::io(&path, e)),
+        };
+        let len = file.metadata().at(&path)?.len();
+        if len > SMALL_FILE {
+            if let Some(ctx) = load_head_and_tail(&mut file, len, archival_limit).at(&path)? {
+                return Ok(ctx);
+            }
+        }
+        let sections = self.load_all(owner)?;
+        Ok(ContextEntries {
+            core: sections.core,
+            archival_tail: sections.archival,
+        })
+    }
+}
+
+/// Reads the head up to the archival heading (core lives there) and the archival tail backwards
+/// until the window is covered. `None` when the file's shape needs a full read (the archival
+/// section is not last, or there is none).
+fn load_head_and_tail(
+    file: &mut File,
+    len: u64,
+    archival_limit: usize,
+) -> std::io::Result<Option<ContextEntries>> {
+    let Some((head, body_start)) = read_head(file, len)? else {
+        return Ok(None);
+    };
+    let core = format::parse(&head).sections.core;
+    let Some(tail) = read_tail(file, len, body_start, archival_limit)? else {
+        return Ok(None);
+    };
+    Ok(Some(ContextEntries {
+        core,
+        archival_tail: tail,
+    }))
+}
+
+/// The bytes up to and including the archival heading line, and where its body starts.
+fn read_head(file: &mut File, len: u64) -> std::io::Result<Option<(Vec<u8>, u64)>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut head = Vec::new();
+    let mut scanned = 0usize;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        head.extend_from_slice(&buf[..n]);
+        // Only complete lines can be classified; rescan from the last complete line.
+        let complete = memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1);
+        let found =
+            format::lines(&head[..complete], scanned.max(format::bom_len(&head))).find(|span| {
+                classify(&format::line_text(&head, *span))
+                    == LineKind::Heading(Some(Scope::Archival))
+            });
+        if let Some(span) = found {
+            head.truncate(span.next);
+            return Ok(Some((head, span.next as u64)));
+        }
+        scanned = complete;
+        if head.len() as u64 >= len {
+            return Ok(None);
+        }
+    }
+}
+
+/// Archival entries from the end of the file back to `body_start`, stopping once more than the
+/// window's worth of characters is collected. `None` if another heading follows the archival one.
+fn read_tail(
+    file: &mut File,
+    len: u64,
+    body_start: u64,
+    limit: usize,
+) -> std::io::Result<Option<Vec<Entry>>> {
+    let mut pos = len;
+    let mut carry: Vec<u8> = Vec::new(); // an incomplete first line from the previous chunk
+    let mut newest_first: Vec<Entry> = Vec::new();
+    let mut chars = 0usize;
+    while pos > body_start {
+        let start = pos.saturating_sub(CHUNK as u64).max(body_start);
+        let mut chunk = vec![0u8; (pos - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut chunk)?;
+        chunk.extend_from_slice(&carry);
+        pos = start;
+        // Unless we reached the section start, the first line may be cut: keep it for later.
+        let first_complete = if pos == body_start {
+            0
+        } else {
+            match memchr::memchr(b'\n', &chunk) {
+                Some(i) => i + 1,
+                None => {
+                    carry = chunk;
+                    continue;
+                }
+            }
+        };
+        let spans: Vec<_> = format::lines(&chunk, first_complete).collect();
+        for span in spans.iter().rev() {
+            let text = format::line_text(&chunk, *span);
+            match classify(&text) {
+                LineKind::Heading(_) => return Ok(None),
+                LineKind::Blank => {}
+                LineKind::Text => {
+                    let entry = format::parse_entry(&text);
+                    chars += entry.line_chars() + 1;
+                    newest_first.push(entry);
+                }
+            }
+        }
+        carry = chunk[..first_complete].to_vec();
+        if chars > limit + 1 {
+            break;
+        }
+    }
+    newest_first.reverse();
+    Ok(Some(newest_first))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::window;
+
+    fn store() -> (tempfile::TempDir, MarkdownMemoryStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = MarkdownMemoryStore::new(dir.path());
+        (dir, s)
+    }
+
+    #[test]
+    fn first_write_creates_file_and_headings() {
+        let (_d, s) = store();
+        s.append(&Owner::Global, Scope::Archival, "hello", None)
+            .unwrap();
+        let text = fs::read_to_string(s.path(&Owner::Global)).unwrap();
+        assert!(text.starts_with("## 核心记忆\n## 归档记忆\n- ["));
+        assert!(text.ends_with("] hello\n"));
+    }
+
+    #[test]
+    fn archival_append_does_not_rewrite_the_file() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        s.append(&owner, Scope::Archival, "one", None).unwrap();
+        let path = s.path(&owner);
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            fs::metadata(&path).unwrap().ino()
+        };
+        s.append(&owner, Scope::Archival, "two", None).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            assert_eq!(
+                fs::metadata(&path).unwrap().ino(),
+                inode,
+                "rename would change the inode"
+            );
+        }
+        s.append(&owner, Scope::Core, "core fact", None).unwrap();
+        let all = s.load_all(&owner).unwrap();
+        assert_eq!(all.core.len(), 1);
+        assert_eq!(all.archival.len(), 2);
+    }
+
+    fn big_file(path: &Path, entries: usize) -> String {
+        let mut text =
+            String::from("preamble\n## 核心记忆\n- [2026-01-01 00:00:00] 核心事实\n## 归档记忆\n");
+        for i in 0..entries {
+            text.push_str(&format!(
+                "- [2026-01-01 00:00:00] 归档条目 number {i} with some text\n"
+            ));
+        }
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, &text).unwrap();
+        text
+    }
+
+    #[test]
+    fn head_and_tail_load_equals_full_load_within_the_window() {
+        let (_d, s) = store();
+        let owner = Owner::Global;
+        big_file(&s.path(&owner), 20_000);
+        let ctx = s.load_context(&owner, 4000).unwrap();
+        let all = s.load_all(&owner).unwrap();
+        assert!(
+            ctx.archival_tail.len() < 5000,
+            "read {} entries",
+            ctx.archival_tail.len()
+        );
+        assert_eq!(ctx.core, all.core);
+        let w_tail = window::compute(&ctx.archival_tail, 4000);
+        let w_all = window::compute(&all.archival, 4000);
+        assert_eq!(w_tail.text, w_all.text);
+    }
+
+    #[test]
+    fn tail_load_falls_back_when_archival_is_not_last() {
+        let (_d, s) = store();
+        let owner = Owner::Global;
+        let path = s.path(&owner);
+        let mut text = big_file(&path, 10_000);
+        text.push_str("## Later heading\n- [2026-01-01 00:00:00] not archival\n");
+        fs::write(&path, &text).unwrap();
+        let ctx = s.load_context(&owner, 4000).unwrap();
+        assert_eq!(ctx.archival_tail.len(), 10_000);
+        assert_eq!(
+            ctx.archival_tail.last().unwrap().content,
+            "归档条目 number 9999 with some text"
+        );
+    }
+
+    #[test]
+    fn concurrent_appends_lose_nothing() {
+        let (_d, s) = store();
+        let s = std::sync::Arc::new(s);
+        let owner = Owner::Agent("c".into());
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let s = s.clone();
+                let owner = owner.clone();
+                std::thread::spawn(move || {
+                    for i in 0..20 {
+                        let scope = if i % 5 == 0 {
+                            Scope::Core
+                        } else {
+                            Scope::Archival
+                        };
+                        s.append(&owner, scope, &format!("t{t} i{i}"), None)
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let all = s.load_all(&owner).unwrap();
+        assert_eq!(all.core.len() + all.archival.len(), 160);
+        assert_eq!(all.core.len(), 32);
+    }
+}

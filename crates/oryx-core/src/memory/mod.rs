@@ -1,0 +1,16 @@
+//! Long-term memory: the entry model, the MEMORY.md format, the archival window, the stores and
+//! the MemoryService facade (SPEC §3, §6, §7).
+
+pub mod entry;
+pub mod format;
+pub mod markdown;
+pub mod service;
+pub mod sqlite;
+pub mod store;
+pub mod window;
+
+pub use entry::{sanitize_content, Entry, Scope, Sections};
+pub use markdown::MarkdownMemoryStore;
+pub use service::{MemoryService, MemoryView, WindowStats};
+pub use sqlite::SqliteMemoryStore;
+pub use store::{Backend, LongTermMemoryStore};

@@ -1,0 +1,179 @@
+//! MemoryService: the one door to long-term memory (SPEC §7). Callers resolve the owner first
+//! (strictly for the console, leniently on the run path); the service never picks a file itself.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::entry::{sanitize_content, Entry, Scope};
+use super::format::{ARCHIVAL_HEADING, CORE_HEADING};
+use super::store::{Backend, LongTermMemoryStore};
+use super::window::{self, Window};
+use crate::error::Result;
+use crate::names::Owner;
+
+pub const FOOTPRINT_PART_LIMIT: usize = 200;
+pub const RECALL_EMPTY: &str = "没有找到相关记忆";
+
+#[derive(Clone)]
+pub struct MemoryService {
+    store: Arc<dyn LongTermMemoryStore>,
+    archival_limit: usize,
+}
+
+/// Where the window cuts the archive, in numbers a person can read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WindowStats {
+    pub limit_chars: usize,
+    /// Index of the oldest archival entry inside the window.
+    pub first_in_window: usize,
+    pub in_window_entries: usize,
+    pub in_window_chars: usize,
+    pub outside_entries: usize,
+    pub outside_chars: usize,
+    pub newest_cut: bool,
+}
+
+/// Every entry of one owner with the window applied (the console's listing).
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryView {
+    pub backend: Backend,
+    pub core: Vec<Entry>,
+    pub archival: Vec<Entry>,
+    pub window: WindowStats,
+    pub context: String,
+}
+
+impl MemoryService {
+    pub fn new(store: Arc<dyn LongTermMemoryStore>, archival_limit: usize) -> Self {
+        MemoryService {
+            store,
+            archival_limit,
+        }
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.store.backend()
+    }
+
+    pub fn store(&self) -> &Arc<dyn LongTermMemoryStore> {
+        &self.store
+    }
+
+    pub fn archival_limit(&self) -> usize {
+        self.archival_limit
+    }
+
+    /// The memory block of prompt part [2]: core whole, archival windowed, headings always present.
+    pub fn build_context(&self, owner: &Owner) -> Result<String> {
+        let ctx = self.store.load_context(owner, self.archival_limit)?;
+        let w = window::compute(&ctx.archival_tail, self.archival_limit);
+        Ok(render_block(&ctx.core, &w))
+    }
+
+    pub fn view(&self, owner: &Owner) -> Result<MemoryView> {
+        let all = self.store.load_all(owner)?;
+        let w = window::compute(&all.archival, self.archival_limit);
+        let outside = &all.archival[..w.first_in_window.min(all.archival.len())];
+        let stats = WindowStats {
+            limit_chars: self.archival_limit,
+            first_in_window: w.first_in_window,
+            in_window_entries: all.archival.len() - outside.len(),
+            in_window_chars: w.text.chars().count(),
+            outside_entries: outside.len(),
+            outside_chars: outside.iter().map(Entry::line_chars).sum(),
+            newest_cut: w.newest_cut,
+        };
+        let context = render_block(&all.core, &w);
+        Ok(MemoryView {
+            backend: self.backend(),
+            core: all.core,
+            archival: all.archival,
+            window: stats,
+            context,
+        })
+    }
+
+    /// Sanitises `raw` to one line and appends it; returns the entry as stored.
+    pub fn append(&self, owner: &Owner, scope: Scope, raw: &str) -> Result<Entry> {
+        let content = sanitize_content(raw)?;
+        self.store.append(owner, scope, &content, None)
+    }
+
+    pub fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
+        self.store.recall(owner, keyword)
+    }
+
+    /// The recall_memory tool's result string (SPEC §8).
+    pub fn recall_text(&self, owner: &Owner, keyword: &str) -> Result<String> {
+        let hits = self.recall(owner, keyword)?;
+        if hits.is_empty() {
+            return Ok(RECALL_EMPTY.to_string());
+        }
+        Ok(hits
+            .iter()
+            .map(|e| e.line.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    /// Appends the automatic footprint of one trigger (SPEC §5).
+    pub fn record_footprint(&self, owner: &Owner, user: &str, reply: &str) -> Result<Entry> {
+        self.append(owner, Scope::Archival, &footprint_text(user, reply))
+    }
+}
+
+pub fn render_block(core: &[Entry], w: &Window) -> String {
+    let mut out = String::with_capacity(w.text.len() + 256);
+    out.push_str(CORE_HEADING);
+    for e in core {
+        out.push('\n');
+        out.push_str(&e.line);
+    }
+    out.push('\n');
+    out.push_str(ARCHIVAL_HEADING);
+    if !w.text.is_empty() {
+        out.push('\n');
+        out.push_str(&w.text);
+    }
+    out
+}
+
+/// `触发「<user>」⇒ <reply>`, each part collapsed to one line and cut to 200 characters.
+pub fn footprint_text(user: &str, reply: &str) -> String {
+    format!(
+        "触发「{}」⇒ {}",
+        footprint_part(user),
+        footprint_part(reply)
+    )
+}
+
+fn footprint_part(s: &str) -> String {
+    let collapsed = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.is_empty() {
+        return "（空）".to_string();
+    }
+    if collapsed.chars().count() > FOOTPRINT_PART_LIMIT {
+        let mut cut: String = collapsed.chars().take(FOOTPRINT_PART_LIMIT).collect();
+        cut.push('…');
+        return cut;
+    }
+    collapsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn footprints() {
+        assert_eq!(
+            footprint_text("帮我  总结\n日志", "已总结"),
+            "触发「帮我 总结 日志」⇒ 已总结"
+        );
+        assert_eq!(footprint_text(" ", ""), "触发「（空）」⇒ （空）");
+        let long = "字".repeat(250);
+        let t = footprint_text(&long, "ok");
+        assert!(t.starts_with(&format!("触发「{}…」", "字".repeat(200))));
+    }
+}
