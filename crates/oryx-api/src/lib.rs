@@ -1,1 +1,17 @@
-//! Console operations.
+//! The console's operations over oryx-core, written once and exposed by every host: the Tauri
+//! commands, the REST routes and the `oryx` CLI are thin adapters over `Console`'s methods.
+
+pub mod agents;
+pub mod console;
+pub mod dto;
+pub mod error;
+pub mod files;
+pub mod memory;
+pub mod prompt;
+pub mod run;
+pub mod sessions;
+pub mod settings;
+pub mod watch;
+
+pub use console::{Console, Runtime};
+pub use error::{ApiError, ApiResult, ErrorCode};

@@ -8,38 +8,42 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{CoreError, DbContext, Result};
 
-/// The Java runtime's tables, as it creates them. `IF NOT EXISTS` keeps an existing database as is.
+/// The Java runtime's tables and indexes, as its `schema.sql` creates them. `IF NOT EXISTS` keeps
+/// an existing database as it is.
 pub const RUNTIME_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS sessions (
-    session_id      TEXT PRIMARY KEY,
-    profile_name    TEXT,
-    channel         TEXT,
-    user_id         TEXT,
-    messages_json   TEXT,
-    status          TEXT DEFAULT 'active',
-    created_at      INTEGER,
-    last_active_at  INTEGER,
-    archived_at     INTEGER
-);
 CREATE TABLE IF NOT EXISTS tool_invocations (
-    id              INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id      TEXT,
-    tool_name       TEXT,
-    input_json      TEXT,
-    result_json     TEXT,
-    success         BOOLEAN,
-    error_message   TEXT,
-    duration_ms     INTEGER,
-    created_at      INTEGER
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id VARCHAR(255) NOT NULL,
+    tool_name VARCHAR(128) NOT NULL,
+    input_json TEXT,
+    result_json TEXT,
+    success BOOLEAN NOT NULL,
+    error_message TEXT,
+    duration_ms INTEGER NOT NULL,
+    created_at TIMESTAMP NOT NULL
 );
+CREATE INDEX IF NOT EXISTS idx_tool_invocations_session ON tool_invocations (session_id);
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id VARCHAR(512) PRIMARY KEY,
+    profile_name VARCHAR(255) NOT NULL,
+    channel VARCHAR(64) NOT NULL,
+    user_id VARCHAR(255) NOT NULL,
+    messages_json TEXT,
+    status VARCHAR(32) NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    last_active_at TIMESTAMP,
+    archived_at TIMESTAMP
+);
+CREATE INDEX IF NOT EXISTS idx_sessions_profile ON sessions (profile_name);
 CREATE TABLE IF NOT EXISTS memory_entries (
-    id              INTEGER PRIMARY KEY AUTOINCREMENT,
-    agent_name      TEXT NOT NULL DEFAULT '__global__',
-    scope           TEXT NOT NULL,
-    content         TEXT NOT NULL,
-    created_at      INTEGER NOT NULL
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent_name VARCHAR(128) NOT NULL DEFAULT '__global__',
+    scope VARCHAR(16) NOT NULL,
+    content TEXT NOT NULL,
+    created_at TIMESTAMP NOT NULL
 );
-CREATE INDEX IF NOT EXISTS idx_memory_entries_agent_scope ON memory_entries(agent_name, scope);
+CREATE INDEX IF NOT EXISTS idx_memory_scope ON memory_entries (scope);
+CREATE INDEX IF NOT EXISTS idx_memory_agent ON memory_entries (agent_name, scope);
 ";
 
 fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<()> {
@@ -119,6 +123,25 @@ pub fn table_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Str
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(cols)
 }
+
+/// An SQL expression turning a timestamp cell into epoch milliseconds, for ordering in SQL when
+/// rows mix integer ms and ISO text. ISO text without an offset is taken as UTC here (SQLite's
+/// `utc` modifier is unreliable across builds), so mixed-format rows may be off by the local
+/// offset in the order only; displayed times come from `timefmt::parse_db_time`.
+pub fn epoch_ms_sql(col: &str) -> String {
+    format!(
+        "CASE typeof({col}) \
+           WHEN 'integer' THEN {col} \
+           WHEN 'real' THEN CAST({col} AS INTEGER) \
+           WHEN 'text' THEN CASE \
+             WHEN trim({col}) <> '' AND trim({col}) NOT GLOB '*[^0-9]*' THEN CAST(trim({col}) AS INTEGER) \
+             ELSE CAST(round((julianday(trim({col})) - 2440587.5) * 86400000.0) AS INTEGER) END \
+         END"
+    )
+}
+
+/// Re-exported so hosts can classify database errors without depending on rusqlite.
+pub use rusqlite::{Error as SqlError, ErrorCode as SqlErrorCode};
 
 #[cfg(test)]
 mod tests {

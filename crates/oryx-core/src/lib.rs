@@ -1,10 +1,16 @@
 //! The OryxOS memory system (SPEC §1–§9). No Tauri, no HTTP server, no UI.
 
+pub mod agents;
+pub mod config;
 pub mod db;
+pub mod demo;
 pub mod error;
+pub mod frontmatter;
 pub mod memory;
 pub mod names;
+pub mod prompt;
 pub mod sessions;
 pub mod timefmt;
+pub mod tools;
 
 pub use error::{CoreError, Result};

@@ -129,7 +129,16 @@ mod tests {
             assert!(is_valid_agent_name(ok), "{ok}");
         }
         for bad in [
-            "", "..", "../x", "%2e%2e", "a/b", "a\\b", "/etc", "a\0b", "a b", "é",
+            "",
+            "..",
+            "../x",
+            "%2e%2e",
+            "a/b",
+            "a\\b",
+            "/etc",
+            "a\0b",
+            "a b",
+            "é",
             &"a".repeat(65),
         ] {
             assert!(!is_valid_agent_name(bad), "{bad:?}");

@@ -42,7 +42,9 @@ pub fn parse_entry_ts(s: &str) -> Option<NaiveDateTime> {
 /// Local wall-clock time to epoch milliseconds (ambiguous DST times take the earlier instant).
 pub fn local_to_epoch_ms(ts: &NaiveDateTime) -> i64 {
     match Local.from_local_datetime(ts) {
-        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => t.timestamp_millis(),
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
+            t.timestamp_millis()
+        }
         chrono::LocalResult::None => Utc.from_utc_datetime(ts).timestamp_millis(),
     }
 }
@@ -75,7 +77,11 @@ fn parse_text_time(t: &str) -> Option<NaiveDateTime> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Some(dt.with_timezone(&Local).naive_local());
     }
-    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+    ] {
         if let Ok(dt) = NaiveDateTime::parse_from_str(t, fmt) {
             return Some(dt);
         }

@@ -104,14 +104,17 @@ const ARCHIVAL_HEADING_TEXT: &str = "## 归档记忆";
 /// collapse, the text is trimmed, and section headings inside it are neutralised so that a
 /// line-based reader can never mistake them for a section start.
 pub fn sanitize_content(raw: &str) -> Result<String> {
+    // Same steps as the Java runtime so both write identical lines; tabs are kept as it keeps them.
     let mut out = String::with_capacity(raw.len());
-    for word in raw.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
+    for c in raw.chars() {
+        let c = if c == '\r' || c == '\n' { ' ' } else { c };
+        if c == ' ' && out.ends_with(' ') {
+            continue;
         }
-        out.push_str(word);
+        out.push(c);
     }
     let out = out
+        .trim()
         .replace(CORE_HEADING_TEXT, "「核心记忆」")
         .replace(ARCHIVAL_HEADING_TEXT, "「归档记忆」");
     if out.is_empty() {
@@ -129,14 +132,18 @@ mod tests {
     #[test]
     fn sanitising_makes_one_safe_line() {
         assert_eq!(
-            sanitize_content("  a\r\nb \t\t c\n").unwrap(),
-            "a b c".to_string()
+            sanitize_content("  a\r\nb  \t c\n").unwrap(),
+            "a b \t c".to_string()
         );
         assert_eq!(
             sanitize_content("x\n## 核心记忆\n- y ## 归档记忆").unwrap(),
             "x 「核心记忆」 - y 「归档记忆」"
         );
         assert_eq!(sanitize_content("##   核心记忆").unwrap(), "「核心记忆」");
+        assert_eq!(
+            sanitize_content("## 核心记忆（core）").unwrap(),
+            "「核心记忆」（core）"
+        );
         assert!(sanitize_content(" \n\t ").is_err());
     }
 

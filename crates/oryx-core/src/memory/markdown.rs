@@ -81,7 +81,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .suffix(".tmp")
         .tempfile_in(dir)
         .at(dir)?;
-    tmp.write_all(bytes).at(tmp.path().to_path_buf())?;
+    tmp.write_all(bytes).at(path)?;
     tmp.as_file().sync_all().at(path)?;
     if let Ok(meta) = fs::metadata(path) {
         let _ = fs::set_permissions(tmp.path(), meta.permissions());

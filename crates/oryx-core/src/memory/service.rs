@@ -123,20 +123,29 @@ impl MemoryService {
     }
 }
 
+/// Matching lines joined by `\n`, or the "nothing found" sentence the model expects.
+pub fn recall_result_text(hits: &[Entry]) -> String {
+    if hits.is_empty() {
+        return RECALL_EMPTY.to_string();
+    }
+    hits.iter()
+        .map(|e| e.line.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The runtime's frame: `## 核心记忆\n<core lines>\n## 归档记忆\n<archival window>`, so an empty
+/// memory is `## 核心记忆\n\n## 归档记忆\n` and a non-empty one has no trailing newline.
 pub fn render_block(core: &[Entry], w: &Window) -> String {
-    let mut out = String::with_capacity(w.text.len() + 256);
-    out.push_str(CORE_HEADING);
-    for e in core {
-        out.push('\n');
-        out.push_str(&e.line);
-    }
-    out.push('\n');
-    out.push_str(ARCHIVAL_HEADING);
-    if !w.text.is_empty() {
-        out.push('\n');
-        out.push_str(&w.text);
-    }
-    out
+    let core_text = core
+        .iter()
+        .map(|e| e.line.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(
+        "{CORE_HEADING}\n{core_text}\n{ARCHIVAL_HEADING}\n{}",
+        w.text
+    )
 }
 
 /// `触发「<user>」⇒ <reply>`, each part collapsed to one line and cut to 200 characters.
@@ -164,6 +173,19 @@ fn footprint_part(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_block_is_framed_as_the_runtime_frames_it() {
+        let empty = window::compute(&[], 4000);
+        assert_eq!(render_block(&[], &empty), "## 核心记忆\n\n## 归档记忆\n");
+        let core = vec![Entry::new(None, "a"), Entry::new(None, "b")];
+        let arch = vec![Entry::new(None, "c")];
+        let w = window::compute(&arch, 4000);
+        assert_eq!(
+            render_block(&core, &w),
+            "## 核心记忆\n- a\n- b\n## 归档记忆\n- c"
+        );
+    }
 
     #[test]
     fn footprints() {

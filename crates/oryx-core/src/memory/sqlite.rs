@@ -78,7 +78,16 @@ impl SqliteMemoryStore {
                 if let Some(scope) =
                     Scope::parse_lenient(&scope).filter(|_| !scope.trim().is_empty())
                 {
-                    out.push((scope, Entry::new(ts, content)));
+                    // The runtime shows rows as `- content` (the time lives in created_at).
+                    let line = format!("- {content}");
+                    out.push((
+                        scope,
+                        Entry {
+                            timestamp: ts,
+                            content,
+                            line,
+                        },
+                    ));
                 }
             }
             Ok(out)
@@ -107,12 +116,16 @@ impl LongTermMemoryStore for SqliteMemoryStore {
             .at_db(&self.path)?;
             Ok(())
         })?;
-        Ok(Entry::new(Some(ts), content))
+        Ok(Entry {
+            timestamp: Some(ts),
+            content: content.to_string(),
+            line: format!("- {content}"),
+        })
     }
 
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
         let mut sections = Sections::default();
-        for (scope, entry) in self.query(owner, None, "ORDER BY created_at, id", &[])? {
+        for (scope, entry) in self.query(owner, None, &order_by(""), &[])? {
             match scope {
                 Scope::Core => sections.core.push(entry),
                 Scope::Archival => sections.archival.push(entry),
@@ -123,7 +136,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
 
     fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
         let core = self
-            .query(owner, Some(Scope::Core), "ORDER BY created_at, id", &[])?
+            .query(owner, Some(Scope::Core), &order_by(""), &[])?
             .into_iter()
             .map(|(_, e)| e)
             .collect();
@@ -133,7 +146,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
             .query(
                 owner,
                 Some(Scope::Archival),
-                "ORDER BY created_at DESC, id DESC LIMIT ?3",
+                &format!("{} LIMIT ?3", order_by(" DESC")),
                 &[&limit],
             )?
             .into_iter()
@@ -155,11 +168,11 @@ impl LongTermMemoryStore for SqliteMemoryStore {
             self.query(
                 owner,
                 Some(Scope::Archival),
-                "AND content LIKE ?3 ESCAPE '\\' ORDER BY created_at, id",
+                &format!("AND content LIKE ?3 ESCAPE '\\' {}", order_by("")),
                 &[&pattern],
             )?
         } else {
-            self.query(owner, Some(Scope::Archival), "ORDER BY created_at, id", &[])?
+            self.query(owner, Some(Scope::Archival), &order_by(""), &[])?
         };
         Ok(rows
             .into_iter()
@@ -167,6 +180,12 @@ impl LongTermMemoryStore for SqliteMemoryStore {
             .filter(|e| contains_ci(&e.content, &needle))
             .collect())
     }
+}
+
+/// Time order over rows that mix epoch-ms integers and ISO text (older runtimes), then insertion.
+fn order_by(direction: &str) -> String {
+    let key = db::epoch_ms_sql("created_at");
+    format!("ORDER BY {key}{direction}, id{direction}")
 }
 
 fn escape_like(s: &str) -> String {

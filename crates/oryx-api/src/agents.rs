@@ -1,0 +1,133 @@
+//! Agent listing and detail.
+
+use std::path::Path;
+
+use oryx_core::agents::{self, Agent};
+use oryx_core::memory::Backend;
+use oryx_core::names::{memory_path, Owner};
+use oryx_core::sessions::SessionFilter;
+
+use crate::console::{Console, Runtime};
+use crate::dto::{ts, AgentDetail, AgentList, AgentSummary, MemoryCounts, SkillDto};
+use crate::error::ApiResult;
+
+impl Console {
+    pub fn list_agents(&self) -> ApiResult<AgentList> {
+        let rt = self.runtime();
+        let agents = agents::list(rt.root())?;
+        Ok(AgentList {
+            root: rt.root().display().to_string(),
+            backend: rt.effective.backend.into(),
+            agents: agents.iter().map(|a| summary(&rt, a)).collect(),
+            global_memory: counts(&rt, &Owner::Global),
+        })
+    }
+
+    pub fn get_agent(&self, name: &str) -> ApiResult<AgentDetail> {
+        let rt = self.runtime();
+        let agent = agents::get(rt.root(), name)?;
+        Ok(AgentDetail {
+            summary: summary(&rt, &agent),
+            identity_name: agent.identity_name.clone(),
+            identity_prompt: agent.identity_prompt.clone(),
+            temperature: agent.temperature,
+            bootstrap: agent.bootstrap.clone(),
+            max_history_turns: agent
+                .max_history_turns
+                .clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            schedules_yaml: yaml(&agent.schedules),
+            channels_yaml: yaml(&agent.channels),
+            front_matter_yaml: yaml(&agent.front_matter).unwrap_or_default(),
+            body: agent.body.clone(),
+            skills: agent
+                .skills
+                .iter()
+                .map(|s| SkillDto {
+                    name: s.name.clone(),
+                    description: s.description.clone(),
+                    warnings: s.warnings.clone(),
+                })
+                .collect(),
+            dir: agent.dir.display().to_string(),
+        })
+    }
+}
+
+fn yaml(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::Null => None,
+        serde_json::Value::Object(m) if m.is_empty() => None,
+        v => serde_yaml_ng::to_string(v).ok(),
+    }
+}
+
+fn summary(rt: &Runtime, a: &Agent) -> AgentSummary {
+    let owner = Owner::Agent(a.name.clone());
+    let valid = oryx_core::names::is_valid_agent_name(&a.name);
+    AgentSummary {
+        name: a.name.clone(),
+        description: a.description.clone(),
+        provider: a.provider.clone(),
+        model: a.model.clone(),
+        tools: a.tools.clone(),
+        skills: a.skills.iter().map(|s| s.name.clone()).collect(),
+        memory: if valid {
+            counts(rt, &owner)
+        } else {
+            MemoryCounts {
+                core: 0,
+                archival: 0,
+                bytes: None,
+                error: Some("invalid agent name".into()),
+            }
+        },
+        last_activity: if valid { last_activity(rt, a) } else { None },
+        has_agent_md: a.has_agent_md,
+        warnings: a.warnings.clone(),
+    }
+}
+
+pub(crate) fn counts(rt: &Runtime, owner: &Owner) -> MemoryCounts {
+    let bytes = match rt.effective.backend {
+        Backend::Markdown => std::fs::metadata(memory_path(rt.root(), owner))
+            .ok()
+            .map(|m| m.len()),
+        _ => None,
+    };
+    match rt.memory.store().load_all(owner) {
+        Ok(s) => MemoryCounts {
+            core: s.core.len() as u32,
+            archival: s.archival.len() as u32,
+            bytes,
+            error: None,
+        },
+        Err(e) => MemoryCounts {
+            core: 0,
+            archival: 0,
+            bytes,
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+/// The later of the newest session activity and the MEMORY.md modification time.
+fn last_activity(rt: &Runtime, a: &Agent) -> Option<String> {
+    let session = rt
+        .sessions
+        .list(&SessionFilter {
+            agent: Some(a.name.clone()),
+            limit: 1,
+            ..SessionFilter::default()
+        })
+        .ok()
+        .and_then(|p| p.items.into_iter().next())
+        .and_then(|s| s.last_active_at);
+    let file = modified_local(&memory_path(rt.root(), &Owner::Agent(a.name.clone())));
+    ts(&session.into_iter().chain(file).max())
+}
+
+fn modified_local(path: &Path) -> Option<chrono::NaiveDateTime> {
+    let t = std::fs::metadata(path).ok()?.modified().ok()?;
+    let dt: chrono::DateTime<chrono::Local> = t.into();
+    Some(dt.naive_local())
+}

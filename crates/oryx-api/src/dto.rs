@@ -1,0 +1,469 @@
+//! What crosses to the UI, the REST clients and `oryx --json`. Times are local
+//! `yyyy-MM-dd HH:mm:ss` strings (the MEMORY.md format); paths are strings.
+
+use serde::{Deserialize, Serialize};
+
+use oryx_core::config::{Language, Theme};
+use oryx_core::memory::{Backend, Entry, Scope};
+use oryx_core::timefmt::format_entry_ts;
+
+#[cfg(feature = "specta")]
+use specta::Type;
+
+pub fn ts(t: &Option<chrono::NaiveDateTime>) -> Option<String> {
+    t.as_ref().map(format_entry_ts)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeDto {
+    Core,
+    Archival,
+}
+
+impl From<ScopeDto> for Scope {
+    fn from(s: ScopeDto) -> Scope {
+        match s {
+            ScopeDto::Core => Scope::Core,
+            ScopeDto::Archival => Scope::Archival,
+        }
+    }
+}
+
+impl From<Scope> for ScopeDto {
+    fn from(s: Scope) -> ScopeDto {
+        match s {
+            Scope::Core => ScopeDto::Core,
+            Scope::Archival => ScopeDto::Archival,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum BackendDto {
+    Markdown,
+    Sqlite,
+    Mem0,
+}
+
+impl From<Backend> for BackendDto {
+    fn from(b: Backend) -> Self {
+        match b {
+            Backend::Markdown => BackendDto::Markdown,
+            Backend::Sqlite => BackendDto::Sqlite,
+            Backend::Mem0 => BackendDto::Mem0,
+        }
+    }
+}
+
+impl From<BackendDto> for Backend {
+    fn from(b: BackendDto) -> Self {
+        match b {
+            BackendDto::Markdown => Backend::Markdown,
+            BackendDto::Sqlite => Backend::Sqlite,
+            BackendDto::Mem0 => Backend::Mem0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EntryDto {
+    pub timestamp: Option<String>,
+    pub content: String,
+    /// The line as the prompt shows it.
+    pub line: String,
+}
+
+impl From<&Entry> for EntryDto {
+    fn from(e: &Entry) -> Self {
+        EntryDto {
+            timestamp: ts(&e.timestamp),
+            content: e.content.clone(),
+            line: e.line.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ArchivalEntryDto {
+    pub timestamp: Option<String>,
+    pub content: String,
+    pub line: String,
+    pub in_window: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct WindowDto {
+    pub limit_chars: u32,
+    /// Index of the oldest archival entry inside the window (the cut line sits above it).
+    pub first_in_window: u32,
+    pub in_window_entries: u32,
+    pub in_window_chars: u32,
+    pub outside_entries: u32,
+    pub outside_chars: u32,
+    pub newest_cut: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MemoryViewDto {
+    /// `None` for the global memory.
+    pub agent: Option<String>,
+    pub backend: BackendDto,
+    /// The MEMORY.md file (markdown) or database (sqlite) the entries come from.
+    pub source: String,
+    pub core: Vec<EntryDto>,
+    pub archival: Vec<ArchivalEntryDto>,
+    pub window: WindowDto,
+    /// Prompt part [2] exactly as built from these entries.
+    pub context: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AppendRequest {
+    pub agent: Option<String>,
+    pub scope: ScopeDto,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AppendResult {
+    pub agent: Option<String>,
+    pub scope: ScopeDto,
+    pub entry: EntryDto,
+}
+
+/// How a text would be stored, before storing it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SanitizedPreview {
+    pub content: String,
+    pub line: String,
+    pub changed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RecallResult {
+    pub agent: Option<String>,
+    pub keyword: String,
+    pub entries: Vec<EntryDto>,
+    /// The recall_memory tool's result string.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SkillDto {
+    pub name: String,
+    pub description: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MemoryCounts {
+    pub core: u32,
+    pub archival: u32,
+    /// Size of MEMORY.md in bytes (markdown backend), else `None`.
+    pub bytes: Option<u64>,
+    /// Set when the counts could not be read (the agent still lists).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AgentSummary {
+    pub name: String,
+    pub description: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub tools: Vec<String>,
+    pub skills: Vec<String>,
+    pub memory: MemoryCounts,
+    pub last_activity: Option<String>,
+    pub has_agent_md: bool,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AgentDetail {
+    pub summary: AgentSummary,
+    pub identity_name: Option<String>,
+    pub identity_prompt: Option<String>,
+    pub temperature: Option<f64>,
+    pub bootstrap: Vec<String>,
+    pub max_history_turns: i32,
+    /// `schedules` and `channels` from the front matter, as YAML text.
+    pub schedules_yaml: Option<String>,
+    pub channels_yaml: Option<String>,
+    /// Every front matter key, as YAML text (unknown keys included).
+    pub front_matter_yaml: String,
+    pub body: String,
+    pub skills: Vec<SkillDto>,
+    pub dir: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AgentList {
+    pub root: String,
+    pub backend: BackendDto,
+    pub agents: Vec<AgentSummary>,
+    /// The global memory's counts (`memory/MEMORY.md`).
+    pub global_memory: MemoryCounts,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum SessionStatusDto {
+    Active,
+    Archived,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SessionQuery {
+    pub agent: Option<String>,
+    pub status: Option<SessionStatusDto>,
+    pub channel: Option<String>,
+    pub search: Option<String>,
+    pub limit: Option<u32>,
+    pub offset: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SessionSummaryDto {
+    pub session_id: String,
+    pub agent: Option<String>,
+    pub channel: Option<String>,
+    pub user_id: Option<String>,
+    pub status: String,
+    pub created_at: Option<String>,
+    pub last_active_at: Option<String>,
+    pub archived_at: Option<String>,
+    pub message_count: Option<u32>,
+    /// Set when this session's messages cannot be read.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SessionPageDto {
+    pub total: u32,
+    pub offset: u32,
+    pub limit: u32,
+    pub items: Vec<SessionSummaryDto>,
+    /// The database read; absent file means an empty page.
+    pub db_path: String,
+    pub db_exists: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ToolCallDto {
+    pub id: Option<String>,
+    pub name: String,
+    pub arguments_json: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MessageDto {
+    pub role: String,
+    pub content: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub tool_calls: Vec<ToolCallDto>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SessionDto {
+    pub summary: SessionSummaryDto,
+    pub messages: Vec<MessageDto>,
+    pub turns: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ToolInvocationDto {
+    pub id: i64,
+    pub session_id: Option<String>,
+    pub tool_name: String,
+    pub input_json: Option<String>,
+    pub result_json: Option<String>,
+    pub success: bool,
+    pub error_message: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub created_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum PartKindDto {
+    System,
+    Memory,
+    History,
+    Tools,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct PromptPartDto {
+    pub index: u8,
+    pub kind: PartKindDto,
+    pub text: String,
+    pub chars: u32,
+    pub tokens_estimate: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct PromptDto {
+    pub agent: String,
+    pub session_id: Option<String>,
+    pub parts: Vec<PromptPartDto>,
+    pub total_chars: u32,
+    pub total_tokens_estimate: u32,
+    pub history_turns: u32,
+    pub history_messages: u32,
+    pub max_history_turns: i32,
+    pub bootstrap_loaded: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct BootstrapFileDto {
+    pub name: String,
+    pub exists: bool,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum ThemeDto {
+    System,
+    Light,
+    Dark,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum LanguageDto {
+    System,
+    Zh,
+    En,
+}
+
+impl From<Theme> for ThemeDto {
+    fn from(t: Theme) -> Self {
+        match t {
+            Theme::System => ThemeDto::System,
+            Theme::Light => ThemeDto::Light,
+            Theme::Dark => ThemeDto::Dark,
+        }
+    }
+}
+
+impl From<ThemeDto> for Theme {
+    fn from(t: ThemeDto) -> Self {
+        match t {
+            ThemeDto::System => Theme::System,
+            ThemeDto::Light => Theme::Light,
+            ThemeDto::Dark => Theme::Dark,
+        }
+    }
+}
+
+impl From<Language> for LanguageDto {
+    fn from(l: Language) -> Self {
+        match l {
+            Language::System => LanguageDto::System,
+            Language::Zh => LanguageDto::Zh,
+            Language::En => LanguageDto::En,
+        }
+    }
+}
+
+impl From<LanguageDto> for Language {
+    fn from(l: LanguageDto) -> Self {
+        match l {
+            LanguageDto::System => Language::System,
+            LanguageDto::Zh => Language::Zh,
+            LanguageDto::En => Language::En,
+        }
+    }
+}
+
+/// The stored settings (what the user chose) — `None` fields mean "the default".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SettingsDto {
+    pub root: Option<String>,
+    pub backend: BackendDto,
+    pub db_path: Option<String>,
+    pub archival_limit_chars: u32,
+    pub footprint_enabled: bool,
+    pub mem0_base_url: Option<String>,
+    pub mem0_user_id: String,
+    /// Never sent back; `mem0_api_key_set` says whether one is stored.
+    pub mem0_api_key: Option<String>,
+    pub mem0_api_key_set: bool,
+    pub mem0_timeout_ms: u32,
+    pub language: LanguageDto,
+    pub theme: ThemeDto,
+}
+
+/// What the services actually use after defaults, environment and flags.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EffectiveDto {
+    pub root: String,
+    pub db_path: String,
+    pub backend: BackendDto,
+    pub settings_path: String,
+    /// Environment variables or flags currently overriding the stored settings.
+    pub overridden_by: Vec<String>,
+    /// No root chosen yet and the default root does not exist: show the welcome screen.
+    pub first_run: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SettingsView {
+    pub settings: SettingsDto,
+    pub effective: EffectiveDto,
+}
+
+/// What a candidate `.oryxos` root holds, shown before the user commits to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RootInspection {
+    pub path: String,
+    pub exists: bool,
+    pub is_dir: bool,
+    pub agents: Vec<String>,
+    pub memory_files: u32,
+    pub has_global_memory: bool,
+    pub bootstrap_files: Vec<String>,
+    pub db_path: String,
+    pub db_exists: bool,
+    /// Empty when the folder looks like a `.oryxos` root.
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,117 @@
+//! The one boundary error: `{code, message}` with a closed set of codes the UI can branch on.
+
+use oryx_core::CoreError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    InvalidInput,
+    InvalidAgentName,
+    AgentNotFound,
+    SessionNotFound,
+    OutsideRoot,
+    Conflict,
+    Corrupt,
+    BackendUnavailable,
+    Timeout,
+    Cancelled,
+    Io,
+    Internal,
+}
+
+impl ErrorCode {
+    /// The HTTP status of SPEC §10 for this code.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::InvalidInput | ErrorCode::InvalidAgentName | ErrorCode::OutsideRoot => 400,
+            ErrorCode::AgentNotFound | ErrorCode::SessionNotFound => 404,
+            ErrorCode::Conflict | ErrorCode::Cancelled => 409,
+            ErrorCode::BackendUnavailable => 503,
+            ErrorCode::Timeout => 504,
+            ErrorCode::Corrupt | ErrorCode::Io | ErrorCode::Internal => 500,
+        }
+    }
+
+    /// Whether the caller's input was at fault (CLI exit code 2).
+    pub fn is_invalid_input(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::InvalidInput
+                | ErrorCode::InvalidAgentName
+                | ErrorCode::AgentNotFound
+                | ErrorCode::OutsideRoot
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::InvalidAgentName => "invalid_agent_name",
+            ErrorCode::AgentNotFound => "agent_not_found",
+            ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::OutsideRoot => "outside_root",
+            ErrorCode::Conflict => "conflict",
+            ErrorCode::Corrupt => "corrupt",
+            ErrorCode::BackendUnavailable => "backend_unavailable",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Cancelled => "cancelled",
+            ErrorCode::Io => "io",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[error("{message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        ApiError::new(ErrorCode::InvalidInput, message)
+    }
+}
+
+impl From<CoreError> for ApiError {
+    fn from(e: CoreError) -> Self {
+        let code = match &e {
+            CoreError::InvalidAgentName(_) => ErrorCode::InvalidAgentName,
+            CoreError::AgentNotFound { .. } => ErrorCode::AgentNotFound,
+            CoreError::OutsideRoot(_) => ErrorCode::OutsideRoot,
+            CoreError::SessionNotFound(_) => ErrorCode::SessionNotFound,
+            CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
+            CoreError::Io { .. } => ErrorCode::Io,
+            CoreError::Database { source, .. } if is_busy(source) => ErrorCode::Conflict,
+            CoreError::Database { .. } => ErrorCode::Io,
+            CoreError::Corrupt(_) => ErrorCode::Corrupt,
+            CoreError::BackendUnavailable(_) => ErrorCode::BackendUnavailable,
+            CoreError::Timeout(_) => ErrorCode::Timeout,
+            CoreError::Conflict(_) => ErrorCode::Conflict,
+            CoreError::Cancelled => ErrorCode::Cancelled,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+fn is_busy(e: &oryx_core::db::SqlError) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            oryx_core::db::SqlErrorCode::DatabaseBusy | oryx_core::db::SqlErrorCode::DatabaseLocked
+        )
+    )
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,76 @@
+//! Prompt preview: parts [1]–[4] as the agent would receive them.
+
+use oryx_core::agents;
+use oryx_core::prompt::{self, PartKind};
+
+use crate::console::Console;
+use crate::dto::{PartKindDto, PromptDto, PromptPartDto};
+use crate::error::ApiResult;
+
+impl Console {
+    pub fn prompt_preview(&self, agent: &str, session_id: Option<&str>) -> ApiResult<PromptDto> {
+        let rt = self.runtime();
+        rt.owner(Some(agent))?;
+        let a = agents::get(rt.root(), agent)?;
+        let session = session_id.map(|id| rt.sessions.get(id)).transpose()?;
+        let p = prompt::build(rt.root(), &a, &rt.memory, session.as_ref())?;
+        let parts: Vec<PromptPartDto> = p
+            .parts
+            .iter()
+            .map(|part| PromptPartDto {
+                index: part.index,
+                kind: match part.kind {
+                    PartKind::System => PartKindDto::System,
+                    PartKind::Memory => PartKindDto::Memory,
+                    PartKind::History => PartKindDto::History,
+                    PartKind::Tools => PartKindDto::Tools,
+                },
+                chars: part.chars as u32,
+                tokens_estimate: estimate_tokens(&part.text),
+                text: part.text.clone(),
+            })
+            .collect();
+        Ok(PromptDto {
+            agent: agent.to_string(),
+            session_id: session_id.map(str::to_string),
+            total_chars: parts.iter().map(|p| p.chars).sum(),
+            total_tokens_estimate: parts.iter().map(|p| p.tokens_estimate).sum(),
+            parts,
+            history_turns: p.history_turns as u32,
+            history_messages: p.history_messages as u32,
+            max_history_turns: p.max_history_turns.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            bootstrap_loaded: p.bootstrap_loaded,
+            warnings: p.warnings,
+        })
+    }
+}
+
+/// A tokenizer-free estimate: CJK characters count about one token each, other text about four
+/// characters per token. Good enough to compare the parts' weight, not to bill by.
+pub fn estimate_tokens(text: &str) -> u32 {
+    let (mut cjk, mut other) = (0u32, 0u32);
+    for c in text.chars() {
+        if is_cjk(c) {
+            cjk += 1;
+        } else {
+            other += 1;
+        }
+    }
+    cjk + other.div_ceil(4)
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3000..=0x303F | 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF |
+        0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF | 0x20000..=0x2FA1F)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn token_estimate() {
+        assert_eq!(super::estimate_tokens(""), 0);
+        assert_eq!(super::estimate_tokens("abcd"), 1);
+        assert_eq!(super::estimate_tokens("记忆abcde"), 4);
+    }
+}

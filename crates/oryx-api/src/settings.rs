@@ -1,0 +1,206 @@
+//! Settings get/update with validation, root inspection, and the sample root.
+
+use std::path::{Path, PathBuf};
+
+use oryx_core::config::{self, Settings, ENV_DB, ENV_MEM0_KEY, ENV_MEM0_URL, ENV_ROOT};
+use oryx_core::names::{agents_dir, global_memory_path, is_valid_agent_name};
+
+use crate::console::Console;
+use crate::dto::{EffectiveDto, RootInspection, SettingsDto, SettingsView};
+use crate::error::{ApiError, ApiResult};
+
+impl Console {
+    pub fn get_settings(&self) -> ApiResult<SettingsView> {
+        let rt = self.runtime();
+        Ok(self.view(&rt.settings, &rt.effective))
+    }
+
+    /// Replaces the stored settings; an empty API key field keeps the stored key.
+    pub fn update_settings(&self, dto: &SettingsDto) -> ApiResult<SettingsView> {
+        let current = self.runtime().settings.clone();
+        let settings = from_dto(dto, &current)?;
+        if let Some(root) = &settings.root {
+            if !root.is_dir() {
+                return Err(ApiError::invalid(format!(
+                    "{} is not a folder; pick an existing .oryxos root or create the sample root",
+                    root.display()
+                )));
+            }
+        }
+        let rt = self.replace_settings(settings)?;
+        Ok(self.view(&rt.settings, &rt.effective))
+    }
+
+    fn view(&self, s: &Settings, e: &config::Effective) -> SettingsView {
+        let o = self.overrides();
+        let mut overridden_by = Vec::new();
+        let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+        if o.root.is_some() {
+            overridden_by.push("--root".to_string());
+        } else if env_set(ENV_ROOT) {
+            overridden_by.push(ENV_ROOT.to_string());
+        }
+        if o.db_path.is_some() {
+            overridden_by.push("--db".to_string());
+        } else if env_set(ENV_DB) {
+            overridden_by.push(ENV_DB.to_string());
+        }
+        if o.backend.is_some() {
+            overridden_by.push("--backend".to_string());
+        }
+        if o.mem0_url.is_some() {
+            overridden_by.push("--mem0-url".to_string());
+        } else if env_set(ENV_MEM0_URL) {
+            overridden_by.push(ENV_MEM0_URL.to_string());
+        }
+        if env_set(ENV_MEM0_KEY) {
+            overridden_by.push(ENV_MEM0_KEY.to_string());
+        }
+        let first_run =
+            s.root.is_none() && o.root.is_none() && !env_set(ENV_ROOT) && !e.root.is_dir();
+        SettingsView {
+            settings: to_dto(s),
+            effective: EffectiveDto {
+                root: e.root.display().to_string(),
+                db_path: e.db_path.display().to_string(),
+                backend: e.backend.into(),
+                settings_path: self.settings_path().display().to_string(),
+                overridden_by,
+                first_run,
+            },
+        }
+    }
+
+    /// What a folder holds, so Settings can show it before the user switches to it.
+    pub fn inspect_root(&self, path: &str, db_path: Option<&str>) -> ApiResult<RootInspection> {
+        let root = absolute_input(path, "root")?;
+        let db = match db_path.filter(|d| !d.trim().is_empty()) {
+            Some(d) => absolute_input(d, "database path")?,
+            None => root.join(config::DB_FILE),
+        };
+        Ok(inspect(&root, &db))
+    }
+}
+
+/// Writes the sample root into an empty or new folder and returns what it holds. Needs no
+/// settings, so the first-run screen and `oryx demo` can call it before anything is configured.
+pub fn create_sample_root(path: &str) -> ApiResult<RootInspection> {
+    let root = absolute_input(path, "sample root")?;
+    oryx_core::demo::write_sample(&root)?;
+    let root = root.canonicalize().unwrap_or(root);
+    Ok(inspect(&root, &root.join(config::DB_FILE)))
+}
+
+fn absolute_input(path: &str, what: &str) -> ApiResult<PathBuf> {
+    let p = path.trim();
+    if p.is_empty() || p.contains('\0') {
+        return Err(ApiError::invalid(format!("the {what} must not be empty")));
+    }
+    let p = PathBuf::from(p);
+    if !p.is_absolute() {
+        return Err(ApiError::invalid(format!(
+            "the {what} must be an absolute path, got {}",
+            p.display()
+        )));
+    }
+    Ok(p)
+}
+
+pub fn inspect(root: &Path, db: &Path) -> RootInspection {
+    let mut warnings = Vec::new();
+    let exists = root.exists();
+    let is_dir = root.is_dir();
+    let mut agents = Vec::new();
+    let mut memory_files = 0u32;
+    if !exists {
+        warnings.push("folder does not exist".to_string());
+    } else if !is_dir {
+        warnings.push("not a folder".to_string());
+    } else {
+        match std::fs::read_dir(agents_dir(root)) {
+            Ok(entries) => {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if e.path().is_dir() && is_valid_agent_name(&name) {
+                        if e.path().join("MEMORY.md").is_file() {
+                            memory_files += 1;
+                        }
+                        agents.push(name);
+                    }
+                }
+            }
+            Err(_) => warnings
+                .push("no agents/ folder: this does not look like a .oryxos root".to_string()),
+        }
+    }
+    agents.sort();
+    let has_global_memory = global_memory_path(root).is_file();
+    if has_global_memory {
+        memory_files += 1;
+    }
+    let bootstrap_files = ["USER.md", "AGENTS.md", "SOUL.md"]
+        .iter()
+        .filter(|f| root.join(f).is_file())
+        .map(|f| f.to_string())
+        .collect();
+    RootInspection {
+        path: root.display().to_string(),
+        exists,
+        is_dir,
+        agents,
+        memory_files,
+        has_global_memory,
+        bootstrap_files,
+        db_path: db.display().to_string(),
+        db_exists: db.is_file(),
+        warnings,
+    }
+}
+
+fn to_dto(s: &Settings) -> SettingsDto {
+    SettingsDto {
+        root: s.root.as_ref().map(|p| p.display().to_string()),
+        backend: s.backend.into(),
+        db_path: s.db_path.as_ref().map(|p| p.display().to_string()),
+        archival_limit_chars: s.archival_limit_chars as u32,
+        footprint_enabled: s.footprint_enabled,
+        mem0_base_url: s.mem0.base_url.clone(),
+        mem0_user_id: s.mem0.user_id.clone(),
+        mem0_api_key: None,
+        mem0_api_key_set: s.mem0.api_key.is_some(),
+        mem0_timeout_ms: s.mem0.timeout_ms as u32,
+        language: s.language.into(),
+        theme: s.theme.into(),
+    }
+}
+
+fn non_blank(s: &Option<String>) -> Option<String> {
+    s.as_ref()
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<Settings> {
+    let api_key = match non_blank(&d.mem0_api_key) {
+        Some(k) => Some(k),
+        None if d.mem0_api_key_set => current.mem0.api_key.clone(),
+        None => None,
+    };
+    let s = Settings {
+        root: non_blank(&d.root).map(PathBuf::from),
+        backend: d.backend.into(),
+        db_path: non_blank(&d.db_path).map(PathBuf::from),
+        archival_limit_chars: d.archival_limit_chars as usize,
+        footprint_enabled: d.footprint_enabled,
+        mem0: config::Mem0Settings {
+            base_url: non_blank(&d.mem0_base_url),
+            user_id: d.mem0_user_id.trim().to_string(),
+            api_key,
+            timeout_ms: d.mem0_timeout_ms as u64,
+        },
+        language: d.language.into(),
+        theme: d.theme.into(),
+    };
+    s.validate()?;
+    Ok(s)
+}

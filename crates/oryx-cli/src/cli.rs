@@ -1,0 +1,287 @@
+//! Argument parsing and dispatch. Each subcommand calls one `Console` method.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use oryx_api::dto::{AppendRequest, ScopeDto, SessionQuery, SessionStatusDto};
+use oryx_api::{ApiError, ApiResult, Console};
+use oryx_core::config::Overrides;
+use oryx_core::memory::Backend;
+
+use crate::render;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "oryx",
+    version,
+    about = "OryxOS memory console: agents, memory, sessions and prompts from the command line"
+)]
+pub struct Args {
+    /// The .oryxos root (default: settings, then $ORYXOS_ROOT, then ~/.oryxos)
+    #[arg(long, global = true, value_name = "PATH")]
+    root: Option<PathBuf>,
+    /// The runtime's SQLite database (default: <root>/oryxos.db; env ORYXOS_DB)
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// Long-term memory backend for this run
+    #[arg(long, global = true, value_enum)]
+    backend: Option<BackendArg>,
+    /// Settings file (default: the OS config dir, or $ORYXOS_CONFIG_DIR/settings.json)
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Print JSON instead of text
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    Markdown,
+    Sqlite,
+    Mem0,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ScopeArg {
+    Core,
+    Archival,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum StatusArg {
+    Active,
+    Archived,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ToolArg {
+    #[value(name = "save_memory")]
+    SaveMemory,
+    #[value(name = "recall_memory")]
+    RecallMemory,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List agents with their memory counts and warnings
+    Agents,
+    /// Show one agent: front matter, skills, bootstrap files
+    Agent { name: String },
+    /// Long-term memory of an agent (or the global memory without --agent)
+    #[command(subcommand)]
+    Memory(MemoryCmd),
+    /// List sessions, newest first
+    Sessions {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long, value_enum)]
+        status: Option<StatusArg>,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        #[arg(long, default_value_t = 0)]
+        offset: u32,
+    },
+    /// Show one session as a conversation, with its tool invocations
+    Session { id: String },
+    /// The prompt an agent would receive: parts [1]-[4]
+    Prompt {
+        #[arg(long)]
+        agent: String,
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Run a memory tool as the runtime would (invalid agent names fall back to global memory)
+    Tool {
+        #[arg(value_enum)]
+        name: ToolArg,
+        #[arg(long)]
+        input: String,
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Append the automatic footprint of one trigger
+    Footprint {
+        #[arg(long)]
+        agent: String,
+        #[arg(long)]
+        user: String,
+        #[arg(long)]
+        reply: String,
+    },
+    /// Write a realistic sample root (agents, MEMORY.md files, oryxos.db) into PATH
+    Demo { path: PathBuf },
+    /// Show the settings in effect
+    Settings,
+    /// Serve the REST API (and the built UI) over HTTP
+    Serve {
+        /// Address to listen on; non-loopback addresses need --token
+        #[arg(long, default_value = "127.0.0.1:7777")]
+        bind: std::net::SocketAddr,
+        /// Require `Authorization: Bearer TOKEN` on every API request (env ORYX_TOKEN)
+        #[arg(long, env = "ORYX_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// Folder of the built UI (default: ui/dist)
+        #[arg(long, value_name = "PATH")]
+        ui_dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum MemoryCmd {
+    /// Core and archival entries, with the prompt window marked
+    Show {
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Exactly the memory block of prompt part [2]
+    Context {
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Append one entry (stored as one sanitised line)
+    Add {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long, value_enum)]
+        scope: ScopeArg,
+        text: String,
+    },
+    /// Archival entries containing KEYWORD (case-insensitive), as the recall_memory tool returns them
+    Recall {
+        #[arg(long)]
+        agent: Option<String>,
+        keyword: String,
+    },
+}
+
+pub fn run(args: Args) -> ApiResult<ExitCode> {
+    if let Command::Demo { path } = &args.command {
+        return demo(path, args.json);
+    }
+    let overrides = Overrides {
+        root: args.root.clone(),
+        db_path: args.db.clone(),
+        backend: args.backend.map(|b| match b {
+            BackendArg::Markdown => Backend::Markdown,
+            BackendArg::Sqlite => Backend::Sqlite,
+            BackendArg::Mem0 => Backend::Mem0,
+        }),
+        mem0_url: None,
+    };
+    let console = Console::open(args.config.clone(), overrides)?;
+    let json = args.json;
+    match args.command {
+        Command::Agents => render::agents(&console.list_agents()?, json),
+        Command::Agent { name } => render::agent(&console.get_agent(&name)?, json),
+        Command::Memory(m) => memory(&console, m, json)?,
+        Command::Sessions {
+            agent,
+            status,
+            limit,
+            offset,
+        } => {
+            let q = SessionQuery {
+                agent,
+                status: status.map(|s| match s {
+                    StatusArg::Active => SessionStatusDto::Active,
+                    StatusArg::Archived => SessionStatusDto::Archived,
+                }),
+                limit: Some(limit),
+                offset: Some(offset),
+                ..SessionQuery::default()
+            };
+            render::sessions(&console.list_sessions(&q)?, json)
+        }
+        Command::Session { id } => {
+            let s = console.get_session(&id)?;
+            let calls = console.tool_invocations(Some(&id), Some(500), None)?;
+            render::session(&s, &calls, json)
+        }
+        Command::Prompt { agent, session } => {
+            render::prompt(&console.prompt_preview(&agent, session.as_deref())?, json)
+        }
+        Command::Tool {
+            name,
+            input,
+            agent,
+            session,
+        } => {
+            let tool = match name {
+                ToolArg::SaveMemory => "save_memory",
+                ToolArg::RecallMemory => "recall_memory",
+            };
+            let r = console.run_tool(agent.as_deref(), session.as_deref(), tool, &input)?;
+            render::tool(&r, json);
+            // A bad call (unknown scope, bad JSON) is the caller's to fix, even when the
+            // runtime records it as an answered call.
+            return Ok(match (r.bad_call, r.success) {
+                (true, _) => ExitCode::from(2),
+                (false, true) => ExitCode::SUCCESS,
+                (false, false) => ExitCode::from(1),
+            });
+        }
+        Command::Footprint { agent, user, reply } => render::footprint(
+            &console.record_footprint(Some(&agent), &user, &reply)?,
+            json,
+        ),
+        Command::Settings => render::settings(&console.get_settings()?, json),
+        Command::Serve {
+            bind,
+            token,
+            ui_dir,
+        } => {
+            crate::serve::serve(
+                console,
+                crate::serve::ServeOptions {
+                    bind,
+                    token,
+                    ui_dir,
+                },
+            )?;
+        }
+        Command::Demo { .. } => unreachable!("handled before opening the console"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
+    match cmd {
+        MemoryCmd::Show { agent } => render::memory(&console.memory_view(agent.as_deref())?, json),
+        MemoryCmd::Context { agent } => {
+            render::context(&console.memory_context(agent.as_deref())?, json)
+        }
+        MemoryCmd::Add { agent, scope, text } => {
+            let req = AppendRequest {
+                agent,
+                scope: match scope {
+                    ScopeArg::Core => ScopeDto::Core,
+                    ScopeArg::Archival => ScopeDto::Archival,
+                },
+                content: text,
+            };
+            render::appended(&console.append_memory(&req)?, json)
+        }
+        MemoryCmd::Recall { agent, keyword } => {
+            render::recall(&console.recall_memory(agent.as_deref(), &keyword)?, json)
+        }
+    }
+    Ok(())
+}
+
+fn demo(path: &std::path::Path, json: bool) -> ApiResult<ExitCode> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| ApiError::new(oryx_api::ErrorCode::Io, e.to_string()))?
+            .join(path)
+    };
+    let inspection = oryx_api::settings::create_sample_root(&abs.to_string_lossy())?;
+    render::demo(&inspection, json);
+    Ok(ExitCode::SUCCESS)
+}

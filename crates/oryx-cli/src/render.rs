@@ -1,0 +1,309 @@
+//! Text and JSON output. Text is for people; `--json` prints the DTO exactly as the API returns it.
+
+use oryx_api::dto::*;
+use oryx_api::run::{FootprintResult, ToolRunResult};
+use serde::Serialize;
+use std::io::IsTerminal;
+
+fn print_json<T: Serialize>(v: &T) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).expect("DTOs serialise")
+    );
+}
+
+fn or_dash(s: &Option<String>) -> &str {
+    s.as_deref().unwrap_or("-")
+}
+
+pub fn agents(list: &AgentList, json: bool) {
+    if json {
+        return print_json(list);
+    }
+    println!("root {}  backend {}", list.root, backend_name(list.backend));
+    println!(
+        "{:<20} {:>5} {:>8} {:<22} {:<19} description",
+        "NAME", "CORE", "ARCHIVAL", "MODEL", "LAST ACTIVE"
+    );
+    for a in &list.agents {
+        println!(
+            "{:<20} {:>5} {:>8} {:<22} {:<19} {}",
+            a.name,
+            a.memory.core,
+            a.memory.archival,
+            or_dash(&a.model),
+            or_dash(&a.last_activity),
+            or_dash(&a.description)
+        );
+        for w in &a.warnings {
+            println!("  ! {w}");
+        }
+        if let Some(e) = &a.memory.error {
+            println!("  ! memory: {e}");
+        }
+    }
+    println!(
+        "{:<20} {:>5} {:>8}  (global memory)",
+        "(global)", list.global_memory.core, list.global_memory.archival
+    );
+}
+
+pub fn agent(a: &AgentDetail, json: bool) {
+    if json {
+        return print_json(a);
+    }
+    let s = &a.summary;
+    println!("{}  ({})", s.name, a.dir);
+    println!("description   {}", or_dash(&s.description));
+    println!(
+        "provider      {} / {}",
+        or_dash(&s.provider),
+        or_dash(&s.model)
+    );
+    println!("tools         {}", s.tools.join(", "));
+    println!("bootstrap     {}", a.bootstrap.join(", "));
+    println!("history turns {}", a.max_history_turns);
+    println!(
+        "memory        {} core, {} archival",
+        s.memory.core, s.memory.archival
+    );
+    for sk in &a.skills {
+        println!("skill         {} — {}", sk.name, or_dash(&sk.description));
+    }
+    for w in &s.warnings {
+        println!("warning       {w}");
+    }
+    if !a.body.trim().is_empty() {
+        println!("\n{}", a.body.trim_end());
+    }
+}
+
+pub fn memory(v: &MemoryViewDto, json: bool) {
+    if json {
+        return print_json(v);
+    }
+    println!(
+        "{} — {} ({})",
+        v.agent.as_deref().unwrap_or("global memory"),
+        backend_name(v.backend),
+        v.source
+    );
+    println!("\ncore ({})", v.core.len());
+    for e in &v.core {
+        println!("  {}  {}", or_dash(&e.timestamp), e.content);
+    }
+    let w = &v.window;
+    println!(
+        "\narchival ({}; window {} chars: {} in, {} entries / {} characters outside)",
+        v.archival.len(),
+        w.limit_chars,
+        w.in_window_entries,
+        w.outside_entries,
+        w.outside_chars
+    );
+    for (i, e) in v.archival.iter().enumerate() {
+        if i as u32 == w.first_in_window && w.outside_entries > 0 {
+            println!("  ---- prompt window starts here ----");
+        }
+        let mark = if e.in_window { ' ' } else { '·' };
+        println!("{mark} {}  {}", or_dash(&e.timestamp), e.content);
+    }
+}
+
+pub fn context(text: &str, json: bool) {
+    if json {
+        return print_json(&text);
+    }
+    // Exactly the block; a newline only for people at a terminal.
+    print!("{text}");
+    if std::io::stdout().is_terminal() {
+        println!();
+    }
+}
+
+pub fn appended(r: &AppendResult, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    println!("{}", r.entry.line);
+}
+
+pub fn recall(r: &RecallResult, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    println!("{}", r.text);
+}
+
+pub fn sessions(p: &SessionPageDto, json: bool) {
+    if json {
+        return print_json(p);
+    }
+    if !p.db_exists {
+        println!("no database at {}", p.db_path);
+        return;
+    }
+    println!(
+        "{} sessions (showing {}–{})",
+        p.total,
+        p.offset + 1.min(p.items.len() as u32),
+        p.offset + p.items.len() as u32
+    );
+    println!(
+        "{:<36} {:<14} {:<8} {:<9} {:>5} LAST ACTIVE",
+        "SESSION", "AGENT", "CHANNEL", "STATUS", "MSGS"
+    );
+    for s in &p.items {
+        let count = s.message_count.map_or("!".to_string(), |c| c.to_string());
+        println!(
+            "{:<36} {:<14} {:<8} {:<9} {:>5} {}",
+            s.session_id,
+            or_dash(&s.agent),
+            or_dash(&s.channel),
+            s.status,
+            count,
+            or_dash(&s.last_active_at)
+        );
+        if let Some(e) = &s.error {
+            println!("  ! {e}");
+        }
+    }
+}
+
+pub fn session(s: &SessionDto, calls: &[ToolInvocationDto], json: bool) {
+    if json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            session: &'a SessionDto,
+            tool_invocations: &'a [ToolInvocationDto],
+        }
+        return print_json(&Out {
+            session: s,
+            tool_invocations: calls,
+        });
+    }
+    let m = &s.summary;
+    println!(
+        "{}  agent {}  channel {}  {}  {} turns",
+        m.session_id,
+        or_dash(&m.agent),
+        or_dash(&m.channel),
+        m.status,
+        s.turns
+    );
+    if let Some(e) = &m.error {
+        println!("! {e}");
+    }
+    for msg in &s.messages {
+        let who = match (&*msg.role, &msg.tool_name) {
+            ("tool", Some(t)) => format!("tool {t}"),
+            (r, _) => r.to_string(),
+        };
+        println!("\n[{who}] {}", msg.content.as_deref().unwrap_or(""));
+        for c in &msg.tool_calls {
+            println!(
+                "  → {}({})",
+                c.name,
+                c.arguments_json.as_deref().unwrap_or("")
+            );
+        }
+    }
+    if !calls.is_empty() {
+        println!("\ntool invocations");
+        for c in calls {
+            println!(
+                "  {} {:<14} {:<5} {:>4} ms  {} → {}",
+                or_dash(&c.created_at),
+                c.tool_name,
+                if c.success { "ok" } else { "FAIL" },
+                c.duration_ms.unwrap_or(0),
+                or_dash(&c.input_json),
+                or_dash(&c.result_json)
+            );
+        }
+    }
+}
+
+pub fn prompt(p: &PromptDto, json: bool) {
+    if json {
+        return print_json(p);
+    }
+    for part in &p.parts {
+        let name = match part.kind {
+            PartKindDto::System => "system prompt",
+            PartKindDto::Memory => "memory",
+            PartKindDto::History => "conversation history",
+            PartKindDto::Tools => "available tools",
+        };
+        println!(
+            "===== [{}] {name} — {} chars, ~{} tokens =====",
+            part.index, part.chars, part.tokens_estimate
+        );
+        println!("{}\n", part.text);
+    }
+    println!(
+        "total {} chars, ~{} tokens",
+        p.total_chars, p.total_tokens_estimate
+    );
+    for w in &p.warnings {
+        println!("warning: {w}");
+    }
+}
+
+pub fn tool(r: &ToolRunResult, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    println!("{}", r.output);
+}
+
+pub fn footprint(r: &FootprintResult, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    match &r.entry {
+        Some(e) => println!("{}", e.line),
+        None => println!("footprints are switched off in settings; nothing written"),
+    }
+}
+
+pub fn settings(v: &SettingsView, json: bool) {
+    if json {
+        return print_json(v);
+    }
+    let e = &v.effective;
+    println!("settings file  {}", e.settings_path);
+    println!("root           {}", e.root);
+    println!("database       {}", e.db_path);
+    println!("backend        {}", backend_name(e.backend));
+    println!("archival limit {} chars", v.settings.archival_limit_chars);
+    println!(
+        "footprint      {}",
+        if v.settings.footprint_enabled {
+            "on"
+        } else {
+            "off"
+        }
+    );
+    if !e.overridden_by.is_empty() {
+        println!("overridden by  {}", e.overridden_by.join(", "));
+    }
+}
+
+pub fn demo(i: &RootInspection, json: bool) {
+    if json {
+        return print_json(i);
+    }
+    println!("sample root written to {}", i.path);
+    println!("agents: {}", i.agents.join(", "));
+    println!("database: {}", i.db_path);
+    println!("try: oryx --root {} agents", i.path);
+}
+
+fn backend_name(b: BackendDto) -> &'static str {
+    match b {
+        BackendDto::Markdown => "markdown",
+        BackendDto::Sqlite => "sqlite",
+        BackendDto::Mem0 => "mem0",
+    }
+}

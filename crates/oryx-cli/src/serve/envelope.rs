@@ -1,0 +1,90 @@
+//! The response envelope of SPEC §10: `{code, message, data, timestamp}` for every answer.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use oryx_api::{ApiError, ErrorCode};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct Envelope<T: Serialize> {
+    pub code: u16,
+    pub message: String,
+    pub data: Option<T>,
+    pub timestamp: i64,
+}
+
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A handler's answer: data in a success envelope, or an error in an error envelope.
+pub struct Reply<T: Serialize>(pub Result<T, HttpError>);
+
+impl<T: Serialize> IntoResponse for Reply<T> {
+    fn into_response(self) -> Response {
+        match self.0 {
+            Ok(data) => Json(Envelope {
+                code: 0,
+                message: "success".into(),
+                data: Some(data),
+                timestamp: now_ms(),
+            })
+            .into_response(),
+            Err(e) => e.into_response(),
+        }
+    }
+}
+
+/// An HTTP error with a message a person understands; never a stack trace.
+#[derive(Debug)]
+pub struct HttpError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl HttpError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        HttpError {
+            status,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        HttpError::new(StatusCode::BAD_REQUEST, message)
+    }
+}
+
+impl From<ApiError> for HttpError {
+    fn from(e: ApiError) -> Self {
+        let status =
+            StatusCode::from_u16(e.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        // Internal details (paths of the server's own files) stay in the message only for
+        // errors the caller can act on; an internal failure says so plainly.
+        let message = if e.code == ErrorCode::Internal {
+            "internal error; see the server log".to_string()
+        } else {
+            e.message
+        };
+        HttpError { status, message }
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let body = Envelope::<()> {
+            code: self.status.as_u16(),
+            message: self.message,
+            data: None,
+            timestamp: now_ms(),
+        };
+        (self.status, Json(body)).into_response()
+    }
+}
+
+/// Answers requests the router or an extractor rejected (bad JSON, bad query, unknown route)
+/// in the same envelope.
+pub fn rejection(status: StatusCode, message: impl Into<String>) -> Response {
+    HttpError::new(status, message).into_response()
+}

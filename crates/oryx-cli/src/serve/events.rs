@@ -1,0 +1,81 @@
+//! Live refresh for browsers: the file watcher's change events as server-sent events.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::get;
+use axum::Router;
+use futures_util::stream::Stream;
+use oryx_api::watch::{self, ChangeEvent, ChangeKind, Watcher};
+use oryx_api::Console;
+use tokio::sync::broadcast;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::StreamExt;
+
+use super::AppState;
+
+#[derive(Clone)]
+pub struct Hub {
+    tx: broadcast::Sender<ChangeEvent>,
+    console: Arc<Console>,
+    watcher: Arc<Mutex<Option<Watcher>>>,
+}
+
+impl Hub {
+    pub fn start(console: Arc<Console>) -> Hub {
+        let (tx, _) = broadcast::channel(256);
+        let hub = Hub {
+            tx,
+            console,
+            watcher: Arc::new(Mutex::new(None)),
+        };
+        hub.rewatch();
+        hub
+    }
+
+    /// Follows the current root and database (after a settings change too).
+    pub fn rewatch(&self) {
+        let rt = self.console.runtime();
+        let tx = self.tx.clone();
+        let w = watch::watch(&rt.effective.root, &rt.effective.db_path, move |changes| {
+            for c in changes {
+                let _ = tx.send(c);
+            }
+        });
+        let mut slot = self.watcher.lock().unwrap_or_else(|p| p.into_inner());
+        *slot = match w {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("live refresh disabled: {}", e.message);
+                None
+            }
+        };
+        let _ = self.tx.send(ChangeEvent {
+            kind: ChangeKind::Settings,
+            agent: None,
+        });
+    }
+
+    /// Our own writes are announced at once (the watcher may also report them).
+    pub fn notify_memory(&self, agent: Option<String>) {
+        let _ = self.tx.send(ChangeEvent {
+            kind: ChangeKind::Memory,
+            agent,
+        });
+    }
+}
+
+pub fn routes() -> Router<AppState> {
+    Router::new().route("/api/v1/console/events", get(events))
+}
+
+async fn events(State(s): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let stream = BroadcastStream::new(s.events.tx.subscribe()).filter_map(|msg| {
+        let change = msg.ok()?;
+        let data = serde_json::to_string(&change).ok()?;
+        Some(Ok(Event::default().event("changed").data(data)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}

@@ -1,0 +1,154 @@
+//! `oryx serve`: the console's operations over HTTP (SPEC §10) and the built UI for a browser.
+
+mod auth;
+mod compat;
+mod envelope;
+mod events;
+mod openapi;
+mod routes;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::Router;
+use oryx_api::{ApiError, ApiResult, Console, ErrorCode};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::services::{ServeDir, ServeFile};
+
+pub use envelope::{HttpError, Reply};
+
+/// Request bodies larger than this are refused with 413 (memory entries are one line).
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub console: Arc<Console>,
+    pub token: Option<Arc<String>>,
+    pub events: events::Hub,
+}
+
+pub struct ServeOptions {
+    pub bind: SocketAddr,
+    pub token: Option<String>,
+    pub ui_dir: Option<PathBuf>,
+}
+
+/// The UI: `--ui-dir`, else `ui/dist` of this source tree, else next to the binary.
+fn find_ui_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
+    if explicit.is_some() {
+        return explicit;
+    }
+    let candidates = [
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist")),
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|p| p.join("ui"))),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("index.html").is_file())
+}
+
+pub fn router(state: AppState, ui_dir: Option<PathBuf>) -> Router {
+    let api = Router::new()
+        .merge(compat::routes())
+        .merge(routes::routes())
+        .merge(events::routes())
+        .route(
+            "/api/v1/openapi.json",
+            axum::routing::get(openapi::document),
+        )
+        .fallback(|| async { envelope::rejection(StatusCode::NOT_FOUND, "no such API route") });
+    let mut app = Router::new().merge(api);
+    if let Some(dir) = ui_dir {
+        let index = dir.join("index.html");
+        app = app.fallback_service(ServeDir::new(dir).fallback(ServeFile::new(index)));
+    }
+    app.layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        auth::require_token,
+    ))
+    .layer(DefaultBodyLimit::max(BODY_LIMIT))
+    .layer(CatchPanicLayer::custom(|_| {
+        envelope::rejection(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error; see the server log",
+        )
+    }))
+    .with_state(state)
+}
+
+pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {
+    if !bind.ip().is_loopback() && token.as_deref().is_none_or(str::is_empty) {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("refusing to listen on {bind} without --token: only loopback addresses may be served without authentication"),
+        ));
+    }
+    Ok(())
+}
+
+pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
+    check_bind(&opts.bind, &opts.token)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            ApiError::new(
+                ErrorCode::Internal,
+                format!("cannot start the server runtime: {e}"),
+            )
+        })?;
+    runtime.block_on(async move {
+        let console = Arc::new(console);
+        let events = events::Hub::start(console.clone());
+        let state = AppState {
+            console,
+            token: opts.token.filter(|t| !t.is_empty()).map(Arc::new),
+            events,
+        };
+        let ui = find_ui_dir(opts.ui_dir);
+        let listener = tokio::net::TcpListener::bind(opts.bind)
+            .await
+            .map_err(|e| {
+                ApiError::new(
+                    ErrorCode::Io,
+                    format!("cannot listen on {}: {e}", opts.bind),
+                )
+            })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
+        match &ui {
+            Some(d) => eprintln!("oryx serve: http://{addr}/ (UI from {})", d.display()),
+            None => eprintln!("oryx serve: http://{addr}/api/v1/ (UI not built: run `make ui`)"),
+        }
+        axum::serve(listener, router(state, ui))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| ApiError::new(ErrorCode::Io, format!("server stopped: {e}")))
+    })
+}
+
+/// Runs blocking console work off the async threads.
+pub async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce(&Console) -> ApiResult<T> + Send + 'static,
+) -> Result<T, HttpError> {
+    let console = state.console.clone();
+    tokio::task::spawn_blocking(move || f(&console))
+        .await
+        .map_err(|_| {
+            HttpError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error; see the server log",
+            )
+        })?
+        .map_err(HttpError::from)
+}

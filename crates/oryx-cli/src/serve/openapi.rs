@@ -1,0 +1,119 @@
+//! `/api/v1/openapi.json`: the routes, their parameters and the envelope, built from the same
+//! table the router registers.
+
+use axum::Json;
+use serde_json::{json, Map, Value};
+
+use super::routes::ROUTES;
+
+const COMPAT: &[(&str, &str, &str)] = &[
+    (
+        "get",
+        "/api/v1/auth/me",
+        "{authenticationEnabled, username}",
+    ),
+    (
+        "get",
+        "/api/v1/agents",
+        "Agents in the Java runtime's shape",
+    ),
+    (
+        "get",
+        "/api/v1/agents/{name}",
+        "One agent in the Java runtime's shape",
+    ),
+    (
+        "get",
+        "/api/v1/agents/{name}/memory",
+        "The agent's memory block as text (prompt part [2])",
+    ),
+    (
+        "get",
+        "/api/v1/sessions",
+        "At most 100 sessions, newest first (?status=active|archived)",
+    ),
+    ("get", "/api/v1/sessions/stats", "{active, archived, total}"),
+    (
+        "get",
+        "/api/v1/sessions/{id}",
+        "{sessionId, profileName, messages}",
+    ),
+];
+
+fn query_params(path: &str) -> Vec<(&'static str, bool)> {
+    match path {
+        "/api/v1/console/memory" | "/api/v1/console/memory/context" => vec![("agent", false)],
+        "/api/v1/console/memory/recall" => vec![("agent", false), ("keyword", true)],
+        "/api/v1/console/sessions" => vec![
+            ("agent", false),
+            ("status", false),
+            ("channel", false),
+            ("search", false),
+            ("limit", false),
+            ("offset", false),
+        ],
+        "/api/v1/console/tool-invocations" => {
+            vec![("session_id", false), ("limit", false), ("offset", false)]
+        }
+        "/api/v1/console/prompt" => vec![("agent", true), ("session_id", false)],
+        "/api/v1/sessions" => vec![("status", false)],
+        _ => Vec::new(),
+    }
+}
+
+fn operation(method: &str, path: &str, summary: &str) -> Value {
+    let mut params: Vec<Value> = path
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+        .collect();
+    for (name, required) in query_params(path) {
+        params.push(json!({"name": name, "in": "query", "required": required, "schema": {"type": "string"}}));
+    }
+    let mut op = json!({
+        "summary": summary,
+        "parameters": params,
+        "responses": {
+            "200": {"description": "success", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}},
+            "400": {"$ref": "#/components/responses/Error"},
+            "404": {"$ref": "#/components/responses/Error"},
+            "500": {"$ref": "#/components/responses/Error"},
+            "503": {"$ref": "#/components/responses/Error"}
+        }
+    });
+    if method != "get" {
+        op["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object"}}}});
+    }
+    op
+}
+
+pub async fn document() -> Json<Value> {
+    let mut paths = Map::new();
+    for (method, path, summary) in COMPAT.iter().chain(ROUTES.iter()) {
+        let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
+        entry[*method] = operation(method, path, summary);
+    }
+    Json(json!({
+        "openapi": "3.0.3",
+        "info": {"title": "OryxOS Memory Console", "version": env!("CARGO_PKG_VERSION")},
+        "paths": paths,
+        "components": {
+            "schemas": {
+                "Envelope": {
+                    "type": "object",
+                    "required": ["code", "message", "timestamp"],
+                    "properties": {
+                        "code": {"type": "integer", "description": "0 on success, else the HTTP status"},
+                        "message": {"type": "string"},
+                        "data": {"nullable": true},
+                        "timestamp": {"type": "integer", "description": "epoch milliseconds"}
+                    }
+                }
+            },
+            "responses": {
+                "Error": {"description": "error envelope (data null)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}
+            },
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}
+        }
+    }))
+}

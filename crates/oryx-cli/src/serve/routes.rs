@@ -1,0 +1,339 @@
+//! Our UI's routes under `/api/v1/console/`: one route per `Console` operation, the DTOs as JSON.
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use oryx_api::dto::*;
+use serde::Deserialize;
+
+use super::{blocking, AppState, HttpError, Reply};
+
+/// (method, path, summary): registered below and listed in the OpenAPI document.
+pub const ROUTES: &[(&str, &str, &str)] = &[
+    (
+        "get",
+        "/api/v1/console/agents",
+        "Agents with memory counts and warnings",
+    ),
+    (
+        "get",
+        "/api/v1/console/agents/{name}",
+        "One agent: front matter, skills, bootstrap",
+    ),
+    (
+        "get",
+        "/api/v1/console/memory",
+        "All entries of ?agent= (global without), with window flags",
+    ),
+    (
+        "post",
+        "/api/v1/console/memory",
+        "Append one entry: {agent, scope, content}",
+    ),
+    (
+        "get",
+        "/api/v1/console/memory/context",
+        "Prompt part [2] of ?agent=",
+    ),
+    (
+        "get",
+        "/api/v1/console/memory/recall",
+        "Archival entries of ?agent= containing ?keyword=",
+    ),
+    (
+        "post",
+        "/api/v1/console/memory/preview",
+        "How {content} would be stored",
+    ),
+    (
+        "get",
+        "/api/v1/console/sessions",
+        "Sessions: ?agent ?status ?channel ?search ?limit ?offset",
+    ),
+    (
+        "get",
+        "/api/v1/console/sessions/{id}",
+        "One session with its messages",
+    ),
+    (
+        "get",
+        "/api/v1/console/tool-invocations",
+        "Tool invocations: ?session_id ?limit ?offset",
+    ),
+    (
+        "get",
+        "/api/v1/console/prompt",
+        "Prompt parts [1]-[4] of ?agent= (?session_id=)",
+    ),
+    (
+        "get",
+        "/api/v1/console/files",
+        "USER.md and the other bootstrap files",
+    ),
+    (
+        "get",
+        "/api/v1/console/settings",
+        "Stored and effective settings",
+    ),
+    (
+        "put",
+        "/api/v1/console/settings",
+        "Replace the settings (validated, saved atomically)",
+    ),
+    (
+        "post",
+        "/api/v1/console/inspect-root",
+        "What a folder holds: {path, db_path}",
+    ),
+    (
+        "post",
+        "/api/v1/console/sample-root",
+        "Write the sample root into {path}",
+    ),
+    (
+        "get",
+        "/api/v1/console/events",
+        "Server-sent change events (live refresh)",
+    ),
+];
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/console/agents", get(agents))
+        .route("/api/v1/console/agents/{name}", get(agent))
+        .route("/api/v1/console/memory", get(memory).post(append))
+        .route("/api/v1/console/memory/context", get(context))
+        .route("/api/v1/console/memory/recall", get(recall))
+        .route("/api/v1/console/memory/preview", post(preview))
+        .route("/api/v1/console/sessions", get(sessions))
+        .route("/api/v1/console/sessions/{id}", get(session))
+        .route("/api/v1/console/tool-invocations", get(invocations))
+        .route("/api/v1/console/prompt", get(prompt))
+        .route("/api/v1/console/files", get(files))
+        .route(
+            "/api/v1/console/settings",
+            get(get_settings).put(put_settings),
+        )
+        .route("/api/v1/console/inspect-root", post(inspect_root))
+        .route("/api/v1/console/sample-root", post(sample_root))
+}
+
+fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, HttpError> {
+    q.map(|Query(v)| v)
+        .map_err(|e| HttpError::bad_request(e.body_text()))
+}
+
+fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, HttpError> {
+    b.map(|Json(v)| v)
+        .map_err(|e| HttpError::new(e.status(), e.body_text()))
+}
+
+#[derive(Deserialize)]
+struct AgentQ {
+    agent: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RecallQ {
+    agent: Option<String>,
+    keyword: String,
+}
+
+#[derive(Deserialize)]
+struct PreviewB {
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct InvocationsQ {
+    session_id: Option<String>,
+    limit: Option<u32>,
+    offset: Option<u32>,
+}
+
+#[derive(Deserialize)]
+struct PromptQ {
+    agent: String,
+    session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct InspectB {
+    path: String,
+    db_path: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SampleB {
+    path: String,
+}
+
+/// Empty `?agent=` means the global memory, like leaving it out.
+fn agent_of(q: AgentQ) -> Option<String> {
+    q.agent.filter(|a| !a.is_empty())
+}
+
+async fn agents(State(s): State<AppState>) -> Reply<AgentList> {
+    Reply(blocking(&s, |c| c.list_agents()).await)
+}
+
+async fn agent(State(s): State<AppState>, Path(name): Path<String>) -> Reply<AgentDetail> {
+    Reply(blocking(&s, move |c| c.get_agent(&name)).await)
+}
+
+async fn memory(
+    State(s): State<AppState>,
+    q: Result<Query<AgentQ>, QueryRejection>,
+) -> Reply<MemoryViewDto> {
+    let agent = match query(q) {
+        Ok(q) => agent_of(q),
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.memory_view(agent.as_deref())).await)
+}
+
+async fn context(
+    State(s): State<AppState>,
+    q: Result<Query<AgentQ>, QueryRejection>,
+) -> Reply<String> {
+    let agent = match query(q) {
+        Ok(q) => agent_of(q),
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.memory_context(agent.as_deref())).await)
+}
+
+async fn append(
+    State(s): State<AppState>,
+    b: Result<Json<AppendRequest>, JsonRejection>,
+) -> Reply<AppendResult> {
+    let req = match body(b) {
+        Ok(r) => r,
+        Err(e) => return Reply(Err(e)),
+    };
+    let result = blocking(&s, move |c| c.append_memory(&req)).await;
+    if let Ok(r) = &result {
+        s.events.notify_memory(r.agent.clone());
+    }
+    Reply(result)
+}
+
+async fn recall(
+    State(s): State<AppState>,
+    q: Result<Query<RecallQ>, QueryRejection>,
+) -> Reply<RecallResult> {
+    let q = match query(q) {
+        Ok(q) => q,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(
+        blocking(&s, move |c| {
+            c.recall_memory(q.agent.as_deref().filter(|a| !a.is_empty()), &q.keyword)
+        })
+        .await,
+    )
+}
+
+async fn preview(
+    State(s): State<AppState>,
+    b: Result<Json<PreviewB>, JsonRejection>,
+) -> Reply<SanitizedPreview> {
+    let b = match body(b) {
+        Ok(b) => b,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.preview_entry(&b.content)).await)
+}
+
+async fn sessions(
+    State(s): State<AppState>,
+    q: Result<Query<SessionQuery>, QueryRejection>,
+) -> Reply<SessionPageDto> {
+    let q = match query(q) {
+        Ok(q) => q,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.list_sessions(&q)).await)
+}
+
+async fn session(State(s): State<AppState>, Path(id): Path<String>) -> Reply<SessionDto> {
+    Reply(blocking(&s, move |c| c.get_session(&id)).await)
+}
+
+async fn invocations(
+    State(s): State<AppState>,
+    q: Result<Query<InvocationsQ>, QueryRejection>,
+) -> Reply<Vec<ToolInvocationDto>> {
+    let q = match query(q) {
+        Ok(q) => q,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(
+        blocking(&s, move |c| {
+            c.tool_invocations(q.session_id.as_deref(), q.limit, q.offset)
+        })
+        .await,
+    )
+}
+
+async fn prompt(
+    State(s): State<AppState>,
+    q: Result<Query<PromptQ>, QueryRejection>,
+) -> Reply<PromptDto> {
+    let q = match query(q) {
+        Ok(q) => q,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(
+        blocking(&s, move |c| {
+            c.prompt_preview(&q.agent, q.session_id.as_deref().filter(|i| !i.is_empty()))
+        })
+        .await,
+    )
+}
+
+async fn files(State(s): State<AppState>) -> Reply<Vec<BootstrapFileDto>> {
+    Reply(blocking(&s, |c| c.bootstrap_files()).await)
+}
+
+async fn get_settings(State(s): State<AppState>) -> Reply<SettingsView> {
+    Reply(blocking(&s, |c| c.get_settings()).await)
+}
+
+async fn put_settings(
+    State(s): State<AppState>,
+    b: Result<Json<SettingsDto>, JsonRejection>,
+) -> Reply<SettingsView> {
+    let dto = match body(b) {
+        Ok(d) => d,
+        Err(e) => return Reply(Err(e)),
+    };
+    let result = blocking(&s, move |c| c.update_settings(&dto)).await;
+    if result.is_ok() {
+        s.events.rewatch();
+    }
+    Reply(result)
+}
+
+async fn inspect_root(
+    State(s): State<AppState>,
+    b: Result<Json<InspectB>, JsonRejection>,
+) -> Reply<RootInspection> {
+    let b = match body(b) {
+        Ok(b) => b,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.inspect_root(&b.path, b.db_path.as_deref())).await)
+}
+
+async fn sample_root(
+    State(s): State<AppState>,
+    b: Result<Json<SampleB>, JsonRejection>,
+) -> Reply<RootInspection> {
+    let b = match body(b) {
+        Ok(b) => b,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |_| oryx_api::settings::create_sample_root(&b.path)).await)
+}

@@ -1,0 +1,340 @@
+//! The `oryx` binary end to end: real files, a real SQLite database, real processes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("root")
+    }
+
+    fn sample(&self) -> &Self {
+        let out = self.oryx_plain(&["demo", self.root().to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        self
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
+        c.env("ORYXOS_CONFIG_DIR", self.dir.path().join("config"))
+            .env_remove("ORYXOS_ROOT")
+            .env_remove("ORYXOS_DB")
+            .env_remove("MEM0_BASE_URL")
+            .env_remove("MEM0_API_KEY");
+        c
+    }
+
+    fn oryx_plain(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    fn oryx(&self, args: &[&str]) -> Output {
+        let root = self.root();
+        let mut all = vec!["--root", root.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.oryx_plain(&all)
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.oryx(args);
+        assert!(
+            out.status.success(),
+            "oryx {args:?} failed: {}",
+            stderr(&out)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+#[test]
+fn demo_then_agents_shows_agents() {
+    let env = Env::new();
+    env.sample();
+    let text = env.ok(&["agents"]);
+    for name in ["assistant", "log_analyst", "researcher", "scheduler"] {
+        assert!(text.contains(name), "{text}");
+    }
+    let list = env.json(&["agents"]);
+    let assistant = list["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "assistant")
+        .unwrap();
+    assert_eq!(assistant["memory"]["core"], 4);
+    assert_eq!(assistant["memory"]["archival"], 140);
+    assert_eq!(assistant["skills"].as_array().unwrap().len(), 2);
+    let again = env.oryx_plain(&["demo", env.root().to_str().unwrap()]);
+    assert_eq!(code(&again), 2, "a non-empty folder is refused");
+}
+
+fn memory_commands_work_on(backend: &str) {
+    let env = Env::new();
+    env.sample();
+    let b = ["--backend", backend];
+    let add = |scope: &str, text: &str| {
+        let mut args = b.to_vec();
+        args.extend([
+            "memory",
+            "add",
+            "--agent",
+            "researcher",
+            "--scope",
+            scope,
+            text,
+        ]);
+        env.ok(&args)
+    };
+    let line = add("archival", "Prefers  arXiv\nlinks");
+    assert!(line.trim_end().ends_with("Prefers arXiv links"), "{line}");
+    add("core", "Core via CLI");
+    let mut args = b.to_vec();
+    args.extend(["memory", "show", "--agent", "researcher"]);
+    let mut jargs = vec!["--json"];
+    jargs.extend_from_slice(&args);
+    let show: Value = serde_json::from_str(&env.ok(&jargs)).unwrap();
+    assert_eq!(show["agent"], "researcher");
+    assert_eq!(show["backend"], backend);
+    let core = show["core"].as_array().unwrap();
+    assert_eq!(core.last().unwrap()["content"], "Core via CLI");
+    let ts = core.last().unwrap()["timestamp"].as_str().unwrap();
+    assert!(chrono_like(ts), "{ts}");
+    let arch = show["archival"].as_array().unwrap();
+    assert_eq!(arch.last().unwrap()["content"], "Prefers arXiv links");
+    assert_eq!(arch.last().unwrap()["in_window"], true);
+
+    let mut args = b.to_vec();
+    args.extend(["memory", "context", "--agent", "researcher"]);
+    let ctx = env.ok(&args);
+    assert!(ctx.starts_with("## 核心记忆\n"));
+    assert!(ctx.contains("\n## 归档记忆\n"));
+    assert_eq!(
+        ctx,
+        show["context"].as_str().unwrap(),
+        "context = the view's block"
+    );
+
+    let mut args = b.to_vec();
+    args.extend(["memory", "recall", "--agent", "researcher", "ARXIV"]);
+    assert!(env.ok(&args).trim_end().ends_with("Prefers arXiv links"));
+    let mut args = b.to_vec();
+    args.extend(["memory", "recall", "--agent", "researcher", "no-such-thing"]);
+    assert_eq!(env.ok(&args), "没有找到相关记忆\n");
+}
+
+fn chrono_like(s: &str) -> bool {
+    s.len() == 19 && s.as_bytes()[4] == b'-' && s.as_bytes()[10] == b' ' && s.as_bytes()[13] == b':'
+}
+
+#[test]
+fn memory_commands_markdown() {
+    memory_commands_work_on("markdown");
+}
+
+#[test]
+fn memory_commands_sqlite() {
+    memory_commands_work_on("sqlite");
+}
+
+#[test]
+fn global_memory_without_agent() {
+    let env = Env::new();
+    env.sample();
+    env.ok(&["memory", "add", "--scope", "core", "global via cli"]);
+    let text = std::fs::read_to_string(env.root().join("memory/MEMORY.md")).unwrap();
+    assert!(text.contains("] global via cli"));
+    let show = env.json(&["memory", "show"]);
+    assert_eq!(show["agent"], Value::Null);
+}
+
+#[test]
+fn exit_codes_and_one_line_errors() {
+    let env = Env::new();
+    env.sample();
+    for bad in ["../etc", "a/b", "%2e%2e", "x\\y", "/abs"] {
+        let out = env.oryx(&["memory", "show", "--agent", bad]);
+        assert_eq!(code(&out), 2, "{bad}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("error[invalid_agent_name]"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(stderr(&out).lines().count(), 1);
+    }
+    let out = env.oryx(&["memory", "add", "--agent", "ghost", "--scope", "core", "x"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).starts_with("error[agent_not_found]"));
+    assert!(
+        !env.root().join("agents/ghost").exists(),
+        "nothing created for an unknown agent"
+    );
+    let out = env.oryx(&["memory", "add", "--scope", "episodic", "x"]);
+    assert_eq!(code(&out), 2, "bad scope is a usage error");
+    let out = env.oryx(&["memory", "add", "--scope", "core", " \n "]);
+    assert_eq!(code(&out), 2);
+    let out = env.oryx(&["session", "nope"]);
+    assert_eq!(code(&out), 2);
+    let corrupt = env.dir.path().join("corrupt.db");
+    std::fs::write(&corrupt, "not a database at all, definitely not sqlite").unwrap();
+    let out = env.oryx(&["--db", corrupt.to_str().unwrap(), "sessions"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).starts_with("error[corrupt]"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn tools_use_the_run_path() {
+    let env = Env::new();
+    env.sample();
+    let out = env.ok(&[
+        "tool",
+        "save_memory",
+        "--input",
+        r#"{"content":"tool saved"}"#,
+        "--agent",
+        "researcher",
+        "--session",
+        "cli:me:researcher",
+    ]);
+    assert_eq!(out, "已记住\n");
+    let out = env.ok(&[
+        "tool",
+        "recall_memory",
+        "--input",
+        r#"{"keyword":"TOOL SAVED"}"#,
+        "--agent",
+        "researcher",
+    ]);
+    assert!(out.trim_end().ends_with("] tool saved"));
+    // An invalid name on the run path falls back to the global memory instead of failing.
+    let out = env.ok(&[
+        "tool",
+        "save_memory",
+        "--input",
+        r#"{"content":"fallback","scope":"core"}"#,
+        "--agent",
+        "../../x",
+    ]);
+    assert_eq!(out, "已记住\n");
+    assert!(std::fs::read_to_string(env.root().join("memory/MEMORY.md"))
+        .unwrap()
+        .contains("] fallback"));
+    let bad = env.oryx(&[
+        "tool",
+        "save_memory",
+        "--input",
+        r#"{"content":"x","scope":"nope"}"#,
+    ]);
+    assert_eq!(code(&bad), 2);
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stdout),
+        "无法识别的记忆分区: nope（应为 core 或 archival）\n"
+    );
+    let calls = tool_calls(&env.root().join("oryxos.db"), "cli:me:researcher");
+    assert_eq!(
+        calls,
+        vec![(
+            "save_memory".to_string(),
+            Some("\"已记住\"".to_string()),
+            true
+        )]
+    );
+}
+
+fn tool_calls(db: &Path, session: &str) -> Vec<(String, Option<String>, bool)> {
+    let conn = oryx_core::db::open_existing(db).unwrap().unwrap();
+    let mut stmt = conn
+        .prepare("SELECT tool_name, result_json, success FROM tool_invocations WHERE session_id = ?1 ORDER BY id")
+        .unwrap();
+    stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn sessions_session_and_prompt() {
+    let env = Env::new();
+    env.sample();
+    let page = env.json(&["sessions", "--agent", "assistant", "--limit", "2"]);
+    assert_eq!(page["items"].as_array().unwrap().len(), 2);
+    assert!(page["total"].as_u64().unwrap() >= 3);
+    let id = page["items"][0]["session_id"].as_str().unwrap().to_string();
+    let archived = env.json(&["sessions", "--status", "archived"]);
+    assert!(archived["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["status"] == "archived"));
+    let text = env.ok(&["session", &id]);
+    assert!(
+        text.contains("[user]") && text.contains("recall_memory"),
+        "{text}"
+    );
+    let p = env.json(&["prompt", "--agent", "assistant", "--session", &id]);
+    let parts = p["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 4);
+    assert!(parts[0]["text"].as_str().unwrap().contains("你是小O"));
+    assert!(
+        parts[0]["text"].as_str().unwrap().contains("林晓"),
+        "USER.md is bootstrapped"
+    );
+    let ctx = env.ok(&["memory", "context", "--agent", "assistant"]);
+    assert_eq!(parts[1]["text"].as_str().unwrap(), ctx);
+    assert!(parts[2]["text"].as_str().unwrap().contains("user:"));
+    assert!(parts[3]["text"].as_str().unwrap().contains("save_memory"));
+    assert_eq!(parts[1]["chars"], ctx.chars().count());
+}
+
+#[test]
+fn footprint_appends_a_compact_archival_line() {
+    let env = Env::new();
+    env.sample();
+    let long = "长".repeat(300);
+    let out = env.ok(&[
+        "footprint",
+        "--agent",
+        "scheduler",
+        "--user",
+        "跑一下\n日报",
+        "--reply",
+        &long,
+    ]);
+    let expected_reply = format!("{}…", "长".repeat(200));
+    assert!(
+        out.trim_end()
+            .ends_with(&format!("触发「跑一下 日报」⇒ {expected_reply}")),
+        "{out}"
+    );
+    let show = env.json(&["memory", "show", "--agent", "scheduler"]);
+    assert_eq!(show["archival"].as_array().unwrap().len(), 1);
+}

@@ -1,0 +1,376 @@
+//! The agent catalog (SPEC §1): scan `agents/`, read AGENT.md front matter, skills and bootstrap
+//! files. Problems with one agent become warnings on that agent, never a failed listing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{CoreError, IoContext, Result};
+use crate::frontmatter;
+use crate::names::{agent_dir, agents_dir, is_valid_agent_name, stays_inside};
+
+pub const DEFAULT_MAX_HISTORY_TURNS: i64 = 20;
+/// AGENT.md files larger than this are not read (a guard against a runaway file).
+const MAX_AGENT_MD: u64 = 4 * 1024 * 1024;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Skill {
+    pub name: String,
+    pub description: Option<String>,
+    pub path: PathBuf,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Agent {
+    pub name: String,
+    pub dir: PathBuf,
+    pub has_agent_md: bool,
+    pub description: Option<String>,
+    pub identity_name: Option<String>,
+    pub identity_prompt: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub temperature: Option<f64>,
+    pub tools: Vec<String>,
+    pub bootstrap: Vec<String>,
+    pub max_history_turns: i64,
+    pub schedules: Value,
+    pub channels: Value,
+    /// The whole front matter as parsed (unknown keys kept for display).
+    pub front_matter: Value,
+    pub body: String,
+    pub skills: Vec<Skill>,
+    pub warnings: Vec<String>,
+}
+
+/// Lists every directory under `agents/`, sorted by name.
+pub fn list(root: &Path) -> Result<Vec<Agent>> {
+    let dir = agents_dir(root);
+    let entries = match fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(CoreError::io(&dir, e)),
+    };
+    let mut agents = Vec::new();
+    for entry in entries {
+        let entry = entry.at(&dir)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if name.starts_with('.') || !path.is_dir() {
+            continue;
+        }
+        agents.push(read_agent(root, &name));
+    }
+    agents.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(agents)
+}
+
+/// One agent by name; the caller has resolved the name strictly.
+pub fn get(root: &Path, name: &str) -> Result<Agent> {
+    crate::names::resolve_strict(root, Some(name))?;
+    Ok(read_agent(root, name))
+}
+
+fn read_agent(root: &Path, name: &str) -> Agent {
+    let dir = agent_dir(root, name);
+    let mut warnings = Vec::new();
+    if !is_valid_agent_name(name) {
+        warnings.push(format!(
+            "directory name {name:?} is not a valid agent name ([A-Za-z0-9_-], at most 64); the runtime will not load it"
+        ));
+    }
+    if !stays_inside(root, &dir) {
+        warnings.push(
+            "agent directory is a link that points outside the root; its files are not read".into(),
+        );
+        return empty_agent(name, dir, warnings);
+    }
+    let md_path = dir.join("AGENT.md");
+    let text = match read_limited(&md_path) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            warnings.push("AGENT.md is missing".into());
+            let mut a = empty_agent(name, dir.clone(), warnings);
+            a.skills = read_skills(root, &dir, &mut a.warnings);
+            return a;
+        }
+        Err(e) => {
+            warnings.push(format!("AGENT.md cannot be read: {e}"));
+            return empty_agent(name, dir, warnings);
+        }
+    };
+    let (fm_text, body) = frontmatter::split(&text);
+    let fm = match fm_text.map(frontmatter::parse) {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            warnings.push(format!("AGENT.md front matter is not valid YAML: {e}"));
+            Value::Object(Default::default())
+        }
+        None => Value::Object(Default::default()),
+    };
+    if let Some(declared) = frontmatter::get_str(&fm, &["name"]) {
+        if declared != name {
+            warnings.push(format!(
+                "AGENT.md says name {declared:?} but the directory is {name:?}"
+            ));
+        }
+    }
+    let max_history_turns = match fm.get("settings").and_then(|s| s.get("max_history_turns")) {
+        None => DEFAULT_MAX_HISTORY_TURNS,
+        Some(v) => v.as_i64().unwrap_or_else(|| {
+            warnings.push(format!(
+                "settings.max_history_turns is not a whole number ({v}); using {DEFAULT_MAX_HISTORY_TURNS}"
+            ));
+            DEFAULT_MAX_HISTORY_TURNS
+        }),
+    };
+    // The runtime loads only the files AGENT.md lists; there is no default set.
+    let bootstrap = frontmatter::get_str_list(&fm, "bootstrap");
+    let mut agent = Agent {
+        name: name.to_string(),
+        dir: dir.clone(),
+        has_agent_md: true,
+        description: frontmatter::get_str(&fm, &["description"]),
+        identity_name: frontmatter::get_str(&fm, &["identity", "agent_name"]),
+        identity_prompt: frontmatter::get_str(&fm, &["identity", "prompt"]),
+        provider: frontmatter::get_str(&fm, &["provider", "name"]),
+        model: frontmatter::get_str(&fm, &["provider", "model"]),
+        temperature: frontmatter::get_f64(&fm, &["provider", "temperature"]),
+        tools: frontmatter::get_str_list(&fm, "tools"),
+        bootstrap,
+        max_history_turns,
+        schedules: fm.get("schedules").cloned().unwrap_or(Value::Null),
+        channels: fm.get("channels").cloned().unwrap_or(Value::Null),
+        front_matter: fm,
+        body: body.to_string(),
+        skills: Vec::new(),
+        warnings,
+    };
+    agent.skills = read_skills(root, &dir, &mut agent.warnings);
+    agent
+}
+
+fn empty_agent(name: &str, dir: PathBuf, warnings: Vec<String>) -> Agent {
+    Agent {
+        name: name.to_string(),
+        dir,
+        has_agent_md: false,
+        description: None,
+        identity_name: None,
+        identity_prompt: None,
+        provider: None,
+        model: None,
+        temperature: None,
+        tools: Vec::new(),
+        bootstrap: Vec::new(),
+        max_history_turns: DEFAULT_MAX_HISTORY_TURNS,
+        schedules: Value::Null,
+        channels: Value::Null,
+        front_matter: Value::Object(Default::default()),
+        body: String::new(),
+        skills: Vec::new(),
+        warnings,
+    }
+}
+
+fn read_limited(path: &Path) -> std::io::Result<Option<String>> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if meta.len() > MAX_AGENT_MD {
+        return Err(std::io::Error::other(format!(
+            "file is {} bytes, larger than the {} byte limit",
+            meta.len(),
+            MAX_AGENT_MD
+        )));
+    }
+    let bytes = fs::read(path)?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// Skills under `agents/<name>/skills/`, usually relative symlinks into `<root>/skills/`.
+fn read_skills(root: &Path, dir: &Path, warnings: &mut Vec<String>) -> Vec<Skill> {
+    let skills_dir = dir.join("skills");
+    let Ok(entries) = fs::read_dir(&skills_dir) else {
+        return Vec::new();
+    };
+    let mut skills: Vec<Skill> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| read_skill(root, &e.path(), &e.file_name().to_string_lossy()))
+        .collect();
+    skills.sort_by(|a, b| a.name.cmp(&b.name));
+    for s in &skills {
+        for w in &s.warnings {
+            warnings.push(format!("skill {}: {w}", s.name));
+        }
+    }
+    skills
+}
+
+fn read_skill(root: &Path, path: &Path, dir_name: &str) -> Skill {
+    let mut skill = Skill {
+        name: dir_name.to_string(),
+        description: None,
+        path: path.to_path_buf(),
+        warnings: Vec::new(),
+    };
+    if !path.exists() {
+        skill
+            .warnings
+            .push("link is broken (its target does not exist)".into());
+        return skill;
+    }
+    if !stays_inside(root, path) {
+        skill
+            .warnings
+            .push("points outside the root; not read".into());
+        return skill;
+    }
+    let md = path.join("SKILL.md");
+    match read_limited(&md) {
+        Ok(Some(text)) => {
+            let (fm, _) = frontmatter::split(&text);
+            match fm.map(frontmatter::parse) {
+                Some(Ok(v)) => {
+                    skill.description = frontmatter::get_str(&v, &["description"]);
+                    if let Some(n) = frontmatter::get_str(&v, &["name"]) {
+                        if n != dir_name {
+                            skill.warnings.push(format!("SKILL.md says name {n:?}"));
+                        }
+                    }
+                }
+                Some(Err(e)) => skill
+                    .warnings
+                    .push(format!("SKILL.md front matter is not valid YAML: {e}")),
+                None => {}
+            }
+        }
+        Ok(None) => skill.warnings.push("SKILL.md is missing".into()),
+        Err(e) => skill.warnings.push(format!("SKILL.md cannot be read: {e}")),
+    }
+    skill
+}
+
+/// A root-relative bootstrap file (USER.md, AGENTS.md, …).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BootstrapFile {
+    pub name: String,
+    pub exists: bool,
+    pub content: String,
+}
+
+/// Reads a bootstrap file by its root-relative name; refuses names that leave the root.
+pub fn read_bootstrap(root: &Path, name: &str) -> Result<BootstrapFile> {
+    let rel = Path::new(name);
+    let plain = !name.is_empty()
+        && !name.contains('\0')
+        && rel
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !plain {
+        return Err(CoreError::InvalidInput(format!(
+            "bootstrap file {name:?} must be a path inside the root, like USER.md"
+        )));
+    }
+    let path = root.join(rel);
+    if path.exists() && !stays_inside(root, &path) {
+        return Err(CoreError::OutsideRoot(path));
+    }
+    match read_limited(&path) {
+        Ok(Some(content)) => Ok(BootstrapFile {
+            name: name.to_string(),
+            exists: true,
+            content,
+        }),
+        Ok(None) => Ok(BootstrapFile {
+            name: name.to_string(),
+            exists: false,
+            content: String::new(),
+        }),
+        Err(e) => Err(CoreError::io(path, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn catalog_with_warnings() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "agents/good/AGENT.md", "---\nname: good\ndescription: Helps\nprovider:\n  name: openai\n  model: gpt-4o\ntools: [save_memory]\nsettings:\n  max_history_turns: 5\nextra_key: kept\n---\nYou are good.\n");
+        write(
+            root,
+            "agents/bad_yaml/AGENT.md",
+            "---\nname: [oops\n---\nbody\n",
+        );
+        write(root, "agents/renamed/AGENT.md", "---\nname: other\n---\n");
+        fs::create_dir_all(root.join("agents/no_md")).unwrap();
+        write(
+            root,
+            "skills/search/SKILL.md",
+            "---\nname: search\ndescription: Finds things\n---\n",
+        );
+        #[cfg(unix)]
+        {
+            fs::create_dir_all(root.join("agents/good/skills")).unwrap();
+            std::os::unix::fs::symlink(
+                "../../../skills/search",
+                root.join("agents/good/skills/search"),
+            )
+            .unwrap();
+            std::os::unix::fs::symlink(
+                "../../../skills/gone",
+                root.join("agents/good/skills/gone"),
+            )
+            .unwrap();
+        }
+        let agents = list(root).unwrap();
+        let names: Vec<_> = agents.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, vec!["bad_yaml", "good", "no_md", "renamed"]);
+        let good = &agents[1];
+        assert_eq!(good.model.as_deref(), Some("gpt-4o"));
+        assert_eq!(good.max_history_turns, 5);
+        assert_eq!(good.body, "You are good.\n");
+        assert_eq!(good.front_matter["extra_key"], "kept");
+        #[cfg(unix)]
+        {
+            assert_eq!(good.skills.len(), 2);
+            assert_eq!(good.skills[1].description.as_deref(), Some("Finds things"));
+            assert!(good
+                .warnings
+                .iter()
+                .any(|w| w.contains("gone") && w.contains("broken")));
+        }
+        assert!(agents[0].warnings[0].contains("not valid YAML"));
+        assert!(agents[2].warnings[0].contains("missing"));
+        assert!(agents[3].warnings[0].contains("\"other\""));
+    }
+
+    #[test]
+    fn bootstrap_files_stay_inside_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "USER.md", "I like tea");
+        assert_eq!(
+            read_bootstrap(dir.path(), "USER.md").unwrap().content,
+            "I like tea"
+        );
+        assert!(!read_bootstrap(dir.path(), "SOUL.md").unwrap().exists);
+        for bad in ["../etc/passwd", "/etc/passwd", "", "a/../../b"] {
+            assert!(read_bootstrap(dir.path(), bad).is_err(), "{bad}");
+        }
+    }
+}

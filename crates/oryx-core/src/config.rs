@@ -1,0 +1,358 @@
+//! Settings: a JSON file in the user's config directory holding only what differs from the
+//! defaults; environment variables and CLI flags override it for one run.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, IoContext, Result};
+use crate::memory::window::DEFAULT_ARCHIVAL_LIMIT;
+use crate::memory::Backend;
+
+pub const ENV_ROOT: &str = "ORYXOS_ROOT";
+pub const ENV_DB: &str = "ORYXOS_DB";
+pub const ENV_CONFIG_DIR: &str = "ORYXOS_CONFIG_DIR";
+pub const ENV_MEM0_URL: &str = "MEM0_BASE_URL";
+pub const ENV_MEM0_KEY: &str = "MEM0_API_KEY";
+pub const DB_FILE: &str = "oryxos.db";
+pub const MIN_ARCHIVAL_LIMIT: usize = 100;
+pub const MAX_ARCHIVAL_LIMIT: usize = 1_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    #[default]
+    System,
+    Zh,
+    En,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Mem0Settings {
+    pub base_url: Option<String>,
+    pub user_id: String,
+    pub api_key: Option<String>,
+    pub timeout_ms: u64,
+}
+
+impl Default for Mem0Settings {
+    fn default() -> Self {
+        Mem0Settings {
+            base_url: None,
+            user_id: "oryxos".into(),
+            api_key: None,
+            timeout_ms: 10_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Settings {
+    /// The `.oryxos` root; `None` means the default `~/.oryxos`.
+    pub root: Option<PathBuf>,
+    pub backend: Backend,
+    /// The runtime's database; `None` means `<root>/oryxos.db`.
+    pub db_path: Option<PathBuf>,
+    pub archival_limit_chars: usize,
+    pub footprint_enabled: bool,
+    pub mem0: Mem0Settings,
+    pub language: Language,
+    pub theme: Theme,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            root: None,
+            backend: Backend::Markdown,
+            db_path: None,
+            archival_limit_chars: DEFAULT_ARCHIVAL_LIMIT,
+            footprint_enabled: true,
+            mem0: Mem0Settings::default(),
+            language: Language::System,
+            theme: Theme::System,
+        }
+    }
+}
+
+impl Settings {
+    pub fn validate(&self) -> Result<()> {
+        if !(MIN_ARCHIVAL_LIMIT..=MAX_ARCHIVAL_LIMIT).contains(&self.archival_limit_chars) {
+            return Err(CoreError::InvalidInput(format!(
+                "archival window must be between {MIN_ARCHIVAL_LIMIT} and {MAX_ARCHIVAL_LIMIT} characters, got {}",
+                self.archival_limit_chars
+            )));
+        }
+        if let Some(root) = &self.root {
+            if !root.is_absolute() {
+                return Err(CoreError::InvalidInput(format!(
+                    "the .oryxos root must be an absolute path, got {}",
+                    root.display()
+                )));
+            }
+        }
+        if let Some(db) = &self.db_path {
+            if !db.is_absolute() {
+                return Err(CoreError::InvalidInput(format!(
+                    "the database path must be absolute, got {}",
+                    db.display()
+                )));
+            }
+            if db.is_dir() {
+                return Err(CoreError::InvalidInput(format!(
+                    "the database path {} is a directory; name the oryxos.db file",
+                    db.display()
+                )));
+            }
+        }
+        if let Some(url) = &self.mem0.base_url {
+            let u = url.trim();
+            if !(u.starts_with("http://") || u.starts_with("https://")) {
+                return Err(CoreError::InvalidInput(format!(
+                    "mem0 base URL must start with http:// or https://, got {url:?}"
+                )));
+            }
+        }
+        if self.mem0.user_id.trim().is_empty() {
+            return Err(CoreError::InvalidInput(
+                "mem0 user id must not be empty".into(),
+            ));
+        }
+        if self.mem0.timeout_ms == 0 {
+            return Err(CoreError::InvalidInput(
+                "mem0 timeout must be positive".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where settings live: `$ORYXOS_CONFIG_DIR/settings.json`, else the OS config dir.
+pub fn default_settings_path() -> PathBuf {
+    if let Some(dir) = std::env::var_os(ENV_CONFIG_DIR).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("settings.json");
+    }
+    dirs::config_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("oryxos-console")
+        .join("settings.json")
+}
+
+pub fn default_root() -> PathBuf {
+    dirs::home_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join(".oryxos")
+}
+
+/// Reads settings; a missing file is the defaults, a corrupt one is an error naming the file.
+pub fn load(path: &Path) -> Result<Settings> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+        Err(e) => return Err(CoreError::io(path, e)),
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        CoreError::Corrupt(format!(
+            "settings file {} is not valid JSON ({e}); fix or delete it",
+            path.display()
+        ))
+    })
+}
+
+/// Writes only the keys that differ from the defaults, atomically, readable by the owner only
+/// (it may hold the mem0 API key).
+pub fn save(path: &Path, settings: &Settings) -> Result<()> {
+    settings.validate()?;
+    let value = non_defaults(settings);
+    let text = serde_json::to_string_pretty(&value).expect("settings serialise");
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).at(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".settings.")
+        .tempfile_in(dir)
+        .at(dir)?;
+    use std::io::Write;
+    tmp.write_all(text.as_bytes()).at(path)?;
+    tmp.write_all(b"\n").at(path)?;
+    tmp.as_file().sync_all().at(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o600)).at(path)?;
+    }
+    tmp.persist(path)
+        .map_err(|e| CoreError::io(path, e.error))?;
+    Ok(())
+}
+
+fn non_defaults(settings: &Settings) -> serde_json::Value {
+    let defaults = serde_json::to_value(Settings::default()).expect("defaults serialise");
+    let mut value = serde_json::to_value(settings).expect("settings serialise");
+    prune(&mut value, &defaults);
+    value
+}
+
+fn prune(value: &mut serde_json::Value, defaults: &serde_json::Value) {
+    if let (Some(map), Some(def)) = (value.as_object_mut(), defaults.as_object()) {
+        map.retain(|k, v| {
+            if let Some(d) = def.get(k) {
+                prune(v, d);
+                v != d && !(v.is_object() && v.as_object().is_some_and(|o| o.is_empty()))
+            } else {
+                true
+            }
+        });
+    }
+}
+
+/// Overrides for one run (CLI flags), applied on top of the environment.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub root: Option<PathBuf>,
+    pub db_path: Option<PathBuf>,
+    pub backend: Option<Backend>,
+    pub mem0_url: Option<String>,
+}
+
+/// Settings with every default and override applied: what the services actually use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Effective {
+    pub root: PathBuf,
+    pub db_path: PathBuf,
+    pub backend: Backend,
+    pub archival_limit_chars: usize,
+    pub footprint_enabled: bool,
+    pub mem0_base_url: Option<String>,
+    pub mem0_user_id: String,
+    #[serde(skip)]
+    pub mem0_api_key: Option<String>,
+    pub mem0_timeout_ms: u64,
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn env_string(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Relative paths from a flag or the environment are taken from the working directory.
+fn absolute(p: PathBuf) -> PathBuf {
+    if p.is_absolute() {
+        p
+    } else {
+        std::env::current_dir().map(|d| d.join(&p)).unwrap_or(p)
+    }
+}
+
+pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
+    let root = over
+        .root
+        .clone()
+        .or_else(|| env_path(ENV_ROOT))
+        .map(absolute)
+        .or_else(|| settings.root.clone())
+        .unwrap_or_else(default_root);
+    let db_path = over
+        .db_path
+        .clone()
+        .or_else(|| env_path(ENV_DB))
+        .map(absolute)
+        .or_else(|| settings.db_path.clone())
+        .unwrap_or_else(|| root.join(DB_FILE));
+    Effective {
+        db_path,
+        backend: over.backend.unwrap_or(settings.backend),
+        archival_limit_chars: settings.archival_limit_chars,
+        footprint_enabled: settings.footprint_enabled,
+        mem0_base_url: over
+            .mem0_url
+            .clone()
+            .or_else(|| env_string(ENV_MEM0_URL))
+            .or_else(|| settings.mem0.base_url.clone()),
+        mem0_user_id: settings.mem0.user_id.clone(),
+        mem0_api_key: env_string(ENV_MEM0_KEY).or_else(|| settings.mem0.api_key.clone()),
+        mem0_timeout_ms: settings.mem0.timeout_ms,
+        root,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_non_defaults_are_stored_and_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cfg/settings.json");
+        assert_eq!(load(&path).unwrap(), Settings::default());
+        let s = Settings {
+            backend: Backend::Sqlite,
+            root: Some(dir.path().to_path_buf()),
+            ..Settings::default()
+        };
+        save(&path, &s).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"backend\": \"sqlite\""));
+        assert!(!text.contains("archivalLimitChars"));
+        assert!(!text.contains("mem0"));
+        assert_eq!(load(&path).unwrap(), s);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600);
+        }
+    }
+
+    #[test]
+    fn corrupt_and_invalid_settings_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{ not json").unwrap();
+        let err = load(&path).unwrap_err().to_string();
+        assert!(err.contains("not valid JSON"), "{err}");
+        let bad = Settings {
+            archival_limit_chars: 5,
+            ..Settings::default()
+        };
+        assert!(save(&path, &bad).is_err());
+        let bad = Settings {
+            root: Some(PathBuf::from("relative/root")),
+            ..Settings::default()
+        };
+        assert!(bad.validate().is_err());
+    }
+
+    #[test]
+    fn overrides_win() {
+        let s = Settings {
+            root: Some(PathBuf::from("/from/settings")),
+            ..Settings::default()
+        };
+        let e = effective(
+            &s,
+            &Overrides {
+                root: Some(PathBuf::from("/flag/root")),
+                ..Overrides::default()
+            },
+        );
+        assert_eq!(e.root, PathBuf::from("/flag/root"));
+        assert_eq!(e.db_path, PathBuf::from("/flag/root/oryxos.db"));
+    }
+}

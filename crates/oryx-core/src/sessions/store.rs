@@ -1,0 +1,632 @@
+//! Listing, reading and counting rows of `sessions`.
+
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, OptionalExtension, Row};
+use serde_json::error::Category;
+
+use super::model::{
+    Message, NewSession, Session, SessionFilter, SessionPage, SessionStats, SessionSummary,
+};
+use super::sql::{epoch_ms_sql, projection, sql_int, text_cell, TableShape};
+use super::SessionStore;
+use crate::db;
+use crate::error::{CoreError, DbContext, Result};
+use crate::timefmt::parse_db_time;
+
+const SESSIONS: TableShape = TableShape {
+    table: "sessions",
+    required: &["session_id"],
+    optional: &[
+        "profile_name",
+        "channel",
+        "user_id",
+        "messages_json",
+        "status",
+        "created_at",
+        "last_active_at",
+        "archived_at",
+    ],
+};
+
+/// The summary columns, in the order `summary_from_row` reads them. The message count and the
+/// JSON type are computed by SQLite so that listing never loads a message array into Rust.
+/// The nested CASEs guarantee json_type and json_array_length only ever see valid JSON.
+const SUMMARY_COLUMNS: &str = "session_id, profile_name, channel, user_id, status, \
+     created_at, last_active_at, archived_at, \
+     CASE WHEN messages_json IS NULL THEN 0 \
+          WHEN json_valid(messages_json) THEN \
+               CASE WHEN json_type(messages_json) = 'array' THEN json_array_length(messages_json) END \
+     END, \
+     CASE WHEN messages_json IS NULL THEN NULL \
+          WHEN json_valid(messages_json) THEN json_type(messages_json) \
+          ELSE 'invalid' END";
+
+/// Index of `messages_json` when a query appends it after the summary columns.
+const MESSAGES_COLUMN: usize = 10;
+
+impl SessionStore {
+    /// One page of sessions, most recently active first. A missing database or table is an
+    /// empty page; a file that is not SQLite is `CoreError::Corrupt`.
+    pub fn list(&self, filter: &SessionFilter) -> Result<SessionPage> {
+        let Some(conn) = self.open_existing()? else {
+            return Ok(SessionPage::default());
+        };
+        let Some(source) = projection(&conn, &self.path, &SESSIONS)? else {
+            return Ok(SessionPage::default());
+        };
+        let cond = Conditions::of(filter);
+        let count_sql = format!("SELECT count(*) FROM ({source}) {}", cond.sql);
+        let total: i64 = conn
+            .query_row(&count_sql, params_from_iter(&cond.params), |r| r.get(0))
+            .at_db(&self.path)?;
+        let page_sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM ({source}) {} \
+             ORDER BY coalesce({}, {}) DESC NULLS LAST, session_id LIMIT ? OFFSET ?",
+            cond.sql,
+            epoch_ms_sql("last_active_at"),
+            epoch_ms_sql("created_at"),
+        );
+        let mut args = cond.params;
+        args.push(Value::Integer(sql_int(filter.limit)));
+        args.push(Value::Integer(sql_int(filter.offset)));
+        let mut stmt = conn.prepare(&page_sql).at_db(&self.path)?;
+        let items = stmt
+            .query_map(params_from_iter(&args), summary_from_row)
+            .at_db(&self.path)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .at_db(&self.path)?;
+        Ok(SessionPage {
+            total: u64::try_from(total).unwrap_or(0),
+            items,
+        })
+    }
+
+    /// One session with its messages. A corrupt `messages_json` is reported in
+    /// `summary.error` with no messages, so that the rest of the row can still be shown.
+    pub fn get(&self, id: &str) -> Result<Session> {
+        let not_found = || CoreError::SessionNotFound(id.to_string());
+        let Some(conn) = self.open_existing()? else {
+            return Err(not_found());
+        };
+        let Some(source) = projection(&conn, &self.path, &SESSIONS)? else {
+            return Err(not_found());
+        };
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS}, messages_json FROM ({source}) WHERE session_id = ?1"
+        );
+        let row = conn
+            .query_row(&sql, [id], |r| {
+                Ok((summary_from_row(r)?, r.get::<_, Value>(MESSAGES_COLUMN)?))
+            })
+            .optional()
+            .at_db(&self.path)?;
+        let (summary, raw) = row.ok_or_else(not_found)?;
+        Ok(with_messages(summary, raw))
+    }
+
+    /// Sessions by status (either case); `total` includes rows with any other status.
+    pub fn stats(&self) -> Result<SessionStats> {
+        let Some(conn) = self.open_existing()? else {
+            return Ok(SessionStats::default());
+        };
+        let Some(source) = projection(&conn, &self.path, &SESSIONS)? else {
+            return Ok(SessionStats::default());
+        };
+        let sql = format!(
+            "SELECT count(*), \
+                    coalesce(sum(lower(trim(status)) = 'active'), 0), \
+                    coalesce(sum(lower(trim(status)) = 'archived'), 0) \
+             FROM ({source})"
+        );
+        let (total, active, archived): (i64, i64, i64) = conn
+            .query_row(&sql, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .at_db(&self.path)?;
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        Ok(SessionStats {
+            active: count(active),
+            archived: count(archived),
+            total: count(total),
+        })
+    }
+
+    /// Writes a session row for the demo and test fixture builders. **Fixture-only**: the
+    /// console never writes sessions, and nothing here ever rewrites an existing
+    /// `messages_json`. An id that already exists is `CoreError::Conflict`.
+    pub fn insert_session(&self, s: &NewSession) -> Result<()> {
+        let conn = db::open_or_create(&self.path)?;
+        conn.execute(
+            "INSERT INTO sessions(session_id, profile_name, channel, user_id, messages_json, \
+                                  status, created_at, last_active_at, archived_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                s.session_id,
+                s.agent,
+                s.channel,
+                s.user_id,
+                s.messages_json,
+                s.status,
+                s.created_at_ms,
+                s.last_active_at_ms,
+                s.archived_at_ms
+            ],
+        )
+        .map_err(|e| match is_duplicate_key(&e) {
+            true => CoreError::Conflict(format!("session {:?} already exists", s.session_id)),
+            false => CoreError::db(&self.path, e),
+        })?;
+        Ok(())
+    }
+}
+
+fn is_duplicate_key(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
+/// The WHERE clause of a filter with its positional parameters, shared by the page and the
+/// count so that `total` always describes the same rows.
+struct Conditions {
+    sql: String,
+    params: Vec<Value>,
+}
+
+impl Conditions {
+    fn of(f: &SessionFilter) -> Conditions {
+        let mut clauses: Vec<&str> = Vec::new();
+        let mut params = Vec::new();
+        if let Some(agent) = &f.agent {
+            clauses.push("profile_name = ?");
+            params.push(Value::Text(agent.clone()));
+        }
+        if let Some(status) = f.status {
+            // Older rows may say ACTIVE; the filter matches either case.
+            clauses.push("lower(trim(status)) = ?");
+            params.push(Value::Text(status.as_str().to_string()));
+        }
+        if let Some(channel) = &f.channel {
+            clauses.push("channel = ?");
+            params.push(Value::Text(channel.clone()));
+        }
+        if let Some(q) = f.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+            // instr rather than LIKE: a search for "50%" or "a_b" means those characters.
+            clauses.push(
+                "(instr(lower(session_id), lower(?)) > 0 \
+                  OR instr(lower(coalesce(user_id, '')), lower(?)) > 0)",
+            );
+            params.push(Value::Text(q.to_string()));
+            params.push(Value::Text(q.to_string()));
+        }
+        let sql = match clauses.is_empty() {
+            true => String::new(),
+            false => format!("WHERE {}", clauses.join(" AND ")),
+        };
+        Conditions { sql, params }
+    }
+}
+
+fn summary_from_row(r: &Row<'_>) -> rusqlite::Result<SessionSummary> {
+    let cell = |i: usize| r.get::<_, Value>(i);
+    let session_id = text_cell(cell(0)?).unwrap_or_default();
+    let count: Option<i64> = r.get(8)?;
+    let kind: Option<String> = r.get(9)?;
+    Ok(SessionSummary {
+        error: shape_error(&session_id, kind.as_deref()),
+        session_id,
+        agent: text_cell(cell(1)?),
+        channel: text_cell(cell(2)?),
+        user_id: text_cell(cell(3)?),
+        status: text_cell(cell(4)?).unwrap_or_default(),
+        created_at: parse_db_time(&cell(5)?),
+        last_active_at: parse_db_time(&cell(6)?),
+        archived_at: parse_db_time(&cell(7)?),
+        message_count: count.and_then(|c| u64::try_from(c).ok()),
+    })
+}
+
+/// Why a row's `messages_json` cannot be a message list, from SQLite's view of it.
+fn shape_error(id: &str, json_type: Option<&str>) -> Option<String> {
+    match json_type {
+        None | Some("array") => None,
+        Some("invalid") => Some(format!("messages_json of session {id} is not valid JSON")),
+        Some(other) => Some(format!(
+            "messages_json of session {id} is a JSON {other}, not an array"
+        )),
+    }
+}
+
+/// Parses the stored messages into the session; on failure the session keeps its summary
+/// and carries serde's precise reason instead of SQLite's coarse one.
+fn with_messages(mut summary: SessionSummary, raw: Value) -> Session {
+    let parsed = match text_cell(raw) {
+        None => Ok(Vec::new()),
+        Some(text) => parse_messages(&summary.session_id, &text),
+    };
+    match parsed {
+        Ok(messages) => {
+            summary.message_count = Some(messages.len() as u64);
+            summary.error = None;
+            Session { summary, messages }
+        }
+        Err(reason) => {
+            summary.message_count = None;
+            summary.error = Some(reason);
+            Session {
+                summary,
+                messages: Vec::new(),
+            }
+        }
+    }
+}
+
+fn parse_messages(id: &str, text: &str) -> std::result::Result<Vec<Message>, String> {
+    serde_json::from_str(text).map_err(|e| match e.classify() {
+        Category::Data => {
+            format!("messages_json of session {id} is not a JSON array of messages: {e}")
+        }
+        Category::Syntax | Category::Eof | Category::Io => {
+            format!("messages_json of session {id} is not valid JSON: {e}")
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{session, Fixture, TWO_MESSAGES};
+    use super::super::SessionStatus;
+    use super::*;
+    use crate::timefmt::{local_to_epoch_ms, parse_entry_ts};
+
+    const T0: i64 = 1_780_000_000_000;
+    const MINUTE: i64 = 60_000;
+
+    fn ids(page: &SessionPage) -> Vec<&str> {
+        page.items.iter().map(|s| s.session_id.as_str()).collect()
+    }
+
+    /// Five sessions: a and b agents, cli/web channels, one archived in upper case.
+    fn five() -> Fixture {
+        let f = Fixture::with_schema();
+        f.insert(session("cli:alice:a", "a", TWO_MESSAGES, T0 + MINUTE));
+        f.insert(session("web:bob:a", "a", TWO_MESSAGES, T0 + 5 * MINUTE));
+        f.insert(NewSession {
+            status: "ARCHIVED".into(),
+            archived_at_ms: Some(T0 + 3 * MINUTE),
+            ..session("cli:carol:b", "b", TWO_MESSAGES, T0 + 2 * MINUTE)
+        });
+        f.insert(session("cli:Alice2:b", "b", "[]", T0 + 4 * MINUTE));
+        f.insert(session("web:dave:a", "a", TWO_MESSAGES, T0 + 3 * MINUTE));
+        f
+    }
+
+    fn list(f: &Fixture, filter: SessionFilter) -> SessionPage {
+        f.store.list(&filter).unwrap()
+    }
+
+    #[test]
+    fn list_orders_newest_first_and_pages_in_sql() {
+        let f = five();
+        let all = list(&f, SessionFilter::default());
+        assert_eq!(all.total, 5);
+        assert_eq!(
+            ids(&all),
+            [
+                "web:bob:a",
+                "cli:Alice2:b",
+                "web:dave:a",
+                "cli:carol:b",
+                "cli:alice:a"
+            ]
+        );
+        let page = list(
+            &f,
+            SessionFilter {
+                limit: 2,
+                offset: 2,
+                ..Default::default()
+            },
+        );
+        assert_eq!(page.total, 5, "total counts every match, not the page");
+        assert_eq!(ids(&page), ["web:dave:a", "cli:carol:b"]);
+        let past_end = list(
+            &f,
+            SessionFilter {
+                offset: 10,
+                ..Default::default()
+            },
+        );
+        assert_eq!((past_end.total, past_end.items.len()), (5, 0));
+    }
+
+    #[test]
+    fn list_filters_by_agent_status_channel_and_query() {
+        let f = five();
+        let by_agent = list(
+            &f,
+            SessionFilter {
+                agent: Some("b".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(ids(&by_agent), ["cli:Alice2:b", "cli:carol:b"]);
+        let archived = list(
+            &f,
+            SessionFilter {
+                status: Some(SessionStatus::Archived),
+                ..Default::default()
+            },
+        );
+        assert_eq!(ids(&archived), ["cli:carol:b"]);
+        assert_eq!(
+            archived.items[0].parsed_status(),
+            Some(SessionStatus::Archived)
+        );
+        assert!(archived.items[0].archived_at.is_some());
+        let active_a_web = list(
+            &f,
+            SessionFilter {
+                agent: Some("a".into()),
+                status: Some(SessionStatus::Active),
+                channel: Some("web".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            (active_a_web.total, ids(&active_a_web)),
+            (2, vec!["web:bob:a", "web:dave:a"])
+        );
+        let query = list(
+            &f,
+            SessionFilter {
+                query: Some("ALICE".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            ids(&query),
+            ["cli:Alice2:b", "cli:alice:a"],
+            "case-insensitive substring"
+        );
+        let by_user = list(
+            &f,
+            SessionFilter {
+                query: Some("dav".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(ids(&by_user), ["web:dave:a"]);
+        let literal = list(
+            &f,
+            SessionFilter {
+                query: Some("%".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(literal.total, 0, "no LIKE wildcards");
+    }
+
+    #[test]
+    fn list_reports_message_counts_and_summary_fields() {
+        let f = five();
+        let all = list(&f, SessionFilter::default());
+        let bob = &all.items[0];
+        assert_eq!(bob.message_count, Some(2));
+        assert_eq!(bob.agent.as_deref(), Some("a"));
+        assert_eq!(bob.channel.as_deref(), Some("web"));
+        assert_eq!(bob.user_id.as_deref(), Some("bob"));
+        assert_eq!(bob.status, "active");
+        assert_eq!(bob.error, None);
+        assert_eq!(all.items[1].message_count, Some(0));
+    }
+
+    #[test]
+    fn timestamps_in_epoch_ms_and_iso_text_are_both_read_and_ordered() {
+        let f = Fixture::with_schema();
+        let nine_thirty = parse_entry_ts("2026-07-22 09:30:00").unwrap();
+        let ms = local_to_epoch_ms(&nine_thirty);
+        f.conn()
+            .execute_batch(&format!(
+                "INSERT INTO sessions VALUES ('iso', 'a', 'cli', 'u', '[]', 'active',
+                     '2026-07-22T09:00:00', '2026-07-23 10:30:00.000', NULL);
+                 INSERT INTO sessions VALUES ('ms', 'a', 'cli', 'u', '[]', 'active',
+                     {ms}, {ms}, '{ms}');"
+            ))
+            .unwrap();
+        let page = list(&f, SessionFilter::default());
+        assert_eq!(ids(&page), ["iso", "ms"]);
+        let iso = &page.items[0];
+        assert_eq!(iso.created_at, parse_entry_ts("2026-07-22 09:00:00"));
+        assert_eq!(iso.last_active_at, parse_entry_ts("2026-07-23 10:30:00"));
+        let ms_row = &page.items[1];
+        assert_eq!(ms_row.created_at, Some(nine_thirty));
+        assert_eq!(ms_row.last_active_at, Some(nine_thirty));
+        assert_eq!(
+            ms_row.archived_at,
+            Some(nine_thirty),
+            "numeric text is epoch ms too"
+        );
+    }
+
+    #[test]
+    fn corrupt_messages_json_marks_only_that_row() {
+        let f = Fixture::with_schema();
+        f.insert(session("cli:u:good", "a", TWO_MESSAGES, T0 + 3 * MINUTE));
+        f.insert(session(
+            "cli:u:broken",
+            "a",
+            "[{\"role\":\"user\",",
+            T0 + 2 * MINUTE,
+        ));
+        f.insert(session(
+            "cli:u:object",
+            "a",
+            r#"{"role":"user"}"#,
+            T0 + MINUTE,
+        ));
+        let page = list(&f, SessionFilter::default());
+        assert_eq!(page.total, 3);
+        let [good, broken, object] = &page.items[..] else {
+            panic!("three rows expected: {page:?}");
+        };
+        assert_eq!((good.message_count, good.error.as_deref()), (Some(2), None));
+        assert_eq!(broken.message_count, None);
+        assert_eq!(
+            broken.error.as_deref(),
+            Some("messages_json of session cli:u:broken is not valid JSON")
+        );
+        assert_eq!(object.message_count, None);
+        assert!(object
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("is a JSON object, not an array"));
+
+        let s = f.store.get("cli:u:broken").unwrap();
+        assert!(s.messages.is_empty());
+        let err = s.summary.error.unwrap();
+        assert!(
+            err.starts_with("messages_json of session cli:u:broken is not valid JSON: EOF"),
+            "{err}"
+        );
+        let s = f.store.get("cli:u:object").unwrap();
+        assert!(s
+            .summary
+            .error
+            .unwrap()
+            .contains("is not a JSON array of messages"));
+        let s = f.store.get("cli:u:good").unwrap();
+        assert_eq!(s.messages.len(), 2);
+        assert_eq!(s.messages[1].content.as_deref(), Some("hello"));
+        assert_eq!((s.summary.message_count, s.summary.error), (Some(2), None));
+    }
+
+    #[test]
+    fn a_null_messages_json_is_an_empty_session() {
+        let f = Fixture::with_schema();
+        f.conn()
+            .execute(
+                "INSERT INTO sessions VALUES ('n', 'a', 'cli', 'u', NULL, 'active', 1, 1, NULL)",
+                [],
+            )
+            .unwrap();
+        let page = list(&f, SessionFilter::default());
+        assert_eq!(
+            (page.items[0].message_count, page.items[0].error.as_deref()),
+            (Some(0), None)
+        );
+        assert!(f.store.get("n").unwrap().messages.is_empty());
+    }
+
+    #[test]
+    fn get_of_a_missing_id_is_session_not_found() {
+        let f = Fixture::empty();
+        assert!(matches!(f.store.get("x"), Err(CoreError::SessionNotFound(id)) if id == "x"));
+        let f = five();
+        assert!(matches!(
+            f.store.get("cli:nobody:a"),
+            Err(CoreError::SessionNotFound(_))
+        ));
+    }
+
+    #[test]
+    fn a_missing_database_or_table_is_empty_not_an_error() {
+        let f = Fixture::empty();
+        assert_eq!(list(&f, SessionFilter::default()), SessionPage::default());
+        assert_eq!(f.store.stats().unwrap(), SessionStats::default());
+        assert!(!f.path.exists(), "reading never creates the database");
+        let f = Fixture::with_ddl("CREATE TABLE other(x)");
+        assert_eq!(list(&f, SessionFilter::default()).total, 0);
+    }
+
+    #[test]
+    fn older_tables_without_optional_columns_still_list() {
+        let f = Fixture::with_ddl(
+            "CREATE TABLE sessions(session_id TEXT PRIMARY KEY, messages_json TEXT, status TEXT);
+             INSERT INTO sessions VALUES ('old', '[{\"role\":\"user\",\"content\":\"x\"}]', 'active');",
+        );
+        let page = list(&f, SessionFilter::default());
+        let old = &page.items[0];
+        assert_eq!(
+            (old.session_id.as_str(), old.message_count),
+            ("old", Some(1))
+        );
+        assert_eq!((old.agent.as_deref(), old.created_at), (None, None));
+        let by_agent = list(
+            &f,
+            SessionFilter {
+                agent: Some("a".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(by_agent.total, 0);
+        assert_eq!(f.store.get("old").unwrap().messages.len(), 1);
+        assert_eq!(f.store.stats().unwrap().active, 1);
+    }
+
+    #[test]
+    fn a_sessions_table_without_session_id_is_corrupt() {
+        let f = Fixture::with_ddl("CREATE TABLE sessions(id INTEGER, messages_json TEXT)");
+        match f.store.list(&SessionFilter::default()) {
+            Err(CoreError::Corrupt(msg)) => {
+                assert!(
+                    msg.contains("table sessions has no column session_id"),
+                    "{msg}"
+                )
+            }
+            other => panic!("expected Corrupt, got {other:?}"),
+        }
+        assert!(matches!(f.store.get("x"), Err(CoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_corrupt() {
+        let f = Fixture::empty();
+        std::fs::write(
+            &f.path,
+            "not a database, only text that is long enough to be read",
+        )
+        .unwrap();
+        assert!(matches!(
+            f.store.list(&SessionFilter::default()),
+            Err(CoreError::Corrupt(_))
+        ));
+        assert!(matches!(f.store.get("x"), Err(CoreError::Corrupt(_))));
+        assert!(matches!(f.store.stats(), Err(CoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn stats_count_statuses_in_any_case() {
+        let f = five();
+        f.insert(NewSession {
+            status: "paused".into(),
+            ..session("x:y:z", "a", "[]", T0)
+        });
+        let stats = f.store.stats().unwrap();
+        assert_eq!(
+            stats,
+            SessionStats {
+                active: 4,
+                archived: 1,
+                total: 6
+            }
+        );
+        let paused = f.store.get("x:y:z").unwrap().summary;
+        assert_eq!(
+            (paused.status.as_str(), paused.parsed_status()),
+            ("paused", None)
+        );
+    }
+
+    #[test]
+    fn insert_session_stores_messages_json_verbatim_and_refuses_duplicates() {
+        let f = Fixture::empty();
+        let odd = "[ {\"role\" : \"user\", \"content\":\"x\"} ]\n";
+        f.insert(session("cli:u:a", "a", odd, T0));
+        let stored: String = f
+            .conn()
+            .query_row("SELECT messages_json FROM sessions", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored, odd);
+        let again = f.store.insert_session(&session("cli:u:a", "a", "[]", T0));
+        assert!(matches!(again, Err(CoreError::Conflict(_))), "{again:?}");
+    }
+}

@@ -1,0 +1,315 @@
+//! The memory tools and the ToolExecutor that records every call in `tool_invocations` (SPEC §8).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::error::{CoreError, Result};
+use crate::memory::{MemoryService, Scope};
+use crate::names::{resolve_lenient, Owner};
+use crate::sessions::{NewInvocation, SessionStore};
+
+pub const SAVE_MEMORY: &str = "save_memory";
+pub const RECALL_MEMORY: &str = "recall_memory";
+pub const SAVED: &str = "已记住";
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub parameters: Value,
+}
+
+pub const SAVE_SCOPE_DESCRIPTION: &str = "记忆分区：core = 少量常驻事实（身份/偏好/硬约束，每轮对话都在场，不参与检索，务必精炼）；archival = 一般值得记住的事件与结论（按需检索找回）。不确定就填 archival";
+
+/// The input schema in the shape the runtime's tool layer (Spring AI) generates: every
+/// parameter required, no additional properties.
+fn input_schema(params: &[(&str, &str)]) -> Value {
+    let mut properties = serde_json::Map::new();
+    for (name, description) in params {
+        properties.insert(
+            name.to_string(),
+            json!({"type": "string", "description": description}),
+        );
+    }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": properties,
+        "required": params.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        "additionalProperties": false
+    })
+}
+
+/// The memory tools as prompt part [4] lists them.
+pub fn specs() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: SAVE_MEMORY,
+            description: "记住一件值得长期记住的事",
+            parameters: input_schema(&[
+                ("content", "要记住的内容"),
+                ("scope", SAVE_SCOPE_DESCRIPTION),
+            ]),
+        },
+        ToolSpec {
+            name: RECALL_MEMORY,
+            description: "按关键词检索长期记忆",
+            parameters: input_schema(&[("keyword", "检索关键词")]),
+        },
+    ]
+}
+
+pub fn bad_scope_message(scope: &str) -> String {
+    format!("无法识别的记忆分区: {scope}（应为 core 或 archival）")
+}
+
+/// Who is calling: the running agent (may be invalid: then the global file) and its session.
+#[derive(Debug, Clone, Default)]
+pub struct ToolContext {
+    pub agent: Option<String>,
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The model's call was wrong (unknown tool, bad JSON, bad scope, empty content).
+    BadCall,
+    /// The store failed (disk, database, mem0).
+    Store,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolOutcome {
+    pub tool: String,
+    pub owner: String,
+    /// The result string handed back to the model.
+    pub output: String,
+    pub success: bool,
+    pub failure: Option<FailureKind>,
+    pub duration_ms: i64,
+    pub invocation_id: i64,
+}
+
+pub struct ToolExecutor {
+    root: PathBuf,
+    memory: MemoryService,
+    sessions: SessionStore,
+}
+
+impl ToolExecutor {
+    pub fn new(root: impl Into<PathBuf>, memory: MemoryService, sessions: SessionStore) -> Self {
+        ToolExecutor {
+            root: root.into(),
+            memory,
+            sessions,
+        }
+    }
+
+    /// Runs one call and records it; failures of the call itself are outcomes, not errors.
+    /// Only a failure to record the invocation is an `Err`.
+    pub fn execute(&self, ctx: &ToolContext, tool: &str, input_json: &str) -> Result<ToolOutcome> {
+        let started = Instant::now();
+        let owner = resolve_lenient(&self.root, ctx.agent.as_deref());
+        let result = self.run(&owner, tool, input_json);
+        let duration_ms = started.elapsed().as_millis() as i64;
+        // As the runtime records them: a tool that returned (even a complaint about its input,
+        // like a bad scope) succeeded and its result is JSON-encoded; a failure has no result.
+        let (output, success, failure) = match result {
+            Ok(out) => (out, true, None),
+            Err(Failure::Answered(msg)) => (msg, true, Some(FailureKind::BadCall)),
+            Err(Failure::Failed(kind, msg)) => (msg, false, Some(kind)),
+        };
+        let invocation_id = self.sessions.record_invocation(&NewInvocation {
+            session_id: ctx
+                .session_id
+                .clone()
+                .unwrap_or_else(|| default_session_id(&owner)),
+            tool_name: tool.to_string(),
+            input_json: input_json.to_string(),
+            result_json: success
+                .then(|| serde_json::to_string(&output).expect("string serialises")),
+            success,
+            error_message: (!success).then(|| output.clone()),
+            duration_ms,
+        })?;
+        Ok(ToolOutcome {
+            tool: tool.to_string(),
+            owner: owner.label(),
+            output,
+            success,
+            failure,
+            duration_ms,
+            invocation_id,
+        })
+    }
+
+    fn run(
+        &self,
+        owner: &Owner,
+        tool: &str,
+        input_json: &str,
+    ) -> std::result::Result<String, Failure> {
+        if tool != SAVE_MEMORY && tool != RECALL_MEMORY {
+            return Err(Failure::Failed(
+                FailureKind::BadCall,
+                format!("未注册的工具: {tool}"),
+            ));
+        }
+        let input: Value = serde_json::from_str(if input_json.trim().is_empty() {
+            "{}"
+        } else {
+            input_json
+        })
+        .map_err(|e| {
+            Failure::Failed(FailureKind::BadCall, format!("工具入参不是合法 JSON: {e}"))
+        })?;
+        let store_err = |e: CoreError| Failure::Failed(FailureKind::Store, e.to_string());
+        match tool {
+            SAVE_MEMORY => {
+                let content = str_arg(&input, "content");
+                let scope_raw = str_arg(&input, "scope");
+                let scope = Scope::parse_lenient(&scope_raw)
+                    .ok_or_else(|| Failure::Answered(bad_scope_message(&scope_raw)))?;
+                if content.trim().is_empty() {
+                    return Err(Failure::Failed(
+                        FailureKind::BadCall,
+                        "记忆内容不能为空".into(),
+                    ));
+                }
+                self.memory
+                    .append(owner, scope, &content)
+                    .map_err(store_err)?;
+                Ok(SAVED.to_string())
+            }
+            RECALL_MEMORY => {
+                let keyword = str_arg(&input, "keyword");
+                self.memory.recall_text(owner, &keyword).map_err(store_err)
+            }
+            _ => unreachable!("unknown tools are answered above"),
+        }
+    }
+}
+
+enum Failure {
+    /// The tool answered with a complaint (the runtime returns it as the tool's result).
+    Answered(String),
+    /// The call failed; recorded with `success = false`.
+    Failed(FailureKind, String),
+}
+
+/// `tool_invocations.session_id` is NOT NULL in the runtime's schema; calls made from the
+/// console without a session get a session id in the runtime's `channel:user:agent` shape.
+pub fn default_session_id(owner: &Owner) -> String {
+    format!("console:oryx:{}", owner.db_key())
+}
+
+/// A string argument; numbers and booleans are accepted as their text, missing is empty.
+fn str_arg(input: &Value, key: &str) -> String {
+    match input.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MarkdownMemoryStore;
+    use std::sync::Arc;
+
+    fn executor(dir: &std::path::Path) -> ToolExecutor {
+        std::fs::create_dir_all(dir.join("agents/a")).unwrap();
+        let memory = MemoryService::new(Arc::new(MarkdownMemoryStore::new(dir)), 4000);
+        ToolExecutor::new(dir, memory, SessionStore::new(dir.join("oryxos.db")))
+    }
+
+    #[test]
+    fn save_and_recall_with_exact_strings() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = executor(dir.path());
+        let ctx = ToolContext {
+            agent: Some("a".into()),
+            session_id: Some("cli:u:a".into()),
+        };
+        let out = ex
+            .execute(&ctx, SAVE_MEMORY, r#"{"content":"用户偏好简洁的回复"}"#)
+            .unwrap();
+        assert_eq!(out.output, "已记住");
+        let text = std::fs::read_to_string(dir.path().join("agents/a/MEMORY.md")).unwrap();
+        assert!(
+            text.contains("## 归档记忆\n- ["),
+            "blank scope is archival: {text}"
+        );
+        let out = ex
+            .execute(&ctx, SAVE_MEMORY, r#"{"content":"x","scope":"long"}"#)
+            .unwrap();
+        assert_eq!(
+            out.output,
+            "无法识别的记忆分区: long（应为 core 或 archival）"
+        );
+        assert_eq!(out.failure, Some(FailureKind::BadCall));
+        let out = ex
+            .execute(&ctx, RECALL_MEMORY, r#"{"keyword":"偏好"}"#)
+            .unwrap();
+        assert!(out.output.starts_with("- [") && out.output.ends_with("] 用户偏好简洁的回复"));
+        let out = ex
+            .execute(&ctx, RECALL_MEMORY, r#"{"keyword":"nothing"}"#)
+            .unwrap();
+        assert_eq!(out.output, "没有找到相关记忆");
+        let out = ex.execute(&ctx, "rm_rf", "{}").unwrap();
+        assert!(!out.success);
+        let out = ex.execute(&ctx, SAVE_MEMORY, "{not json").unwrap();
+        assert!(!out.success && out.output.starts_with("工具入参不是合法 JSON"));
+        let rows = ex.sessions.tool_invocations(None, 100, 0).unwrap();
+        assert_eq!(rows.len(), 6, "every call is recorded, failures included");
+        let failed: Vec<_> = rows.iter().filter(|r| !r.success).collect();
+        assert_eq!(
+            failed.len(),
+            2,
+            "unknown tool and bad JSON fail; a bad scope is an answer"
+        );
+        assert!(failed
+            .iter()
+            .all(|r| r.result_json.is_none() && r.error_message.is_some()));
+        assert!(rows
+            .iter()
+            .any(|r| r.error_message.as_deref() == Some("未注册的工具: rm_rf")));
+        assert!(rows
+            .iter()
+            .all(|r| r.session_id.as_deref() == Some("cli:u:a")));
+        let saved = rows
+            .iter()
+            .find(|r| r.result_json.as_deref() == Some("\"已记住\""))
+            .unwrap();
+        assert_eq!(
+            saved.input_json.as_deref(),
+            Some(r#"{"content":"用户偏好简洁的回复"}"#)
+        );
+    }
+
+    #[test]
+    fn an_invalid_agent_on_the_run_path_falls_back_to_global() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = executor(dir.path());
+        let ctx = ToolContext {
+            agent: Some("../../etc".into()),
+            session_id: None,
+        };
+        let out = ex
+            .execute(&ctx, SAVE_MEMORY, r#"{"content":"safe","scope":"CORE"}"#)
+            .unwrap();
+        assert!(out.success);
+        assert_eq!(out.owner, "global");
+        let rows = ex.sessions.tool_invocations(None, 10, 0).unwrap();
+        assert_eq!(
+            rows[0].session_id.as_deref(),
+            Some("console:oryx:__global__")
+        );
+        assert!(dir.path().join("memory/MEMORY.md").exists());
+    }
+}

@@ -1,0 +1,62 @@
+//! Managed state: the console (which swaps its runtime on a settings change) and the watcher
+//! that tells the window when files change on disk.
+
+use std::sync::{Arc, Mutex};
+
+use oryx_api::watch::{self, ChangeEvent, Watcher};
+use oryx_api::Console;
+use tauri::{AppHandle, Emitter};
+
+pub const CHANGED_EVENT: &str = "oryx://changed";
+
+pub struct AppState {
+    console: Arc<Console>,
+    app: Mutex<Option<AppHandle>>,
+    watcher: Mutex<Option<Watcher>>,
+}
+
+impl AppState {
+    pub fn new(console: Console) -> Self {
+        AppState {
+            console: Arc::new(console),
+            app: Mutex::new(None),
+            watcher: Mutex::new(None),
+        }
+    }
+
+    pub fn console(&self) -> Arc<Console> {
+        self.console.clone()
+    }
+
+    pub fn attach(&self, app: AppHandle) {
+        *self.app.lock().unwrap_or_else(|p| p.into_inner()) = Some(app);
+        self.rewatch();
+    }
+
+    /// Watches the current root and database; a folder that cannot be watched only loses live
+    /// refresh, never the console.
+    pub fn rewatch(&self) {
+        let Some(app) = self.app.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
+            return;
+        };
+        let rt = self.console.runtime();
+        let emitter = app.clone();
+        let watcher = watch::watch(
+            &rt.effective.root,
+            &rt.effective.db_path,
+            move |changes: Vec<ChangeEvent>| {
+                for c in changes {
+                    let _ = emitter.emit(CHANGED_EVENT, c);
+                }
+            },
+        );
+        let mut slot = self.watcher.lock().unwrap_or_else(|p| p.into_inner());
+        match watcher {
+            Ok(w) => *slot = Some(w),
+            Err(e) => {
+                eprintln!("live refresh disabled: {}", e.message);
+                *slot = None;
+            }
+        }
+    }
+}
