@@ -69,7 +69,7 @@ impl From<BackendDto> for Backend {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct EntryDto {
     pub timestamp: Option<String>,
@@ -88,7 +88,7 @@ impl From<&Entry> for EntryDto {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ArchivalEntryDto {
     pub timestamp: Option<String>,
@@ -97,7 +97,7 @@ pub struct ArchivalEntryDto {
     pub in_window: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct WindowDto {
     pub limit_chars: u32,
@@ -110,7 +110,7 @@ pub struct WindowDto {
     pub newest_cut: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct MemoryViewDto {
     /// `None` for the global memory.
@@ -133,7 +133,7 @@ pub struct AppendRequest {
     pub content: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct AppendResult {
     pub agent: Option<String>,
@@ -142,7 +142,7 @@ pub struct AppendResult {
 }
 
 /// How a text would be stored, before storing it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SanitizedPreview {
     pub content: String,
@@ -150,7 +150,7 @@ pub struct SanitizedPreview {
     pub changed: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct RecallResult {
     pub agent: Option<String>,
@@ -160,7 +160,7 @@ pub struct RecallResult {
     pub text: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SkillDto {
     pub name: String,
@@ -168,18 +168,20 @@ pub struct SkillDto {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct MemoryCounts {
     pub core: u32,
     pub archival: u32,
     /// Size of MEMORY.md in bytes (markdown backend), else `None`.
+    // Exported as a JS number: these values stay far below 2^53.
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub bytes: Option<u64>,
     /// Set when the counts could not be read (the agent still lists).
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct AgentSummary {
     pub name: String,
@@ -194,7 +196,7 @@ pub struct AgentSummary {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct AgentDetail {
     pub summary: AgentSummary,
@@ -213,7 +215,7 @@ pub struct AgentDetail {
     pub dir: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct AgentList {
     pub root: String,
@@ -242,7 +244,7 @@ pub struct SessionQuery {
     pub offset: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SessionSummaryDto {
     pub session_id: String,
@@ -258,7 +260,7 @@ pub struct SessionSummaryDto {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SessionPageDto {
     pub total: u32,
@@ -270,7 +272,7 @@ pub struct SessionPageDto {
     pub db_exists: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ToolCallDto {
     pub id: Option<String>,
@@ -278,7 +280,7 @@ pub struct ToolCallDto {
     pub arguments_json: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct MessageDto {
     pub role: String,
@@ -288,7 +290,7 @@ pub struct MessageDto {
     pub tool_calls: Vec<ToolCallDto>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SessionDto {
     pub summary: SessionSummaryDto,
@@ -296,9 +298,11 @@ pub struct SessionDto {
     pub turns: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ToolInvocationDto {
+    // Exported as a JS number: these values stay far below 2^53.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub id: i64,
     pub session_id: Option<String>,
     pub tool_name: String,
@@ -306,6 +310,8 @@ pub struct ToolInvocationDto {
     pub result_json: Option<String>,
     pub success: bool,
     pub error_message: Option<String>,
+    // Exported as a JS number: these values stay far below 2^53.
+    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
     pub duration_ms: Option<i64>,
     pub created_at: Option<String>,
 }
@@ -320,7 +326,7 @@ pub enum PartKindDto {
     Tools,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct PromptPartDto {
     pub index: u8,
@@ -330,7 +336,7 @@ pub struct PromptPartDto {
     pub tokens_estimate: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct PromptDto {
     pub agent: String,
@@ -345,7 +351,7 @@ pub struct PromptDto {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct BootstrapFileDto {
     pub name: String,
@@ -431,7 +437,7 @@ pub struct SettingsDto {
 }
 
 /// What the services actually use after defaults, environment and flags.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct EffectiveDto {
     pub root: String,
@@ -444,7 +450,7 @@ pub struct EffectiveDto {
     pub first_run: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SettingsView {
     pub settings: SettingsDto,
@@ -452,7 +458,7 @@ pub struct SettingsView {
 }
 
 /// What a candidate `.oryxos` root holds, shown before the user commits to it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct RootInspection {
     pub path: String,

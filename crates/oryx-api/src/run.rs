@@ -12,7 +12,7 @@ use crate::error::ApiResult;
 #[cfg(feature = "specta")]
 use specta::Type;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ToolRunResult {
     pub tool: String,
@@ -22,11 +22,15 @@ pub struct ToolRunResult {
     pub success: bool,
     /// The failure was the caller's (bad JSON, unknown tool, bad scope).
     pub bad_call: bool,
+    // Exported as a JS number: these values stay far below 2^53.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub duration_ms: i64,
+    // Exported as a JS number: these values stay far below 2^53.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
     pub invocation_id: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct FootprintResult {
     pub owner: String,

@@ -26,7 +26,7 @@ pub enum ChangeKind {
     Settings,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ChangeEvent {
     pub kind: ChangeKind,
