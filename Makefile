@@ -1,34 +1,87 @@
 # The README's two commands live here: `make run` and `make test`.
 SHELL := /bin/bash
 CARGO ?= cargo
+NPM ?= npm
 SAMPLE ?= $(CURDIR)/sample
+APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential libssl-dev libayatana-appindicator3-dev \
+  librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
+DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: test check fmt-check clippy rust-test run demo cli clean
+.PHONY: test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+  desktop cli demo e2e-desktop e2e-browser bundle screenshots clean
 
 ## Every check and test (what .ci/run runs).
-test: fmt-check clippy rust-test
+test: deps ui fmt-check clippy rust-test ui-check e2e-desktop e2e-browser
+	@echo "make test: all checks passed"
 
-check: fmt-check clippy
+## Opens the console on ./sample (created on first run) unless ORYXOS_ROOT is set.
+run: deps ui desktop cli
+	@if [ -z "$$ORYXOS_ROOT" ] && [ ! -d "$(SAMPLE)" ]; then ./target/debug/oryx demo "$(SAMPLE)"; fi
+	@root="$${ORYXOS_ROOT:-$(SAMPLE)}"; echo "opening the console on $$root"; \
+	if [ -n "$$DISPLAY" ] || [ -n "$$WAYLAND_DISPLAY" ]; then ORYXOS_ROOT="$$root" ./$(DESKTOP_BIN); \
+	else echo "no display: starting under Xvfb (use 'oryx serve' for a browser)"; \
+	  ORYXOS_ROOT="$$root" xvfb-run -a -s "-screen 0 1280x800x24" ./$(DESKTOP_BIN); fi
+
+## System packages (Debian), npm dependencies and tauri-driver, each only when missing.
+deps: apt npm-deps tauri-driver
+
+apt:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; fi
+
+npm-deps:
+	@if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then \
+	  cd ui && $(NPM) ci --no-audit --no-fund; fi
+
+tauri-driver:
+	@command -v tauri-driver >/dev/null 2>&1 || $(CARGO) install tauri-driver --locked
+
+## The web UI, built into ui/dist (the desktop app embeds it; oryx serve serves it).
+ui: npm-deps
+	cd ui && $(NPM) run build
+
+ui-check: npm-deps
+	cd ui && $(NPM) run typecheck && $(NPM) run lint && $(NPM) test
+
+## Regenerates ui/src/bindings.ts from the Rust DTOs (commit the result).
+bindings: ui
+	ORYX_UPDATE_BINDINGS=1 $(CARGO) test -p oryx-desktop --test bindings
 
 fmt-check:
 	$(CARGO) fmt --all --check
 
-clippy:
+clippy: ui
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-rust-test:
+rust-test: ui
 	$(CARGO) test --workspace
 
-## The oryx CLI, built once.
+desktop: ui
+	$(CARGO) build -p oryx-desktop
+
 cli:
 	$(CARGO) build -p oryx-cli
 
-## A sample root to play with: ./sample
 demo: cli
 	@if [ -d "$(SAMPLE)" ]; then echo "$(SAMPLE) exists; remove it to rebuild"; else ./target/debug/oryx demo "$(SAMPLE)"; fi
 
-run: demo
-	./target/debug/oryx --root "$(SAMPLE)" agents
+## The real app under Xvfb, driven by tauri-driver + WebKitWebDriver.
+e2e-desktop: deps desktop cli
+	node tests/e2e-desktop/run.mjs
+
+## The same flows in Debian's chromium against `oryx serve`.
+e2e-browser: deps ui cli
+	node tests/e2e-browser/run.mjs
+
+bundle: deps ui
+	$(CARGO) install tauri-cli --version '^2' --locked --quiet 2>/dev/null || true
+	cargo tauri build --config tauri.conf.json
+
+screenshots: deps desktop cli
+	SCREENSHOTS=docs/screenshots node tests/e2e-desktop/run.mjs
 
 clean:
 	$(CARGO) clean
+	rm -rf ui/dist

@@ -3,7 +3,7 @@
 
 use oryx_core::names::resolve_lenient;
 use oryx_core::tools::{FailureKind, ToolContext, ToolExecutor};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::console::Console;
 use crate::dto::EntryDto;
