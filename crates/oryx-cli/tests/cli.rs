@@ -91,7 +91,8 @@ fn demo_then_agents_shows_agents() {
     assert_eq!(assistant["memory"]["archival"], 140);
     assert_eq!(assistant["skills"].as_array().unwrap().len(), 2);
     let again = env.oryx_plain(&["demo", env.root().to_str().unwrap()]);
-    assert_eq!(code(&again), 2, "a non-empty folder is refused");
+    assert_eq!(code(&again), 1, "a non-empty folder is refused");
+    assert!(stderr(&again).starts_with("error[conflict]"));
 }
 
 fn memory_commands_work_on(backend: &str) {

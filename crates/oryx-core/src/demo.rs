@@ -91,7 +91,7 @@ const SKILLS: &[(&str, &str)] = &[
 /// Writes the sample into `root` (which must be empty or missing) and its `oryxos.db`.
 pub fn write_sample(root: &Path) -> Result<DemoSummary> {
     if root.exists() && fs::read_dir(root).at(root)?.next().is_some() {
-        return Err(CoreError::InvalidInput(format!(
+        return Err(CoreError::Conflict(format!(
             "{} is not empty; choose a new folder for the sample root",
             root.display()
         )));

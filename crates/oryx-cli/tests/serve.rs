@@ -1,0 +1,341 @@
+//! `oryx serve` over real HTTP on 127.0.0.1: the envelope, every status code, the Java-compatible
+//! routes, token and body-size limits.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{json, Value};
+
+struct Server {
+    child: Child,
+    base: String,
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn oryx(dir: &std::path::Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
+    c.env("ORYXOS_CONFIG_DIR", dir.join("config"))
+        .env_remove("ORYXOS_ROOT")
+        .env_remove("ORYXOS_DB")
+        .env_remove("ORYX_TOKEN");
+    c
+}
+
+fn start(extra: &[&str]) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    assert!(oryx(dir.path())
+        .args(["demo", root.to_str().unwrap()])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let mut args = vec![
+        "--root",
+        root.to_str().unwrap(),
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+    ];
+    args.extend_from_slice(extra);
+    let mut child = oryx(dir.path())
+        .args(&args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Server {
+        base: format!("http://{addr}"),
+        child,
+        _dir: dir,
+        root,
+    }
+}
+
+fn client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::new()
+}
+
+fn get(s: &Server, path: &str) -> (u16, Value) {
+    let r = client().get(format!("{}{path}", s.base)).send().unwrap();
+    (r.status().as_u16(), r.json().unwrap())
+}
+
+fn assert_envelope(v: &Value, code: u64) {
+    assert_eq!(v["code"], code, "{v}");
+    assert!(v["timestamp"].as_i64().unwrap() > 1_700_000_000_000);
+    if code == 0 {
+        assert_eq!(v["message"], "success");
+    } else {
+        assert!(v["data"].is_null());
+        let msg = v["message"].as_str().unwrap();
+        assert!(
+            !msg.is_empty() && !msg.contains("panicked") && !msg.contains("src/"),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn memory_route_returns_the_context_text_in_the_envelope() {
+    let s = start(&[]);
+    let (status, v) = get(&s, "/api/v1/agents/assistant/memory");
+    assert_eq!(status, 200);
+    assert_envelope(&v, 0);
+    let text = v["data"].as_str().unwrap();
+    let cli = oryx(s._dir.path())
+        .args([
+            "--root",
+            s.root.to_str().unwrap(),
+            "memory",
+            "context",
+            "--agent",
+            "assistant",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        text,
+        String::from_utf8(cli.stdout).unwrap(),
+        "exactly what `oryx memory context` prints"
+    );
+}
+
+#[test]
+fn status_codes_and_envelopes() {
+    let s = start(&[]);
+    let cases = [
+        ("/api/v1/agents/..%2F..%2Fetc/memory", 400),
+        ("/api/v1/agents/a%5Cb/memory", 400),
+        ("/api/v1/agents/ghost/memory", 404),
+        ("/api/v1/sessions/nope", 404),
+        ("/api/v1/no/such/route", 404),
+        ("/api/v1/sessions?status=weird", 400),
+        ("/api/v1/console/sessions?limit=0", 400),
+        ("/api/v1/console/memory/recall?agent=assistant", 400),
+    ];
+    for (path, code) in cases {
+        let (status, v) = get(&s, path);
+        assert_eq!(status, code, "{path}: {v}");
+        assert_envelope(&v, code as u64);
+    }
+    // 409: the sample root cannot be written into a folder that is not empty.
+    let r = client()
+        .post(format!("{}/api/v1/console/sample-root", s.base))
+        .json(&json!({"path": s.root.to_str().unwrap()}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 409);
+    assert_envelope(&r.json().unwrap(), 409);
+    // 503: a backend that cannot be reached.
+    let (_, settings) = get(&s, "/api/v1/console/settings");
+    let mut dto = settings["data"]["settings"].clone();
+    dto["backend"] = json!("mem0");
+    let r = client()
+        .put(format!("{}/api/v1/console/settings", s.base))
+        .json(&dto)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 503);
+    assert_envelope(&r.json().unwrap(), 503);
+    // 500: a database that is not SQLite.
+    std::fs::write(s.root.join("oryxos.db"), vec![b'x'; 4096]).unwrap();
+    let (status, v) = get(&s, "/api/v1/sessions");
+    assert_eq!(status, 500, "{v}");
+    assert_envelope(&v, 500);
+    assert!(v["message"]
+        .as_str()
+        .unwrap()
+        .contains("not a readable SQLite database"));
+}
+
+#[test]
+fn java_compatible_routes() {
+    let s = start(&[]);
+    let (_, v) = get(&s, "/api/v1/auth/me");
+    assert_eq!(
+        v["data"],
+        json!({"authenticationEnabled": false, "username": null})
+    );
+    let (_, v) = get(&s, "/api/v1/agents");
+    let a = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "assistant")
+        .unwrap()
+        .clone();
+    for key in [
+        "name",
+        "description",
+        "provider",
+        "model",
+        "tools",
+        "skills",
+        "schedules",
+    ] {
+        assert!(a.get(key).is_some(), "missing {key} in {a}");
+    }
+    assert_eq!(a["schedules"][0]["cron"], "0 9 * * 1-5");
+    let (_, v) = get(&s, "/api/v1/sessions");
+    let items = v["data"].as_array().unwrap();
+    assert!(!items.is_empty() && items.len() <= 100);
+    let first = &items[0];
+    for key in [
+        "sessionId",
+        "profileName",
+        "channel",
+        "userId",
+        "status",
+        "createdAt",
+        "lastActiveAt",
+        "messageCount",
+    ] {
+        assert!(first.get(key).is_some(), "missing {key}");
+    }
+    assert!(first["lastActiveAt"].as_str().unwrap().ends_with('Z'));
+    let times: Vec<&str> = items
+        .iter()
+        .map(|i| i["lastActiveAt"].as_str().unwrap())
+        .collect();
+    let mut sorted = times.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(times, sorted, "newest first");
+    let (_, v) = get(&s, "/api/v1/sessions?status=archived");
+    assert!(v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["status"] == "archived"));
+    let (_, stats) = get(&s, "/api/v1/sessions/stats");
+    let d = &stats["data"];
+    assert_eq!(
+        d["total"].as_u64().unwrap(),
+        d["active"].as_u64().unwrap() + d["archived"].as_u64().unwrap()
+    );
+    let id = first["sessionId"].as_str().unwrap();
+    let (_, v) = get(&s, &format!("/api/v1/sessions/{id}"));
+    assert_eq!(v["data"]["sessionId"], id);
+    assert!(v["data"]["messages"][1]["toolCalls"][0]["argumentsJson"].is_string());
+    let (_, doc) = get(&s, "/api/v1/openapi.json");
+    assert!(doc["paths"]["/api/v1/agents/{name}/memory"]["get"].is_object());
+    assert!(doc["paths"]["/api/v1/console/memory"]["post"].is_object());
+}
+
+#[test]
+fn console_routes_append_and_read_back() {
+    let s = start(&[]);
+    let r = client()
+        .post(format!("{}/api/v1/console/memory", s.base))
+        .json(&json!({"agent": "researcher", "scope": "archival", "content": "from rest"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let (_, v) = get(&s, "/api/v1/console/memory?agent=researcher");
+    let last = v["data"]["archival"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "from rest");
+    assert_eq!(last["in_window"], true);
+    let (_, v) = get(
+        &s,
+        "/api/v1/console/memory/recall?agent=researcher&keyword=FROM%20REST",
+    );
+    assert_eq!(v["data"]["entries"].as_array().unwrap().len(), 1);
+    let r = client()
+        .post(format!("{}/api/v1/console/memory", s.base))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    assert_envelope(&r.json().unwrap(), 400);
+}
+
+#[test]
+fn bodies_are_bounded() {
+    let s = start(&[]);
+    let big = "x".repeat(2 * 1024 * 1024);
+    let r = client()
+        .post(format!("{}/api/v1/console/memory", s.base))
+        .json(&json!({"agent": "researcher", "scope": "archival", "content": big}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    assert_envelope(&r.json().unwrap(), 413);
+}
+
+#[test]
+fn token_is_required_when_set() {
+    let s = start(&["--token", "s3cret-token"]);
+    let (status, v) = get(&s, "/api/v1/agents");
+    assert_eq!(status, 401);
+    assert_envelope(&v, 401);
+    let r = client()
+        .get(format!("{}/api/v1/agents", s.base))
+        .bearer_auth("wrong-token!")
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    let r = client()
+        .get(format!("{}/api/v1/agents", s.base))
+        .bearer_auth("s3cret-token")
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let r = client()
+        .get(format!("{}/api/v1/auth/me", s.base))
+        .bearer_auth("s3cret-token")
+        .send()
+        .unwrap();
+    assert_eq!(
+        r.json::<Value>().unwrap()["data"]["authenticationEnabled"],
+        true
+    );
+    let r = client()
+        .get(format!("{}/api/v1/agents", s.base))
+        .header("origin", "http://evil.example")
+        .bearer_auth("s3cret-token")
+        .send()
+        .unwrap();
+    assert!(
+        r.headers().get("access-control-allow-origin").is_none(),
+        "CORS stays off"
+    );
+}
+
+#[test]
+fn non_loopback_bind_needs_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = oryx(dir.path())
+        .args([
+            "--root",
+            dir.path().to_str().unwrap(),
+            "serve",
+            "--bind",
+            "0.0.0.0:0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without --token"));
+}

@@ -1,0 +1,115 @@
+// Desktop end-to-end suite: the real app (target/debug/oryx-desktop) in a real WebKitGTK window
+// under Xvfb, driven through tauri-driver + WebKitWebDriver, on fixture roots on disk.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeFixtures, memoryFile, repo, report, waitFor } from "../e2e/fixtures.mjs";
+import { WebDriver } from "./webdriver.mjs";
+import { flows } from "../e2e/flows.mjs";
+
+const app = join(repo, "target/debug/oryx-desktop");
+if (!existsSync(app)) throw new Error(`build the app first: ${app} is missing (make desktop)`);
+const shots = process.env.SCREENSHOTS ? join(repo, process.env.SCREENSHOTS) : join(repo, "target/e2e-desktop");
+mkdirSync(shots, { recursive: true });
+
+const fx = makeFixtures();
+const display = `:${90 + Math.floor(Math.random() * 9)}`;
+const children = [];
+
+function start(cmd, args, env) {
+  const p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  p.stdout.on("data", (d) => (log += d));
+  p.stderr.on("data", (d) => (log += d));
+  p.log = () => log;
+  children.push(p);
+  return p;
+}
+
+async function stopAll() {
+  // SIGTERM, never SIGKILL: a killed tauri-driver leaves WebKitWebDriver holding our pipes.
+  for (const p of children.reverse()) {
+    if (p.exitCode === null) p.kill("SIGTERM");
+  }
+  await new Promise((r) => setTimeout(r, 500));
+}
+
+const results = [];
+const driver = new WebDriver("http://127.0.0.1:4444");
+try {
+  start("Xvfb", [display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"]);
+  await new Promise((r) => setTimeout(r, 800));
+  const env = { DISPLAY: display, ORYXOS_CONFIG_DIR: fx.config, LANG: "en_US.UTF-8", NO_AT_BRIDGE: "1" };
+  const td = start("tauri-driver", ["--port", "4444"], env);
+  await waitFor("tauri-driver", async () => (await fetch("http://127.0.0.1:4444/status")).ok, 15000).catch((e) => {
+    throw new Error(`${e.message}\n${td.log()}`);
+  });
+  const started = Date.now();
+  await driver.start(app);
+  const ui = uiOver(driver);
+  await ui.waitVisible('[data-testid^="agent-row-"]', 30000);
+  console.log(`app interactive after ${Date.now() - started} ms`);
+  for (const [name, fn] of flows) {
+    try {
+      await fn(ui, fx, { memoryFile });
+      results.push({ name, ok: true });
+    } catch (e) {
+      results.push({ name, ok: false, error: e.message });
+      await ui.shot(`FAILED-${name.replace(/\W+/g, "_")}`).catch(() => {});
+    }
+  }
+} catch (e) {
+  results.push({ name: "start the desktop app", ok: false, error: e.stack || e.message });
+} finally {
+  await driver.quit();
+  await stopAll();
+}
+report(results);
+
+/** The UI actions the shared flows need, over WebDriver. */
+function uiOver(d) {
+  const ui = {
+    async waitVisible(css, timeout = 15000) {
+      return waitFor(css, async () => {
+        const els = await d.findAll(css);
+        return els.length ? els[0] : null;
+      }, timeout);
+    },
+    async click(css) {
+      await d.click(await ui.waitVisible(css));
+    },
+    async fill(css, text) {
+      const el = await ui.waitVisible(css);
+      await d.clear(el);
+      await d.type(el, text);
+    },
+    async text(css) {
+      return d.text(await ui.waitVisible(css));
+    },
+    async count(css) {
+      return (await d.findAll(css)).length;
+    },
+    async attrs(css, name) {
+      const els = await d.findAll(css);
+      return Promise.all(els.map((e) => d.attr(e, name)));
+    },
+    async select(css, value) {
+      const el = await ui.waitVisible(css);
+      await d.exec(
+        "const el = arguments[0]; const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set; set.call(el, arguments[1]); el.dispatchEvent(new Event('change', {bubbles: true}));",
+        [el, value],
+      );
+    },
+    async eval(script) {
+      return d.exec(`return (${script})`);
+    },
+    async goto(hash) {
+      await d.exec("window.location.hash = arguments[0]", [hash]);
+    },
+    async shot(name) {
+      const png = await d.screenshot();
+      writeFileSync(join(shots, `${name}.png`), Buffer.from(png, "base64"));
+    },
+  };
+  return ui;
+}

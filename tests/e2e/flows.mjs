@@ -1,0 +1,100 @@
+// The user flows both end-to-end suites run (desktop window and browser), over a small `ui`
+// driver interface: waitVisible, click, fill, text, count, attrs, select, goto, eval, shot.
+import { waitFor } from "./fixtures.mjs";
+
+const unique = `e2e entry ${Date.now().toString(36)}`;
+
+export const flows = [
+  [
+    "lists agents",
+    async (ui) => {
+      await ui.goto("#/agents");
+      for (const name of ["assistant", "log_analyst", "researcher", "scheduler"]) {
+        await ui.waitVisible(`[data-testid="agent-row-${name}"]`);
+      }
+      await ui.shot("agents");
+    },
+  ],
+  [
+    "opens an agent: core and archival rows and the window cut",
+    async (ui) => {
+      await ui.click('[data-testid="agent-row-assistant"]');
+      await ui.waitVisible('[data-testid="core-table"]');
+      const core = await ui.text('[data-testid="core-table"]');
+      if (!core.includes("用户偏好简洁的回复")) throw new Error(`core table lacks the core entry: ${core.slice(0, 200)}`);
+      await ui.waitVisible('[data-testid="archival-row"]');
+      const banner = await ui.text('[data-testid="window-banner"]');
+      if (!/\d/.test(banner)) throw new Error(`window banner has no figures: ${banner}`);
+      await ui.waitVisible('[data-testid="window-cut"]');
+      const flags = await waitFor("rows on both sides of the cut", async () => {
+        const f = await ui.attrs('[data-testid="archival-row"]', "data-in-window");
+        return f.includes("true") && f.includes("false") ? f : null;
+      });
+      if (!flags.length) throw new Error("no archival rows");
+      await ui.shot("memory");
+    },
+  ],
+  [
+    "adds an archival entry and finds it in MEMORY.md on disk",
+    async (ui, fx, { memoryFile }) => {
+      await ui.goto("#/agents/assistant");
+      await ui.select('[data-testid="add-scope"]', "archival");
+      await ui.fill('[data-testid="add-content"]', `${unique}\nsecond line`);
+      await ui.waitVisible('[data-testid="add-preview"]');
+      await ui.click('[data-testid="add-submit"]');
+      const expected = `${unique} second line`;
+      await waitFor("the entry on disk", () => memoryFile(fx.root1, "assistant").includes(`] ${expected}\n`));
+      await waitFor("the entry in the table", async () => (await ui.text('[data-testid="archival-table"]')).includes(expected));
+    },
+  ],
+  [
+    "opens a session as a conversation",
+    async (ui) => {
+      await ui.click('[data-testid="nav-sessions"]');
+      await ui.click('[data-testid^="session-row-"]');
+      await ui.waitVisible('[data-testid="message"]');
+      if ((await ui.count('[data-testid="message"]')) < 2) throw new Error("fewer than 2 messages");
+      await ui.waitVisible('[data-testid="tool-invocations"]');
+      await ui.shot("session");
+    },
+  ],
+  [
+    "prompt preview shows the four parts",
+    async (ui) => {
+      await ui.goto("#/agents/assistant/prompt");
+      for (const n of [1, 2, 3, 4]) await ui.waitVisible(`[data-testid="prompt-part-${n}"]`);
+      await ui.shot("prompt");
+    },
+  ],
+  [
+    "switches the backend to sqlite in Settings and sees the sqlite memory",
+    async (ui) => {
+      await ui.click('[data-testid="nav-settings"]');
+      await ui.click('[data-testid="settings-backend-sqlite"]');
+      await ui.click('[data-testid="settings-save"]');
+      await ui.waitVisible('[data-testid="settings-saved"]');
+      await ui.shot("settings");
+      await ui.goto("#/agents/assistant");
+      await waitFor("sqlite entries", async () => (await ui.text('[data-testid="archival-table"]')).includes("[sqlite]"));
+      const badge = await ui.text('[data-testid="backend-badge"]');
+      if (!/sqlite/i.test(badge)) throw new Error(`backend badge says ${badge}`);
+    },
+  ],
+  [
+    "switches the root and sees the other root's agents",
+    async (ui, fx) => {
+      await ui.click('[data-testid="nav-settings"]');
+      await ui.click('[data-testid="settings-backend-markdown"]');
+      await ui.fill('[data-testid="settings-root"]', fx.root2);
+      await ui.click('[data-testid="settings-inspect"]').catch(() => {});
+      await ui.click('[data-testid="settings-save"]');
+      await ui.waitVisible('[data-testid="settings-saved"]');
+      await ui.click('[data-testid="nav-agents"]');
+      await ui.waitVisible('[data-testid="agent-row-helper"]');
+      await ui.waitVisible('[data-testid="agent-row-legacy"]');
+      if (await ui.count('[data-testid="agent-row-assistant"]')) throw new Error("the old root's agents are still listed");
+      const root = await ui.text('[data-testid="root-label"]');
+      if (!root.includes("root2")) throw new Error(`root label says ${root}`);
+    },
+  ],
+];
