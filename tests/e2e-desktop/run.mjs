@@ -47,7 +47,11 @@ try {
   const started = Date.now();
   await driver.start(app);
   const ui = uiOver(driver);
-  await ui.waitVisible('[data-testid^="agent-row-"]', 30000);
+  await ui.waitVisible('[data-testid^="agent-row-"]', 30000).catch(async (e) => {
+    await ui.shot("FAILED-start").catch(() => {});
+    const html = await driver.exec("return document.body.innerHTML.slice(0, 2000)").catch((x) => String(x));
+    throw new Error(`${e.message}\npage: ${html}`);
+  });
   console.log(`app interactive after ${Date.now() - started} ms`);
   for (const [name, fn] of flows) {
     try {

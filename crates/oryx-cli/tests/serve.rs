@@ -339,3 +339,34 @@ fn non_loopback_bind_needs_a_token() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("without --token"));
 }
+
+#[test]
+fn serves_the_ui_but_never_for_api_paths() {
+    let ui = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ui.path().join("index.html"),
+        "<!doctype html><title>console</title>",
+    )
+    .unwrap();
+    let s = start(&["--ui-dir", ui.path().to_str().unwrap()]);
+    let page = client()
+        .get(format!("{}/", s.base))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(page.contains("<title>console</title>"));
+    let deep = client()
+        .get(format!("{}/some/client/route", s.base))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        deep.contains("<title>console</title>"),
+        "client-side routes get index.html"
+    );
+    let (status, v) = get(&s, "/api/v1/unknown");
+    assert_eq!(status, 404);
+    assert_envelope(&v, 404);
+}

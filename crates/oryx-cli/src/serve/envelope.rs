@@ -12,6 +12,9 @@ pub struct Envelope<T: Serialize> {
     pub message: String,
     pub data: Option<T>,
     pub timestamp: i64,
+    /// On errors from a console operation: the closed `ErrorCode`, so our UI can branch exactly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<ErrorCode>,
 }
 
 pub fn now_ms() -> i64 {
@@ -29,6 +32,7 @@ impl<T: Serialize> IntoResponse for Reply<T> {
                 message: "success".into(),
                 data: Some(data),
                 timestamp: now_ms(),
+                error_code: None,
             })
             .into_response(),
             Err(e) => e.into_response(),
@@ -41,6 +45,7 @@ impl<T: Serialize> IntoResponse for Reply<T> {
 pub struct HttpError {
     pub status: StatusCode,
     pub message: String,
+    pub code: Option<ErrorCode>,
 }
 
 impl HttpError {
@@ -48,6 +53,7 @@ impl HttpError {
         HttpError {
             status,
             message: message.into(),
+            code: None,
         }
     }
 
@@ -67,7 +73,11 @@ impl From<ApiError> for HttpError {
         } else {
             e.message
         };
-        HttpError { status, message }
+        HttpError {
+            status,
+            message,
+            code: Some(e.code),
+        }
     }
 }
 
@@ -78,6 +88,7 @@ impl IntoResponse for HttpError {
             message: self.message,
             data: None,
             timestamp: now_ms(),
+            error_code: self.code,
         };
         (self.status, Json(body)).into_response()
     }

@@ -75,7 +75,7 @@ async fn events(State(s): State<AppState>) -> Sse<impl Stream<Item = Result<Even
     let stream = BroadcastStream::new(s.events.tx.subscribe()).filter_map(|msg| {
         let change = msg.ok()?;
         let data = serde_json::to_string(&change).ok()?;
-        Some(Ok(Event::default().event("changed").data(data)))
+        Some(Ok(Event::default().data(data)))
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
 }

@@ -11,10 +11,12 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Router;
 use oryx_api::{ApiError, ApiResult, Console, ErrorCode};
+use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -54,7 +56,8 @@ fn find_ui_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
 }
 
 pub fn router(state: AppState, ui_dir: Option<PathBuf>) -> Router {
-    let api = Router::new()
+    let ui = ui_dir.map(Arc::new);
+    Router::new()
         .merge(compat::routes())
         .merge(routes::routes())
         .merge(events::routes())
@@ -62,24 +65,41 @@ pub fn router(state: AppState, ui_dir: Option<PathBuf>) -> Router {
             "/api/v1/openapi.json",
             axum::routing::get(openapi::document),
         )
-        .fallback(|| async { envelope::rejection(StatusCode::NOT_FOUND, "no such API route") });
-    let mut app = Router::new().merge(api);
-    if let Some(dir) = ui_dir {
-        let index = dir.join("index.html");
-        app = app.fallback_service(ServeDir::new(dir).fallback(ServeFile::new(index)));
+        .fallback(move |req: Request| static_or_404(ui.clone(), req))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_token,
+        ))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(|_| {
+            envelope::rejection(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error; see the server log",
+            )
+        }))
+        .with_state(state)
+}
+
+/// Unknown API paths answer in the envelope; everything else is the UI (index.html for the
+/// client-side routes).
+async fn static_or_404(ui: Option<Arc<PathBuf>>, req: Request) -> Response {
+    match ui {
+        Some(dir) if !req.uri().path().starts_with("/api/") => {
+            let index = dir.join("index.html");
+            match ServeDir::new(dir.as_path())
+                .fallback(ServeFile::new(index))
+                .oneshot(req)
+                .await
+            {
+                Ok(res) => res.into_response(),
+                Err(e) => envelope::rejection(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("cannot serve the UI: {e}"),
+                ),
+            }
+        }
+        _ => envelope::rejection(StatusCode::NOT_FOUND, "no such API route"),
     }
-    app.layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        auth::require_token,
-    ))
-    .layer(DefaultBodyLimit::max(BODY_LIMIT))
-    .layer(CatchPanicLayer::custom(|_| {
-        envelope::rejection(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal error; see the server log",
-        )
-    }))
-    .with_state(state)
 }
 
 pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {

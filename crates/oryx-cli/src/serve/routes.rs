@@ -79,7 +79,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     (
         "put",
         "/api/v1/console/settings",
-        "Replace the settings (validated, saved atomically)",
+        "Replace the settings (validated, saved atomically; POST works too)",
     ),
     (
         "post",
@@ -113,7 +113,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1/console/files", get(files))
         .route(
             "/api/v1/console/settings",
-            get(get_settings).put(put_settings),
+            get(get_settings).put(put_settings).post(put_settings),
         )
         .route("/api/v1/console/inspect-root", post(inspect_root))
         .route("/api/v1/console/sample-root", post(sample_root))
