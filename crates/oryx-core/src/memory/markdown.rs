@@ -37,8 +37,55 @@ impl MarkdownMemoryStore {
 }
 
 /// Holds the cross-process lock for as long as it lives.
+///
+/// The lock file also remembers, as `<len> <mtime-ns>`, the state of MEMORY.md after our last
+/// write when that write left the archival section at the end of the file. If the file still
+/// has exactly that length and time, nobody else has touched it and the next archival entry can
+/// be appended without reading the file at all; any other writer (the Java runtime does not
+/// take this lock) changes the length or time and we read the file again.
 pub struct FileLock {
     file: File,
+}
+
+impl FileLock {
+    fn hint_matches(&self, path: &Path) -> bool {
+        let (Ok(meta), Some(hint)) = (fs::metadata(path), self.read_hint()) else {
+            return false;
+        };
+        Some(hint) == stamp(&meta)
+    }
+
+    fn read_hint(&self) -> Option<(u64, u128)> {
+        let mut text = String::new();
+        (&self.file).seek(SeekFrom::Start(0)).ok()?;
+        (&self.file).take(64).read_to_string(&mut text).ok()?;
+        let mut parts = text.split_whitespace();
+        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+    }
+
+    /// Records the file's state after a write that left archival last (or forgets it).
+    fn write_hint(&self, path: &Path, archival_last: bool) {
+        let stamp = fs::metadata(path)
+            .ok()
+            .as_ref()
+            .and_then(stamp)
+            .filter(|_| archival_last);
+        let text = stamp
+            .map(|(len, ns)| format!("{len} {ns}\n"))
+            .unwrap_or_default();
+        let _ = self.file.set_len(0);
+        let _ = (&self.file).seek(SeekFrom::Start(0));
+        let _ = (&self.file).write_all(text.as_bytes());
+    }
+}
+
+fn stamp(meta: &fs::Metadata) -> Option<(u64, u128)> {
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some((meta.len(), mtime.as_nanos()))
 }
 
 impl Drop for FileLock {
@@ -58,6 +105,7 @@ pub fn lock(path: &Path) -> Result<FileLock> {
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(&lp)
         .at(&lp)?;
@@ -116,22 +164,36 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         fs::create_dir_all(dir).at(dir)?;
         let ts = at.unwrap_or_else(now_local);
         let line = render_line(Some(&ts), content);
-        let _guard = lock(&path)?;
-        let bytes = read_or_empty(&path)?;
-        if bytes.is_empty() {
-            write_atomic(&path, &format::new_file(scope, &line))?;
-        } else {
-            let parsed = format::parse(&bytes);
-            match format::plan_insert(&bytes, &parsed, scope, &line) {
-                Edit::Append(add) => append_bytes(&path, &add)?,
-                edit => write_atomic(&path, &format::apply(&bytes, &edit))?,
-            }
-        }
-        Ok(Entry {
+        let entry = Entry {
             timestamp: Some(ts),
             content: content.to_string(),
             line,
-        })
+        };
+        let guard = lock(&path)?;
+        if scope == Scope::Archival && guard.hint_matches(&path) {
+            append_bytes(&path, format!("{}\n", entry.line).as_bytes())?;
+            guard.write_hint(&path, true);
+            return Ok(entry);
+        }
+        let bytes = read_or_empty(&path)?;
+        let archival_last = if bytes.is_empty() {
+            write_atomic(&path, &format::new_file(scope, &entry.line))?;
+            true
+        } else {
+            let parsed = format::parse(&bytes);
+            let edit = format::plan_insert(&bytes, &parsed, scope, &entry.line);
+            let appended = matches!(edit, Edit::Append(_));
+            match &edit {
+                Edit::Append(add) => append_bytes(&path, add)?,
+                Edit::Insert(..) => write_atomic(&path, &format::apply(&bytes, &edit))?,
+            }
+            // An edit inside the file leaves its end alone; an append of a new archival
+            // section makes archival the last section.
+            parsed.archival_ends_file(bytes.len())
+                || (scope == Scope::Archival && parsed.archival.is_none() && appended)
+        };
+        guard.write_hint(&path, archival_last);
+        Ok(entry)
     }
 
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
@@ -312,6 +374,24 @@ mod tests {
         let all = s.load_all(&owner).unwrap();
         assert_eq!(all.core.len(), 1);
         assert_eq!(all.archival.len(), 2);
+    }
+
+    #[test]
+    fn a_change_by_a_writer_without_our_lock_is_noticed_before_the_next_append() {
+        let (_d, s) = store();
+        let owner = Owner::Global;
+        s.append(&owner, Scope::Archival, "ours 1", None).unwrap();
+        let path = s.path(&owner);
+        // Another writer adds a section after archival without taking the lock.
+        let mut text = fs::read_to_string(&path).unwrap();
+        text.push_str("## Notes\nhand written\n");
+        fs::write(&path, &text).unwrap();
+        s.append(&owner, Scope::Archival, "ours 2", None).unwrap();
+        let after = fs::read_to_string(&path).unwrap();
+        assert!(after.ends_with("## Notes\nhand written\n"), "{after}");
+        let all = s.load_all(&owner).unwrap();
+        let contents: Vec<_> = all.archival.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(contents, vec!["ours 1", "ours 2"]);
     }
 
     fn big_file(path: &Path, entries: usize) -> String {
