@@ -6,7 +6,8 @@ use std::sync::{Arc, RwLock};
 
 use oryx_core::config::{self, Effective, Overrides, Settings};
 use oryx_core::memory::{
-    Backend, LongTermMemoryStore, MarkdownMemoryStore, MemoryService, SqliteMemoryStore,
+    Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService,
+    SqliteMemoryStore,
 };
 use oryx_core::names::{self, Owner};
 use oryx_core::sessions::SessionStore;
@@ -63,13 +64,23 @@ pub fn open_store(e: &Effective) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
     Ok(match e.backend {
         Backend::Markdown => Arc::new(MarkdownMemoryStore::new(&e.root)),
         Backend::Sqlite => Arc::new(SqliteMemoryStore::new(&e.db_path)),
-        Backend::Mem0 => {
-            return Err(CoreError::BackendUnavailable(
-                "the mem0 backend is not available in this build yet; choose markdown or sqlite"
-                    .into(),
-            )
-            .into())
-        }
+        Backend::Mem0 => Arc::new(Mem0MemoryStore::new(mem0_config(e)?)),
+    })
+}
+
+/// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.
+pub fn mem0_config(e: &Effective) -> ApiResult<Mem0Config> {
+    let Some(base_url) = e.mem0_base_url.clone().filter(|u| !u.trim().is_empty()) else {
+        return Err(CoreError::InvalidInput(
+            "the mem0 backend needs a base URL: set it in Settings, with --mem0-url or MEM0_BASE_URL".into(),
+        )
+        .into());
+    };
+    Ok(Mem0Config {
+        base_url,
+        user_id: e.mem0_user_id.clone(),
+        api_key: e.mem0_api_key.clone(),
+        timeout: std::time::Duration::from_millis(e.mem0_timeout_ms),
     })
 }
 

@@ -123,6 +123,8 @@ pub struct MemoryViewDto {
     pub window: WindowDto,
     /// Prompt part [2] exactly as built from these entries.
     pub context: String,
+    /// mem0 returned a full page of 1000: there may be entries not shown.
+    pub possibly_more: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -455,6 +457,17 @@ pub struct EffectiveDto {
 pub struct SettingsView {
     pub settings: SettingsDto,
     pub effective: EffectiveDto,
+}
+
+/// The answer of Settings' "test connection" for mem0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct Mem0Status {
+    pub base_url: String,
+    pub ok: bool,
+    /// Entries of the global memory (user id without an agent) when reachable.
+    pub global_entries: Option<u32>,
+    pub message: String,
 }
 
 /// What a candidate `.oryxos` root holds, shown before the user commits to it.

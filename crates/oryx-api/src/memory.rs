@@ -42,6 +42,7 @@ impl Console {
                 newest_cut: w.newest_cut,
             },
             context: view.context,
+            possibly_more: view.possibly_more,
         })
     }
 

@@ -6,7 +6,7 @@ use oryx_core::config::{self, Settings, ENV_DB, ENV_MEM0_KEY, ENV_MEM0_URL, ENV_
 use oryx_core::names::{agents_dir, global_memory_path, is_valid_agent_name};
 
 use crate::console::Console;
-use crate::dto::{EffectiveDto, RootInspection, SettingsDto, SettingsView};
+use crate::dto::{EffectiveDto, Mem0Status, RootInspection, SettingsDto, SettingsView};
 use crate::error::{ApiError, ApiResult};
 
 impl Console {
@@ -69,6 +69,28 @@ impl Console {
                 first_run,
             },
         }
+    }
+
+    /// Tries the mem0 settings being edited (before they are saved).
+    pub fn test_mem0(&self, dto: &SettingsDto) -> ApiResult<Mem0Status> {
+        let settings = from_dto(dto, &self.runtime().settings)?;
+        let e = config::effective(&settings, self.overrides());
+        let cfg = crate::console::mem0_config(&e)?;
+        let store = oryx_core::memory::Mem0MemoryStore::new(cfg.clone());
+        Ok(match store.ping() {
+            Ok(n) => Mem0Status {
+                base_url: cfg.base_url,
+                ok: true,
+                global_entries: Some(n as u32),
+                message: format!("connected; the global memory holds {n} entries"),
+            },
+            Err(err) => Mem0Status {
+                base_url: cfg.base_url,
+                ok: false,
+                global_entries: None,
+                message: err.to_string(),
+            },
+        })
     }
 
     /// What a folder holds, so Settings can show it before the user switches to it.

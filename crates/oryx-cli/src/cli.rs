@@ -30,6 +30,9 @@ pub struct Args {
     /// Settings file (default: the OS config dir, or $ORYXOS_CONFIG_DIR/settings.json)
     #[arg(long, global = true, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Base URL of the mem0 service for the mem0 backend (env MEM0_BASE_URL)
+    #[arg(long, global = true, value_name = "URL")]
+    mem0_url: Option<String>,
     /// Print JSON instead of text
     #[arg(long, global = true)]
     json: bool,
@@ -117,6 +120,22 @@ enum Command {
     Demo { path: PathBuf },
     /// Show the settings in effect
     Settings,
+    /// Copy memories from one backend to another (missing entries only; the source is untouched)
+    Migrate {
+        #[arg(long, value_enum)]
+        from: BackendArg,
+        #[arg(long, value_enum)]
+        to: BackendArg,
+        /// Only this agent
+        #[arg(long, conflicts_with = "all")]
+        agent: Option<String>,
+        /// Every agent and the global memory
+        #[arg(long)]
+        all: bool,
+        /// Count what would be copied; write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Serve the REST API (and the built UI) over HTTP
     Serve {
         /// Address to listen on; non-loopback addresses need --token
@@ -171,7 +190,7 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             BackendArg::Sqlite => Backend::Sqlite,
             BackendArg::Mem0 => Backend::Mem0,
         }),
-        mem0_url: None,
+        mem0_url: args.mem0_url.clone(),
     };
     let console = Console::open(args.config.clone(), overrides)?;
     let json = args.json;
@@ -230,6 +249,22 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             json,
         ),
         Command::Settings => render::settings(&console.get_settings()?, json),
+        Command::Migrate { from, to, agent, all, dry_run } => {
+            if agent.is_none() && !all {
+                return Err(ApiError::invalid("choose --agent NAME or --all"));
+            }
+            let req = oryx_api::migrate::MigrateRequest {
+                from: backend_dto(from),
+                to: backend_dto(to),
+                agent,
+                dry_run,
+            };
+            let report = crate::progress::run_migration(&console, &req, json)?;
+            render::migration(&report, json);
+            if report.total.failed > 0 || report.cancelled {
+                return Ok(ExitCode::from(1));
+            }
+        }
         Command::Serve {
             bind,
             token,
@@ -247,6 +282,15 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
         Command::Demo { .. } => unreachable!("handled before opening the console"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn backend_dto(b: BackendArg) -> oryx_api::dto::BackendDto {
+    use oryx_api::dto::BackendDto;
+    match b {
+        BackendArg::Markdown => BackendDto::Markdown,
+        BackendArg::Sqlite => BackendDto::Sqlite,
+        BackendArg::Mem0 => BackendDto::Mem0,
+    }
 }
 
 fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {

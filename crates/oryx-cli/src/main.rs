@@ -1,6 +1,7 @@
 //! `oryx`: every console operation from the command line, over oryx-api.
 
 mod cli;
+mod progress;
 mod render;
 mod serve;
 

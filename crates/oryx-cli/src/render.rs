@@ -307,3 +307,26 @@ fn backend_name(b: BackendDto) -> &'static str {
         BackendDto::Mem0 => "mem0",
     }
 }
+
+pub fn migration(r: &oryx_api::migrate::MigrationReport, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    let verb = if r.dry_run { "would copy" } else { "copied" };
+    println!(
+        "{} → {}{}",
+        backend_name(r.from),
+        backend_name(r.to),
+        if r.dry_run { " (dry run: nothing written)" } else { "" }
+    );
+    println!("{:<20} {:>6} {:>7} {:>7} {:>7}", "OWNER", "FOUND", verb.to_uppercase().split(' ').next_back().unwrap_or("COPIED"), "SKIPPED", "FAILED");
+    for o in r.owners.iter().chain(std::iter::once(&r.total)) {
+        println!("{:<20} {:>6} {:>7} {:>7} {:>7}", o.owner, o.found, o.copied, o.skipped, o.failed);
+        if let Some(e) = &o.error {
+            println!("  ! {e}");
+        }
+    }
+    if r.cancelled {
+        println!("cancelled: entries copied so far stay copied; run again to finish");
+    }
+}

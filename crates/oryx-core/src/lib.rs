@@ -7,6 +7,7 @@ pub mod demo;
 pub mod error;
 pub mod frontmatter;
 pub mod memory;
+pub mod migrate;
 pub mod names;
 pub mod prompt;
 pub mod sessions;

@@ -86,6 +86,8 @@ pub fn render_line(timestamp: Option<&NaiveDateTime>, content: &str) -> String {
 pub struct Sections {
     pub core: Vec<Entry>,
     pub archival: Vec<Entry>,
+    /// The backend returned a full page (mem0): there may be entries not listed.
+    pub possibly_more: bool,
 }
 
 impl Sections {

@@ -4,6 +4,7 @@
 pub mod entry;
 pub mod format;
 pub mod markdown;
+pub mod mem0;
 pub mod service;
 pub mod sqlite;
 pub mod store;
@@ -11,6 +12,7 @@ pub mod window;
 
 pub use entry::{sanitize_content, Entry, Scope, Sections};
 pub use markdown::MarkdownMemoryStore;
+pub use mem0::{Mem0Config, Mem0MemoryStore};
 pub use service::{MemoryService, MemoryView, WindowStats};
 pub use sqlite::SqliteMemoryStore;
 pub use store::{Backend, LongTermMemoryStore};

@@ -42,6 +42,8 @@ pub struct MemoryView {
     pub archival: Vec<Entry>,
     pub window: WindowStats,
     pub context: String,
+    /// The backend listed a full page (mem0): there may be more entries than shown.
+    pub possibly_more: bool,
 }
 
 impl MemoryService {
@@ -85,12 +87,14 @@ impl MemoryService {
             newest_cut: w.newest_cut,
         };
         let context = render_block(&all.core, &w);
+        let possibly_more = all.possibly_more;
         Ok(MemoryView {
             backend: self.backend(),
             core: all.core,
             archival: all.archival,
             window: stats,
             context,
+            possibly_more,
         })
     }
 

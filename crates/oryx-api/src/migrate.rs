@@ -1,0 +1,118 @@
+//! Backend migration for the CLI and the Settings flow: dry-run numbers, progress, verification.
+
+use std::sync::atomic::AtomicBool;
+
+use oryx_core::agents;
+use oryx_core::config;
+use oryx_core::migrate::{self, OwnerReport, Progress};
+use oryx_core::names::{is_valid_agent_name, Owner};
+use serde::{Deserialize, Serialize};
+
+use crate::console::{open_store, Console};
+use crate::dto::BackendDto;
+use crate::error::{ApiError, ApiResult};
+
+#[cfg(feature = "specta")]
+use specta::Type;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MigrateRequest {
+    pub from: BackendDto,
+    pub to: BackendDto,
+    /// One agent; `None` = every agent and the global memory.
+    pub agent: Option<String>,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct OwnerCounts {
+    /// An agent name, or `global`.
+    pub owner: String,
+    pub found: u32,
+    pub target_before: u32,
+    pub copied: u32,
+    pub skipped: u32,
+    pub failed: u32,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MigrationReport {
+    pub from: BackendDto,
+    pub to: BackendDto,
+    pub dry_run: bool,
+    pub cancelled: bool,
+    pub owners: Vec<OwnerCounts>,
+    pub total: OwnerCounts,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MigrationProgress {
+    pub owner: String,
+    pub done: u32,
+    pub total: u32,
+}
+
+fn counts(o: &OwnerReport) -> OwnerCounts {
+    OwnerCounts {
+        owner: o.owner.clone(),
+        found: o.found as u32,
+        target_before: o.target_before as u32,
+        copied: o.copied as u32,
+        skipped: o.skipped as u32,
+        failed: o.failed as u32,
+        error: o.error.clone(),
+    }
+}
+
+impl Console {
+    /// Copies missing entries from one backend to another (or counts them with `dry_run`).
+    pub fn migrate(
+        &self,
+        req: &MigrateRequest,
+        cancel: &AtomicBool,
+        on_progress: &mut dyn FnMut(MigrationProgress),
+    ) -> ApiResult<MigrationReport> {
+        let rt = self.runtime();
+        let owners = match &req.agent {
+            Some(name) => vec![rt.owner(Some(name))?],
+            None => {
+                let mut v: Vec<Owner> = agents::list(rt.root())?
+                    .into_iter()
+                    .filter(|a| is_valid_agent_name(&a.name))
+                    .map(|a| Owner::Agent(a.name))
+                    .collect();
+                v.push(Owner::Global);
+                v
+            }
+        };
+        let store_for = |b: BackendDto| {
+            let mut e = config::effective(&rt.settings, self.overrides());
+            e.backend = b.into();
+            open_store(&e)
+        };
+        let (from, to) = (store_for(req.from)?, store_for(req.to)?);
+        if req.from == req.to {
+            return Err(ApiError::invalid("choose two different backends to copy between"));
+        }
+        let report = migrate::migrate(from.as_ref(), to.as_ref(), &owners, req.dry_run, cancel, &mut |p: &Progress| {
+            on_progress(MigrationProgress {
+                owner: p.owner.clone(),
+                done: p.done as u32,
+                total: p.total as u32,
+            })
+        })?;
+        Ok(MigrationReport {
+            from: req.from,
+            to: req.to,
+            dry_run: report.dry_run,
+            cancelled: report.cancelled,
+            owners: report.owners.iter().map(counts).collect(),
+            total: counts(&report.totals()),
+        })
+    }
+}

@@ -1,0 +1,323 @@
+//! Mem0MemoryStore: long-term memory in a self-hosted mem0 service (SPEC §6, "mem0").
+//!
+//! Every call has a timeout; every failure names the base URL and what went wrong, and maps to
+//! `BackendUnavailable` (503) or `Timeout` (504). A failed append is an error, never a drop.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use chrono::{DateTime, Local, NaiveDateTime, TimeZone};
+use reqwest::blocking::{Client, RequestBuilder, Response};
+use serde_json::{json, Value};
+
+use super::entry::{Entry, Scope, Sections};
+use super::store::{contains_ci, Backend, LongTermMemoryStore};
+use crate::error::{CoreError, Result};
+use crate::names::Owner;
+use crate::timefmt::now_local;
+
+/// `GET /memories` page size; a full page means "possibly more" (mem0 has no cursor).
+pub const LOAD_LIMIT: usize = 1000;
+pub const SEARCH_LIMIT: usize = 50;
+
+#[derive(Debug, Clone)]
+pub struct Mem0Config {
+    pub base_url: String,
+    pub user_id: String,
+    pub api_key: Option<String>,
+    pub timeout: Duration,
+}
+
+pub struct Mem0MemoryStore {
+    cfg: Mem0Config,
+    client: OnceLock<std::result::Result<Client, String>>,
+}
+
+/// One mem0 item as we use it.
+#[derive(Debug, Clone)]
+struct Item {
+    id: Option<String>,
+    memory: String,
+    scope: Option<Scope>,
+    ts: Option<NaiveDateTime>,
+}
+
+impl Mem0MemoryStore {
+    pub fn new(cfg: Mem0Config) -> Self {
+        let mut cfg = cfg;
+        cfg.base_url = cfg.base_url.trim().trim_end_matches('/').to_string();
+        Mem0MemoryStore {
+            cfg,
+            client: OnceLock::new(),
+        }
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.cfg.base_url
+    }
+
+    /// `<user-id>:<agent>` for an agent, the bare user id for the global memory.
+    pub fn user_for(&self, owner: &Owner) -> String {
+        match owner {
+            Owner::Global => self.cfg.user_id.clone(),
+            Owner::Agent(a) => format!("{}:{a}", self.cfg.user_id),
+        }
+    }
+
+    /// Built on first use: creating a blocking client inside an async runtime is not allowed,
+    /// and stores are often built there.
+    fn client(&self) -> Result<&Client> {
+        let c = self.client.get_or_init(|| {
+            Client::builder()
+                .timeout(self.cfg.timeout)
+                .connect_timeout(self.cfg.timeout.min(Duration::from_secs(5)))
+                .build()
+                .map_err(|e| e.to_string())
+        });
+        c.as_ref()
+            .map_err(|e| CoreError::BackendUnavailable(format!("cannot create the HTTP client for mem0: {e}")))
+    }
+
+    fn auth(&self, req: RequestBuilder) -> RequestBuilder {
+        match &self.cfg.api_key {
+            Some(k) => req.bearer_auth(k).header("X-API-Key", k),
+            None => req,
+        }
+    }
+
+    fn send(&self, action: &str, req: RequestBuilder) -> Result<Value> {
+        let res = self.auth(req).send().map_err(|e| self.transport_error(action, &e))?;
+        self.read(action, res)
+    }
+
+    fn transport_error(&self, action: &str, e: &reqwest::Error) -> CoreError {
+        if e.is_timeout() {
+            CoreError::Timeout(format!(
+                "mem0 at {} did not answer {action} within {} ms",
+                self.cfg.base_url,
+                self.cfg.timeout.as_millis()
+            ))
+        } else {
+            CoreError::BackendUnavailable(format!("mem0 at {} is unreachable ({action}): {}", self.cfg.base_url, root_cause(e)))
+        }
+    }
+
+    fn read(&self, action: &str, res: Response) -> Result<Value> {
+        let status = res.status();
+        let body = res.text().map_err(|e| self.transport_error(action, &e))?;
+        if !status.is_success() {
+            let excerpt: String = body.chars().take(200).collect();
+            return Err(CoreError::BackendUnavailable(format!(
+                "mem0 at {} answered {status} to {action}: {excerpt}",
+                self.cfg.base_url
+            )));
+        }
+        serde_json::from_str(&body).map_err(|e| {
+            CoreError::BackendUnavailable(format!("mem0 at {} sent malformed JSON for {action}: {e}", self.cfg.base_url))
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.cfg.base_url)
+    }
+
+    /// Lists an owner's items in time order, and whether the page was full.
+    fn list(&self, owner: &Owner) -> Result<(Vec<Item>, bool)> {
+        let user = self.user_for(owner);
+        let req = self
+            .client()?
+            .get(self.url("/memories"))
+            .query(&[("user_id", user.as_str()), ("top_k", &LOAD_LIMIT.to_string())]);
+        let v = self.send("list memories", req)?;
+        let mut items = items_of(&v);
+        let full = items.len() >= LOAD_LIMIT;
+        sort_by_time(&mut items);
+        Ok((items, full))
+    }
+
+    /// Checks that the service answers, for Settings' "test connection".
+    pub fn ping(&self) -> Result<usize> {
+        Ok(self.list(&Owner::Global)?.0.len())
+    }
+}
+
+fn root_cause(e: &reqwest::Error) -> String {
+    let mut msg = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg = s.to_string();
+        src = s.source();
+    }
+    msg
+}
+
+/// `results[]`, `items[]` or a bare array, as mem0 versions answer.
+fn items_of(v: &Value) -> Vec<Item> {
+    let arr = v
+        .get("results")
+        .or_else(|| v.get("items"))
+        .and_then(Value::as_array)
+        .or_else(|| v.as_array())
+        .cloned()
+        .unwrap_or_default();
+    arr.iter().filter_map(item_of).collect()
+}
+
+fn item_of(v: &Value) -> Option<Item> {
+    let memory = v.get("memory").or_else(|| v.get("text")).and_then(Value::as_str)?.to_string();
+    let meta = v.get("metadata");
+    let scope = meta
+        .and_then(|m| m.get("scope"))
+        .and_then(Value::as_str)
+        .and_then(|s| match s.to_ascii_uppercase().as_str() {
+            "CORE" => Some(Scope::Core),
+            "ARCHIVAL" => Some(Scope::Archival),
+            _ => None,
+        });
+    let ts = meta
+        .and_then(|m| m.get("ts"))
+        .and_then(Value::as_str)
+        .and_then(parse_time)
+        .or_else(|| v.get("created_at").and_then(Value::as_str).and_then(parse_time));
+    Some(Item {
+        id: v.get("id").and_then(Value::as_str).map(str::to_string),
+        memory,
+        scope,
+        ts,
+    })
+}
+
+fn parse_time(s: &str) -> Option<NaiveDateTime> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Local).naive_local())
+        .ok()
+        .or_else(|| crate::timefmt::parse_db_time(&rusqlite::types::Value::Text(s.to_string())))
+}
+
+/// The server returns items in no particular order: sort by `ts` (stable for equal times).
+fn sort_by_time(items: &mut [Item]) {
+    items.sort_by(|a, b| a.ts.cmp(&b.ts));
+}
+
+fn rfc3339(ts: &NaiveDateTime) -> String {
+    match Local.from_local_datetime(ts) {
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => t.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+        chrono::LocalResult::None => ts.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    }
+}
+
+/// The runtime shows mem0 items as their raw text (no `- ` prefix).
+fn entry_of(i: &Item) -> Entry {
+    Entry {
+        timestamp: i.ts,
+        content: i.memory.clone(),
+        line: i.memory.clone(),
+    }
+}
+
+impl LongTermMemoryStore for Mem0MemoryStore {
+    fn backend(&self) -> Backend {
+        Backend::Mem0
+    }
+
+    fn append(&self, owner: &Owner, scope: Scope, content: &str, at: Option<NaiveDateTime>) -> Result<Entry> {
+        let ts = at.unwrap_or_else(now_local);
+        let body = json!({
+            "messages": [{"role": "user", "content": content}],
+            "user_id": self.user_for(owner),
+            "metadata": {"scope": scope.db_value(), "ts": rfc3339(&ts)},
+            "infer": false,
+        });
+        let req = self.client()?.post(self.url("/memories")).json(&body);
+        self.send("add a memory", req)?;
+        Ok(Entry {
+            timestamp: Some(ts),
+            content: content.to_string(),
+            line: content.to_string(),
+        })
+    }
+
+    fn load_all(&self, owner: &Owner) -> Result<Sections> {
+        let (items, full) = self.list(owner)?;
+        let mut s = Sections {
+            possibly_more: full,
+            ..Sections::default()
+        };
+        for i in &items {
+            match i.scope {
+                Some(Scope::Core) => s.core.push(entry_of(i)),
+                // Items without a scope were not written by OryxOS: show them as archival.
+                _ => s.archival.push(entry_of(i)),
+            }
+        }
+        Ok(s)
+    }
+
+    /// Semantic search finds near matches; the keyword rule is checked here, and the full list
+    /// is scanned too so that recall is exact (search returns at most 50 items).
+    fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
+        let needle = keyword.to_lowercase();
+        let body = json!({
+            "query": keyword,
+            "user_id": self.user_for(owner),
+            "filters": {"scope": "ARCHIVAL"},
+            "top_k": SEARCH_LIMIT,
+        });
+        let req = self.client()?.post(self.url("/search")).json(&body);
+        let found = items_of(&self.send("search memories", req)?);
+        let (listed, _) = self.list(owner)?;
+        let mut hits: Vec<Item> = Vec::new();
+        for i in found.into_iter().chain(listed) {
+            let archival = i.scope != Some(Scope::Core);
+            let dup = hits.iter().any(|h| h.id.is_some() && h.id == i.id);
+            if archival && !dup && contains_ci(&i.memory, &needle) {
+                hits.push(i);
+            }
+        }
+        sort_by_time(&mut hits);
+        Ok(hits.iter().map(entry_of).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_are_split_sorted_and_read_leniently() {
+        let v = json!({"results": [
+            {"id": "2", "memory": "b", "metadata": {"scope": "archival", "ts": "2026-01-02T00:00:00+00:00"}},
+            {"id": "1", "memory": "a", "metadata": {"scope": "ARCHIVAL", "ts": "2026-01-01T00:00:00+00:00"}},
+            {"id": "3", "text": "c", "metadata": {"scope": "CORE"}, "created_at": "2026-01-03T00:00:00Z"},
+            {"id": "4"}
+        ]});
+        let mut items = items_of(&v);
+        assert_eq!(items.len(), 3, "an item without text is skipped");
+        sort_by_time(&mut items);
+        let order: Vec<_> = items.iter().map(|i| i.memory.as_str()).collect();
+        assert_eq!(order, vec!["a", "b", "c"]);
+        assert_eq!(items[2].scope, Some(Scope::Core));
+        assert_eq!(items_of(&json!([{"memory": "bare"}])).len(), 1);
+    }
+
+    #[test]
+    fn user_ids_and_an_unreachable_service() {
+        let s = Mem0MemoryStore::new(Mem0Config {
+            base_url: "http://127.0.0.1:9/".into(),
+            user_id: "oryxos".into(),
+            api_key: None,
+            timeout: Duration::from_millis(500),
+        });
+        assert_eq!(s.user_for(&Owner::Agent("a".into())), "oryxos:a");
+        assert_eq!(s.user_for(&Owner::Global), "oryxos");
+        let err = s.append(&Owner::Global, Scope::Core, "x", None).unwrap_err();
+        assert!(matches!(err, CoreError::BackendUnavailable(_)), "{err}");
+        assert!(err.to_string().contains("http://127.0.0.1:9"), "{err}");
+    }
+
+    #[test]
+    fn rfc3339_round_trips_local_time() {
+        let ts = crate::timefmt::parse_entry_ts("2026-07-22 09:30:00").unwrap();
+        assert_eq!(parse_time(&rfc3339(&ts)), Some(ts));
+    }
+}

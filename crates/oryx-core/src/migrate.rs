@@ -1,0 +1,270 @@
+//! Copying memories between backends (SPEC §6, "Switching backends"): one implementation for
+//! the CLI and the console. Timestamps and order are kept, entries already present are skipped
+//! (running twice adds nothing), the source is only read, and progress is reported per entry.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use chrono::NaiveDateTime;
+use serde::Serialize;
+
+use crate::error::{CoreError, Result};
+use crate::memory::{Entry, LongTermMemoryStore, Scope};
+use crate::names::Owner;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct OwnerReport {
+    pub owner: String,
+    /// Entries in the source.
+    pub found: usize,
+    /// Entries the target already held before this run.
+    pub target_before: usize,
+    pub copied: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub dry_run: bool,
+    pub owners: Vec<OwnerReport>,
+    pub cancelled: bool,
+}
+
+impl Report {
+    pub fn totals(&self) -> OwnerReport {
+        let mut t = OwnerReport {
+            owner: "total".into(),
+            ..OwnerReport::default()
+        };
+        for o in &self.owners {
+            t.found += o.found;
+            t.target_before += o.target_before;
+            t.copied += o.copied;
+            t.skipped += o.skipped;
+            t.failed += o.failed;
+        }
+        t
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    pub owner: String,
+    /// Entries handled so far over all owners, and how many there are in all.
+    pub done: usize,
+    pub total: usize,
+}
+
+/// Entries with the same scope, content and time are the same memory; an entry without a time
+/// (older MEMORY.md lines) matches the same content at any time.
+type Key = (Scope, String, Option<NaiveDateTime>);
+
+fn key(scope: Scope, e: &Entry) -> Key {
+    (scope, e.content.clone(), e.timestamp)
+}
+
+struct Present {
+    exact: HashMap<Key, usize>,
+    untimed: HashMap<(Scope, String), usize>,
+}
+
+impl Present {
+    fn of(entries: &[(Scope, Entry)]) -> Present {
+        let mut p = Present {
+            exact: HashMap::new(),
+            untimed: HashMap::new(),
+        };
+        for (scope, e) in entries {
+            *p.exact.entry(key(*scope, e)).or_default() += 1;
+            *p.untimed.entry((*scope, e.content.clone())).or_default() += 1;
+        }
+        p
+    }
+
+    /// Consumes one matching target entry, so duplicates in the source are copied as often as
+    /// they are missing.
+    fn take(&mut self, scope: Scope, e: &Entry) -> bool {
+        let untimed_key = (scope, e.content.clone());
+        let hit = match e.timestamp {
+            Some(_) => take_one(&mut self.exact, &key(scope, e)),
+            None => self.untimed.get(&untimed_key).is_some_and(|n| *n > 0),
+        };
+        if hit {
+            take_one(&mut self.untimed, &untimed_key);
+        }
+        hit
+    }
+}
+
+fn take_one<K: std::hash::Hash + Eq>(m: &mut HashMap<K, usize>, k: &K) -> bool {
+    match m.get_mut(k) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
+    }
+}
+
+fn flatten(s: crate::memory::Sections) -> Vec<(Scope, Entry)> {
+    let mut v: Vec<(Scope, Entry)> = s.core.into_iter().map(|e| (Scope::Core, e)).collect();
+    v.extend(s.archival.into_iter().map(|e| (Scope::Archival, e)));
+    v
+}
+
+/// Copies every owner's missing entries from `from` to `to`. A failing owner is reported and
+/// the others go on; `cancel` stops between entries (what was copied stays copied).
+pub fn migrate(
+    from: &dyn LongTermMemoryStore,
+    to: &dyn LongTermMemoryStore,
+    owners: &[Owner],
+    dry_run: bool,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Report> {
+    if from.backend() == to.backend() {
+        return Err(CoreError::InvalidInput(format!(
+            "source and target are both {}; choose two different backends",
+            from.backend().as_str()
+        )));
+    }
+    let mut plans = Vec::new();
+    for owner in owners {
+        let loaded = from.load_all(owner).and_then(|src| Ok((flatten(src), flatten(to.load_all(owner)?))));
+        plans.push((owner, loaded));
+    }
+    let total: usize = plans.iter().map(|(_, p)| p.as_ref().map_or(0, |(s, _)| s.len())).sum();
+    let mut report = Report {
+        dry_run,
+        ..Report::default()
+    };
+    let mut done = 0;
+    for (owner, plan) in plans {
+        let mut r = OwnerReport {
+            owner: owner.label(),
+            ..OwnerReport::default()
+        };
+        match plan {
+            Err(e) => {
+                r.error = Some(e.to_string());
+            }
+            Ok((source, target)) => {
+                r.found = source.len();
+                r.target_before = target.len();
+                let mut present = Present::of(&target);
+                // Untimed entries get their predecessor's time so that time order is kept.
+                let mut last_ts: Option<NaiveDateTime> = None;
+                for (scope, e) in &source {
+                    if cancel.load(Ordering::Relaxed) {
+                        report.cancelled = true;
+                        break;
+                    }
+                    let at = e.timestamp.or(last_ts);
+                    last_ts = at.or(last_ts);
+                    if present.take(*scope, e) {
+                        r.skipped += 1;
+                    } else if dry_run {
+                        r.copied += 1;
+                    } else {
+                        match to.append(owner, *scope, &e.content, at) {
+                            Ok(_) => r.copied += 1,
+                            Err(err) => {
+                                r.failed += 1;
+                                r.error.get_or_insert_with(|| err.to_string());
+                                // The target is failing (e.g. mem0 went down): stop this
+                                // owner rather than fail every remaining entry slowly.
+                                r.failed += source.len() - (r.copied + r.skipped + r.failed);
+                                done += 1;
+                                break;
+                            }
+                        }
+                    }
+                    done += 1;
+                    progress(&Progress {
+                        owner: r.owner.clone(),
+                        done,
+                        total,
+                    });
+                }
+            }
+        }
+        report.owners.push(r);
+        if report.cancelled {
+            break;
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{MarkdownMemoryStore, SqliteMemoryStore};
+
+    fn setup() -> (tempfile::TempDir, MarkdownMemoryStore, SqliteMemoryStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let md = MarkdownMemoryStore::new(dir.path());
+        let sql = SqliteMemoryStore::new(dir.path().join("oryxos.db"));
+        (dir, md, sql)
+    }
+
+    #[test]
+    fn copies_once_keeps_times_and_order_and_leaves_the_source() {
+        let (dir, md, sql) = setup();
+        let a = Owner::Agent("a".into());
+        let t = |s: &str| crate::timefmt::parse_entry_ts(s);
+        md.append(&a, Scope::Core, "core one", t("2026-01-01 00:00:00")).unwrap();
+        md.append(&a, Scope::Archival, "arch one", t("2026-01-02 00:00:00")).unwrap();
+        md.append(&a, Scope::Archival, "arch two", t("2026-01-03 00:00:00")).unwrap();
+        md.append(&a, Scope::Archival, "arch two", t("2026-01-03 00:00:00")).unwrap();
+        let before = std::fs::read(md.path(&a)).unwrap();
+        let never = AtomicBool::new(false);
+        let owners = [a.clone(), Owner::Global];
+        let dry = migrate(&md, &sql, &owners, true, &never, &mut |_| {}).unwrap();
+        assert_eq!(dry.totals().copied, 4);
+        assert!(sql.load_all(&a).unwrap().archival.is_empty(), "a dry run writes nothing");
+        let mut seen = 0;
+        let r = migrate(&md, &sql, &owners, false, &never, &mut |p| seen = p.done).unwrap();
+        assert_eq!((r.totals().found, r.totals().copied, r.totals().skipped), (4, 4, 0));
+        assert_eq!(seen, 4);
+        let got = sql.load_all(&a).unwrap();
+        let arch: Vec<_> = got.archival.iter().map(|e| (e.content.as_str(), e.timestamp)).collect();
+        assert_eq!(
+            arch,
+            vec![("arch one", t("2026-01-02 00:00:00")), ("arch two", t("2026-01-03 00:00:00")), ("arch two", t("2026-01-03 00:00:00"))]
+        );
+        let again = migrate(&md, &sql, &owners, false, &never, &mut |_| {}).unwrap();
+        assert_eq!((again.totals().copied, again.totals().skipped), (0, 4), "running twice adds nothing");
+        assert_eq!(std::fs::read(md.path(&a)).unwrap(), before, "the source is untouched");
+        drop(dir);
+    }
+
+    #[test]
+    fn cancel_stops_between_entries() {
+        let (_dir, md, sql) = setup();
+        let a = Owner::Agent("a".into());
+        for i in 0..5 {
+            md.append(&a, Scope::Archival, &format!("e{i}"), None).unwrap();
+        }
+        let cancel = AtomicBool::new(false);
+        let r = migrate(&md, &sql, &[a.clone()], false, &cancel, &mut |p| {
+            if p.done == 2 {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+        assert!(r.cancelled);
+        assert_eq!(r.owners[0].copied, 2);
+        let r = migrate(&md, &sql, &[a], false, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        assert_eq!((r.totals().copied, r.totals().skipped), (3, 2), "re-running completes it");
+    }
+
+    #[test]
+    fn same_backend_is_refused() {
+        let (dir, md, _) = setup();
+        let md2 = MarkdownMemoryStore::new(dir.path());
+        assert!(migrate(&md, &md2, &[Owner::Global], true, &AtomicBool::new(false), &mut |_| {}).is_err());
+    }
+}

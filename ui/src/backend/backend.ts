@@ -1,0 +1,95 @@
+import type {
+  AgentDetail,
+  AgentList,
+  AppendRequest,
+  AppendResult,
+  BootstrapFileDto,
+  ErrorCode,
+  MemoryViewDto,
+  PromptDto,
+  RecallResult,
+  RootInspection,
+  SanitizedPreview,
+  SessionDto,
+  SessionPageDto,
+  SessionQuery,
+  SettingsDto,
+  SettingsView,
+  ToolInvocationDto,
+} from "./types";
+
+/** memory: a MEMORY.md (agent = its agent, null = global or several); agents: an AGENT.md, skill or
+ * bootstrap file; sessions: the database; settings: the settings (every view). */
+export type ChangeKind = "memory" | "agents" | "sessions" | "settings";
+export type ChangeEvent = { kind: ChangeKind; agent: string | null };
+export type BackendKind = "tauri" | "http" | "fake";
+
+/** The UI's only door to data. Every method rejects with a BackendError. */
+export interface Backend {
+  readonly kind: BackendKind;
+  /** Whether pickFolder can show a native dialog (false: the UI hides "Browse…"). */
+  readonly supportsFolderPicker: boolean;
+  listAgents(): Promise<AgentList>;
+  getAgent(name: string): Promise<AgentDetail>;
+  memoryView(agent: string | null): Promise<MemoryViewDto>;
+  appendMemory(req: AppendRequest): Promise<AppendResult>;
+  recallMemory(agent: string | null, keyword: string): Promise<RecallResult>;
+  previewEntry(content: string): Promise<SanitizedPreview>;
+  listSessions(q: SessionQuery): Promise<SessionPageDto>;
+  getSession(id: string): Promise<SessionDto>;
+  toolInvocations(sessionId: string | null, limit: number | null, offset: number | null): Promise<ToolInvocationDto[]>;
+  promptPreview(agent: string, sessionId: string | null): Promise<PromptDto>;
+  bootstrapFiles(): Promise<BootstrapFileDto[]>;
+  getSettings(): Promise<SettingsView>;
+  updateSettings(s: SettingsDto): Promise<SettingsView>;
+  inspectRoot(path: string, dbPath: string | null): Promise<RootInspection>;
+  createSampleRoot(path: string): Promise<RootInspection>;
+  /** A folder chosen in a native dialog; null when cancelled or unsupported. */
+  pickFolder(): Promise<string | null>;
+  /** Subscribes to change notifications; returns the unsubscribe function. */
+  onChange(cb: (e: ChangeEvent) => void): () => void;
+}
+
+export class BackendError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = "BackendError";
+    this.code = code;
+  }
+
+  static from(e: unknown): BackendError {
+    if (e instanceof BackendError) return e;
+    if (isApiError(e)) return new BackendError(e.code, e.message);
+    if (e instanceof Error) return new BackendError("internal", e.message);
+    return new BackendError("internal", String(e));
+  }
+}
+
+const CODES: readonly ErrorCode[] = [
+  "invalid_input",
+  "invalid_agent_name",
+  "agent_not_found",
+  "session_not_found",
+  "outside_root",
+  "conflict",
+  "corrupt",
+  "backend_unavailable",
+  "timeout",
+  "cancelled",
+  "io",
+  "internal",
+];
+
+export function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === "string" && (CODES as readonly string[]).includes(v);
+}
+
+function isApiError(e: unknown): e is { code: ErrorCode; message: string } {
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    isErrorCode((e as { code?: unknown }).code) &&
+    typeof (e as { message?: unknown }).message === "string"
+  );
+}

@@ -1,0 +1,464 @@
+// In-memory backend: used by the Vitest suite and by `?backend=fake` in a plain browser (demos,
+// screenshots). Behaves like the Rust console: same validation, window rule, errors and events.
+import { BackendError, type Backend, type ChangeEvent } from "./backend";
+import { buildDemoRoot, buildTeamRoot, formatTs, type FakeAgent, type FakeMemory, type FakeRoot, type FakeSession } from "./fake-data";
+import { ARCHIVAL_HEADING, CORE_HEADING, charCount, computeWindow, estimateTokens, matchesKeyword, renderLine, sanitizeContent } from "./memory-rules";
+import type {
+  AgentDetail,
+  AgentSummary,
+  BackendDto,
+  EntryDto,
+  LanguageDto,
+  MemoryCounts,
+  MemoryViewDto,
+  MessageDto,
+  PromptDto,
+  RootInspection,
+  SessionSummaryDto,
+  SettingsDto,
+  SettingsView,
+  ThemeDto,
+} from "./types";
+
+export type FakeOptions = {
+  /** Artificial delay of every call, to see skeletons. */
+  latencyMs?: number;
+  /** No root chosen and the default root missing: the welcome screen. */
+  firstRun?: boolean;
+  language?: LanguageDto;
+  theme?: ThemeDto;
+  backend?: BackendDto;
+  /** Archival entries of the `assistant` agent (100 000 for the scrolling check). */
+  assistantArchival?: number;
+  archivalLimit?: number;
+  /** The fake clock. */
+  now?: Date;
+  /** Names of env vars or flags to report in effective.overridden_by. */
+  overriddenBy?: string[];
+  /** Whether pickFolder answers (with the team root) or behaves as unsupported. */
+  folderPicker?: boolean;
+};
+
+export const FAKE_HOME = "/home/linxiao";
+export const FAKE_DEFAULT_ROOT = `${FAKE_HOME}/.oryxos`;
+export const FAKE_TEAM_ROOT = "/srv/team/.oryxos";
+/** Folders that exist but are not roots. */
+const PLAIN_DIRS = new Set(["/", "/tmp", "/home", FAKE_HOME, `${FAKE_HOME}/Documents`, "/srv", "/srv/team"]);
+const GLOBAL = "__global__";
+const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+export type FakeBackend = Backend & {
+  /** Test hook: simulates a change made outside the console (another process, the runtime). */
+  emit(e: ChangeEvent): void;
+  /** Test hook: the calls made, by method name. */
+  readonly calls: { method: string; args: unknown[] }[];
+};
+
+function defaultSettings(o: FakeOptions): SettingsDto {
+  return {
+    root: o.firstRun ? null : FAKE_DEFAULT_ROOT,
+    backend: o.backend ?? "markdown",
+    db_path: null,
+    archival_limit_chars: o.archivalLimit ?? 4000,
+    footprint_enabled: true,
+    mem0_base_url: null,
+    mem0_user_id: "oryxos",
+    mem0_api_key: null,
+    mem0_api_key_set: false,
+    mem0_timeout_ms: 10000,
+    language: o.language ?? "system",
+    theme: o.theme ?? "system",
+  };
+}
+
+export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
+  const now = opts.now ?? new Date(2026, 6, 22, 9, 30, 0);
+  const roots = new Map<string, FakeRoot>();
+  if (!opts.firstRun) roots.set(FAKE_DEFAULT_ROOT, buildDemoRoot(FAKE_DEFAULT_ROOT, { now, assistantArchival: opts.assistantArchival }));
+  roots.set(FAKE_TEAM_ROOT, buildTeamRoot(FAKE_TEAM_ROOT, now));
+  let settings = defaultSettings(opts);
+  let clock = now.getTime();
+  const listeners = new Set<(e: ChangeEvent) => void>();
+  const calls: { method: string; args: unknown[] }[] = [];
+
+  const emit = (e: ChangeEvent) => {
+    // Asynchronous, like an event from the shell.
+    setTimeout(() => listeners.forEach((l) => l(e)), 0);
+  };
+
+  const effectiveRoot = () => settings.root ?? FAKE_DEFAULT_ROOT;
+  const effectiveDb = () => settings.db_path ?? `${effectiveRoot()}/oryxos.db`;
+  const fail = (code: BackendError["code"], message: string): never => {
+    throw new BackendError(code, message);
+  };
+  const root = (): FakeRoot => {
+    const r = roots.get(effectiveRoot());
+    if (!r) return fail("io", `${effectiveRoot()}/agents: No such file or directory (os error 2)`);
+    return r;
+  };
+  const memStore = () => {
+    if (settings.backend === "mem0") fail("backend_unavailable", "the mem0 backend is not available in this build yet; choose markdown or sqlite");
+    return settings.backend === "sqlite" ? "sqlite" : "markdown";
+  };
+  const findAgent = (name: string): FakeAgent => {
+    if (!NAME_RE.test(name)) fail("invalid_agent_name", `invalid agent name ${JSON.stringify(name)}: use letters, digits, _ and - (at most 64)`);
+    const a = root().agents.find((x) => x.name === name);
+    if (!a) return fail("agent_not_found", `agent ${JSON.stringify(name)} not found under ${effectiveRoot()}/agents`);
+    return a;
+  };
+  const memoryOf = (agent: string | null): FakeMemory => {
+    const store = memStore();
+    return agent === null ? root().global[store] : findAgent(agent).memory[store];
+  };
+  const toEntry = (e: { ts: Date | null; content: string }): EntryDto => {
+    const timestamp = e.ts ? formatTs(e.ts) : null;
+    return { timestamp, content: e.content, line: renderLine(timestamp, e.content) };
+  };
+  const counts = (m: FakeMemory): MemoryCounts => {
+    const lines = [CORE_HEADING, ...m.core.map((e) => toEntry(e).line), ARCHIVAL_HEADING, ...m.archival.map((e) => toEntry(e).line)];
+    return {
+      core: m.core.length,
+      archival: m.archival.length,
+      bytes: settings.backend === "markdown" && (m.core.length || m.archival.length) ? new TextEncoder().encode(lines.join("\n") + "\n").length : null,
+      error: null,
+    };
+  };
+  const lastActivity = (r: FakeRoot, a: FakeAgent): string | null => {
+    const times = r.sessions.filter((s) => s.agent === a.name).map((s) => s.last_active_at.getTime());
+    const m = a.memory.markdown;
+    const last = [...m.core, ...m.archival].reduce((t, e) => Math.max(t, e.ts?.getTime() ?? 0), 0);
+    if (last) times.push(last);
+    return times.length ? formatTs(new Date(Math.max(...times))) : null;
+  };
+  const summaryOf = (r: FakeRoot, a: FakeAgent): AgentSummary => ({
+    name: a.name,
+    description: a.detail.description,
+    provider: a.detail.provider,
+    model: a.detail.model,
+    tools: a.detail.tools,
+    skills: a.skills.map((s) => s.name),
+    memory: counts(a.memory[memStore()]),
+    last_activity: lastActivity(r, a),
+    has_agent_md: a.hasAgentMd,
+    warnings: a.warnings,
+  });
+  const sessionSummary = (s: FakeSession): SessionSummaryDto => ({
+    session_id: s.session_id,
+    agent: s.agent,
+    channel: s.channel,
+    user_id: s.user_id,
+    status: s.status,
+    created_at: formatTs(s.created_at),
+    last_active_at: formatTs(s.last_active_at),
+    archived_at: s.archived_at ? formatTs(s.archived_at) : null,
+    message_count: s.messages ? s.messages.length : null,
+    error: s.error,
+  });
+  const view = (agent: string | null): MemoryViewDto => {
+    const m = memoryOf(agent);
+    const core = m.core.map(toEntry);
+    const arch = m.archival.map(toEntry);
+    const limit = settings.archival_limit_chars;
+    const w = computeWindow(
+      arch.map((e) => e.line),
+      limit,
+    );
+    const outside = arch.slice(0, w.firstInWindow);
+    const context = `${CORE_HEADING}\n${core.map((e) => e.line).join("\n")}\n${ARCHIVAL_HEADING}\n${w.text}`;
+    const store = memStore();
+    return {
+      agent,
+      backend: store,
+      source:
+        store === "markdown"
+          ? `${effectiveRoot()}/${agent === null ? "memory" : `agents/${agent}`}/MEMORY.md`
+          : `${effectiveDb()} (memory_entries, agent_name = ${agent ?? GLOBAL})`,
+      core,
+      archival: arch.map((e, i) => ({ ...e, in_window: i >= w.firstInWindow })),
+      window: {
+        limit_chars: limit,
+        first_in_window: w.firstInWindow,
+        in_window_entries: arch.length - outside.length,
+        in_window_chars: charCount(w.text),
+        outside_entries: outside.length,
+        outside_chars: outside.reduce((n, e) => n + charCount(e.line), 0),
+        newest_cut: w.newestCut,
+      },
+      context,
+    };
+  };
+  const inspect = (path: string, dbPath: string | null): RootInspection => {
+    const p = path.trim().replace(/\/+$/, "") || "/";
+    const r = roots.get(p);
+    const db = dbPath?.trim() || `${p}/oryxos.db`;
+    const isDir = !!r || PLAIN_DIRS.has(p);
+    const warnings: string[] = [];
+    if (!isDir) warnings.push("folder does not exist");
+    else if (!r) warnings.push("no agents/ folder: this does not look like a .oryxos root");
+    return {
+      path: p,
+      exists: isDir,
+      is_dir: isDir,
+      agents: r ? r.agents.map((a) => a.name).sort() : [],
+      memory_files: r ? r.agents.filter((a) => a.memory.markdown.core.length + a.memory.markdown.archival.length > 0).length + (r.global.markdown.core.length ? 1 : 0) : 0,
+      has_global_memory: !!r && r.global.markdown.core.length + r.global.markdown.archival.length > 0,
+      bootstrap_files: r ? ["USER.md", "AGENTS.md", "SOUL.md"].filter((f) => f in r.files) : [],
+      db_path: db,
+      db_exists: !!r && r.hasDb && db === `${p}/oryxos.db`,
+      warnings,
+    };
+  };
+  const absolute = (p: string, what: string) => {
+    const t = p.trim();
+    if (!t) fail("invalid_input", `the ${what} must not be empty`);
+    if (!t.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(t)) fail("invalid_input", `the ${what} must be an absolute path, got ${t}`);
+    return t.replace(/\/+$/, "") || "/";
+  };
+  const historyText = (messages: MessageDto[], maxTurns: number) => {
+    if (maxTurns <= 0) return { text: "", turns: 0, count: 0 };
+    const starts = messages.flatMap((m, i) => (m.role === "user" ? [i] : []));
+    const from = starts.length > maxTurns ? starts[starts.length - maxTurns]! : 0;
+    const kept = messages.slice(from);
+    const text = kept
+      .map((m) => {
+        const role = m.role === "tool" && m.tool_name ? `tool(${m.tool_name})` : m.role;
+        const callLines = m.tool_calls.map((c) => `\n  → ${c.name}(${c.arguments_json ?? ""})`).join("");
+        return `${role}: ${m.content ?? ""}${callLines}`;
+      })
+      .join("\n");
+    return { text, turns: Math.min(starts.length, maxTurns), count: kept.length };
+  };
+
+  const impl: Omit<FakeBackend, "emit" | "calls" | "kind" | "supportsFolderPicker" | "onChange"> = {
+    async listAgents() {
+      const r = root();
+      return {
+        root: r.path,
+        backend: memStore(),
+        agents: r.agents.map((a) => summaryOf(r, a)).sort((a, b) => a.name.localeCompare(b.name)),
+        global_memory: counts(r.global[memStore()]),
+      };
+    },
+    async getAgent(name): Promise<AgentDetail> {
+      const r = root();
+      const a = findAgent(name);
+      const { description: _d, provider: _p, model: _m, tools: _t, ...detail } = a.detail;
+      return { ...detail, summary: summaryOf(r, a), skills: a.skills, dir: `${r.path}/agents/${a.name}` };
+    },
+    async memoryView(agent) {
+      return view(agent);
+    },
+    async appendMemory(req) {
+      const content = sanitizeContent(req.content);
+      if (!content) fail("invalid_input", "memory content is empty after removing whitespace");
+      const m = memoryOf(req.agent);
+      clock += 1000;
+      const e = { ts: new Date(clock), content };
+      (req.scope === "core" ? m.core : m.archival).push(e);
+      emit({ kind: "memory", agent: req.agent });
+      return { agent: req.agent, scope: req.scope, entry: toEntry(e) };
+    },
+    async recallMemory(agent, keyword) {
+      const hits = memoryOf(agent)
+        .archival.filter((e) => matchesKeyword(e.content, keyword))
+        .map(toEntry);
+      return { agent, keyword, entries: hits, text: hits.length ? hits.map((e) => e.line).join("\n") : "没有找到相关记忆" };
+    },
+    async previewEntry(content) {
+      const clean = sanitizeContent(content);
+      if (!clean) fail("invalid_input", "memory content is empty after removing whitespace");
+      return { content: clean, line: renderLine(formatTs(new Date(clock)), clean), changed: clean !== content };
+    },
+    async listSessions(q) {
+      if (q.agent !== null && !NAME_RE.test(q.agent)) fail("invalid_agent_name", `invalid agent name ${JSON.stringify(q.agent)}`);
+      const limit = q.limit ?? 50;
+      if (limit < 1 || limit > 500) fail("invalid_input", `limit must be between 1 and 500, got ${limit}`);
+      const offset = q.offset ?? 0;
+      const r = root();
+      const search = q.search?.trim().toLowerCase() ?? "";
+      const all = r.sessions
+        .filter((s) => (q.agent === null || s.agent === q.agent) && (q.status === null || s.status === q.status))
+        .filter((s) => !q.channel || s.channel === q.channel)
+        .filter((s) => !search || s.session_id.toLowerCase().includes(search) || (s.messages ?? []).some((m) => (m.content ?? "").toLowerCase().includes(search)))
+        .sort((a, b) => b.last_active_at.getTime() - a.last_active_at.getTime());
+      return {
+        total: all.length,
+        offset,
+        limit,
+        items: all.slice(offset, offset + limit).map(sessionSummary),
+        db_path: effectiveDb(),
+        db_exists: r.hasDb,
+      };
+    },
+    async getSession(id) {
+      const s = root().sessions.find((x) => x.session_id === id);
+      if (!s) return fail("session_not_found", `session ${JSON.stringify(id)} not found`);
+      const messages = s.messages ?? [];
+      return { summary: sessionSummary(s), messages, turns: messages.filter((m) => m.role === "user").length };
+    },
+    async toolInvocations(sessionId, limit, offset) {
+      const rows = root()
+        .invocations.filter((t) => sessionId === null || t.session_id === sessionId)
+        .sort((a, b) => (b.id ?? 0) - (a.id ?? 0));
+      const l = Math.min(Math.max(limit ?? 100, 1), 500);
+      return rows.slice(offset ?? 0, (offset ?? 0) + l);
+    },
+    async promptPreview(agent, sessionId): Promise<PromptDto> {
+      const r = root();
+      const a = findAgent(agent);
+      const warnings: string[] = [];
+      const loaded: string[] = [];
+      let system = "";
+      if (a.detail.identity_prompt) system += a.detail.identity_prompt + "\n";
+      if (a.detail.body.trim()) system += a.detail.body.trim() + "\n";
+      const skills = a.skills.filter((s) => s.warnings.length === 0).sort((x, y) => x.name.localeCompare(y.name));
+      if (skills.length) {
+        system += "你可以按需使用以下 Skill。仅在当前任务需要时，用 read_file 读取给出的 SKILL.md：\n";
+        for (const s of skills) system += `- ${s.name}：${s.description ?? ""}\n  SKILL.md：${r.path}/skills/${s.name}/SKILL.md\n`;
+      }
+      for (const b of a.detail.bootstrap) {
+        const f = r.files[b];
+        if (f === undefined) warnings.push(`bootstrap file ${b} does not exist; the runtime skips it`);
+        else {
+          system += f + "\n";
+          loaded.push(b);
+        }
+      }
+      system += `当前日期时间：${formatTs(new Date(clock)).slice(0, 16)}\n`;
+      let history = { text: "", turns: 0, count: 0 };
+      if (sessionId !== null) {
+        const s = r.sessions.find((x) => x.session_id === sessionId);
+        if (!s) fail("session_not_found", `session ${JSON.stringify(sessionId)} not found`);
+        if (s!.error) warnings.push(s!.error);
+        history = historyText(s!.messages ?? [], a.detail.max_history_turns);
+      }
+      const schema = (props: [string, string][]) => ({
+        type: "object",
+        properties: Object.fromEntries(props.map(([k, d]) => [k, { type: "string", description: d }])),
+        required: [props[0]![0]],
+      });
+      const tools = a.detail.tools.map((name) =>
+        name === "save_memory"
+          ? { name, description: "记住一件值得长期记住的事", parameters: schema([["content", "要记住的内容"], ["scope", "core（核心，每次都注入）或 archival（归档，默认）"]]) }
+          : name === "recall_memory"
+            ? { name, description: "按关键词检索长期记忆", parameters: schema([["keyword", "检索关键词"]]) }
+            : { name, description: "(registered in the runtime; schema not known to the console)" },
+      );
+      const texts: [PromptDto["parts"][number]["kind"], string][] = [
+        ["system", system],
+        ["memory", view(agent).context],
+        ["history", history.text],
+        ["tools", JSON.stringify(tools, null, 2)],
+      ];
+      const parts = texts.map(([kind, text], i) => ({ index: i + 1, kind, text, chars: charCount(text), tokens_estimate: estimateTokens(text) }));
+      return {
+        agent,
+        session_id: sessionId,
+        parts,
+        total_chars: parts.reduce((n, p) => n + p.chars, 0),
+        total_tokens_estimate: parts.reduce((n, p) => n + p.tokens_estimate, 0),
+        history_turns: history.turns,
+        history_messages: history.count,
+        max_history_turns: a.detail.max_history_turns,
+        bootstrap_loaded: loaded,
+        warnings,
+      };
+    },
+    async bootstrapFiles() {
+      const r = root();
+      const names = ["USER.md", "AGENTS.md", "SOUL.md"];
+      for (const a of r.agents) for (const b of a.detail.bootstrap) if (!names.includes(b)) names.push(b);
+      return names.map((name) => ({ name, exists: name in r.files, content: r.files[name] ?? "" }));
+    },
+    async getSettings(): Promise<SettingsView> {
+      return currentView();
+    },
+    async updateSettings(s) {
+      if (s.archival_limit_chars < 100 || s.archival_limit_chars > 1_000_000)
+        fail("invalid_input", `archival window must be between 100 and 1000000 characters, got ${s.archival_limit_chars}`);
+      const rootPath = s.root?.trim() ? absolute(s.root, ".oryxos root") : null;
+      if (rootPath && !roots.has(rootPath) && !PLAIN_DIRS.has(rootPath))
+        fail("invalid_input", `${rootPath} is not a folder; pick an existing .oryxos root or create the sample root`);
+      if (s.db_path?.trim()) absolute(s.db_path, "database path");
+      if (s.backend === "mem0") fail("backend_unavailable", "the mem0 backend is not available in this build yet; choose markdown or sqlite");
+      settings = { ...s, root: rootPath, db_path: s.db_path?.trim() || null, mem0_api_key: null, mem0_api_key_set: s.mem0_api_key_set || !!s.mem0_api_key };
+      emit({ kind: "settings", agent: null });
+      return currentView();
+    },
+    async inspectRoot(path, dbPath) {
+      return inspect(absolute(path, "root"), dbPath);
+    },
+    async createSampleRoot(path) {
+      const p = absolute(path, "sample root");
+      if (roots.has(p) || (PLAIN_DIRS.has(p) && p !== FAKE_DEFAULT_ROOT)) fail("invalid_input", `${p} is not empty; choose a new folder for the sample root`);
+      roots.set(p, buildDemoRoot(p, { now: new Date(clock) }));
+      return inspect(p, null);
+    },
+    async pickFolder() {
+      return opts.folderPicker ? FAKE_TEAM_ROOT : null;
+    },
+  };
+
+  function currentView(): SettingsView {
+    const r = effectiveRoot();
+    return {
+      settings: { ...settings },
+      effective: {
+        root: r,
+        db_path: effectiveDb(),
+        backend: settings.backend,
+        settings_path: `${FAKE_HOME}/.config/oryxos-console/settings.json`,
+        overridden_by: opts.overriddenBy ?? [],
+        first_run: settings.root === null && !roots.has(r),
+      },
+    };
+  }
+
+  const latency = opts.latencyMs ?? 0;
+  const wrapped = Object.fromEntries(
+    Object.entries(impl).map(([method, fn]) => [
+      method,
+      async (...args: unknown[]) => {
+        calls.push({ method, args });
+        if (latency > 0) await new Promise((res) => setTimeout(res, latency));
+        // A structured clone: callers must not be able to mutate the fake's state.
+        return structuredClone(await (fn as (...a: unknown[]) => Promise<unknown>)(...args));
+      },
+    ]),
+  ) as unknown as typeof impl;
+
+  return {
+    ...wrapped,
+    kind: "fake",
+    supportsFolderPicker: !!opts.folderPicker,
+    calls,
+    emit,
+    onChange(cb) {
+      listeners.add(cb);
+      return () => listeners.delete(cb);
+    },
+  };
+}
+
+/** Options from the page URL: `?backend=fake&lang=zh&theme=dark&first=1&rows=100000&latency=600&limit=4000&db=sqlite`. */
+export function fakeOptionsFromSearch(search: string): FakeOptions {
+  const q = new URLSearchParams(search);
+  const lang = q.get("lang");
+  const theme = q.get("theme");
+  const db = q.get("db");
+  const num = (k: string) => {
+    const v = Number(q.get(k));
+    return q.has(k) && Number.isFinite(v) ? v : undefined;
+  };
+  return {
+    language: lang === "zh" || lang === "en" ? lang : undefined,
+    theme: theme === "light" || theme === "dark" ? theme : undefined,
+    backend: db === "sqlite" ? "sqlite" : undefined,
+    firstRun: q.get("first") === "1",
+    assistantArchival: num("rows"),
+    latencyMs: num("latency"),
+    archivalLimit: num("limit"),
+    overriddenBy: q.get("override")?.split(",").filter(Boolean),
+    folderPicker: true,
+  };
+}

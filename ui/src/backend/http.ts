@@ -1,0 +1,185 @@
+// The browser implementation, for `oryx serve`: REST under /api/v1/console in the SPEC §10
+// envelope {code, message, data, timestamp} (code 0 = success, else the HTTP status).
+//
+// Routes (JSON bodies are the DTOs of crates/oryx-api/src/dto.rs, snake_case):
+//   GET  /api/v1/console/agents                              → AgentList
+//   GET  /api/v1/console/agents/{name}                       → AgentDetail
+//   GET  /api/v1/console/memory[?agent=NAME]                 → MemoryViewDto   (no agent = global)
+//   POST /api/v1/console/memory            AppendRequest     → AppendResult
+//   GET  /api/v1/console/memory/recall?keyword=K[&agent=NAME]→ RecallResult
+//   POST /api/v1/console/memory/preview    {content}         → SanitizedPreview
+//   GET  /api/v1/console/sessions?agent&status&channel&search&limit&offset → SessionPageDto
+//   GET  /api/v1/console/sessions/{id}                       → SessionDto      (id URL-encoded)
+//   GET  /api/v1/console/tool-invocations?session_id&limit&offset → ToolInvocationDto[]
+//   GET  /api/v1/console/prompt?agent=NAME[&session_id=ID]   → PromptDto
+//   GET  /api/v1/console/files                               → BootstrapFileDto[]
+//   GET  /api/v1/console/settings                            → SettingsView
+//   POST /api/v1/console/settings          SettingsDto       → SettingsView
+//   POST /api/v1/console/inspect-root      {path, db_path}   → RootInspection
+//   POST /api/v1/console/sample-root       {path}            → RootInspection
+//   GET  /api/v1/console/events            text/event-stream, each `data:` = {"kind","agent"}
+// Errors: the envelope's `code` is the HTTP status; an optional `error_code` field (the
+// ErrorCode string) lets the UI branch exactly; without it the status is mapped below.
+// A server started with --token needs `Authorization: Bearer <token>`: open the UI once with
+// `?token=<token>`; it is kept in sessionStorage (never in localStorage) for that tab.
+import { BackendError, isErrorCode, type Backend, type ChangeEvent } from "./backend";
+import { parseChange } from "./change-events";
+import type { ErrorCode, SessionQuery } from "./types";
+
+type Envelope<T> = { code: number; message: string; data: T | null; timestamp?: number; error_code?: string };
+
+const BASE = "/api/v1/console";
+
+function statusCode(status: number, path: string): ErrorCode {
+  switch (status) {
+    case 400:
+      return "invalid_input";
+    case 404:
+      if (path.startsWith("/sessions")) return "session_not_found";
+      return /^\/(agents|memory|prompt)/.test(path) ? "agent_not_found" : "internal";
+    case 401:
+    case 403:
+      return "invalid_input";
+    case 409:
+      return "conflict";
+    case 503:
+      return "backend_unavailable";
+    case 504:
+      return "timeout";
+    default:
+      return "internal";
+  }
+}
+
+function qs(params: Record<string, string | number | null | undefined>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== null && v !== undefined && v !== "") u.set(k, String(v));
+  }
+  const s = u.toString();
+  return s ? `?${s}` : "";
+}
+
+const TOKEN_KEY = "oryx.token";
+
+/** The bearer token from `?token=` (remembered for the tab) or from an earlier visit in this tab. */
+export function readToken(win: Window | undefined = typeof window === "undefined" ? undefined : window): string | null {
+  if (!win) return null;
+  try {
+    const fromUrl = new URLSearchParams(win.location.search).get("token");
+    if (fromUrl) win.sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    return fromUrl || win.sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads a text/event-stream body and calls `onData` with each event's data. */
+export async function readEventStream(body: ReadableStream<Uint8Array>, onData: (data: string) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+    let end: number;
+    while ((end = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, end);
+      buf = buf.slice(end + 2);
+      const data = block
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).replace(/^ /, ""))
+        .join("\n");
+      if (data) onData(data);
+    }
+  }
+}
+
+export function createHttpBackend(origin = "", token: string | null = readToken()): Backend {
+  const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(`${origin}${BASE}${path}`, {
+        method,
+        headers:
+          body === undefined
+            ? { Accept: "application/json", ...auth }
+            : { Accept: "application/json", "Content-Type": "application/json", ...auth },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (e) {
+      throw new BackendError("backend_unavailable", `cannot reach the console server: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    let env: Envelope<T>;
+    try {
+      env = (await res.json()) as Envelope<T>;
+    } catch {
+      throw new BackendError(
+        "backend_unavailable",
+        `${BASE}${path} answered HTTP ${res.status} without a JSON envelope: is this page served by \`oryx serve\`?`,
+      );
+    }
+    if (!res.ok || env.code !== 0) {
+      const code = isErrorCode(env.error_code) ? env.error_code : statusCode(res.status || env.code, path);
+      throw new BackendError(code, env.message || `HTTP ${res.status}`);
+    }
+    return env.data as T;
+  }
+
+  return {
+    kind: "http",
+    supportsFolderPicker: false,
+    listAgents: () => request("GET", "/agents"),
+    getAgent: (name) => request("GET", `/agents/${encodeURIComponent(name)}`),
+    memoryView: (agent) => request("GET", `/memory${qs({ agent })}`),
+    appendMemory: (req) => request("POST", "/memory", req),
+    recallMemory: (agent, keyword) => request("GET", `/memory/recall${qs({ agent, keyword })}`),
+    previewEntry: (content) => request("POST", "/memory/preview", { content }),
+    listSessions: (q: SessionQuery) =>
+      request("GET", `/sessions${qs({ agent: q.agent, status: q.status, channel: q.channel, search: q.search, limit: q.limit, offset: q.offset })}`),
+    getSession: (id) => request("GET", `/sessions/${encodeURIComponent(id)}`),
+    toolInvocations: (sessionId, limit, offset) =>
+      request("GET", `/tool-invocations${qs({ session_id: sessionId, limit, offset })}`),
+    promptPreview: (agent, sessionId) => request("GET", `/prompt${qs({ agent, session_id: sessionId })}`),
+    bootstrapFiles: () => request("GET", "/files"),
+    getSettings: () => request("GET", "/settings"),
+    updateSettings: (s) => request("POST", "/settings", s),
+    inspectRoot: (path, dbPath) => request("POST", "/inspect-root", { path, db_path: dbPath }),
+    createSampleRoot: (path) => request("POST", "/sample-root", { path }),
+    pickFolder: async () => null,
+    onChange(cb: (e: ChangeEvent) => void) {
+      // fetch rather than EventSource, so the bearer token can be sent; reconnects after a drop.
+      if (typeof fetch === "undefined" || typeof AbortController === "undefined") return () => {};
+      const abort = new AbortController();
+      let retry: ReturnType<typeof setTimeout> | undefined;
+      const onData = (data: string) => {
+        try {
+          const change = parseChange(JSON.parse(data));
+          if (change) cb(change);
+        } catch {
+          /* ignore malformed events */
+        }
+      };
+      const connect = (delay: number) => {
+        fetch(`${origin}${BASE}/events`, { headers: { Accept: "text/event-stream", ...auth }, signal: abort.signal })
+          .then(async (res) => {
+            if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+            await readEventStream(res.body, onData);
+            throw new Error("event stream ended");
+          })
+          .catch(() => {
+            if (abort.signal.aborted) return;
+            retry = setTimeout(() => connect(Math.min(delay * 2, 30_000)), delay);
+          });
+      };
+      connect(1000);
+      return () => {
+        abort.abort();
+        clearTimeout(retry);
+      };
+    },
+  };
+}

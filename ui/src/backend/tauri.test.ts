@@ -1,0 +1,61 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const invoke = vi.fn();
+let handler: ((e: { payload: unknown }) => void) | null = null;
+const unlisten = vi.fn();
+vi.mock("@tauri-apps/api/core", () => ({ invoke: (...a: unknown[]) => invoke(...a) }));
+vi.mock("@tauri-apps/api/event", () => ({
+  listen: vi.fn(async (name: string, h: (e: { payload: unknown }) => void) => {
+    expect(name).toBe("oryx://changed");
+    handler = h;
+    return unlisten;
+  }),
+}));
+vi.mock("@tauri-apps/plugin-dialog", () => ({ open: vi.fn(async () => "/picked/root") }));
+
+const { createTauriBackend } = await import("./tauri");
+const { BackendError } = await import("./backend");
+
+beforeEach(() => invoke.mockReset());
+
+describe("tauri backend", () => {
+  it("invokes the snake_case commands with camelCase arguments", async () => {
+    invoke.mockResolvedValue({ ok: 1 });
+    const b = createTauriBackend();
+    await b.memoryView(null);
+    await b.toolInvocations("s1", 10, 0);
+    await b.inspectRoot("/r", null);
+    expect(invoke.mock.calls).toEqual([
+      ["memory_view", { agent: null }],
+      ["tool_invocations", { sessionId: "s1", limit: 10, offset: 0 }],
+      ["inspect_root", { path: "/r", dbPath: null }],
+    ]);
+  });
+
+  it("turns a command error into a BackendError with its code", async () => {
+    invoke.mockImplementationOnce(async () => Promise.reject({ code: "agent_not_found", message: "agent \"x\" not found" }));
+    const err = await createTauriBackend().getAgent("x").catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(BackendError);
+    const e = err as InstanceType<typeof BackendError>;
+    expect(e.code).toBe("agent_not_found");
+    expect(e.message).toBe('agent "x" not found');
+  });
+
+  it("forwards change events and unsubscribes", async () => {
+    const b = createTauriBackend();
+    const cb = vi.fn();
+    const off = b.onChange(cb);
+    await vi.waitFor(() => expect(handler).not.toBeNull());
+    handler!({ payload: { kind: "memory", agent: "assistant" } });
+    handler!({ payload: { kind: "bogus" } });
+    expect(cb).toHaveBeenCalledTimes(1);
+    expect(cb).toHaveBeenCalledWith({ kind: "memory", agent: "assistant" });
+    off();
+    expect(unlisten).toHaveBeenCalled();
+  });
+
+  it("picks a folder with the dialog plugin", async () => {
+    await expect(createTauriBackend().pickFolder()).resolves.toBe("/picked/root");
+  });
+});

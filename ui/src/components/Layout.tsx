@@ -1,0 +1,94 @@
+import type { ReactNode } from "react";
+
+import { useBackend } from "../backend";
+import type { SettingsView } from "../backend/types";
+import { useI18n, type MessageKey } from "../i18n";
+import { href, type Route } from "../router";
+import { Icon, type IconName } from "./Icon";
+
+type NavItem = { key: "agents" | "sessions" | "files" | "settings"; icon: IconName; label: MessageKey; route: Route };
+
+const NAV: NavItem[] = [
+  { key: "agents", icon: "agents", label: "nav.agents", route: { page: "agents" } },
+  { key: "sessions", icon: "sessions", label: "nav.sessions", route: { page: "sessions" } },
+  { key: "files", icon: "files", label: "nav.files", route: { page: "files", name: null } },
+  { key: "settings", icon: "settings", label: "nav.settings", route: { page: "settings" } },
+];
+
+function section(r: Route): NavItem["key"] | "global" {
+  switch (r.page) {
+    case "agents":
+    case "agent":
+      return "agents";
+    case "global":
+      return "global";
+    case "sessions":
+    case "session":
+      return "sessions";
+    case "files":
+      return "files";
+    case "settings":
+      return "settings";
+  }
+}
+
+export function Layout({ route, view, children }: { route: Route; view: SettingsView | undefined; children: ReactNode }) {
+  const { t } = useI18n();
+  const backend = useBackend();
+  const active = section(route);
+  return (
+    <div className="app">
+      <nav className="sidebar" aria-label="Main">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true">O</span>
+          <span className="brand-name">{t("app.title")}</span>
+        </div>
+        <ul className="nav">
+          {NAV.map((n) => (
+            <li key={n.key}>
+              <a href={href(n.route)} className={active === n.key ? "nav-item active" : "nav-item"} aria-current={active === n.key ? "page" : undefined} data-testid={`nav-${n.key}`}>
+                <Icon name={n.icon} />
+                <span>{t(n.label)}</span>
+              </a>
+            </li>
+          ))}
+          <li className="nav-sep" aria-hidden="true" />
+          <li>
+            <a href={href({ page: "global" })} className={active === "global" ? "nav-item active" : "nav-item"} aria-current={active === "global" ? "page" : undefined} data-testid="nav-global">
+              <Icon name="globe" />
+              <span>{t("nav.global")}</span>
+            </a>
+          </li>
+        </ul>
+        <div className="sidebar-foot">{t("common.shortcutSearch")}</div>
+      </nav>
+      <div className="main">
+        <header className="header">
+          <div className="header-root" title={view?.effective.root}>
+            <span className="header-label">{t("header.root")}</span>
+            {view ? (
+              <code className="root-label" data-testid="root-label">
+                {view.effective.root || t("header.noRoot")}
+              </code>
+            ) : (
+              <span className="skeleton-line header-skeleton" />
+            )}
+          </div>
+          <div className="header-badges">
+            {view ? (
+              <span className={`badge badge-backend badge-${view.effective.backend}`} title={t("header.backend")} data-testid="backend-badge">
+                {view.effective.backend}
+              </span>
+            ) : null}
+            <span className="badge badge-muted" title={t("header.transport", { kind: backend.kind })} data-testid="transport-badge">
+              {backend.kind}
+            </span>
+          </div>
+        </header>
+        <main className="content" id="content">
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+import { Tabs } from "../../components/Tabs";
+import { WarningBadge } from "../../components/Warnings";
+import { ErrorState } from "../../components/States";
+import { useI18n } from "../../i18n";
+import { useAgents } from "../../queries/hooks";
+import { href, type AgentTab } from "../../router";
+import { MemoryTab } from "../memory/MemoryTab";
+import { PromptTab } from "../prompt/PromptTab";
+import { OverviewTab } from "./OverviewTab";
+
+export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
+  const { t } = useI18n();
+  const agents = useAgents();
+  const summary = agents.data?.agents.find((a) => a.name === name);
+  const tabs = (["memory", "prompt", "overview"] as const).map((k) => ({
+    key: k,
+    label: t(`agent.tab.${k}`),
+    href: href({ page: "agent", name, tab: k }),
+  }));
+  return (
+    <div className="page page-agent">
+      <div className="page-head">
+        <a className="crumb" href={href({ page: "agents" })}>
+          {t("nav.agents")}
+        </a>
+        <span className="crumb-sep">/</span>
+        <h1 data-testid="agent-title">{name}</h1>
+        {summary?.description ? <span className="page-sub">{summary.description}</span> : null}
+        {summary ? <WarningBadge warnings={summary.warnings} testId="agent-warnings" /> : null}
+      </div>
+      {agents.data && !summary ? (
+        <ErrorState error={{ code: "agent_not_found", message: `${t("agent.notFound")}: ${name}` }} />
+      ) : (
+        <>
+          <Tabs tabs={tabs} active={tab} />
+          <div className="tab-body" role="tabpanel">
+            {tab === "memory" ? <MemoryTab agent={name} /> : tab === "prompt" ? <PromptTab agent={name} /> : <OverviewTab name={name} />}
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,237 @@
+import {
+  createColumnHelper,
+  flexRender,
+  getCoreRowModel,
+  getFilteredRowModel,
+  getSortedRowModel,
+  useReactTable,
+  type SortingState,
+} from "@tanstack/react-table";
+import { useMemo, useState } from "react";
+
+import type { AgentList, AgentSummary } from "../../backend/types";
+import { humanBytes } from "../../components/format";
+import { onRowKeyDown } from "../../components/hooks";
+import { Icon } from "../../components/Icon";
+import { Empty, Loadable } from "../../components/States";
+import { WarningBadge } from "../../components/Warnings";
+import { useI18n, type TFunction } from "../../i18n";
+import { useAgents } from "../../queries/hooks";
+import { href, navigate } from "../../router";
+
+const col = createColumnHelper<AgentSummary>();
+
+function columns(t: TFunction, num: (n: number) => string) {
+  return [
+    col.accessor("name", {
+      header: t("agents.col.name"),
+      cell: (c) => <span className="cell-name">{c.getValue()}</span>,
+    }),
+    col.accessor((a) => a.warnings.length + (a.memory.error ? 1 : 0), {
+      id: "warnings",
+      header: () => (
+        <span title={t("agents.col.warnings")} aria-label={t("agents.col.warnings")}>
+          <Icon name="warning" size={13} />
+        </span>
+      ),
+      cell: (c) => {
+        const a = c.row.original;
+        const all = a.memory.error ? [...a.warnings, t("agents.countsError", { message: a.memory.error })] : a.warnings;
+        return <WarningBadge warnings={all} testId={`agent-warnings-${a.name}`} />;
+      },
+    }),
+    col.accessor((a) => a.description ?? "", {
+      id: "description",
+      header: t("agents.col.description"),
+      cell: (c) => <span className="cell-desc" title={c.getValue()}>{c.getValue() || t("common.none")}</span>,
+    }),
+    col.accessor((a) => a.model ?? "", {
+      id: "model",
+      header: t("agents.col.model"),
+      cell: (c) =>
+        c.getValue() ? (
+          <code className="cell-code" title={[c.row.original.provider, c.row.original.model].filter(Boolean).join(" / ")}>
+            {c.getValue()}
+          </code>
+        ) : (
+          t("common.none")
+        ),
+    }),
+    col.accessor((a) => a.skills.join(", "), {
+      id: "skills",
+      header: t("agents.col.skills"),
+      cell: (c) =>
+        c.row.original.skills.length ? (
+          <span className="chips">
+            {c.row.original.skills.map((s) => (
+              <span key={s} className="chip">
+                {s}
+              </span>
+            ))}
+          </span>
+        ) : (
+          t("common.none")
+        ),
+      enableSorting: false,
+    }),
+    col.accessor((a) => a.memory.core, { id: "core", header: t("agents.col.core"), cell: (c) => <span className="num">{num(c.getValue())}</span>, meta: { num: true } }),
+    col.accessor((a) => a.memory.archival, {
+      id: "archival",
+      header: t("agents.col.archival"),
+      cell: (c) => <span className="num">{num(c.getValue())}</span>,
+      meta: { num: true },
+    }),
+    col.accessor((a) => a.memory.bytes ?? -1, {
+      id: "bytes",
+      header: t("agents.col.size"),
+      cell: (c) => <span className="num">{humanBytes(c.row.original.memory.bytes)}</span>,
+      meta: { num: true },
+    }),
+    col.accessor((a) => a.last_activity ?? "", {
+      id: "activity",
+      header: t("agents.col.activity"),
+      cell: (c) => <span className="cell-time">{c.getValue() || t("common.none")}</span>,
+    }),
+  ];
+}
+
+export function AgentsPage() {
+  const q = useAgents();
+  const { t } = useI18n();
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>{t("agents.title")}</h1>
+        {q.data ? <span className="page-sub">{t("agents.subtitle", { n: q.data.agents.length, root: q.data.root })}</span> : null}
+      </div>
+      <Loadable query={q} rows={8}>
+        {(data) => <AgentsTable data={data} />}
+      </Loadable>
+    </div>
+  );
+}
+
+function AgentsTable({ data }: { data: AgentList }) {
+  const { t, num } = useI18n();
+  const [sorting, setSorting] = useState<SortingState>([]);
+  const [filter, setFilter] = useState("");
+  const cols = useMemo(() => columns(t, num), [t, num]);
+  const table = useReactTable({
+    data: data.agents,
+    columns: cols,
+    state: { sorting, globalFilter: filter },
+    onSortingChange: setSorting,
+    onGlobalFilterChange: setFilter,
+    globalFilterFn: (row, _id, value: string) => {
+      const v = value.toLowerCase();
+      const a = row.original;
+      return a.name.toLowerCase().includes(v) || (a.description ?? "").toLowerCase().includes(v) || (a.model ?? "").toLowerCase().includes(v);
+    },
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+    getFilteredRowModel: getFilteredRowModel(),
+  });
+  const g = data.global_memory;
+  return (
+    <>
+      <div className="toolbar">
+        <label className="search">
+          <Icon name="search" />
+          <input
+            type="search"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            placeholder={t("agents.filter")}
+            aria-label={t("agents.filter")}
+            data-search
+            data-testid="agents-filter"
+          />
+        </label>
+      </div>
+      <div className="table-wrap">
+        <table className="table" data-testid="agents-table">
+          <thead>
+            {table.getHeaderGroups().map((hg) => (
+              <tr key={hg.id}>
+                {hg.headers.map((h) => {
+                  const sorted = h.column.getIsSorted();
+                  const isNum = (h.column.columnDef.meta as { num?: boolean } | undefined)?.num;
+                  return (
+                    <th key={h.id} className={`col-${h.column.id}${isNum ? " num" : ""}`} aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}>
+                      {h.column.getCanSort() ? (
+                        <button type="button" className="th-sort" onClick={h.column.getToggleSortingHandler()}>
+                          {flexRender(h.column.columnDef.header, h.getContext())}
+                          <span className="sort-mark">{sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : ""}</span>
+                        </button>
+                      ) : (
+                        flexRender(h.column.columnDef.header, h.getContext())
+                      )}
+                    </th>
+                  );
+                })}
+              </tr>
+            ))}
+          </thead>
+          <tbody onKeyDown={onRowKeyDown}>
+            <tr
+              className="row-link row-global"
+              tabIndex={0}
+              data-row
+              data-testid="global-memory-row"
+              onClick={() => navigate({ page: "global" })}
+              onKeyDown={(e) => e.key === "Enter" && navigate({ page: "global" })}
+            >
+              <td>
+                <span className="cell-name">
+                  <Icon name="globe" size={13} /> {t("agents.globalRow")}
+                </span>
+              </td>
+              <td className="col-warnings">{g.error ? <WarningBadge warnings={[g.error]} /> : null}</td>
+              <td className="col-description">
+                <span className="cell-desc muted">{t("agents.globalHint")}</span>
+              </td>
+              <td className="col-model" />
+              <td className="col-skills" />
+              <td className="num">{num(g.core)}</td>
+              <td className="num">{num(g.archival)}</td>
+              <td className="num">{humanBytes(g.bytes)}</td>
+              <td />
+            </tr>
+            {table.getRowModel().rows.map((row) => {
+              const name = row.original.name;
+              const go = () => navigate({ page: "agent", name, tab: "memory" });
+              return (
+                <tr
+                  key={row.id}
+                  className={row.original.warnings.length ? "row-link has-warnings" : "row-link"}
+                  tabIndex={0}
+                  data-row
+                  data-testid={`agent-row-${name}`}
+                  onClick={go}
+                  onKeyDown={(e) => e.key === "Enter" && go()}
+                  aria-label={name}
+                >
+                  {row.getVisibleCells().map((cell) => {
+                    const isNum = (cell.column.columnDef.meta as { num?: boolean } | undefined)?.num;
+                    return (
+                      <td key={cell.id} className={`col-${cell.column.id}${isNum ? " num" : ""}`}>
+                        {cell.column.id === "name" ? (
+                          <a href={href({ page: "agent", name, tab: "memory" })} tabIndex={-1} className="plain-link" onClick={(e) => e.stopPropagation()}>
+                            {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                          </a>
+                        ) : (
+                          flexRender(cell.column.columnDef.cell, cell.getContext())
+                        )}
+                      </td>
+                    );
+                  })}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {data.agents.length === 0 ? <Empty>{t("agents.empty")}</Empty> : null}
+      </div>
+    </>
+  );
+}

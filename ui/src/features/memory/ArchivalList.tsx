@@ -1,0 +1,255 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+
+import type { ArchivalEntryDto } from "../../backend/types";
+import { charCount } from "../../backend/memory-rules";
+import { Icon } from "../../components/Icon";
+import { useI18n } from "../../i18n";
+import type { DisplayItem, SortDir } from "./archival";
+
+export const ROW_HEIGHT = 28;
+const CUT_HEIGHT = 30;
+
+type Props = {
+  entries: ArchivalEntryDto[];
+  items: DisplayItem[];
+  dir: SortDir;
+  newestCut: boolean;
+  /** Entry index to scroll to and flash (after an add). */
+  flash: { index: number; nonce: number } | null;
+  /** The search keyword, marked in the content. */
+  keyword: string;
+};
+
+function Highlighted({ text, keyword }: { text: string; keyword: string }) {
+  const k = keyword.trim().toLowerCase();
+  if (!k) return <>{text}</>;
+  const lower = text.toLowerCase();
+  const out: React.ReactNode[] = [];
+  let at = 0;
+  for (let i = lower.indexOf(k); i >= 0 && out.length < 40; i = lower.indexOf(k, at)) {
+    if (i > at) out.push(text.slice(at, i));
+    out.push(<mark key={i}>{text.slice(i, i + k.length)}</mark>);
+    at = i + k.length;
+  }
+  out.push(text.slice(at));
+  return <>{out}</>;
+}
+
+/**
+ * The archival table, virtualised: only the rows in view (plus a small overscan) are in the DOM,
+ * so 100 000 entries scroll as smoothly as 100. ↑/↓/PageUp/PageDown/Home/End move between rows,
+ * Enter expands a long entry.
+ */
+export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }: Props) {
+  const { t, num } = useI18n();
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
+  const [active, setActive] = useState(0);
+  const pendingFocus = useRef<number | null>(null);
+
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (pos) => (items[pos] === "cut" ? CUT_HEIGHT : ROW_HEIGHT),
+    getItemKey: (pos) => {
+      const it = items[pos];
+      return it === "cut" ? "cut" : `e${it}`;
+    },
+    overscan: 12,
+  });
+
+  const activePos = Math.min(active, Math.max(0, items.length - 1));
+
+  const focusPos = useCallback(
+    (pos: number) => {
+      let p = Math.max(0, Math.min(items.length - 1, pos));
+      if (items[p] === "cut") p = p + (pos >= activePos ? 1 : -1);
+      p = Math.max(0, Math.min(items.length - 1, p));
+      setActive(p);
+      pendingFocus.current = p;
+      virtualizer.scrollToIndex(p, { align: "auto" });
+    },
+    [items, activePos, virtualizer],
+  );
+
+  useLayoutEffect(() => {
+    const p = pendingFocus.current;
+    if (p === null) return;
+    const el = scrollRef.current?.querySelector<HTMLElement>(`[data-pos="${p}"]`);
+    if (el) {
+      el.focus({ preventScroll: true });
+      pendingFocus.current = null;
+    }
+  });
+
+  // Open at the cut line (with a few outside entries above it): that is where the window starts.
+  useEffect(() => {
+    const cut = items.indexOf("cut");
+    if (cut <= 3) return;
+    // Out of the commit phase: the virtualizer flushes synchronously on scroll.
+    const id = requestAnimationFrame(() => virtualizer.scrollToIndex(cut - 3, { align: "start" }));
+    return () => cancelAnimationFrame(id);
+    // Only when the list first mounts.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // A new search or order starts again at the cut line (or the top).
+  const view = `${keyword.trim()}|${dir}`;
+  const lastView = useRef(view);
+  useEffect(() => {
+    if (lastView.current === view) return;
+    lastView.current = view;
+    const cut = items.indexOf("cut");
+    setActive(0);
+    const id = requestAnimationFrame(() => virtualizer.scrollToIndex(Math.max(0, cut - 3), { align: "start" }));
+    return () => cancelAnimationFrame(id);
+  }, [view, items, virtualizer]);
+
+  // Scroll once per flash request; the new entry may arrive with the next `items`.
+  const flashed = useRef<number | null>(null);
+  useEffect(() => {
+    if (!flash || flashed.current === flash.nonce) return;
+    const pos = items.indexOf(flash.index);
+    if (pos < 0) return;
+    flashed.current = flash.nonce;
+    setActive(pos);
+    requestAnimationFrame(() => {
+      virtualizer.scrollToIndex(pos, { align: "center" });
+      // Then bring the row itself into the page's view (the list may be below the fold).
+      requestAnimationFrame(() => scrollRef.current?.querySelector(`[data-pos="${pos}"]`)?.scrollIntoView?.({ block: "nearest" }));
+    });
+  }, [flash, items, virtualizer]);
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
+    const moves: Record<string, number> = {
+      ArrowDown: activePos + 1,
+      ArrowUp: activePos - 1,
+      PageDown: activePos + page,
+      PageUp: activePos - page,
+      Home: 0,
+      End: items.length - 1,
+    };
+    if (e.key in moves) {
+      e.preventDefault();
+      focusPos(moves[e.key]!);
+    }
+  };
+
+  const toggle = (index: number, pos: number) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (next.has(index)) {
+        next.delete(index);
+        virtualizer.resizeItem(pos, ROW_HEIGHT);
+      } else next.add(index);
+      return next;
+    });
+  };
+
+  const newestIndex = entries.length - 1;
+  const virtualItems = virtualizer.getVirtualItems();
+
+  return (
+    <div className="vtable" role="table" aria-rowcount={items.length + 1} data-testid="archival-table">
+      <div className="vrow vhead" role="row">
+        <span role="columnheader" className="c-idx">
+          {t("memory.col.index")}
+        </span>
+        <span role="columnheader" className="c-time">
+          {t("memory.col.time")}
+        </span>
+        <span role="columnheader" className="c-content">
+          {t("memory.col.content")}
+        </span>
+        <span role="columnheader" className="c-chars">
+          {t("memory.col.chars")}
+        </span>
+        <span role="columnheader" className="c-win">
+          {t("memory.col.window")}
+        </span>
+      </div>
+      <div className="vscroll" ref={scrollRef} data-virtual-scroll onKeyDown={onKeyDown} role="rowgroup" style={{ height: virtualizer.getTotalSize() + 1 }}>
+        <div className="vinner" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualItems.map((v) => {
+            const it = items[v.index]!;
+            if (it === "cut") {
+              return (
+                <div
+                  key={v.key}
+                  role="row"
+                  className="vrow cut-row"
+                  data-testid="window-cut"
+                  data-index={v.index}
+                  style={{ transform: `translateY(${v.start}px)`, height: CUT_HEIGHT }}
+                >
+                  <span role="cell" className="cut-label">
+                    <Icon name="scissors" size={13} />
+                    {dir === "asc" ? t("memory.cutLine") : t("memory.cutLineDesc")}
+                  </span>
+                </div>
+              );
+            }
+            const e = entries[it]!;
+            const isExpanded = expanded.has(it);
+            const cls = ["vrow", "entry-row", e.in_window ? "in-window" : "outside", isExpanded ? "expanded" : "", flash?.index === it ? "flash" : "", v.index === activePos ? "active" : ""]
+              .filter(Boolean)
+              .join(" ");
+            return (
+              <div
+                key={v.key}
+                ref={isExpanded ? virtualizer.measureElement : undefined}
+                role="row"
+                className={cls}
+                data-testid="archival-row"
+                data-in-window={e.in_window ? "true" : "false"}
+                data-entry-index={it}
+                data-index={v.index}
+                data-pos={v.index}
+                tabIndex={v.index === activePos ? 0 : -1}
+                aria-expanded={isExpanded}
+                style={{ transform: `translateY(${v.start}px)`, minHeight: ROW_HEIGHT }}
+                onClick={() => {
+                  setActive(v.index);
+                  toggle(it, v.index);
+                }}
+                onFocus={() => setActive(v.index)}
+                onKeyDown={(ev) => {
+                  if (ev.key === "Enter" || ev.key === " ") {
+                    ev.preventDefault();
+                    toggle(it, v.index);
+                  }
+                }}
+              >
+                <span role="cell" className="c-idx">
+                  {it + 1}
+                </span>
+                <span role="cell" className="c-time">
+                  {e.timestamp ?? <span className="muted">{t("memory.noTime")}</span>}
+                </span>
+                <span role="cell" className="c-content" title={isExpanded ? undefined : e.content}>
+                  <Highlighted text={e.content} keyword={keyword} />
+                </span>
+                <span role="cell" className="c-chars">
+                  {num(charCount(e.line))}
+                </span>
+                <span role="cell" className="c-win">
+                  {e.in_window ? (
+                    newestCut && it === newestIndex ? (
+                      <span className="tag tag-warn">{t("memory.cutFromStart")}</span>
+                    ) : (
+                      <span className="tag tag-ok">{t("memory.inWindow")}</span>
+                    )
+                  ) : (
+                    <span className="tag tag-out">{t("memory.outside")}</span>
+                  )}
+                </span>
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

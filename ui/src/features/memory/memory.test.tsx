@@ -1,0 +1,122 @@
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+
+import { createFakeBackend } from "../../backend/fake";
+import { renderApp } from "../../test/render";
+
+describe("Memory tab", () => {
+  it("shows the cut line between the last outside entry and the first in-window entry, and the banner", async () => {
+    const { backend } = renderApp("#/agents/log_analyst", { archivalLimit: 500 });
+    const view = await createFakeBackend({ archivalLimit: 500 }).memoryView("log_analyst");
+    const w = view.window;
+    expect(w.outside_entries).toBeGreaterThan(0);
+    const banner = await screen.findByTestId("window-banner");
+    const n = (x: number) => x.toLocaleString("en-US");
+    expect(banner).toHaveTextContent(`${n(w.outside_entries)} entries / ${n(w.outside_chars)} characters outside the window (limit 500)`);
+    expect(banner).toHaveTextContent(`In window: ${n(w.in_window_entries)} entries / ${n(w.in_window_chars)} characters.`);
+
+    const cut = screen.getByTestId("window-cut");
+    const before = cut.parentElement!.querySelector(`[data-entry-index="${w.first_in_window - 1}"]`)!;
+    const after = cut.parentElement!.querySelector(`[data-entry-index="${w.first_in_window}"]`)!;
+    expect(before).toHaveAttribute("data-in-window", "false");
+    expect(after).toHaveAttribute("data-in-window", "true");
+    expect(Number(cut.getAttribute("data-index"))).toBe(w.first_in_window);
+    // Every row before the cut is outside, every row after it inside.
+    const rows = screen.getAllByTestId("archival-row");
+    for (const r of rows) {
+      const i = Number(r.getAttribute("data-entry-index"));
+      expect(r.getAttribute("data-in-window")).toBe(i >= w.first_in_window ? "true" : "false");
+    }
+    expect(within(rows.find((r) => r.getAttribute("data-in-window") === "false")!).getByText("outside")).toBeInTheDocument();
+    expect(backend.calls.some((c) => c.method === "memoryView")).toBe(true);
+  });
+
+  it("keeps the cut line in newest-first order", async () => {
+    renderApp("#/agents/log_analyst", { archivalLimit: 500 });
+    await screen.findByTestId("window-cut");
+    fireEvent.click(screen.getByTestId("memory-sort"));
+    const rows = screen.getAllByTestId("archival-row");
+    expect(rows[0]).toHaveAttribute("data-in-window", "true");
+    expect(Number(rows[0]!.getAttribute("data-entry-index"))).toBe(23);
+    const cut = screen.getByTestId("window-cut");
+    expect(cut).toHaveTextContent("Prompt window ends here");
+  });
+
+  it("says when every entry fits in the window", async () => {
+    renderApp("#/agents/log_analyst");
+    expect(await screen.findByTestId("window-banner")).toHaveTextContent("All 24 archival entries fit in the window");
+    expect(screen.queryByTestId("window-cut")).toBeNull();
+  });
+
+  it("search filters archival rows with the recall rule and shows the authoritative recall count", async () => {
+    const { backend } = renderApp("#/agents/log_analyst");
+    await screen.findByTestId("archival-table");
+    fireEvent.change(screen.getByTestId("memory-search"), { target: { value: "GATEWAY" } });
+    await waitFor(() => expect(screen.getAllByTestId("archival-row")).toHaveLength(12));
+    for (const r of screen.getAllByTestId("archival-row")) expect(r.textContent?.toLowerCase()).toContain("gateway");
+    const expected = (await backend.recallMemory("log_analyst", "GATEWAY")).entries.length;
+    await waitFor(() => expect(screen.getByTestId("recall-count")).toHaveTextContent(`recall_memory: ${expected} matches`), { timeout: 2000 });
+    expect(screen.getByTestId("memory-match-count")).toHaveTextContent("12 of 24 shown");
+    fireEvent.change(screen.getByTestId("memory-search"), { target: { value: "no-such-thing" } });
+    expect(await screen.findByText(/No archival entry contains/)).toBeInTheDocument();
+  });
+
+  it("adds an entry: preview, appendMemory, refetch, new row highlighted", async () => {
+    const { backend } = renderApp("#/agents/assistant");
+    await screen.findByTestId("archival-table");
+    const content = screen.getByTestId("add-content");
+    fireEvent.change(content, { target: { value: "  line one\n## 核心记忆  x " } });
+    await waitFor(() => expect(screen.getByTestId("add-preview")).toHaveTextContent("- [2026-07-22 09:30:00] line one 「核心记忆」 x"), { timeout: 2000 });
+    expect(screen.getByTestId("add-preview")).toHaveTextContent("sanitised");
+    fireEvent.keyDown(content, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(backend.calls.some((c) => c.method === "appendMemory")).toBe(true));
+    const call = backend.calls.find((c) => c.method === "appendMemory")!;
+    expect(call.args[0]).toEqual({ agent: "assistant", scope: "archival", content: "  line one\n## 核心记忆  x " });
+    const row = await screen.findByText("line one 「核心记忆」 x");
+    const r = row.closest("[data-testid='archival-row']")!;
+    expect(r).toHaveClass("flash");
+    expect(r).toHaveAttribute("data-in-window", "true");
+    expect(r).toHaveAttribute("data-entry-index", "141");
+    expect(content).toHaveValue("");
+  });
+
+  it("adds a core entry to the core table", async () => {
+    const { backend } = renderApp("#/agents/scheduler");
+    await screen.findByTestId("core-table");
+    fireEvent.change(screen.getByTestId("add-scope"), { target: { value: "core" } });
+    fireEvent.change(screen.getByTestId("add-content"), { target: { value: "Runs at 09:00" } });
+    fireEvent.click(screen.getByTestId("add-submit"));
+    const cell = await within(screen.getByTestId("core-table")).findByText("Runs at 09:00");
+    expect(cell.closest("tr")).toHaveClass("flash");
+    expect((await backend.memoryView("scheduler")).core).toHaveLength(1);
+  });
+
+  it("renders at most 200 rows for 100 000 archival entries", async () => {
+    renderApp("#/agents/assistant", { assistantArchival: 100_000 });
+    await screen.findByTestId("archival-table", undefined, { timeout: 8000 });
+    const rows = screen.getAllByTestId("archival-row");
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.length).toBeLessThanOrEqual(200);
+    // Scrolling to the end swaps the rendered rows.
+    const scroller = document.querySelector<HTMLElement>("[data-virtual-scroll]")!;
+    // The list opens at the cut line, near the end of a long archive.
+    await waitFor(() => expect(scroller.scrollTop).toBeGreaterThan(1_000_000));
+    scroller.focus();
+    fireEvent.keyDown(scroller, { key: "End" });
+    await waitFor(() => expect(document.querySelector('[data-entry-index="100000"]')).not.toBeNull(), { timeout: 3000 });
+    expect(screen.getAllByTestId("archival-row").length).toBeLessThanOrEqual(200);
+  });
+
+  it("refreshes when the backend reports a change made elsewhere", async () => {
+    const { backend } = renderApp("#/agents/log_analyst");
+    await screen.findByTestId("archival-table");
+    await backend.appendMemory({ agent: "log_analyst", scope: "archival", content: "written by the runtime" });
+    expect(await screen.findByText("written by the runtime")).toBeInTheDocument();
+  });
+
+  it("shows the global memory page", async () => {
+    renderApp("#/global");
+    expect(await screen.findByTestId("memory-source")).toHaveTextContent("/home/linxiao/.oryxos/memory/MEMORY.md");
+    expect(await within(screen.getByTestId("core-table")).findByText("全局：所有 Agent 共用的事实放在这里。")).toBeInTheDocument();
+  });
+});

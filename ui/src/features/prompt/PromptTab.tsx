@@ -1,0 +1,102 @@
+import { useState } from "react";
+
+import type { PartKindDto, PromptDto } from "../../backend/types";
+import { CopyButton } from "../../components/CopyButton";
+import { Loadable } from "../../components/States";
+import { WarningList } from "../../components/Warnings";
+import { useI18n, type MessageKey } from "../../i18n";
+import { usePrompt, useSessions } from "../../queries/hooks";
+
+const PART_LABEL: Record<PartKindDto, MessageKey> = {
+  system: "prompt.part.system",
+  memory: "prompt.part.memory",
+  history: "prompt.part.history",
+  tools: "prompt.part.tools",
+};
+
+/** All parts as one text, in order, as the agent receives them. */
+export function joinParts(p: PromptDto): string {
+  return p.parts.map((x) => x.text).join("\n\n");
+}
+
+export function PromptTab({ agent }: { agent: string }) {
+  const { t } = useI18n();
+  const [sessionId, setSessionId] = useState<string | null>(null);
+  const sessions = useSessions({ agent, status: null, channel: null, search: null, limit: 200, offset: 0 });
+  const q = usePrompt(agent, sessionId);
+  return (
+    <div className="prompt">
+      <div className="toolbar">
+        <label className="field-inline">
+          <span className="field-label">{t("prompt.session")}</span>
+          <select value={sessionId ?? ""} onChange={(e) => setSessionId(e.target.value || null)} data-testid="prompt-session">
+            <option value="">{t("prompt.noSession")}</option>
+            {(sessions.data?.items ?? []).map((s) => (
+              <option key={s.session_id} value={s.session_id}>
+                {s.session_id} · {s.last_active_at ?? ""}
+              </option>
+            ))}
+          </select>
+        </label>
+        {q.data ? <CopyButton text={joinParts(q.data)} label={t("prompt.copyAll")} testId="prompt-copy-all" /> : null}
+      </div>
+      <Loadable query={q} rows={10}>
+        {(p) => <PromptView p={p} />}
+      </Loadable>
+    </div>
+  );
+}
+
+function PromptView({ p }: { p: PromptDto }) {
+  const { t, num } = useI18n();
+  const total = Math.max(1, p.total_chars);
+  return (
+    <>
+      <WarningList warnings={p.warnings} testId="prompt-warnings" />
+      <div className="card">
+        <div className="composition-head">
+          <span className="field-label">{t("prompt.composition")}</span>
+          <span data-testid="prompt-total">{t("prompt.total", { chars: num(p.total_chars), tokens: num(p.total_tokens_estimate) })}</span>
+          {p.session_id ? (
+            <span className="muted">{t("prompt.history", { turns: p.history_turns, messages: p.history_messages, max: p.max_history_turns })}</span>
+          ) : null}
+        </div>
+        <div className="stackbar" data-testid="prompt-bar" role="img" aria-label={p.parts.map((x) => `[${x.index}] ${x.chars}`).join(", ")}>
+          {p.parts.map((x) =>
+            x.chars > 0 ? (
+              <span
+                key={x.index}
+                className={`seg seg-${x.kind}`}
+                style={{ width: `${(x.chars / total) * 100}%` }}
+                title={`[${x.index}] ${t(PART_LABEL[x.kind])}: ${num(x.chars)}`}
+                data-testid={`prompt-bar-${x.index}`}
+                data-chars={x.chars}
+              />
+            ) : null,
+          )}
+        </div>
+        <div className="legend">
+          {p.parts.map((x) => (
+            <span key={x.index} className="legend-item">
+              <span className={`swatch seg-${x.kind}`} />[{x.index}] {t(PART_LABEL[x.kind])} · {((x.chars / total) * 100).toFixed(1)}%
+            </span>
+          ))}
+        </div>
+        {p.bootstrap_loaded.length ? <div className="muted small">{t("prompt.bootstrapLoaded", { files: p.bootstrap_loaded.join(", ") })}</div> : null}
+      </div>
+      {p.parts.map((x) => (
+        <section key={x.index} className="card part" data-testid={`prompt-part-${x.index}`}>
+          <div className="part-head">
+            <span className={`part-index seg-${x.kind}`}>[{x.index}]</span>
+            <h3>{t(PART_LABEL[x.kind])}</h3>
+            <span className="muted">{t("common.chars", { n: num(x.chars) })}</span>
+            <span className="muted">{t("common.tokens", { n: num(x.tokens_estimate) })}</span>
+            <span className="spacer" />
+            <CopyButton text={x.text} testId={`prompt-copy-${x.index}`} />
+          </div>
+          {x.text ? <pre className="part-text">{x.text}</pre> : <div className="muted part-empty">{t("prompt.empty")}</div>}
+        </section>
+      ))}
+    </>
+  );
+}

@@ -1,0 +1,175 @@
+import type { MessageDto, SessionDto, ToolInvocationDto } from "../../backend/types";
+import { decodeResult, prettyJson } from "../../components/format";
+import { onRowKeyDown } from "../../components/hooks";
+import { Icon } from "../../components/Icon";
+import { Empty, ErrorState, Loadable } from "../../components/States";
+import { useI18n } from "../../i18n";
+import { useInvocations, useSession } from "../../queries/hooks";
+import { href } from "../../router";
+import { StatusTag } from "./SessionsPage";
+
+export function SessionPage({ id }: { id: string }) {
+  const { t } = useI18n();
+  const q = useSession(id);
+  return (
+    <div className="page">
+      <div className="page-head">
+        <a className="crumb" href={href({ page: "sessions" })}>
+          {t("nav.sessions")}
+        </a>
+        <span className="crumb-sep">/</span>
+        <h1 className="mono" data-testid="session-title">
+          {id}
+        </h1>
+      </div>
+      <Loadable query={q} rows={8}>
+        {(s) => <SessionView s={s} />}
+      </Loadable>
+    </div>
+  );
+}
+
+function SessionView({ s }: { s: SessionDto }) {
+  const { t } = useI18n();
+  const sum = s.summary;
+  return (
+    <div className="session">
+      <div className="card">
+        <dl className="fields fields-row">
+          <dt>{t("sessions.col.agent")}</dt>
+          <dd>{sum.agent ? <a href={href({ page: "agent", name: sum.agent, tab: "memory" })}>{sum.agent}</a> : t("common.none")}</dd>
+          <dt>{t("sessions.col.channel")}</dt>
+          <dd>{sum.channel ?? t("common.none")}</dd>
+          <dt>{t("session.user")}</dt>
+          <dd>{sum.user_id ?? t("common.none")}</dd>
+          <dt>{t("sessions.col.status")}</dt>
+          <dd>
+            <StatusTag status={sum.status} />
+          </dd>
+          <dt>{t("session.created")}</dt>
+          <dd className="mono">{sum.created_at ?? t("common.none")}</dd>
+          <dt>{t("session.lastActive")}</dt>
+          <dd className="mono">{sum.last_active_at ?? t("common.none")}</dd>
+          {sum.archived_at ? (
+            <>
+              <dt>{t("session.archivedAt")}</dt>
+              <dd className="mono">{sum.archived_at}</dd>
+            </>
+          ) : null}
+          <dt>{t("sessions.col.messages")}</dt>
+          <dd>
+            {sum.message_count ?? t("common.none")} · {t("session.turns", { n: s.turns })}
+          </dd>
+        </dl>
+      </div>
+      {sum.error ? (
+        <div className="error-card" role="alert" data-testid="session-error">
+          <Icon name="error" />
+          <div>
+            <strong>{t("session.errorTitle")}</strong>
+            <div className="mono">{sum.error}</div>
+          </div>
+        </div>
+      ) : null}
+      <div className="session-grid">
+        <section className="section">
+          <div className="section-head">
+            <h2>{t("session.conversation")}</h2>
+            <span className="count">{s.messages.length}</span>
+          </div>
+          <div className="conversation" data-testid="conversation">
+            {s.messages.length === 0 ? <Empty>{t("session.noMessages")}</Empty> : s.messages.map((m, i) => <Message key={i} m={m} />)}
+          </div>
+        </section>
+        <Invocations sessionId={sum.session_id} />
+      </div>
+    </div>
+  );
+}
+
+function Message({ m }: { m: MessageDto }) {
+  const { t } = useI18n();
+  const role = m.role === "user" || m.role === "assistant" || m.role === "tool" ? m.role : "other";
+  const label = role === "other" ? m.role : t(`session.role.${role}`);
+  return (
+    <div className={`msg msg-${role}`} data-testid="message" data-role={m.role}>
+      <div className="msg-head">
+        <span className="msg-role">{label}</span>
+        {m.role === "tool" ? (
+          <span className="muted">
+            {t("session.toolResult")} · <code>{m.tool_name ?? "?"}</code>
+            {m.tool_call_id ? <span className="mono"> #{m.tool_call_id}</span> : null}
+          </span>
+        ) : null}
+      </div>
+      {m.content ? m.role === "tool" ? <pre className="msg-body msg-pre">{m.content}</pre> : <div className="msg-body">{m.content}</div> : null}
+      {m.tool_calls.map((c, i) => (
+        <div key={c.id ?? i} className="tool-call" data-testid="tool-call">
+          <div className="tool-call-head">
+            <Icon name="tool" size={13} /> {t("session.toolCall")} <code>{c.name}</code>
+            {c.id ? <span className="mono muted"> #{c.id}</span> : null}
+          </div>
+          <pre className="msg-pre">{prettyJson(c.arguments_json) || "{}"}</pre>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Invocations({ sessionId }: { sessionId: string }) {
+  const { t } = useI18n();
+  const q = useInvocations(sessionId);
+  return (
+    <section className="section">
+      <div className="section-head">
+        <h2>{t("session.invocations")}</h2>
+        {q.data ? <span className="count">{q.data.length}</span> : null}
+      </div>
+      {q.isError ? (
+        <ErrorState error={q.error} onRetry={() => void q.refetch()} />
+      ) : (
+        <Loadable query={q} rows={4}>
+          {(rows) => (rows.length === 0 ? <Empty>{t("session.noInvocations")}</Empty> : <InvocationTable rows={rows} />)}
+        </Loadable>
+      )}
+    </section>
+  );
+}
+
+function InvocationTable({ rows }: { rows: ToolInvocationDto[] }) {
+  const { t } = useI18n();
+  return (
+    <div className="table-wrap">
+      <table className="table table-compact" data-testid="tool-invocations">
+        <thead>
+          <tr>
+            <th>{t("session.col.time")}</th>
+            <th>{t("session.col.tool")}</th>
+            <th>{t("session.col.ok")}</th>
+            <th className="num">{t("session.col.duration")}</th>
+            <th>{t("session.col.input")}</th>
+            <th>{t("session.col.result")}</th>
+          </tr>
+        </thead>
+        <tbody onKeyDown={onRowKeyDown}>
+          {rows.map((r, i) => (
+            <tr key={r.id ?? `i${i}`} tabIndex={0} data-row data-testid="tool-invocation" className={r.success ? undefined : "row-fail"}>
+              <td className="cell-time">{r.created_at ?? t("common.none")}</td>
+              <td>
+                <code>{r.tool_name}</code>
+              </td>
+              <td>{r.success ? <span className="tag tag-ok">{t("session.ok")}</span> : <span className="tag tag-err">{t("session.fail")}</span>}</td>
+              <td className="num">{r.duration_ms === null ? t("common.none") : `${r.duration_ms} ms`}</td>
+              <td>
+                <pre className="cell-pre">{prettyJson(r.input_json)}</pre>
+              </td>
+              <td>
+                <pre className="cell-pre">{r.error_message && !r.success ? r.error_message : decodeResult(r.result_json)}</pre>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

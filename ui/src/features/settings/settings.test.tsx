@@ -1,0 +1,98 @@
+import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+
+import { FAKE_TEAM_ROOT } from "../../backend/fake";
+import { renderApp } from "../../test/render";
+
+describe("Settings", () => {
+  it("inspects a root, saves it, invalidates every query and shows the new root everywhere", async () => {
+    const { backend } = renderApp("#/agents");
+    await screen.findByTestId("agent-row-assistant");
+    fireEvent.click(screen.getByTestId("nav-settings"));
+    window.location.hash = "#/settings";
+    const root = await screen.findByTestId("settings-root");
+    fireEvent.change(root, { target: { value: FAKE_TEAM_ROOT } });
+    fireEvent.click(screen.getByTestId("settings-inspect"));
+    await waitFor(() => expect(screen.getByTestId("inspection-agents")).toHaveTextContent("2 agents: helpdesk, oncall"), { timeout: 2000 });
+    expect(screen.getByTestId("inspection-db")).toHaveTextContent("not found");
+
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("settings-saved")).toBeInTheDocument();
+    expect(screen.getByTestId("root-label")).toHaveTextContent(FAKE_TEAM_ROOT);
+    const update = backend.calls.find((c) => c.method === "updateSettings")!;
+    expect((update.args[0] as { root: string }).root).toBe(FAKE_TEAM_ROOT);
+
+    window.location.hash = "#/agents";
+    expect(await screen.findByTestId("agent-row-helpdesk")).toBeInTheDocument();
+    expect(screen.queryByTestId("agent-row-assistant")).toBeNull();
+  });
+
+  it("switches the memory backend: badge and memory follow", async () => {
+    renderApp("#/settings");
+    fireEvent.click(await screen.findByTestId("settings-backend-sqlite"));
+    expect(screen.getByTestId("settings-backend-mem0")).toBeDisabled();
+    fireEvent.click(screen.getByTestId("settings-save"));
+    await screen.findByTestId("settings-saved");
+    expect(screen.getByTestId("backend-badge")).toHaveTextContent("sqlite");
+    window.location.hash = "#/agents/assistant";
+    expect(await screen.findByTestId("memory-source")).toHaveTextContent("memory_entries");
+    expect(screen.getAllByTestId("archival-row")[0]).toHaveTextContent("[sqlite]");
+  });
+
+  it("shows a server error inline and keeps the form", async () => {
+    renderApp("#/settings");
+    const root = await screen.findByTestId("settings-root");
+    fireEvent.change(root, { target: { value: "/nope/here" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("error-code")).toHaveTextContent("invalid_input");
+    expect(screen.getByTestId("error-message")).toHaveTextContent("/nope/here is not a folder");
+    expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+
+  it("validates the archival window size before saving", async () => {
+    renderApp("#/settings");
+    const input = await screen.findByTestId("settings-window");
+    fireEvent.change(input, { target: { value: "50" } });
+    expect(screen.getByTestId("settings-save")).toBeDisabled();
+    expect(screen.getByText(/between 100 and 1 000 000/)).toBeInTheDocument();
+    fireEvent.change(input, { target: { value: "1000" } });
+    expect(screen.getByTestId("settings-save")).toBeEnabled();
+  });
+
+  it("warns when environment variables or flags override the stored settings", async () => {
+    renderApp("#/settings", { overriddenBy: ["ORYXOS_ROOT", "--db"] });
+    expect(await screen.findByTestId("settings-overridden")).toHaveTextContent("Overridden by ORYXOS_ROOT, --db");
+  });
+
+  it("switches the language and theme at once after saving", async () => {
+    renderApp("#/settings");
+    fireEvent.change(await screen.findByTestId("settings-language"), { target: { value: "zh" } });
+    fireEvent.change(screen.getByTestId("settings-theme"), { target: { value: "dark" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("settings-saved")).toHaveTextContent("已保存");
+    expect(screen.getByTestId("nav-agents")).toHaveTextContent("智能体");
+    expect(document.documentElement.dataset.theme).toBe("dark");
+  });
+});
+
+describe("First run", () => {
+  it("shows the welcome screen and creates the sample root", async () => {
+    const { backend } = renderApp("#/agents", { firstRun: true });
+    expect(await screen.findByTestId("welcome")).toBeInTheDocument();
+    const path = screen.getByTestId("welcome-sample-path");
+    expect(path).toHaveValue("/home/linxiao/.oryxos");
+    fireEvent.click(screen.getByTestId("welcome-sample"));
+    expect(await screen.findByTestId("agent-row-assistant", undefined, { timeout: 3000 })).toBeInTheDocument();
+    expect(backend.calls.map((c) => c.method)).toEqual(expect.arrayContaining(["createSampleRoot", "updateSettings"]));
+    expect(screen.queryByTestId("welcome")).toBeNull();
+  });
+
+  it("opens an existing root after inspecting it", async () => {
+    renderApp("#/agents", { firstRun: true });
+    const input = await screen.findByTestId("welcome-open-path");
+    fireEvent.change(input, { target: { value: FAKE_TEAM_ROOT } });
+    await waitFor(() => expect(screen.getByTestId("inspection-agents")).toHaveTextContent("2 agents"), { timeout: 2000 });
+    fireEvent.click(screen.getByTestId("welcome-open"));
+    expect(await screen.findByTestId("agent-row-oncall")).toBeInTheDocument();
+  });
+});

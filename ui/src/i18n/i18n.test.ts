@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+
+import { en } from "./en";
+import { resolveLang, systemLang, translate } from "./index";
+import { zh } from "./zh";
+
+describe("i18n", () => {
+  it("has the same keys and placeholders in both languages", () => {
+    expect(Object.keys(zh).sort()).toEqual(Object.keys(en).sort());
+    const vars = (s: string) => (s.match(/\{\w+\}/g) ?? []).sort();
+    for (const k of Object.keys(en) as (keyof typeof en)[]) expect(vars(zh[k])).toEqual(vars(en[k]));
+  });
+  it("fills placeholders", () => {
+    expect(translate("en", "memory.banner", { n: 3, m: 120, l: 4000 })).toBe("3 entries / 120 characters outside the window (limit 4000)");
+    expect(translate("zh", "memory.banner", { n: 3, m: 120, l: 4000 })).toBe("窗口外 3 条 / 120 字符（上限 4000）");
+  });
+  it("follows the setting, else the system language", () => {
+    expect(resolveLang("zh")).toBe("zh");
+    expect(resolveLang("en")).toBe("en");
+    expect(systemLang({ language: "zh-CN" })).toBe("zh");
+    expect(systemLang({ language: "de-DE" })).toBe("en");
+  });
+});

@@ -1,0 +1,108 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+
+import { useBackend } from "../backend";
+import type { ChangeEvent } from "../backend";
+import type { SessionQuery } from "../backend/types";
+import { qk } from "./keys";
+
+export function useSettings() {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.settings, queryFn: () => b.getSettings() });
+}
+
+export function useAgents() {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.agents, queryFn: () => b.listAgents() });
+}
+
+export function useAgent(name: string) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.agent(name), queryFn: () => b.getAgent(name) });
+}
+
+export function useMemoryView(agent: string | null) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.memory(agent), queryFn: () => b.memoryView(agent) });
+}
+
+export function useRecall(agent: string | null, keyword: string) {
+  const b = useBackend();
+  return useQuery({
+    queryKey: qk.recall(agent, keyword),
+    queryFn: () => b.recallMemory(agent, keyword),
+    enabled: keyword.trim() !== "",
+  });
+}
+
+export function useSessions(q: SessionQuery) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.sessions(q), queryFn: () => b.listSessions(q), placeholderData: (prev) => prev });
+}
+
+export function useSession(id: string) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.session(id), queryFn: () => b.getSession(id) });
+}
+
+export function useInvocations(sessionId: string) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.invocations(sessionId), queryFn: () => b.toolInvocations(sessionId, 500, 0) });
+}
+
+export function usePrompt(agent: string, sessionId: string | null) {
+  const b = useBackend();
+  return useQuery({
+    queryKey: [...qk.prompt(agent), sessionId] as const,
+    queryFn: () => b.promptPreview(agent, sessionId),
+    placeholderData: (prev) => prev,
+  });
+}
+
+export function useFiles() {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.files, queryFn: () => b.bootstrapFiles() });
+}
+
+/** Live refresh: each change event invalidates the queries it can affect. */
+export function useChangeEvents() {
+  const b = useBackend();
+  const qc = useQueryClient();
+  useEffect(
+    () =>
+      b.onChange((e: ChangeEvent) => {
+        void invalidateFor(qc, e);
+      }),
+    [b, qc],
+  );
+}
+
+export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: ChangeEvent) {
+  switch (e.kind) {
+    case "memory":
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: qk.memory(e.agent) }),
+        qc.invalidateQueries({ queryKey: qk.recallAll(e.agent) }),
+        qc.invalidateQueries({ queryKey: qk.agents }),
+        e.agent ? qc.invalidateQueries({ queryKey: qk.agent(e.agent) }) : Promise.resolve(),
+        e.agent ? qc.invalidateQueries({ queryKey: qk.prompt(e.agent) }) : qc.invalidateQueries({ queryKey: qk.prompt() }),
+      ]);
+      return;
+    case "agents":
+      await Promise.all(
+        [qk.agents, ["agent"] as const, qk.prompt(), qk.files].map((queryKey) => qc.invalidateQueries({ queryKey })),
+      );
+      return;
+    case "sessions":
+      await Promise.all(
+        // The database also holds the sqlite backend's memory_entries.
+        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, ["memory"] as const, ["recall"] as const].map((queryKey) =>
+          qc.invalidateQueries({ queryKey }),
+        ),
+      );
+      return;
+    case "settings":
+      await qc.invalidateQueries();
+      return;
+  }
+}

@@ -1,0 +1,19 @@
+import type { SessionQuery } from "../backend/types";
+
+const GLOBAL = "__global__";
+
+/** Every TanStack Query key in one place, so change events can invalidate precisely. */
+export const qk = {
+  settings: ["settings"] as const,
+  agents: ["agents"] as const,
+  agent: (name: string) => ["agent", name] as const,
+  memory: (agent: string | null) => ["memory", agent ?? GLOBAL] as const,
+  recall: (agent: string | null, keyword: string) => ["recall", agent ?? GLOBAL, keyword] as const,
+  recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
+  preview: (content: string) => ["preview", content] as const,
+  sessions: (q?: SessionQuery) => (q ? (["sessions", q] as const) : (["sessions"] as const)),
+  session: (id?: string) => (id ? (["session", id] as const) : (["session"] as const)),
+  invocations: (sessionId?: string | null) => (sessionId === undefined ? (["invocations"] as const) : (["invocations", sessionId] as const)),
+  prompt: (agent?: string) => (agent ? (["prompt", agent] as const) : (["prompt"] as const)),
+  files: ["files"] as const,
+};

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+
+import { href, parseRoute } from "./router";
+
+describe("router", () => {
+  it("round-trips every route, including session ids with colons", () => {
+    const routes = [
+      { page: "agents" },
+      { page: "agent", name: "log_analyst", tab: "memory" },
+      { page: "agent", name: "assistant", tab: "prompt" },
+      { page: "global" },
+      { page: "sessions" },
+      { page: "session", id: "cli:linxiao:assistant:0" },
+      { page: "files", name: "USER.md" },
+      { page: "files", name: null },
+      { page: "settings" },
+    ] as const;
+    for (const r of routes) expect(parseRoute(href(r))).toEqual(r);
+  });
+  it("falls back to the agents list", () => {
+    expect(parseRoute("")).toEqual({ page: "agents" });
+    expect(parseRoute("#/nope")).toEqual({ page: "agents" });
+  });
+});
