@@ -15,4 +15,7 @@ pub const NAMES: &[&str] = &[
     "update_settings",
     "inspect_root",
     "create_sample_root",
+    "test_mem0",
+    "migrate",
+    "cancel_migration",
 ];

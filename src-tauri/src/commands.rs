@@ -162,3 +162,33 @@ pub async fn create_sample_root(
     })
     .await
 }
+
+#[tauri::command]
+#[specta::specta]
+pub async fn test_mem0(state: State<'_, AppState>, settings: SettingsDto) -> Result<Mem0Status, ApiError> {
+    blocking(state.console(), move |c| c.test_mem0(&settings)).await
+}
+
+/// Copies (or, with `dry_run`, counts) missing entries; progress streams over `on_progress`.
+#[tauri::command]
+#[specta::specta]
+pub async fn migrate(
+    state: State<'_, AppState>,
+    req: oryx_api::migrate::MigrateRequest,
+    on_progress: tauri::ipc::Channel<oryx_api::migrate::MigrationProgress>,
+) -> Result<oryx_api::migrate::MigrationReport, ApiError> {
+    let cancel = state.new_migration();
+    blocking(state.console(), move |c| {
+        c.migrate(&req, &cancel, &mut |p| {
+            let _ = on_progress.send(p);
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn cancel_migration(state: State<'_, AppState>) -> Result<(), ApiError> {
+    state.cancel_migration();
+    Ok(())
+}

@@ -31,7 +31,11 @@ pub fn specta_builder<R: tauri::Runtime>() -> Builder<R> {
             commands::update_settings,
             commands::inspect_root,
             commands::create_sample_root,
+            commands::test_mem0,
+            commands::migrate,
+            commands::cancel_migration,
         ])
+        .typ::<oryx_api::migrate::MigrationProgress>()
         .typ::<oryx_api::watch::ChangeEvent>()
         .typ::<ApiError>()
 }

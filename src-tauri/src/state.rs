@@ -1,6 +1,7 @@
 //! Managed state: the console (which swaps its runtime on a settings change) and the watcher
 //! that tells the window when files change on disk.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use oryx_api::watch::{self, ChangeEvent, Watcher};
@@ -13,6 +14,7 @@ pub struct AppState {
     console: Arc<Console>,
     app: Mutex<Option<AppHandle>>,
     watcher: Mutex<Option<Watcher>>,
+    migration: Mutex<Arc<AtomicBool>>,
 }
 
 impl AppState {
@@ -21,7 +23,19 @@ impl AppState {
             console: Arc::new(console),
             app: Mutex::new(None),
             watcher: Mutex::new(None),
+            migration: Mutex::new(Arc::new(AtomicBool::new(false))),
         }
+    }
+
+    /// A fresh cancel flag for the migration about to start.
+    pub fn new_migration(&self) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        *self.migration.lock().unwrap_or_else(|p| p.into_inner()) = flag.clone();
+        flag
+    }
+
+    pub fn cancel_migration(&self) {
+        self.migration.lock().unwrap_or_else(|p| p.into_inner()).store(true, Ordering::Relaxed);
     }
 
     pub fn console(&self) -> Arc<Console> {

@@ -176,8 +176,8 @@ pub struct MemoryCounts {
     pub core: u32,
     pub archival: u32,
     /// Size of MEMORY.md in bytes (markdown backend), else `None`.
-    // Exported as a JS number: these values stay far below 2^53.
-    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
+    // Typed as a plain number in TypeScript (JSON carries the full value).
+    #[cfg_attr(feature = "specta", specta(type = Option<u32>))]
     pub bytes: Option<u64>,
     /// Set when the counts could not be read (the agent still lists).
     pub error: Option<String>,
@@ -303,8 +303,8 @@ pub struct SessionDto {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ToolInvocationDto {
-    // Exported as a JS number: these values stay far below 2^53.
-    #[cfg_attr(feature = "specta", specta(type = f64))]
+    // Typed as a plain number in TypeScript (JSON carries the full value).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub id: i64,
     pub session_id: Option<String>,
     pub tool_name: String,
@@ -312,8 +312,8 @@ pub struct ToolInvocationDto {
     pub result_json: Option<String>,
     pub success: bool,
     pub error_message: Option<String>,
-    // Exported as a JS number: these values stay far below 2^53.
-    #[cfg_attr(feature = "specta", specta(type = Option<f64>))]
+    // Typed as a plain number in TypeScript (JSON carries the full value).
+    #[cfg_attr(feature = "specta", specta(type = Option<u32>))]
     pub duration_ms: Option<i64>,
     pub created_at: Option<String>,
 }

@@ -22,11 +22,11 @@ pub struct ToolRunResult {
     pub success: bool,
     /// The failure was the caller's (bad JSON, unknown tool, bad scope).
     pub bad_call: bool,
-    // Exported as a JS number: these values stay far below 2^53.
-    #[cfg_attr(feature = "specta", specta(type = f64))]
+    // Typed as a plain number in TypeScript (JSON carries the full value).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub duration_ms: i64,
-    // Exported as a JS number: these values stay far below 2^53.
-    #[cfg_attr(feature = "specta", specta(type = f64))]
+    // Typed as a plain number in TypeScript (JSON carries the full value).
+    #[cfg_attr(feature = "specta", specta(type = u32))]
     pub invocation_id: i64,
 }
 

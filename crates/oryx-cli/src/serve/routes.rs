@@ -96,6 +96,16 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
         "/api/v1/console/events",
         "Server-sent change events (live refresh)",
     ),
+    (
+        "post",
+        "/api/v1/console/mem0/test",
+        "Try the mem0 settings in the body (SettingsDto)",
+    ),
+    (
+        "post",
+        "/api/v1/console/migrate",
+        "Copy missing entries between backends: {from, to, agent, dry_run}",
+    ),
 ];
 
 pub fn routes() -> Router<AppState> {
@@ -117,6 +127,8 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/api/v1/console/inspect-root", post(inspect_root))
         .route("/api/v1/console/sample-root", post(sample_root))
+        .route("/api/v1/console/mem0/test", post(test_mem0))
+        .route("/api/v1/console/migrate", post(migrate))
 }
 
 fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, HttpError> {
@@ -336,4 +348,29 @@ async fn sample_root(
         Err(e) => return Reply(Err(e)),
     };
     Reply(blocking(&s, move |_| oryx_api::settings::create_sample_root(&b.path)).await)
+}
+
+async fn test_mem0(State(s): State<AppState>, b: Result<Json<SettingsDto>, JsonRejection>) -> Reply<Mem0Status> {
+    let dto = match body(b) {
+        Ok(d) => d,
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.test_mem0(&dto)).await)
+}
+
+/// Runs to the end (no progress over REST); the browser shows a spinner meanwhile.
+async fn migrate(
+    State(s): State<AppState>,
+    b: Result<Json<oryx_api::migrate::MigrateRequest>, JsonRejection>,
+) -> Reply<oryx_api::migrate::MigrationReport> {
+    let req = match body(b) {
+        Ok(r) => r,
+        Err(e) => return Reply(Err(e)),
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let result = blocking(&s, move |c| c.migrate(&req, &never, &mut |_| {})).await;
+    if result.is_ok() {
+        s.events.notify_memory(None);
+    }
+    Reply(result)
 }
