@@ -7,11 +7,11 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential libssl-dev libayatana-appi
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean
 
 ## Every check and test (what .ci/run runs).
-test: deps ui fmt-check clippy rust-test ui-check e2e-desktop e2e-browser
+test: deps ui fmt-check clippy rust-test mem0-contract ui-check e2e-desktop e2e-browser
 	@echo "make test: all checks passed"
 
 ## Opens the console on ./sample (created on first run) unless ORYXOS_ROOT is set.
@@ -32,8 +32,9 @@ apt:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; fi
 
 npm-deps:
-	@if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then \
-	  cd ui && $(NPM) ci --no-audit --no-fund; fi
+	@for d in ui tests; do \
+	  if [ ! -d $$d/node_modules ] || [ $$d/package-lock.json -nt $$d/node_modules/.package-lock.json ]; then \
+	    (cd $$d && $(NPM) ci --no-audit --no-fund) || exit 1; fi; done
 
 tauri-driver:
 	@command -v tauri-driver >/dev/null 2>&1 || $(CARGO) install tauri-driver --locked
@@ -57,6 +58,10 @@ clippy: ui
 
 rust-test: ui
 	$(CARGO) test --workspace
+
+## The store contract (and migrations, and the CLI) against the real mem0ai library.
+mem0-contract: ui
+	tests/mem0/with-server.sh $(CARGO) test --workspace -- --ignored
 
 desktop: ui
 	$(CARGO) build -p oryx-desktop

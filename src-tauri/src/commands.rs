@@ -165,7 +165,10 @@ pub async fn create_sample_root(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn test_mem0(state: State<'_, AppState>, settings: SettingsDto) -> Result<Mem0Status, ApiError> {
+pub async fn test_mem0(
+    state: State<'_, AppState>,
+    settings: SettingsDto,
+) -> Result<Mem0Status, ApiError> {
     blocking(state.console(), move |c| c.test_mem0(&settings)).await
 }
 

@@ -35,7 +35,10 @@ impl AppState {
     }
 
     pub fn cancel_migration(&self) {
-        self.migration.lock().unwrap_or_else(|p| p.into_inner()).store(true, Ordering::Relaxed);
+        self.migration
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .store(true, Ordering::Relaxed);
     }
 
     pub fn console(&self) -> Arc<Console> {

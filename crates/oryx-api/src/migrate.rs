@@ -97,15 +97,24 @@ impl Console {
         };
         let (from, to) = (store_for(req.from)?, store_for(req.to)?);
         if req.from == req.to {
-            return Err(ApiError::invalid("choose two different backends to copy between"));
+            return Err(ApiError::invalid(
+                "choose two different backends to copy between",
+            ));
         }
-        let report = migrate::migrate(from.as_ref(), to.as_ref(), &owners, req.dry_run, cancel, &mut |p: &Progress| {
-            on_progress(MigrationProgress {
-                owner: p.owner.clone(),
-                done: p.done as u32,
-                total: p.total as u32,
-            })
-        })?;
+        let report = migrate::migrate(
+            from.as_ref(),
+            to.as_ref(),
+            &owners,
+            req.dry_run,
+            cancel,
+            &mut |p: &Progress| {
+                on_progress(MigrationProgress {
+                    owner: p.owner.clone(),
+                    done: p.done as u32,
+                    total: p.total as u32,
+                })
+            },
+        )?;
         Ok(MigrationReport {
             from: req.from,
             to: req.to,

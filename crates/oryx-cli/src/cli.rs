@@ -249,7 +249,13 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             json,
         ),
         Command::Settings => render::settings(&console.get_settings()?, json),
-        Command::Migrate { from, to, agent, all, dry_run } => {
+        Command::Migrate {
+            from,
+            to,
+            agent,
+            all,
+            dry_run,
+        } => {
             if agent.is_none() && !all {
                 return Err(ApiError::invalid("choose --agent NAME or --all"));
             }

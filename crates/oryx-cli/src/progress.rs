@@ -7,7 +7,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use oryx_api::migrate::{MigrateRequest, MigrationReport};
 use oryx_api::{ApiResult, Console};
 
-pub fn run_migration(console: &Console, req: &MigrateRequest, json: bool) -> ApiResult<MigrationReport> {
+pub fn run_migration(
+    console: &Console,
+    req: &MigrateRequest,
+    json: bool,
+) -> ApiResult<MigrationReport> {
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
     // A second handler cannot be installed in one process; that only matters in tests.

@@ -317,11 +317,28 @@ pub fn migration(r: &oryx_api::migrate::MigrationReport, json: bool) {
         "{} → {}{}",
         backend_name(r.from),
         backend_name(r.to),
-        if r.dry_run { " (dry run: nothing written)" } else { "" }
+        if r.dry_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        }
     );
-    println!("{:<20} {:>6} {:>7} {:>7} {:>7}", "OWNER", "FOUND", verb.to_uppercase().split(' ').next_back().unwrap_or("COPIED"), "SKIPPED", "FAILED");
+    println!(
+        "{:<20} {:>6} {:>7} {:>7} {:>7}",
+        "OWNER",
+        "FOUND",
+        verb.to_uppercase()
+            .split(' ')
+            .next_back()
+            .unwrap_or("COPIED"),
+        "SKIPPED",
+        "FAILED"
+    );
     for o in r.owners.iter().chain(std::iter::once(&r.total)) {
-        println!("{:<20} {:>6} {:>7} {:>7} {:>7}", o.owner, o.found, o.copied, o.skipped, o.failed);
+        println!(
+            "{:<20} {:>6} {:>7} {:>7} {:>7}",
+            o.owner, o.found, o.copied, o.skipped, o.failed
+        );
         if let Some(e) = &o.error {
             println!("  ! {e}");
         }

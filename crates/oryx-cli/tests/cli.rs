@@ -339,3 +339,137 @@ fn footprint_appends_a_compact_archival_line() {
     let show = env.json(&["memory", "show", "--agent", "scheduler"]);
     assert_eq!(show["archival"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn migrate_copies_once_and_leaves_the_source() {
+    let env = Env::new();
+    env.sample();
+    let before = std::fs::read(env.root().join("agents/assistant/MEMORY.md")).unwrap();
+    let out = env.oryx(&["migrate", "--from", "markdown", "--to", "sqlite"]);
+    assert_eq!(code(&out), 2, "--agent or --all is required");
+    let dry = env.json(&[
+        "migrate",
+        "--from",
+        "markdown",
+        "--to",
+        "sqlite",
+        "--all",
+        "--dry-run",
+    ]);
+    assert_eq!(dry["dry_run"], true);
+    let missing = dry["total"]["copied"].as_u64().unwrap();
+    assert!(missing > 100, "{dry}");
+    let run = env.json(&["migrate", "--from", "markdown", "--to", "sqlite", "--all"]);
+    assert_eq!(run["total"]["copied"].as_u64().unwrap(), missing);
+    assert_eq!(run["total"]["failed"], 0);
+    let again = env.json(&["migrate", "--from", "markdown", "--to", "sqlite", "--all"]);
+    assert_eq!(again["total"]["copied"], 0, "running twice adds nothing");
+    assert_eq!(
+        std::fs::read(env.root().join("agents/assistant/MEMORY.md")).unwrap(),
+        before
+    );
+    let md = env.json(&["memory", "show", "--agent", "assistant"]);
+    let sql = env.json(&[
+        "--backend",
+        "sqlite",
+        "memory",
+        "show",
+        "--agent",
+        "assistant",
+    ]);
+    for e in md["archival"].as_array().unwrap() {
+        assert!(
+            sql["archival"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["content"] == e["content"] && s["timestamp"] == e["timestamp"]),
+            "missing {e}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs the mem0 test server: make mem0-contract"]
+fn memory_commands_against_a_real_mem0() {
+    let url = std::env::var("ORYX_MEM0_URL").expect("ORYX_MEM0_URL");
+    let env = Env::new();
+    env.sample();
+    let user = format!("cli-{}", std::process::id());
+    std::fs::create_dir_all(env.dir.path().join("config")).unwrap();
+    std::fs::write(
+        env.dir.path().join("config/settings.json"),
+        serde_json::json!({"mem0": {"userId": user}}).to_string(),
+    )
+    .unwrap();
+    let m = ["--backend", "mem0", "--mem0-url", url.as_str()];
+    fn with<'a>(m: &[&'a str], args: &[&'a str]) -> Vec<&'a str> {
+        [m, args].concat()
+    }
+    env.ok(&with(
+        &m,
+        &[
+            "memory",
+            "add",
+            "--agent",
+            "researcher",
+            "--scope",
+            "core",
+            "mem0 core fact",
+        ],
+    ));
+    env.ok(&with(
+        &m,
+        &[
+            "memory",
+            "add",
+            "--agent",
+            "researcher",
+            "--scope",
+            "archival",
+            "Mem0 archival NOTE",
+        ],
+    ));
+    let show = env.json(&with(&m, &["memory", "show", "--agent", "researcher"]));
+    assert_eq!(show["backend"], "mem0");
+    assert_eq!(show["core"][0]["content"], "mem0 core fact");
+    assert_eq!(show["archival"][0]["content"], "Mem0 archival NOTE");
+    assert_eq!(
+        env.ok(&with(
+            &m,
+            &["memory", "recall", "--agent", "researcher", "note"]
+        ))
+        .trim_end(),
+        "Mem0 archival NOTE"
+    );
+    let run = env.json(&with(
+        &m,
+        &[
+            "migrate",
+            "--from",
+            "markdown",
+            "--to",
+            "mem0",
+            "--agent",
+            "researcher",
+        ],
+    ));
+    assert_eq!(run["total"]["failed"], 0, "{run}");
+    let down = env.oryx(&[
+        "--backend",
+        "mem0",
+        "--mem0-url",
+        "http://127.0.0.1:9",
+        "memory",
+        "show",
+        "--agent",
+        "researcher",
+    ]);
+    assert_eq!(code(&down), 1);
+    assert!(
+        stderr(&down).starts_with("error[backend_unavailable]")
+            && stderr(&down).contains("127.0.0.1:9"),
+        "{}",
+        stderr(&down)
+    );
+}

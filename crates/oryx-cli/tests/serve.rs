@@ -147,9 +147,19 @@ fn status_codes_and_envelopes() {
     let (_, settings) = get(&s, "/api/v1/console/settings");
     let mut dto = settings["data"]["settings"].clone();
     dto["backend"] = json!("mem0");
-    let put = |dto: &Value| client().put(format!("{}/api/v1/console/settings", s.base)).json(dto).send().unwrap();
+    let put = |dto: &Value| {
+        client()
+            .put(format!("{}/api/v1/console/settings", s.base))
+            .json(dto)
+            .send()
+            .unwrap()
+    };
     let r = put(&dto);
-    assert_eq!(r.status().as_u16(), 400, "mem0 without a base URL is refused");
+    assert_eq!(
+        r.status().as_u16(),
+        400,
+        "mem0 without a base URL is refused"
+    );
     assert_envelope(&r.json().unwrap(), 400);
     dto["mem0_base_url"] = json!("http://127.0.0.1:9");
     dto["mem0_timeout_ms"] = json!(1000);
@@ -157,7 +167,10 @@ fn status_codes_and_envelopes() {
     let (status, v) = get(&s, "/api/v1/agents/assistant/memory");
     assert_eq!(status, 503, "{v}");
     assert_envelope(&v, 503);
-    assert!(v["message"].as_str().unwrap().contains("http://127.0.0.1:9"));
+    assert!(v["message"]
+        .as_str()
+        .unwrap()
+        .contains("http://127.0.0.1:9"));
     dto["backend"] = json!("markdown");
     assert_eq!(put(&dto).status().as_u16(), 200);
     // 500: a database that is not SQLite.

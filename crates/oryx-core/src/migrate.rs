@@ -132,10 +132,15 @@ pub fn migrate(
     }
     let mut plans = Vec::new();
     for owner in owners {
-        let loaded = from.load_all(owner).and_then(|src| Ok((flatten(src), flatten(to.load_all(owner)?))));
+        let loaded = from
+            .load_all(owner)
+            .and_then(|src| Ok((flatten(src), flatten(to.load_all(owner)?))));
         plans.push((owner, loaded));
     }
-    let total: usize = plans.iter().map(|(_, p)| p.as_ref().map_or(0, |(s, _)| s.len())).sum();
+    let total: usize = plans
+        .iter()
+        .map(|(_, p)| p.as_ref().map_or(0, |(s, _)| s.len()))
+        .sum();
     let mut report = Report {
         dry_run,
         ..Report::default()
@@ -215,29 +220,55 @@ mod tests {
         let (dir, md, sql) = setup();
         let a = Owner::Agent("a".into());
         let t = |s: &str| crate::timefmt::parse_entry_ts(s);
-        md.append(&a, Scope::Core, "core one", t("2026-01-01 00:00:00")).unwrap();
-        md.append(&a, Scope::Archival, "arch one", t("2026-01-02 00:00:00")).unwrap();
-        md.append(&a, Scope::Archival, "arch two", t("2026-01-03 00:00:00")).unwrap();
-        md.append(&a, Scope::Archival, "arch two", t("2026-01-03 00:00:00")).unwrap();
+        md.append(&a, Scope::Core, "core one", t("2026-01-01 00:00:00"))
+            .unwrap();
+        md.append(&a, Scope::Archival, "arch one", t("2026-01-02 00:00:00"))
+            .unwrap();
+        md.append(&a, Scope::Archival, "arch two", t("2026-01-03 00:00:00"))
+            .unwrap();
+        md.append(&a, Scope::Archival, "arch two", t("2026-01-03 00:00:00"))
+            .unwrap();
         let before = std::fs::read(md.path(&a)).unwrap();
         let never = AtomicBool::new(false);
         let owners = [a.clone(), Owner::Global];
         let dry = migrate(&md, &sql, &owners, true, &never, &mut |_| {}).unwrap();
         assert_eq!(dry.totals().copied, 4);
-        assert!(sql.load_all(&a).unwrap().archival.is_empty(), "a dry run writes nothing");
+        assert!(
+            sql.load_all(&a).unwrap().archival.is_empty(),
+            "a dry run writes nothing"
+        );
         let mut seen = 0;
         let r = migrate(&md, &sql, &owners, false, &never, &mut |p| seen = p.done).unwrap();
-        assert_eq!((r.totals().found, r.totals().copied, r.totals().skipped), (4, 4, 0));
+        assert_eq!(
+            (r.totals().found, r.totals().copied, r.totals().skipped),
+            (4, 4, 0)
+        );
         assert_eq!(seen, 4);
         let got = sql.load_all(&a).unwrap();
-        let arch: Vec<_> = got.archival.iter().map(|e| (e.content.as_str(), e.timestamp)).collect();
+        let arch: Vec<_> = got
+            .archival
+            .iter()
+            .map(|e| (e.content.as_str(), e.timestamp))
+            .collect();
         assert_eq!(
             arch,
-            vec![("arch one", t("2026-01-02 00:00:00")), ("arch two", t("2026-01-03 00:00:00")), ("arch two", t("2026-01-03 00:00:00"))]
+            vec![
+                ("arch one", t("2026-01-02 00:00:00")),
+                ("arch two", t("2026-01-03 00:00:00")),
+                ("arch two", t("2026-01-03 00:00:00"))
+            ]
         );
         let again = migrate(&md, &sql, &owners, false, &never, &mut |_| {}).unwrap();
-        assert_eq!((again.totals().copied, again.totals().skipped), (0, 4), "running twice adds nothing");
-        assert_eq!(std::fs::read(md.path(&a)).unwrap(), before, "the source is untouched");
+        assert_eq!(
+            (again.totals().copied, again.totals().skipped),
+            (0, 4),
+            "running twice adds nothing"
+        );
+        assert_eq!(
+            std::fs::read(md.path(&a)).unwrap(),
+            before,
+            "the source is untouched"
+        );
         drop(dir);
     }
 
@@ -246,10 +277,11 @@ mod tests {
         let (_dir, md, sql) = setup();
         let a = Owner::Agent("a".into());
         for i in 0..5 {
-            md.append(&a, Scope::Archival, &format!("e{i}"), None).unwrap();
+            md.append(&a, Scope::Archival, &format!("e{i}"), None)
+                .unwrap();
         }
         let cancel = AtomicBool::new(false);
-        let r = migrate(&md, &sql, &[a.clone()], false, &cancel, &mut |p| {
+        let r = migrate(&md, &sql, std::slice::from_ref(&a), false, &cancel, &mut |p| {
             if p.done == 2 {
                 cancel.store(true, Ordering::Relaxed);
             }
@@ -258,13 +290,25 @@ mod tests {
         assert!(r.cancelled);
         assert_eq!(r.owners[0].copied, 2);
         let r = migrate(&md, &sql, &[a], false, &AtomicBool::new(false), &mut |_| {}).unwrap();
-        assert_eq!((r.totals().copied, r.totals().skipped), (3, 2), "re-running completes it");
+        assert_eq!(
+            (r.totals().copied, r.totals().skipped),
+            (3, 2),
+            "re-running completes it"
+        );
     }
 
     #[test]
     fn same_backend_is_refused() {
         let (dir, md, _) = setup();
         let md2 = MarkdownMemoryStore::new(dir.path());
-        assert!(migrate(&md, &md2, &[Owner::Global], true, &AtomicBool::new(false), &mut |_| {}).is_err());
+        assert!(migrate(
+            &md,
+            &md2,
+            &[Owner::Global],
+            true,
+            &AtomicBool::new(false),
+            &mut |_| {}
+        )
+        .is_err());
     }
 }

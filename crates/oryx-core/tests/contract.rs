@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use oryx_core::memory::{
-    LongTermMemoryStore, MarkdownMemoryStore, MemoryService, Scope, SqliteMemoryStore,
+    LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService, Scope,
+    SqliteMemoryStore,
 };
 use oryx_core::names::Owner;
 use oryx_core::sessions::SessionStore;
@@ -56,10 +57,41 @@ fn sqlite() -> Fixture {
     }
 }
 
+/// The mem0 store against the real mem0 test server (`tests/mem0/serve.sh`); each fixture uses
+/// its own user id so cases never see each other's memories.
+fn mem0() -> Fixture {
+    let url = std::env::var("ORYX_MEM0_URL").expect(
+        "ORYX_MEM0_URL must point at a running tests/mem0/serve.sh (make mem0-contract does this)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let user = format!(
+        "contract-{}",
+        dir.path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(['.', ' '], "")
+    );
+    Fixture {
+        store: Arc::new(Mem0MemoryStore::new(Mem0Config {
+            base_url: url,
+            user_id: user,
+            api_key: std::env::var("MEM0_TEST_API_KEY").ok(),
+            timeout: std::time::Duration::from_secs(20),
+        })),
+        root,
+        _dir: dir,
+    }
+}
+
 macro_rules! contract {
     ($($case:ident),* $(,)?) => {
         mod markdown_backend { $( #[test] fn $case() { super::$case(super::markdown()) } )* }
         mod sqlite_backend { $( #[test] fn $case() { super::$case(super::sqlite()) } )* }
+        mod mem0_backend {
+            $( #[test] #[ignore = "needs the mem0 test server: make mem0-contract"] fn $case() { super::$case(super::mem0()) } )*
+        }
     };
 }
 

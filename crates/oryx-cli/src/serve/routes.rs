@@ -350,7 +350,10 @@ async fn sample_root(
     Reply(blocking(&s, move |_| oryx_api::settings::create_sample_root(&b.path)).await)
 }
 
-async fn test_mem0(State(s): State<AppState>, b: Result<Json<SettingsDto>, JsonRejection>) -> Reply<Mem0Status> {
+async fn test_mem0(
+    State(s): State<AppState>,
+    b: Result<Json<SettingsDto>, JsonRejection>,
+) -> Reply<Mem0Status> {
     let dto = match body(b) {
         Ok(d) => d,
         Err(e) => return Reply(Err(e)),

@@ -14,7 +14,6 @@ use super::entry::{Entry, Scope, Sections};
 use super::store::{contains_ci, Backend, LongTermMemoryStore};
 use crate::error::{CoreError, Result};
 use crate::names::Owner;
-use crate::timefmt::now_local;
 
 /// `GET /memories` page size; a full page means "possibly more" (mem0 has no cursor).
 pub const LOAD_LIMIT: usize = 1000;
@@ -31,6 +30,9 @@ pub struct Mem0Config {
 pub struct Mem0MemoryStore {
     cfg: Mem0Config,
     client: OnceLock<std::result::Result<Client, String>>,
+    /// The last `ts` this store wrote: the server keeps no order, so entries written within one
+    /// second (a migration, a burst of saves) get increasing milliseconds to keep theirs.
+    last_ts: std::sync::Mutex<Option<NaiveDateTime>>,
 }
 
 /// One mem0 item as we use it.
@@ -49,6 +51,7 @@ impl Mem0MemoryStore {
         Mem0MemoryStore {
             cfg,
             client: OnceLock::new(),
+            last_ts: std::sync::Mutex::new(None),
         }
     }
 
@@ -74,8 +77,9 @@ impl Mem0MemoryStore {
                 .build()
                 .map_err(|e| e.to_string())
         });
-        c.as_ref()
-            .map_err(|e| CoreError::BackendUnavailable(format!("cannot create the HTTP client for mem0: {e}")))
+        c.as_ref().map_err(|e| {
+            CoreError::BackendUnavailable(format!("cannot create the HTTP client for mem0: {e}"))
+        })
     }
 
     fn auth(&self, req: RequestBuilder) -> RequestBuilder {
@@ -86,7 +90,10 @@ impl Mem0MemoryStore {
     }
 
     fn send(&self, action: &str, req: RequestBuilder) -> Result<Value> {
-        let res = self.auth(req).send().map_err(|e| self.transport_error(action, &e))?;
+        let res = self
+            .auth(req)
+            .send()
+            .map_err(|e| self.transport_error(action, &e))?;
         self.read(action, res)
     }
 
@@ -98,7 +105,11 @@ impl Mem0MemoryStore {
                 self.cfg.timeout.as_millis()
             ))
         } else {
-            CoreError::BackendUnavailable(format!("mem0 at {} is unreachable ({action}): {}", self.cfg.base_url, root_cause(e)))
+            CoreError::BackendUnavailable(format!(
+                "mem0 at {} is unreachable ({action}): {}",
+                self.cfg.base_url,
+                root_cause(e)
+            ))
         }
     }
 
@@ -113,7 +124,10 @@ impl Mem0MemoryStore {
             )));
         }
         serde_json::from_str(&body).map_err(|e| {
-            CoreError::BackendUnavailable(format!("mem0 at {} sent malformed JSON for {action}: {e}", self.cfg.base_url))
+            CoreError::BackendUnavailable(format!(
+                "mem0 at {} sent malformed JSON for {action}: {e}",
+                self.cfg.base_url
+            ))
         })
     }
 
@@ -124,15 +138,29 @@ impl Mem0MemoryStore {
     /// Lists an owner's items in time order, and whether the page was full.
     fn list(&self, owner: &Owner) -> Result<(Vec<Item>, bool)> {
         let user = self.user_for(owner);
-        let req = self
-            .client()?
-            .get(self.url("/memories"))
-            .query(&[("user_id", user.as_str()), ("top_k", &LOAD_LIMIT.to_string())]);
+        let req = self.client()?.get(self.url("/memories")).query(&[
+            ("user_id", user.as_str()),
+            ("top_k", &LOAD_LIMIT.to_string()),
+        ]);
         let v = self.send("list memories", req)?;
         let mut items = items_of(&v);
         let full = items.len() >= LOAD_LIMIT;
         sort_by_time(&mut items);
         Ok((items, full))
+    }
+
+    /// A write time after every earlier one of this store: `at` (or now) plus the milliseconds
+    /// needed to stay in order.
+    fn next_ts(&self, at: Option<NaiveDateTime>) -> NaiveDateTime {
+        let mut last = self.last_ts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ts = at.unwrap_or_else(|| Local::now().naive_local());
+        if let Some(prev) = *last {
+            if ts <= prev && prev - ts < chrono::Duration::seconds(1) {
+                ts = prev + chrono::Duration::milliseconds(1);
+            }
+        }
+        *last = Some(ts);
+        ts
     }
 
     /// Checks that the service answers, for Settings' "test connection".
@@ -164,7 +192,11 @@ fn items_of(v: &Value) -> Vec<Item> {
 }
 
 fn item_of(v: &Value) -> Option<Item> {
-    let memory = v.get("memory").or_else(|| v.get("text")).and_then(Value::as_str)?.to_string();
+    let memory = v
+        .get("memory")
+        .or_else(|| v.get("text"))
+        .and_then(Value::as_str)?
+        .to_string();
     let meta = v.get("metadata");
     let scope = meta
         .and_then(|m| m.get("scope"))
@@ -178,7 +210,11 @@ fn item_of(v: &Value) -> Option<Item> {
         .and_then(|m| m.get("ts"))
         .and_then(Value::as_str)
         .and_then(parse_time)
-        .or_else(|| v.get("created_at").and_then(Value::as_str).and_then(parse_time));
+        .or_else(|| {
+            v.get("created_at")
+                .and_then(Value::as_str)
+                .and_then(parse_time)
+        });
     Some(Item {
         id: v.get("id").and_then(Value::as_str).map(str::to_string),
         memory,
@@ -196,20 +232,30 @@ fn parse_time(s: &str) -> Option<NaiveDateTime> {
 
 /// The server returns items in no particular order: sort by `ts` (stable for equal times).
 fn sort_by_time(items: &mut [Item]) {
-    items.sort_by(|a, b| a.ts.cmp(&b.ts));
+    items.sort_by_key(|i| i.ts);
 }
 
 fn rfc3339(ts: &NaiveDateTime) -> String {
     match Local.from_local_datetime(ts) {
-        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => t.to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
-        chrono::LocalResult::None => ts.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
+            t.to_rfc3339_opts(chrono::SecondsFormat::Millis, false)
+        }
+        chrono::LocalResult::None => ts
+            .and_utc()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
     }
+}
+
+/// Entries show whole seconds, as MEMORY.md does; the milliseconds only order them.
+fn whole_seconds(ts: NaiveDateTime) -> NaiveDateTime {
+    use chrono::Timelike;
+    ts.with_nanosecond(0).unwrap_or(ts)
 }
 
 /// The runtime shows mem0 items as their raw text (no `- ` prefix).
 fn entry_of(i: &Item) -> Entry {
     Entry {
-        timestamp: i.ts,
+        timestamp: i.ts.map(whole_seconds),
         content: i.memory.clone(),
         line: i.memory.clone(),
     }
@@ -220,8 +266,14 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         Backend::Mem0
     }
 
-    fn append(&self, owner: &Owner, scope: Scope, content: &str, at: Option<NaiveDateTime>) -> Result<Entry> {
-        let ts = at.unwrap_or_else(now_local);
+    fn append(
+        &self,
+        owner: &Owner,
+        scope: Scope,
+        content: &str,
+        at: Option<NaiveDateTime>,
+    ) -> Result<Entry> {
+        let ts = self.next_ts(at);
         let body = json!({
             "messages": [{"role": "user", "content": content}],
             "user_id": self.user_for(owner),
@@ -231,7 +283,7 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         let req = self.client()?.post(self.url("/memories")).json(&body);
         self.send("add a memory", req)?;
         Ok(Entry {
-            timestamp: Some(ts),
+            timestamp: Some(whole_seconds(ts)),
             content: content.to_string(),
             line: content.to_string(),
         })
@@ -310,7 +362,9 @@ mod tests {
         });
         assert_eq!(s.user_for(&Owner::Agent("a".into())), "oryxos:a");
         assert_eq!(s.user_for(&Owner::Global), "oryxos");
-        let err = s.append(&Owner::Global, Scope::Core, "x", None).unwrap_err();
+        let err = s
+            .append(&Owner::Global, Scope::Core, "x", None)
+            .unwrap_err();
         assert!(matches!(err, CoreError::BackendUnavailable(_)), "{err}");
         assert!(err.to_string().contains("http://127.0.0.1:9"), "{err}");
     }
