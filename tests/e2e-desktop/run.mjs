@@ -80,28 +80,33 @@ function uiOver(d) {
       }, timeout);
     },
     async click(css) {
-      await d.click(await ui.waitVisible(css));
+      const el = await ui.waitVisible(css);
+      // WebKitWebDriver refuses clicks on some elements (table rows); a DOM click is what a
+      // user's click does there.
+      await d.click(el).catch(() =>
+        d.exec("const e = document.querySelector(arguments[0]); e.scrollIntoView({block: 'center'}); e.click();", [css]),
+      );
     },
     async fill(css, text) {
       const el = await ui.waitVisible(css);
-      await d.clear(el);
+      await d.clear(el).catch(() => {});
       await d.type(el, text);
     },
     async text(css) {
-      return d.text(await ui.waitVisible(css));
+      await ui.waitVisible(css);
+      return d.exec("const e = document.querySelector(arguments[0]); return e.innerText || e.textContent || ''", [css]);
     },
     async count(css) {
       return (await d.findAll(css)).length;
     },
     async attrs(css, name) {
-      const els = await d.findAll(css);
-      return Promise.all(els.map((e) => d.attr(e, name)));
+      return d.exec("return Array.from(document.querySelectorAll(arguments[0])).map((e) => e.getAttribute(arguments[1]))", [css, name]);
     },
     async select(css, value) {
-      const el = await ui.waitVisible(css);
+      await ui.waitVisible(css);
       await d.exec(
-        "const el = arguments[0]; const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set; set.call(el, arguments[1]); el.dispatchEvent(new Event('change', {bubbles: true}));",
-        [el, value],
+        "const el = document.querySelector(arguments[0]); const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set; set.call(el, arguments[1]); el.dispatchEvent(new Event('change', {bubbles: true}));",
+        [css, value],
       );
     },
     async eval(script) {
