@@ -7,7 +7,7 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential libssl-dev libayatana-appi
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: bench bench-quick mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean
 
 ## Every check and test (what .ci/run runs).
@@ -90,3 +90,10 @@ screenshots: deps desktop cli
 clean:
 	$(CARGO) clean
 	rm -rf ui/dist
+
+## criterion: archival append and the prompt's load on a 1 KB and a 100 MB MEMORY.md.
+bench:
+	$(CARGO) bench -p oryx-core --bench memory
+
+bench-quick:
+	ORYX_BENCH_MB=10 $(CARGO) bench -p oryx-core --bench memory
