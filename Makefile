@@ -80,9 +80,12 @@ e2e-desktop: deps desktop cli
 e2e-browser: deps ui cli
 	node tests/e2e-browser/run.mjs
 
+## .deb and AppImage in target/release/bundle/ (the Tauri CLI comes from npm: tests/node_modules).
+## The CLI wants the config beside the app's Cargo.toml: a copy with paths made relative to
+## src-tauri/ exists only while it runs.
 bundle: deps ui
-	$(CARGO) install tauri-cli --version '^2' --locked --quiet 2>/dev/null || true
-	cargo tauri build --config tauri.conf.json
+	sed -e 's#"ui/dist"#"../ui/dist"#' -e 's#src-tauri/icons/#icons/#g' tauri.conf.json > src-tauri/tauri.conf.json
+	cd src-tauri && ../tests/node_modules/.bin/tauri build; rc=$$?; rm -f tauri.conf.json; exit $$rc
 
 screenshots: deps desktop cli
 	SCREENSHOTS=docs/screenshots node tests/e2e-desktop/run.mjs
