@@ -5,7 +5,11 @@ import type {
   AppendResult,
   BootstrapFileDto,
   ErrorCode,
+  Mem0Status,
   MemoryViewDto,
+  MigrateRequest,
+  MigrationProgress,
+  MigrationReport,
   PromptDto,
   RecallResult,
   RootInspection,
@@ -29,6 +33,9 @@ export interface Backend {
   readonly kind: BackendKind;
   /** Whether pickFolder can show a native dialog (false: the UI hides "Browse…"). */
   readonly supportsFolderPicker: boolean;
+  /** Whether migrate reports progress and cancelMigration can stop it (false over REST: the
+   * request runs to the end and the UI shows an indeterminate bar without a Cancel button). */
+  readonly supportsMigrationProgress: boolean;
   listAgents(): Promise<AgentList>;
   getAgent(name: string): Promise<AgentDetail>;
   memoryView(agent: string | null): Promise<MemoryViewDto>;
@@ -44,6 +51,16 @@ export interface Backend {
   updateSettings(s: SettingsDto): Promise<SettingsView>;
   inspectRoot(path: string, dbPath: string | null): Promise<RootInspection>;
   createSampleRoot(path: string): Promise<RootInspection>;
+  /** Tries the mem0 settings being edited (nothing is saved). An unreachable server is an
+   * answer with ok = false, not a rejection; invalid settings reject. */
+  testMem0(settings: SettingsDto): Promise<Mem0Status>;
+  /** Copies (or, with dry_run, counts) the entries of `req.from` missing in `req.to`, for the
+   * stored root, database and mem0 settings. `onProgress` gets one event per entry handled
+   * (only where supportsMigrationProgress). Entries already present are skipped, so running it
+   * again completes an interrupted copy. */
+  migrate(req: MigrateRequest, onProgress: (p: MigrationProgress) => void): Promise<MigrationReport>;
+  /** Asks the running migration to stop between entries; it resolves with cancelled = true. */
+  cancelMigration(): Promise<void>;
   /** A folder chosen in a native dialog; null when cancelled or unsupported. */
   pickFolder(): Promise<string | null>;
   /** Subscribes to change notifications; returns the unsubscribe function. */

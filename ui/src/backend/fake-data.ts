@@ -263,6 +263,10 @@ function memoryFor(s: Spec, start: number, now: number, archivalCount: number): 
   for (let i = 0; i < Math.min(archivalCount, 12); i++) {
     sqlite.archival.push({ ts: new Date(start + (6 * i + 2) * HOUR), content: `[sqlite] ${archivalText(s, i)}` });
   }
+  if (s.name === "assistant" && archivalCount <= 180 && markdown.archival.length > 3) {
+    // An earlier, partial copy: the newest three markdown entries are already in the table.
+    sqlite.archival.push(...markdown.archival.slice(-3).map((e) => ({ ...e })));
+  }
   return { markdown, sqlite };
 }
 

@@ -1,17 +1,20 @@
 // In-memory backend: used by the Vitest suite and by `?backend=fake` in a plain browser (demos,
 // screenshots). Behaves like the Rust console: same validation, window rule, errors and events.
 import { BackendError, type Backend, type ChangeEvent } from "./backend";
-import { buildDemoRoot, buildTeamRoot, formatTs, type FakeAgent, type FakeMemory, type FakeRoot, type FakeSession } from "./fake-data";
-import { ARCHIVAL_HEADING, CORE_HEADING, charCount, computeWindow, estimateTokens, matchesKeyword, renderLine, sanitizeContent } from "./memory-rules";
+import { buildDemoRoot, buildTeamRoot, formatTs, type FakeAgent, type FakeEntry, type FakeMemory, type FakeRoot, type FakeSession } from "./fake-data";
+import { ARCHIVAL_HEADING, CORE_HEADING, MEM0_LIST_LIMIT, charCount, computeWindow, estimateTokens, matchesKeyword, renderLine, sanitizeContent } from "./memory-rules";
 import type {
   AgentDetail,
   AgentSummary,
   BackendDto,
   EntryDto,
   LanguageDto,
+  Mem0Status,
   MemoryCounts,
   MemoryViewDto,
   MessageDto,
+  MigrationReport,
+  OwnerCounts,
   PromptDto,
   RootInspection,
   SessionSummaryDto,
@@ -37,6 +40,18 @@ export type FakeOptions = {
   overriddenBy?: string[];
   /** Whether pickFolder answers (with the team root) or behaves as unsupported. */
   folderPicker?: boolean;
+  /** The stored mem0 base URL (the fake mem0 server answers at FAKE_MEM0_URL only). */
+  mem0Url?: string | null;
+  /** The fake mem0 server is down from the start. */
+  mem0Down?: boolean;
+  /** The fake mem0 server goes down after accepting this many writes (a migration fails half-way). */
+  mem0FailAfter?: number;
+  /** The fake mem0 server holds this many archival entries of `assistant` (1000+ → possibly_more). */
+  mem0Archival?: number;
+  /** Delay per copied entry of a migration, to watch the progress bar (0: as fast as possible). */
+  migrateDelayMs?: number;
+  /** Report progress like the desktop shell (true) or behave like REST (false: no progress, no cancel). */
+  migrationProgress?: boolean;
 };
 
 export const FAKE_HOME = "/home/linxiao";
@@ -46,12 +61,22 @@ export const FAKE_TEAM_ROOT = "/srv/team/.oryxos";
 const PLAIN_DIRS = new Set(["/", "/tmp", "/home", FAKE_HOME, `${FAKE_HOME}/Documents`, "/srv", "/srv/team"]);
 const GLOBAL = "__global__";
 const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+/** Where the fake mem0 server answers; any other base URL is unreachable. */
+export const FAKE_MEM0_URL = "http://127.0.0.1:8888";
+export const MEM0_LOAD_LIMIT = MEM0_LIST_LIMIT;
+
+type Store = BackendDto;
+type Scoped = { scope: "core" | "archival"; e: FakeEntry };
 
 export type FakeBackend = Backend & {
   /** Test hook: simulates a change made outside the console (another process, the runtime). */
   emit(e: ChangeEvent): void;
   /** Test hook: the calls made, by method name. */
   readonly calls: { method: string; args: unknown[] }[];
+  /** Test hook: takes the fake mem0 server down or brings it back. */
+  setMem0Down(down: boolean): void;
+  /** Test hook: the entries a backend holds for an owner (null = global), bypassing the settings. */
+  entriesIn(store: Store, agent: string | null): { core: number; archival: number };
 };
 
 function defaultSettings(o: FakeOptions): SettingsDto {
@@ -61,13 +86,48 @@ function defaultSettings(o: FakeOptions): SettingsDto {
     db_path: null,
     archival_limit_chars: o.archivalLimit ?? 4000,
     footprint_enabled: true,
-    mem0_base_url: null,
+    mem0_base_url: o.mem0Url ?? null,
     mem0_user_id: "oryxos",
     mem0_api_key: null,
     mem0_api_key_set: false,
     mem0_timeout_ms: 10000,
     language: o.language ?? "system",
     theme: o.theme ?? "system",
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((res) => setTimeout(res, ms));
+
+function zeroCounts(owner: string): OwnerCounts {
+  return { owner, found: 0, target_before: 0, copied: 0, skipped: 0, failed: 0, error: null };
+}
+
+/** The target's entries, matched as oryx-core does: same scope, content and time are the same
+ * memory; a source entry without a time matches the same content at any time. Each target entry
+ * matches once, so duplicates in the source are copied as often as they are missing. */
+function presentOf(target: Scoped[]) {
+  const exactKey = (scope: string, e: FakeEntry) => `${scope}\u0000${e.content}\u0000${e.ts ? formatTs(e.ts) : ""}`;
+  const untimedKey = (scope: string, e: FakeEntry) => `${scope}\u0000${e.content}`;
+  const exact = new Map<string, number>();
+  const untimed = new Map<string, number>();
+  const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const takeOne = (m: Map<string, number>, k: string) => {
+    const n = m.get(k) ?? 0;
+    if (n <= 0) return false;
+    m.set(k, n - 1);
+    return true;
+  };
+  for (const { scope, e } of target) {
+    bump(exact, exactKey(scope, e));
+    bump(untimed, untimedKey(scope, e));
+  }
+  return {
+    take(scope: string, e: FakeEntry): boolean {
+      const u = untimedKey(scope, e);
+      const hit = e.ts ? takeOne(exact, exactKey(scope, e)) : (untimed.get(u) ?? 0) > 0;
+      if (hit) takeOne(untimed, u);
+      return hit;
+    },
   };
 }
 
@@ -80,6 +140,25 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
   let clock = now.getTime();
   const listeners = new Set<(e: ChangeEvent) => void>();
   const calls: { method: string; args: unknown[] }[] = [];
+  // The fake mem0 server: memories by mem0 user id (`<user>` global, `<user>:<agent>` per agent),
+  // independent of the root, as a real server is.
+  const mem0Server = new Map<string, FakeMemory>();
+  let mem0Down = !!opts.mem0Down;
+  let mem0Writes = 0;
+  let failAfter = opts.mem0FailAfter;
+  let storedKey: string | null = null;
+  let cancelRequested = false;
+  const demo = roots.get(FAKE_DEFAULT_ROOT);
+  const demoAssistant = demo?.agents.find((a) => a.name === "assistant");
+  if (demoAssistant) {
+    // An earlier test run of mem0 left the core entries and five archival ones on the server.
+    const md = demoAssistant.memory.markdown;
+    const archival =
+      opts.mem0Archival !== undefined
+        ? Array.from({ length: opts.mem0Archival }, (_, i) => ({ ts: new Date(now.getTime() - (opts.mem0Archival! - i) * 60_000), content: `mem0 条目 ${i + 1}` }))
+        : md.archival.filter((e) => e.ts).slice(0, 5).map((e) => ({ ...e }));
+    mem0Server.set("oryxos:assistant", { core: md.core.map((e) => ({ ...e })), archival });
+  }
 
   const emit = (e: ChangeEvent) => {
     // Asynchronous, like an event from the shell.
@@ -96,9 +175,37 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     if (!r) return fail("io", `${effectiveRoot()}/agents: No such file or directory (os error 2)`);
     return r;
   };
-  const memStore = () => {
-    if (settings.backend === "mem0") fail("backend_unavailable", "the mem0 backend is not available in this build yet; choose markdown or sqlite");
-    return settings.backend === "sqlite" ? "sqlite" : "markdown";
+  const memStore = (): Store => settings.backend;
+  type Mem0Cfg = { url: string; user: string };
+  const mem0Cfg = (s: SettingsDto): Mem0Cfg => {
+    const url = s.mem0_base_url?.trim().replace(/\/+$/, "") ?? "";
+    if (!url) fail("invalid_input", "the mem0 backend needs a base URL: set it in Settings, with --mem0-url or MEM0_BASE_URL");
+    return { url, user: s.mem0_user_id.trim() };
+  };
+  const mem0Reach = (c: Mem0Cfg, action: string) => {
+    if (c.url !== FAKE_MEM0_URL || mem0Down) fail("backend_unavailable", `mem0 at ${c.url} is unreachable (${action}): Connection refused (os error 111)`);
+  };
+  const mem0Memory = (c: Mem0Cfg, agent: string | null): FakeMemory => {
+    mem0Reach(c, "list memories");
+    const user = agent === null ? c.user : `${c.user}:${agent}`;
+    let m = mem0Server.get(user);
+    if (!m) mem0Server.set(user, (m = { core: [], archival: [] }));
+    return m;
+  };
+  /** The entries of one store for an owner (agent names are checked against the root). */
+  const memoryIn = (store: Store, agent: string | null): FakeMemory => {
+    if (store === "mem0") {
+      if (agent !== null) findAgent(agent);
+      return mem0Memory(mem0Cfg(settings), agent);
+    }
+    return agent === null ? root().global[store] : findAgent(agent).memory[store];
+  };
+  /** What a listing returns: mem0 answers at most one page, core and archival together. */
+  const listed = (store: Store, m: FakeMemory): { core: FakeEntry[]; archival: FakeEntry[]; full: boolean } => {
+    if (store !== "mem0") return { core: m.core, archival: m.archival, full: false };
+    const core = m.core.slice(0, MEM0_LOAD_LIMIT);
+    const archival = m.archival.slice(0, MEM0_LOAD_LIMIT - core.length);
+    return { core, archival, full: m.core.length + m.archival.length >= MEM0_LOAD_LIMIT };
   };
   const findAgent = (name: string): FakeAgent => {
     if (!NAME_RE.test(name)) fail("invalid_agent_name", `invalid agent name ${JSON.stringify(name)}: use letters, digits, _ and - (at most 64)`);
@@ -106,19 +213,25 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     if (!a) return fail("agent_not_found", `agent ${JSON.stringify(name)} not found under ${effectiveRoot()}/agents`);
     return a;
   };
-  const memoryOf = (agent: string | null): FakeMemory => {
-    const store = memStore();
-    return agent === null ? root().global[store] : findAgent(agent).memory[store];
-  };
+  const memoryOf = (agent: string | null): FakeMemory => memoryIn(memStore(), agent);
   const toEntry = (e: { ts: Date | null; content: string }): EntryDto => {
     const timestamp = e.ts ? formatTs(e.ts) : null;
-    return { timestamp, content: e.content, line: renderLine(timestamp, e.content) };
+    // mem0 items are shown as their raw text, as the runtime shows them.
+    return { timestamp, content: e.content, line: memStore() === "mem0" ? e.content : renderLine(timestamp, e.content) };
   };
-  const counts = (m: FakeMemory): MemoryCounts => {
-    const lines = [CORE_HEADING, ...m.core.map((e) => toEntry(e).line), ARCHIVAL_HEADING, ...m.archival.map((e) => toEntry(e).line)];
+  const counts = (agent: string | null): MemoryCounts => {
+    let m: FakeMemory;
+    try {
+      m = memoryOf(agent);
+    } catch (e) {
+      // As the console: the agent still lists, its counts carry the error.
+      return { core: 0, archival: 0, bytes: null, error: e instanceof Error ? e.message : String(e) };
+    }
+    const l = listed(memStore(), m);
+    const lines = [CORE_HEADING, ...l.core.map((e) => toEntry(e).line), ARCHIVAL_HEADING, ...l.archival.map((e) => toEntry(e).line)];
     return {
-      core: m.core.length,
-      archival: m.archival.length,
+      core: l.core.length,
+      archival: l.archival.length,
       bytes: settings.backend === "markdown" && (m.core.length || m.archival.length) ? new TextEncoder().encode(lines.join("\n") + "\n").length : null,
       error: null,
     };
@@ -137,7 +250,7 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     model: a.detail.model,
     tools: a.detail.tools,
     skills: a.skills.map((s) => s.name),
-    memory: counts(a.memory[memStore()]),
+    memory: counts(a.name),
     last_activity: lastActivity(r, a),
     has_agent_md: a.hasAgentMd,
     warnings: a.warnings,
@@ -155,9 +268,9 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     error: s.error,
   });
   const view = (agent: string | null): MemoryViewDto => {
-    const m = memoryOf(agent);
-    const core = m.core.map(toEntry);
-    const arch = m.archival.map(toEntry);
+    const l = listed(memStore(), memoryOf(agent));
+    const core = l.core.map(toEntry);
+    const arch = l.archival.map(toEntry);
     const limit = settings.archival_limit_chars;
     const w = computeWindow(
       arch.map((e) => e.line),
@@ -172,7 +285,9 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
       source:
         store === "markdown"
           ? `${effectiveRoot()}/${agent === null ? "memory" : `agents/${agent}`}/MEMORY.md`
-          : `${effectiveDb()} (memory_entries, agent_name = ${agent ?? GLOBAL})`,
+          : store === "sqlite"
+            ? `${effectiveDb()} (memory_entries, agent_name = ${agent ?? GLOBAL})`
+            : mem0Cfg(settings).url,
       core,
       archival: arch.map((e, i) => ({ ...e, in_window: i >= w.firstInWindow })),
       window: {
@@ -185,7 +300,36 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
         newest_cut: w.newestCut,
       },
       context,
+      possibly_more: l.full,
     };
+  };
+  /** Writes one entry; sqlite and mem0 keep time order, MEMORY.md appends at the end. */
+  const appendTo = (store: Store, agent: string | null, scope: "core" | "archival", e: FakeEntry) => {
+    if (store === "mem0") {
+      const c = mem0Cfg(settings);
+      mem0Reach(c, "add a memory");
+      if (failAfter !== undefined && mem0Writes >= failAfter) {
+        // The server goes down once; setMem0Down(false) brings it back for good.
+        failAfter = undefined;
+        mem0Down = true;
+        mem0Reach(c, "add a memory");
+      }
+      mem0Writes++;
+    }
+    const m = memoryIn(store, agent);
+    const list = scope === "core" ? m.core : m.archival;
+    if (store === "markdown" || !e.ts) list.push(e);
+    else {
+      const t = e.ts.getTime();
+      let i = list.length;
+      while (i > 0 && (list[i - 1]!.ts?.getTime() ?? 0) > t) i--;
+      list.splice(i, 0, e);
+    }
+  };
+  /** What a migration reads: every entry of the owner as the store lists them (mem0: one page). */
+  const loadForMigration = (store: Store, agent: string | null): Scoped[] => {
+    const l = listed(store, memoryIn(store, agent));
+    return [...l.core.map((e) => ({ scope: "core" as const, e })), ...l.archival.map((e) => ({ scope: "archival" as const, e }))];
   };
   const inspect = (path: string, dbPath: string | null): RootInspection => {
     const p = path.trim().replace(/\/+$/, "") || "/";
@@ -229,14 +373,23 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     return { text, turns: Math.min(starts.length, maxTurns), count: kept.length };
   };
 
-  const impl: Omit<FakeBackend, "emit" | "calls" | "kind" | "supportsFolderPicker" | "onChange"> = {
+  const validateMem0 = (s: SettingsDto) => {
+    const url = s.mem0_base_url?.trim();
+    if (url && !/^https?:\/\//.test(url)) fail("invalid_input", `mem0 base URL must start with http:// or https://, got ${JSON.stringify(s.mem0_base_url)}`);
+    if (!s.mem0_user_id.trim()) fail("invalid_input", "mem0 user id must not be empty");
+    if (!(s.mem0_timeout_ms > 0)) fail("invalid_input", "mem0 timeout must be positive");
+  };
+  /** A typed key replaces the stored one; an empty field keeps it while mem0_api_key_set says so. */
+  const keyOf = (s: SettingsDto): string | null => s.mem0_api_key?.trim() || (s.mem0_api_key_set ? storedKey : null);
+
+  const impl: Omit<FakeBackend, "emit" | "calls" | "kind" | "supportsFolderPicker" | "supportsMigrationProgress" | "onChange" | "setMem0Down" | "entriesIn"> = {
     async listAgents() {
       const r = root();
       return {
         root: r.path,
         backend: memStore(),
         agents: r.agents.map((a) => summaryOf(r, a)).sort((a, b) => a.name.localeCompare(b.name)),
-        global_memory: counts(r.global[memStore()]),
+        global_memory: counts(null),
       };
     },
     async getAgent(name): Promise<AgentDetail> {
@@ -251,10 +404,9 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     async appendMemory(req) {
       const content = sanitizeContent(req.content);
       if (!content) fail("invalid_input", "memory content is empty after removing whitespace");
-      const m = memoryOf(req.agent);
       clock += 1000;
       const e = { ts: new Date(clock), content };
-      (req.scope === "core" ? m.core : m.archival).push(e);
+      appendTo(memStore(), req.agent, req.scope, e);
       emit({ kind: "memory", agent: req.agent });
       return { agent: req.agent, scope: req.scope, entry: toEntry(e) };
     },
@@ -380,10 +532,105 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
       if (rootPath && !roots.has(rootPath) && !PLAIN_DIRS.has(rootPath))
         fail("invalid_input", `${rootPath} is not a folder; pick an existing .oryxos root or create the sample root`);
       if (s.db_path?.trim()) absolute(s.db_path, "database path");
-      if (s.backend === "mem0") fail("backend_unavailable", "the mem0 backend is not available in this build yet; choose markdown or sqlite");
-      settings = { ...s, root: rootPath, db_path: s.db_path?.trim() || null, mem0_api_key: null, mem0_api_key_set: s.mem0_api_key_set || !!s.mem0_api_key };
+      validateMem0(s);
+      storedKey = keyOf(s);
+      settings = {
+        ...s,
+        root: rootPath,
+        db_path: s.db_path?.trim() || null,
+        mem0_base_url: s.mem0_base_url?.trim() || null,
+        mem0_user_id: s.mem0_user_id.trim(),
+        mem0_api_key: null,
+        mem0_api_key_set: storedKey !== null,
+      };
       emit({ kind: "settings", agent: null });
       return currentView();
+    },
+    async testMem0(s): Promise<Mem0Status> {
+      validateMem0(s);
+      const c = mem0Cfg(s);
+      try {
+        mem0Reach(c, "list memories");
+      } catch (e) {
+        return { base_url: c.url, ok: false, global_entries: null, message: e instanceof Error ? e.message : String(e) };
+      }
+      const n = listed("mem0", mem0Memory(c, null));
+      const total = n.core.length + n.archival.length;
+      return { base_url: c.url, ok: true, global_entries: total, message: `connected; the global memory holds ${total} entries` };
+    },
+    async migrate(req, onProgress): Promise<MigrationReport> {
+      // As crates/oryx-core migrate.rs: the same matching, counting, progress and cancel rules.
+      cancelRequested = false;
+      const r = root();
+      for (const b of [req.from, req.to]) if (b === "mem0") mem0Cfg(settings);
+      if (req.from === req.to) fail("invalid_input", "choose two different backends to copy between");
+      const owners: (string | null)[] =
+        req.agent !== null ? [findAgent(req.agent).name] : [...r.agents.map((a) => a.name).filter((n) => NAME_RE.test(n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), null];
+      const plans = owners.map((owner) => {
+        try {
+          return { owner, source: loadForMigration(req.from, owner), target: loadForMigration(req.to, owner), error: null };
+        } catch (e) {
+          return { owner, source: [], target: [], error: e instanceof Error ? e.message : String(e) };
+        }
+      });
+      const total = plans.reduce((n, p) => n + (p.error ? 0 : p.source.length), 0);
+      const report: MigrationReport = { from: req.from, to: req.to, dry_run: req.dry_run, cancelled: false, owners: [], total: zeroCounts("total") };
+      const delay = req.dry_run ? 0 : (opts.migrateDelayMs ?? 0);
+      // Over REST nothing streams: the answer comes at the end.
+      const progress = opts.migrationProgress === false ? () => {} : onProgress;
+      let done = 0;
+      for (const p of plans) {
+        const c = zeroCounts(p.owner ?? "global");
+        if (p.error) c.error = p.error;
+        else {
+          c.found = p.source.length;
+          c.target_before = p.target.length;
+          const present = presentOf(p.target);
+          let lastTs: Date | null = null;
+          for (const { scope, e } of p.source) {
+            if (delay > 0) await sleep(delay);
+            else if (done % 25 === 0) await sleep(0);
+            if (cancelRequested) {
+              report.cancelled = true;
+              break;
+            }
+            const at: Date | null = e.ts ?? lastTs;
+            lastTs = at ?? lastTs;
+            if (present.take(scope, e)) c.skipped++;
+            else if (req.dry_run) c.copied++;
+            else {
+              try {
+                appendTo(req.to, p.owner, scope, { ts: at ? new Date(at.getTime()) : null, content: e.content });
+                c.copied++;
+              } catch (err) {
+                c.failed++;
+                c.error ??= err instanceof Error ? err.message : String(err);
+                // The target is failing: the rest of this owner is not tried.
+                c.failed += p.source.length - (c.copied + c.skipped + c.failed);
+                done++;
+                break;
+              }
+            }
+            done++;
+            progress({ owner: c.owner, done, total });
+          }
+        }
+        report.owners.push(c);
+        if (report.cancelled) break;
+      }
+      for (const c of report.owners) {
+        report.total.found += c.found;
+        report.total.target_before += c.target_before;
+        report.total.copied += c.copied;
+        report.total.skipped += c.skipped;
+        report.total.failed += c.failed;
+      }
+      if (!req.dry_run) emit({ kind: "memory", agent: null });
+      return report;
+    },
+    async cancelMigration() {
+      if (opts.migrationProgress === false) fail("invalid_input", "a migration over REST cannot be cancelled: it runs to the end (what is copied stays copied)");
+      cancelRequested = true;
     },
     async inspectRoot(path, dbPath) {
       return inspect(absolute(path, "root"), dbPath);
@@ -431,8 +678,16 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     ...wrapped,
     kind: "fake",
     supportsFolderPicker: !!opts.folderPicker,
+    supportsMigrationProgress: opts.migrationProgress ?? true,
     calls,
     emit,
+    setMem0Down(down) {
+      mem0Down = down;
+    },
+    entriesIn(store, agent) {
+      const m = store === "mem0" ? (mem0Server.get(agent === null ? settings.mem0_user_id : `${settings.mem0_user_id}:${agent}`) ?? { core: [], archival: [] }) : memoryIn(store, agent);
+      return { core: m.core.length, archival: m.archival.length };
+    },
     onChange(cb) {
       listeners.add(cb);
       return () => listeners.delete(cb);
@@ -440,7 +695,9 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
   };
 }
 
-/** Options from the page URL: `?backend=fake&lang=zh&theme=dark&first=1&rows=100000&latency=600&limit=4000&db=sqlite`. */
+/** Options from the page URL: `?backend=fake&lang=zh&theme=dark&first=1&rows=100000&latency=600&limit=4000&db=sqlite`,
+ * and for mem0: `db=mem0`, `mem0=1` (stored URL = the fake server), `mem0down=1`, `mem0fail=N`,
+ * `mem0rows=N`, `migrate_delay=ms` (default 10), `rest=1` (migration without progress or cancel). */
 export function fakeOptionsFromSearch(search: string): FakeOptions {
   const q = new URLSearchParams(search);
   const lang = q.get("lang");
@@ -453,12 +710,18 @@ export function fakeOptionsFromSearch(search: string): FakeOptions {
   return {
     language: lang === "zh" || lang === "en" ? lang : undefined,
     theme: theme === "light" || theme === "dark" ? theme : undefined,
-    backend: db === "sqlite" ? "sqlite" : undefined,
+    backend: db === "sqlite" || db === "mem0" ? db : undefined,
     firstRun: q.get("first") === "1",
     assistantArchival: num("rows"),
     latencyMs: num("latency"),
     archivalLimit: num("limit"),
     overriddenBy: q.get("override")?.split(",").filter(Boolean),
     folderPicker: true,
+    mem0Url: q.get("mem0") === "1" || db === "mem0" ? FAKE_MEM0_URL : undefined,
+    mem0Down: q.get("mem0down") === "1",
+    mem0FailAfter: num("mem0fail"),
+    mem0Archival: num("mem0rows"),
+    migrateDelayMs: num("migrate_delay") ?? 10,
+    migrationProgress: q.get("rest") !== "1",
   };
 }

@@ -27,6 +27,21 @@ describe("http backend", () => {
     expect(JSON.parse(init.body as string)).toEqual({ agent: null, scope: "core", content: "x" });
   });
 
+  it("posts mem0 tests and migrations; no progress and no cancel over REST", async () => {
+    const fn = mockFetch(200, { code: 0, message: "success", data: { cancelled: false }, timestamp: 1 });
+    const b = createHttpBackend();
+    expect(b.supportsMigrationProgress).toBe(false);
+    const onProgress = vi.fn();
+    const req = { from: "markdown", to: "mem0", agent: null, dry_run: true } as const;
+    await b.migrate(req, onProgress);
+    await b.testMem0({ mem0_base_url: "http://m" } as never);
+    const [url, init] = fn.mock.calls[0] as unknown as [string, RequestInit];
+    expect([url, init.method, JSON.parse(init.body as string)]).toEqual(["/api/v1/console/migrate", "POST", req]);
+    expect((fn.mock.calls[1] as unknown as [string])[0]).toBe("/api/v1/console/mem0/test");
+    expect(onProgress).not.toHaveBeenCalled();
+    await expect(b.cancelMigration()).rejects.toBeInstanceOf(BackendError);
+  });
+
   it("maps errors to BackendError codes", async () => {
     mockFetch(404, { code: 404, message: "agent \"x\" not found", data: null, timestamp: 1 });
     const err = await createHttpBackend().getAgent("x").catch((e: unknown) => e);

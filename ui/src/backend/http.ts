@@ -17,6 +17,9 @@
 //   POST /api/v1/console/settings          SettingsDto       → SettingsView
 //   POST /api/v1/console/inspect-root      {path, db_path}   → RootInspection
 //   POST /api/v1/console/sample-root       {path}            → RootInspection
+//   POST /api/v1/console/mem0/test         SettingsDto       → Mem0Status
+//   POST /api/v1/console/migrate           MigrateRequest    → MigrationReport (runs to the end:
+//        no progress events and no cancel over REST; the UI shows an indeterminate bar)
 //   GET  /api/v1/console/events            text/event-stream, each `data:` = {"kind","agent"}
 // Errors: the envelope's `code` is the HTTP status; an optional `error_code` field (the
 // ErrorCode string) lets the UI branch exactly; without it the status is mapped below.
@@ -132,6 +135,7 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
   return {
     kind: "http",
     supportsFolderPicker: false,
+    supportsMigrationProgress: false,
     listAgents: () => request("GET", "/agents"),
     getAgent: (name) => request("GET", `/agents/${encodeURIComponent(name)}`),
     memoryView: (agent) => request("GET", `/memory${qs({ agent })}`),
@@ -149,6 +153,11 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     updateSettings: (s) => request("POST", "/settings", s),
     inspectRoot: (path, dbPath) => request("POST", "/inspect-root", { path, db_path: dbPath }),
     createSampleRoot: (path) => request("POST", "/sample-root", { path }),
+    testMem0: (s) => request("POST", "/mem0/test", s),
+    migrate: (req) => request("POST", "/migrate", req),
+    cancelMigration: async () => {
+      throw new BackendError("invalid_input", "a migration over REST cannot be cancelled: it runs to the end (what is copied stays copied)");
+    },
     pickFolder: async () => null,
     onChange(cb: (e: ChangeEvent) => void) {
       // fetch rather than EventSource, so the bearer token can be sent; reconnects after a drop.

@@ -8,6 +8,9 @@ export function charCount(s: string): number {
   return n;
 }
 
+/** mem0's `GET /memories` page (oryx-core mem0.rs LOAD_LIMIT): a full page may hide more. */
+export const MEM0_LIST_LIMIT = 1000;
+
 export const CORE_HEADING = "## 核心记忆";
 export const ARCHIVAL_HEADING = "## 归档记忆";
 

@@ -3,7 +3,10 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 const invoke = vi.fn();
 let handler: ((e: { payload: unknown }) => void) | null = null;
 const unlisten = vi.fn();
-vi.mock("@tauri-apps/api/core", () => ({ invoke: (...a: unknown[]) => invoke(...a) }));
+class FakeChannel<T> {
+  onmessage: (m: T) => void = () => {};
+}
+vi.mock("@tauri-apps/api/core", () => ({ invoke: (...a: unknown[]) => invoke(...a), Channel: FakeChannel }));
 vi.mock("@tauri-apps/api/event", () => ({
   listen: vi.fn(async (name: string, h: (e: { payload: unknown }) => void) => {
     expect(name).toBe("oryx://changed");
@@ -53,6 +56,32 @@ describe("tauri backend", () => {
     expect(cb).toHaveBeenCalledWith({ kind: "memory", agent: "assistant" });
     off();
     expect(unlisten).toHaveBeenCalled();
+  });
+
+  it("streams migration progress over a Channel and cancels by command", async () => {
+    invoke.mockImplementation(async (cmd: string, args: { onProgress?: FakeChannel<unknown> }) => {
+      if (cmd === "migrate") {
+        args.onProgress!.onmessage({ owner: "assistant", done: 1, total: 2 });
+        args.onProgress!.onmessage({ owner: "global", done: 2, total: 2 });
+        return { cancelled: false };
+      }
+      return null;
+    });
+    const seen: unknown[] = [];
+    const b = createTauriBackend();
+    const req = { from: "markdown", to: "sqlite", agent: null, dry_run: false } as const;
+    await expect(b.migrate(req, (p) => seen.push(p))).resolves.toEqual({ cancelled: false });
+    expect(invoke.mock.calls[0]![0]).toBe("migrate");
+    expect(invoke.mock.calls[0]![1]).toMatchObject({ req });
+    expect(invoke.mock.calls[0]![1].onProgress).toBeInstanceOf(FakeChannel);
+    expect(seen).toEqual([
+      { owner: "assistant", done: 1, total: 2 },
+      { owner: "global", done: 2, total: 2 },
+    ]);
+    await b.cancelMigration();
+    await b.testMem0({ mem0_base_url: "http://m" } as never);
+    expect(invoke.mock.calls.slice(1).map((c) => c[0])).toEqual(["cancel_migration", "test_mem0"]);
+    expect(invoke.mock.calls[2]![1]).toEqual({ settings: { mem0_base_url: "http://m" } });
   });
 
   it("picks a folder with the dialog plugin", async () => {

@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useDeferredValue, useEffect, useMemo, useState } from "react";
 
+import { MEM0_LIST_LIMIT } from "../../backend/memory-rules";
 import type { AppendResult, MemoryViewDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
@@ -66,6 +67,15 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryView
       <div className="source-line">
         <span className="field-label">{t("memory.source")}</span> <code data-testid="memory-source">{view.source}</code>
       </div>
+      {view.possibly_more ? (
+        <div className="banner banner-warn" role="status" data-testid="memory-possibly-more">
+          <Icon name="warning" />
+          <div>
+            <strong>{t("memory.possiblyMore", { n: String(MEM0_LIST_LIMIT) })}</strong>
+            <div className="banner-sub">{t("memory.possiblyMoreSub")}</div>
+          </div>
+        </div>
+      ) : null}
 
       <section className="section">
         <div className="section-head">

@@ -7,6 +7,8 @@ import { Icon } from "../../components/Icon";
 import { ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
+import { Mem0Fields, mem0Problems, parseTimeout } from "./Mem0Fields";
+import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateDialog";
 import { InspectionView, RootField, useInspection } from "./RootInspector";
 
 export const MIN_WINDOW = 100;
@@ -16,6 +18,20 @@ export function parseWindow(s: string): number | null {
   if (!/^\s*\d+\s*$/.test(s)) return null;
   const n = Number(s);
   return n >= MIN_WINDOW && n <= MAX_WINDOW ? n : null;
+}
+
+/** Whether saving `next` changes where a migration reads or writes (the root, the database or
+ * the mem0 server): the console migrates with the stored settings, so these are saved first. */
+export function changesMigrationSources(next: SettingsDto, stored: SettingsDto): boolean {
+  return (
+    (next.root ?? null) !== (stored.root ?? null) ||
+    (next.db_path ?? null) !== (stored.db_path ?? null) ||
+    (next.mem0_base_url ?? null) !== (stored.mem0_base_url ?? null) ||
+    next.mem0_user_id !== stored.mem0_user_id ||
+    !!next.mem0_api_key ||
+    next.mem0_api_key_set !== stored.mem0_api_key_set ||
+    next.mem0_timeout_ms !== stored.mem0_timeout_ms
+  );
 }
 
 export function SettingsPage() {
@@ -40,47 +56,80 @@ function SettingsForm({ view }: { view: SettingsView }) {
   const [draft, setDraft] = useState<SettingsDto>(view.settings);
   const [root, setRoot] = useState(view.settings.root ?? view.effective.root);
   const [windowText, setWindowText] = useState(String(view.settings.archival_limit_chars));
+  const [timeoutText, setTimeoutText] = useState(String(view.settings.mem0_timeout_ms));
   const [saved, setSaved] = useState(false);
+  const [notSwitched, setNotSwitched] = useState(false);
+  const [dialog, setDialog] = useState<Omit<MigrateDialogProps, "onSaved" | "onClose"> | null>(null);
   const inspection = useInspection(root, draft.db_path);
   const windowValue = parseWindow(windowText);
+  const timeoutValue = parseTimeout(timeoutText);
+  const stored = view.settings;
+  const mem0Invalid = draft.backend === "mem0" && mem0Problems(draft, timeoutValue).length > 0;
+  const canSave = windowValue !== null && !mem0Invalid;
 
   const edit = (patch: Partial<SettingsDto>) => {
     setDraft((d) => ({ ...d, ...patch }));
     setSaved(false);
+    setNotSwitched(false);
+  };
+
+  /** The form as a DTO: the API key only when typed (empty keeps the stored one). */
+  const payload = (): SettingsDto => ({
+    ...draft,
+    root: root.trim() || null,
+    db_path: draft.db_path?.trim() || null,
+    archival_limit_chars: windowValue ?? draft.archival_limit_chars,
+    mem0_base_url: draft.mem0_base_url?.trim() || null,
+    mem0_user_id: draft.mem0_user_id.trim(),
+    mem0_api_key: draft.mem0_api_key?.trim() || null,
+    mem0_timeout_ms: timeoutValue ?? draft.mem0_timeout_ms,
+  });
+
+  /** Shows what was saved; `keepBackend` keeps the radio on a backend not switched to yet. */
+  const applySaved = async (v: SettingsView, keepBackend?: BackendDto) => {
+    setDraft({ ...v.settings, backend: keepBackend ?? v.settings.backend });
+    setRoot(v.settings.root ?? v.effective.root);
+    setWindowText(String(v.settings.archival_limit_chars));
+    setTimeoutText(String(v.settings.mem0_timeout_ms));
+    qc.setQueryData(["settings"], v);
+    // Every view switches at once: the root, backend or window changed under all of them.
+    await qc.invalidateQueries();
   };
 
   const save = useMutation({
-    mutationFn: () =>
-      backend.updateSettings({
-        ...draft,
-        root: root.trim() || null,
-        db_path: draft.db_path?.trim() || null,
-        archival_limit_chars: windowValue ?? draft.archival_limit_chars,
-      }),
-    onSuccess: async (v) => {
-      setDraft(v.settings);
-      setRoot(v.settings.root ?? v.effective.root);
-      setWindowText(String(v.settings.archival_limit_chars));
-      qc.setQueryData(["settings"], v);
-      // Every view switches at once: the root, backend or window changed under all of them.
-      await qc.invalidateQueries();
-      setSaved(true);
+    mutationFn: async (next: SettingsDto) => {
+      if (next.backend === stored.backend) return { view: await backend.updateSettings(next), switching: null };
+      // Switching backends: the memories stay behind unless copied, so the dialog decides. It
+      // migrates with the stored settings: save the other changes first, backend unchanged.
+      const presave = changesMigrationSources(next, stored);
+      const base = presave ? await backend.updateSettings({ ...next, backend: stored.backend }) : null;
+      const target = base ? { ...base.settings, backend: next.backend } : next;
+      return { view: base, switching: { from: stored.backend, to: next.backend, settings: target, presaved: presave } };
+    },
+    onSuccess: async ({ view: v, switching }) => {
+      if (v) await applySaved(v, switching?.to);
+      if (switching) setDialog(switching);
+      else setSaved(true);
     },
   });
 
-  const backends: { key: BackendDto; label: string; hint: string; disabled?: boolean }[] = [
+  const backends: { key: BackendDto; label: string; hint: string }[] = [
     { key: "markdown", label: t("settings.backend.markdown"), hint: t("settings.backend.markdownHint") },
     { key: "sqlite", label: t("settings.backend.sqlite"), hint: t("settings.backend.sqliteHint") },
-    { key: "mem0", label: t("settings.backend.mem0"), hint: t("settings.backend.mem0Hint"), disabled: true },
+    { key: "mem0", label: t("settings.backend.mem0"), hint: t("settings.backend.mem0Hint") },
   ];
   const eff = view.effective;
 
   return (
+    <>
     <form
       className="settings"
+      // The fields are checked here (and by the console); the browser's own step/min checks
+      // would block a save silently.
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        if (windowValue !== null) save.mutate();
+        if (canSave && !save.isPending) save.mutate(payload());
       }}
     >
       {eff.overridden_by.length ? (
@@ -118,22 +167,43 @@ function SettingsForm({ view }: { view: SettingsView }) {
           <legend className="field-label-lg">{t("settings.backend")}</legend>
           <div className="radio-cards">
             {backends.map((b) => (
-              <label key={b.key} className={`radio-card${draft.backend === b.key ? " on" : ""}${b.disabled ? " disabled" : ""}`}>
+              <label key={b.key} className={`radio-card${draft.backend === b.key ? " on" : ""}`}>
                 <input
                   type="radio"
                   name="backend"
                   value={b.key}
                   checked={draft.backend === b.key}
-                  disabled={b.disabled}
                   onChange={() => edit({ backend: b.key })}
                   data-testid={`settings-backend-${b.key}`}
                 />
-                <span className="radio-title">{b.label}</span>
+                <span className="radio-title">
+                  {b.label}
+                  {stored.backend === b.key ? <span className="tag tag-muted">{t("settings.backend.current")}</span> : null}
+                </span>
                 <span className="radio-hint">{b.hint}</span>
               </label>
             ))}
           </div>
+          {draft.backend !== stored.backend ? (
+            <div className="field-hint" data-testid="settings-switch-hint">
+              <Icon name="warning" size={13} /> {t("settings.switchHint", { from: backendLabel(t, stored.backend), to: backendLabel(t, draft.backend) })}
+            </div>
+          ) : null}
         </fieldset>
+        {draft.backend === "mem0" ? (
+          <Mem0Fields
+            draft={draft}
+            stored={stored}
+            timeoutText={timeoutText}
+            timeoutValue={timeoutValue}
+            onTimeoutText={(v) => {
+              setTimeoutText(v);
+              setSaved(false);
+            }}
+            edit={edit}
+            testPayload={payload}
+          />
+        ) : null}
         <div className="form-grid">
           <label htmlFor="settings-db">{t("settings.dbPath")}</label>
           <div>
@@ -195,12 +265,17 @@ function SettingsForm({ view }: { view: SettingsView }) {
       </section>
 
       <div className="save-bar">
-        <button type="submit" className="btn btn-primary" disabled={save.isPending || windowValue === null} data-testid="settings-save">
+        <button type="submit" className="btn btn-primary" disabled={save.isPending || !canSave || dialog !== null} data-testid="settings-save">
           {save.isPending ? t("settings.saving") : t("settings.save")}
         </button>
         {saved && !save.isPending ? (
           <span className="saved" role="status" data-testid="settings-saved">
             <Icon name="check" /> {t("settings.saved")}
+          </span>
+        ) : null}
+        {notSwitched && !saved && !save.isPending ? (
+          <span className="muted" role="status" data-testid="settings-not-switched">
+            {t("settings.notSwitched", { backend: backendLabel(t, stored.backend) })}
           </span>
         ) : null}
         <span className="spacer" />
@@ -210,5 +285,20 @@ function SettingsForm({ view }: { view: SettingsView }) {
       </div>
       {save.isError ? <ErrorState error={save.error} compact /> : null}
     </form>
+    {dialog ? (
+      <MigrateDialog
+        {...dialog}
+        onSaved={async (v) => {
+          await applySaved(v);
+          setSaved(true);
+        }}
+        onClose={() => {
+          setDialog(null);
+          // Closed before the switch: say so; the radio keeps the choice for another try.
+          setNotSwitched(qc.getQueryData<SettingsView>(["settings"])?.settings.backend !== dialog.to);
+        }}
+      />
+    ) : null}
+    </>
   );
 }

@@ -30,8 +30,10 @@ describe("Settings", () => {
   it("switches the memory backend: badge and memory follow", async () => {
     renderApp("#/settings");
     fireEvent.click(await screen.findByTestId("settings-backend-sqlite"));
-    expect(screen.getByTestId("settings-backend-mem0")).toBeDisabled();
+    expect(screen.getByTestId("settings-backend-mem0")).toBeEnabled();
     fireEvent.click(screen.getByTestId("settings-save"));
+    // Switching goes through the migration dialog; here: switch without copying.
+    fireEvent.click(await screen.findByTestId("migrate-skip"));
     await screen.findByTestId("settings-saved");
     expect(screen.getByTestId("backend-badge")).toHaveTextContent("sqlite");
     window.location.hash = "#/agents/assistant";
