@@ -3,6 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 NPM ?= npm
 SAMPLE ?= $(CURDIR)/sample
+BUNDLES ?= deb
 APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential libssl-dev libayatana-appindicator3-dev \
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
 DESKTOP_BIN := target/debug/oryx-desktop
@@ -80,12 +81,14 @@ e2e-desktop: deps desktop cli
 e2e-browser: deps ui cli
 	node tests/e2e-browser/run.mjs
 
-## .deb and AppImage in target/release/bundle/ (the Tauri CLI comes from npm: tests/node_modules).
+## Packages in target/release/bundle/ (the Tauri CLI comes from npm: tests/node_modules).
+## BUNDLES=deb by default: Tauri's AppImage bundler downloads AppRun/linuxdeploy from GitHub,
+## which this build machine cannot reach; `make bundle BUNDLES=deb,appimage` where it can.
 ## The CLI wants the config beside the app's Cargo.toml: a copy with paths made relative to
 ## src-tauri/ exists only while it runs.
 bundle: deps ui
 	sed -e 's#"ui/dist"#"../ui/dist"#' -e 's#src-tauri/icons/#icons/#g' tauri.conf.json > src-tauri/tauri.conf.json
-	cd src-tauri && ../tests/node_modules/.bin/tauri build; rc=$$?; rm -f tauri.conf.json; exit $$rc
+	cd src-tauri && ../tests/node_modules/.bin/tauri build --bundles $(BUNDLES); rc=$$?; rm -f tauri.conf.json; exit $$rc
 
 screenshots: deps desktop cli
 	SCREENSHOTS=docs/screenshots node tests/e2e-desktop/run.mjs

@@ -95,12 +95,12 @@ impl Console {
             e.backend = b.into();
             open_store(&e)
         };
-        let (from, to) = (store_for(req.from)?, store_for(req.to)?);
         if req.from == req.to {
             return Err(ApiError::invalid(
                 "choose two different backends to copy between",
             ));
         }
+        let (from, to) = (store_for(req.from)?, store_for(req.to)?);
         let report = migrate::migrate(
             from.as_ref(),
             to.as_ref(),
