@@ -68,17 +68,30 @@ export const flows = [
     },
   ],
   [
-    "switches the backend to sqlite in Settings and sees the sqlite memory",
+    "switches the backend to sqlite, copying the missing memories first",
     async (ui) => {
       await ui.click('[data-testid="nav-settings"]');
       await ui.click('[data-testid="settings-backend-sqlite"]');
       await ui.click('[data-testid="settings-save"]');
-      await ui.waitVisible('[data-testid="settings-saved"]');
-      await ui.shot("settings");
+      await ui.waitVisible('[data-testid="migrate-dialog"]');
+      await ui.waitVisible('[data-testid="migrate-row-assistant"]');
+      await ui.shot("migrate-dry-run");
+      await ui.click('[data-testid="migrate-copy"]');
+      await ui.waitVisible('[data-testid="migrate-verified"]', 60000);
+      await ui.shot("migrate-verified");
+      await ui.waitVisible('[data-testid="settings-saved"]', 30000);
       await ui.goto("#/agents/assistant");
-      await waitFor("sqlite entries", async () => (await ui.text('[data-testid="archival-table"]')).includes("[sqlite]"));
+      await ui.waitVisible('[data-testid="archival-table"]');
+      // The list opens at the cut line; search brings the sqlite-only rows into view.
+      await ui.fill('[data-testid="memory-search"]', "[sqlite]");
+      await waitFor("sqlite memory", async () => (await ui.text('[data-testid="archival-table"]')).includes("[sqlite]"));
       const badge = await ui.text('[data-testid="backend-badge"]');
       if (!/sqlite/i.test(badge)) throw new Error(`backend badge says ${badge}`);
+      // The entry added on the markdown backend earlier was copied over.
+      await ui.fill('[data-testid="memory-search"]', unique);
+      await waitFor("the copied entry", async () => (await ui.text('[data-testid="archival-table"]')).includes(unique));
+      const core = await ui.text('[data-testid="core-table"]');
+      if (!core.includes("用户偏好简洁的回复，不用列表。")) throw new Error("core entries were not copied");
     },
   ],
   [
@@ -86,6 +99,10 @@ export const flows = [
     async (ui, fx) => {
       await ui.click('[data-testid="nav-settings"]');
       await ui.click('[data-testid="settings-backend-markdown"]');
+      await ui.click('[data-testid="settings-save"]');
+      // Back to markdown without copying the sqlite-only rows (after the warning).
+      await ui.click('[data-testid="migrate-skip"]');
+      await ui.waitVisible('[data-testid="settings-saved"]');
       await ui.fill('[data-testid="settings-root"]', fx.root2);
       await ui.click('[data-testid="settings-inspect"]').catch(() => {});
       await ui.click('[data-testid="settings-save"]');
