@@ -281,11 +281,18 @@ mod tests {
                 .unwrap();
         }
         let cancel = AtomicBool::new(false);
-        let r = migrate(&md, &sql, std::slice::from_ref(&a), false, &cancel, &mut |p| {
-            if p.done == 2 {
-                cancel.store(true, Ordering::Relaxed);
-            }
-        })
+        let r = migrate(
+            &md,
+            &sql,
+            std::slice::from_ref(&a),
+            false,
+            &cancel,
+            &mut |p| {
+                if p.done == 2 {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            },
+        )
         .unwrap();
         assert!(r.cancelled);
         assert_eq!(r.owners[0].copied, 2);
