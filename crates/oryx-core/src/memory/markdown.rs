@@ -139,6 +139,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Temp files of a rewrite that was killed before its rename. Called with the lock held, so no
+/// writer that takes the lock is between creating and renaming its temp file.
+fn remove_stray_temp_files(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(".MEMORY.md.") && name.ends_with(".tmp") {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
 fn append_bytes(path: &Path, add: &[u8]) -> Result<()> {
     let mut f = OpenOptions::new().append(true).open(path).at(path)?;
     // One write call: a reader never sees half of a short line.
@@ -170,6 +185,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             line,
         };
         let guard = lock(&path)?;
+        remove_stray_temp_files(dir);
         if scope == Scope::Archival && guard.hint_matches(&path) {
             append_bytes(&path, format!("{}\n", entry.line).as_bytes())?;
             guard.write_hint(&path, true);
@@ -374,6 +390,19 @@ mod tests {
         let all = s.load_all(&owner).unwrap();
         assert_eq!(all.core.len(), 1);
         assert_eq!(all.archival.len(), 2);
+    }
+
+    #[test]
+    fn temp_files_of_a_killed_rewrite_are_cleaned_on_the_next_write() {
+        let (_d, s) = store();
+        let owner = Owner::Global;
+        s.append(&owner, Scope::Core, "first", None).unwrap();
+        let dir = s.path(&owner).parent().unwrap().to_path_buf();
+        let stray = dir.join(".MEMORY.md.abc123.tmp");
+        fs::write(&stray, "half a file").unwrap();
+        s.append(&owner, Scope::Archival, "second", None).unwrap();
+        assert!(!stray.exists());
+        assert_eq!(s.load_all(&owner).unwrap().archival.len(), 1);
     }
 
     #[test]
