@@ -4,8 +4,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { makeFixtures, memoryFile, oryxBin, repo, report, waitFor } from "../e2e/fixtures.mjs";
-import { flows } from "../e2e/flows.mjs";
+import { makeFixtures, oryxBin, repo, report, waitFor } from "../e2e/fixtures.mjs";
+import { runFlows } from "../e2e/flows.mjs";
 
 const shots = process.env.SCREENSHOTS ? join(repo, process.env.SCREENSHOTS) : join(repo, "target/e2e-browser");
 mkdirSync(shots, { recursive: true });
@@ -36,15 +36,7 @@ try {
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(`${base}/#/agents`);
   const ui = uiOver(page);
-  for (const [name, fn] of flows) {
-    try {
-      await fn(ui, fx, { memoryFile });
-      results.push({ name, ok: true });
-    } catch (e) {
-      results.push({ name, ok: false, error: e.message });
-      await ui.shot(`FAILED-${name.replace(/\W+/g, "_")}`).catch(() => {});
-    }
-  }
+  results.push(...(await runFlows(ui, fx)));
   results.push({ name: "no uncaught page errors", ok: errors.length === 0, error: errors.join("; ") });
 } catch (e) {
   results.push({ name: "start oryx serve and chromium", ok: false, error: e.stack || e.message });

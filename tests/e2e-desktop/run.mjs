@@ -3,9 +3,9 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeFixtures, memoryFile, repo, report, waitFor } from "../e2e/fixtures.mjs";
+import { makeFixtures, repo, report, waitFor } from "../e2e/fixtures.mjs";
 import { WebDriver } from "./webdriver.mjs";
-import { flows } from "../e2e/flows.mjs";
+import { runFlows } from "../e2e/flows.mjs";
 
 const app = join(repo, "target/debug/oryx-desktop");
 if (!existsSync(app)) throw new Error(`build the app first: ${app} is missing (make desktop)`);
@@ -53,15 +53,7 @@ try {
     throw new Error(`${e.message}\npage: ${html}`);
   });
   console.log(`app interactive after ${Date.now() - started} ms`);
-  for (const [name, fn] of flows) {
-    try {
-      await fn(ui, fx, { memoryFile });
-      results.push({ name, ok: true });
-    } catch (e) {
-      results.push({ name, ok: false, error: e.message });
-      await ui.shot(`FAILED-${name.replace(/\W+/g, "_")}`).catch(() => {});
-    }
-  }
+  results.push(...(await runFlows(ui, fx)));
 } catch (e) {
   results.push({ name: "start the desktop app", ok: false, error: e.stack || e.message });
 } finally {

@@ -1,6 +1,8 @@
 // The user flows both end-to-end suites run (desktop window and browser), over a small `ui`
 // driver interface: waitVisible, click, fill, text, count, attrs, select, goto, eval, shot.
-import { waitFor } from "./fixtures.mjs";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { memoryFile, waitFor } from "./fixtures.mjs";
 
 const unique = `e2e entry ${Date.now().toString(36)}`;
 
@@ -46,6 +48,21 @@ export const flows = [
       const expected = `${unique} spaced out`;
       await waitFor("the entry on disk", () => memoryFile(fx.root1, "assistant").includes(`] ${expected}\n`));
       await waitFor("the entry in the table", async () => (await ui.text('[data-testid="archival-table"]')).includes(expected));
+    },
+  ],
+  [
+    "live refresh: a write by another process shows up",
+    async (ui, fx) => {
+      await ui.goto("#/agents/log_analyst");
+      await ui.waitVisible('[data-testid="archival-table"]');
+      const line = `external writer ${unique}`;
+      const file = join(fx.root1, "agents", "log_analyst", "MEMORY.md");
+      // Search first: only the change event can bring the new row in afterwards.
+      await ui.fill('[data-testid="memory-search"]', "external writer");
+      const started = Date.now();
+      appendFileSync(file, `- [2026-12-01 00:00:00] ${line}\n`);
+      await waitFor("the external entry", async () => (await ui.text('[data-testid="archival-table"]')).includes(line), 10000, 50);
+      console.log(`live refresh: external write visible after ${Date.now() - started} ms`);
     },
   ],
   [
@@ -116,3 +133,18 @@ export const flows = [
     },
   ],
 ];
+
+/** Runs every flow in order; a failing flow is recorded with a screenshot and the next one runs. */
+export async function runFlows(ui, fx) {
+  const results = [];
+  for (const [name, fn] of flows) {
+    try {
+      await fn(ui, fx, { memoryFile });
+      results.push({ name, ok: true });
+    } catch (e) {
+      results.push({ name, ok: false, error: e.message });
+      await ui.shot(`FAILED-${name.replace(/\W+/g, "_")}`).catch(() => {});
+    }
+  }
+  return results;
+}
