@@ -132,14 +132,16 @@ pub fn migrate(
     }
     let mut plans = Vec::new();
     for owner in owners {
-        let loaded = from
-            .load_all(owner)
-            .and_then(|src| Ok((flatten(src), flatten(to.load_all(owner)?))));
+        let loaded = from.load_all(owner).and_then(|src| {
+            let dst = to.load_all(owner)?;
+            let partial = src.possibly_more || dst.possibly_more;
+            Ok((flatten(src), flatten(dst), partial))
+        });
         plans.push((owner, loaded));
     }
     let total: usize = plans
         .iter()
-        .map(|(_, p)| p.as_ref().map_or(0, |(s, _)| s.len()))
+        .map(|(_, p)| p.as_ref().map_or(0, |(s, _, _)| s.len()))
         .sum();
     let mut report = Report {
         dry_run,
@@ -155,9 +157,16 @@ pub fn migrate(
             Err(e) => {
                 r.error = Some(e.to_string());
             }
-            Ok((source, target)) => {
+            Ok((source, target, partial)) => {
                 r.found = source.len();
                 r.target_before = target.len();
+                if partial {
+                    // mem0 has no cursor: a full page may hide more entries on either side.
+                    r.error = Some(format!(
+                        "mem0 listed {} entries, the most it returns at once: entries beyond them were not compared or copied",
+                        crate::memory::mem0::LOAD_LIMIT
+                    ));
+                }
                 let mut present = Present::of(&target);
                 // Untimed entries get their predecessor's time so that time order is kept.
                 let mut last_ts: Option<NaiveDateTime> = None;
@@ -301,6 +310,45 @@ mod tests {
             (r.totals().copied, r.totals().skipped),
             (3, 2),
             "re-running completes it"
+        );
+    }
+
+    /// A source that, like mem0 with a full page, says it may hold more than it listed.
+    struct FullPage;
+
+    impl LongTermMemoryStore for FullPage {
+        fn backend(&self) -> crate::memory::Backend {
+            crate::memory::Backend::Mem0
+        }
+        fn append(&self, _: &Owner, _: Scope, _: &str, _: Option<NaiveDateTime>) -> Result<Entry> {
+            unreachable!("a source is only read")
+        }
+        fn load_all(&self, _: &Owner) -> Result<crate::memory::Sections> {
+            Ok(crate::memory::Sections {
+                archival: vec![Entry::new(None, "listed")],
+                possibly_more: true,
+                ..Default::default()
+            })
+        }
+    }
+
+    #[test]
+    fn a_full_mem0_page_is_reported_not_hidden() {
+        let (_dir, _md, sql) = setup();
+        let r = migrate(
+            &FullPage,
+            &sql,
+            &[Owner::Global],
+            false,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(r.owners[0].copied, 1);
+        assert!(
+            r.owners[0].error.as_deref().unwrap().contains("1000"),
+            "{:?}",
+            r.owners[0]
         );
     }
 
