@@ -8,7 +8,7 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential libssl-dev libayatana-appi
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: bench bench-quick mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: reliability bench bench-quick mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean
 
 ## Every check and test (what .ci/run runs).
@@ -103,3 +103,7 @@ bench:
 
 bench-quick:
 	ORYX_BENCH_MB=10 $(CARGO) bench -p oryx-core --bench memory
+
+## The long versions of the reliability tests (8 x 1000 concurrent appends, 240 kills).
+reliability:
+	ORYX_RELIABILITY_SCALE=8 $(CARGO) test -p oryx-core --test reliability -- --nocapture
