@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use oryx_api::watch::{self, ChangeEvent, Watcher};
+use oryx_api::watch::{ChangeEvent, Watcher};
 use oryx_api::Console;
 use tauri::{AppHandle, Emitter};
 
@@ -56,17 +56,14 @@ impl AppState {
         let Some(app) = self.app.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
             return;
         };
-        let rt = self.console.runtime();
         let emitter = app.clone();
-        let watcher = watch::watch(
-            &rt.effective.root,
-            &rt.effective.db_path,
-            move |changes: Vec<ChangeEvent>| {
+        let watcher = self
+            .console
+            .watch_current(move |changes: Vec<ChangeEvent>| {
                 for c in changes {
                     let _ = emitter.emit(CHANGED_EVENT, c);
                 }
-            },
-        );
+            });
         let mut slot = self.watcher.lock().unwrap_or_else(|p| p.into_inner());
         match watcher {
             Ok(w) => *slot = Some(w),

@@ -276,6 +276,14 @@ pub struct SessionPageDto {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
+pub struct SessionStatsDto {
+    pub active: u32,
+    pub archived: u32,
+    pub total: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
 pub struct ToolCallDto {
     pub id: Option<String>,
     pub name: String,

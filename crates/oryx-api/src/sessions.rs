@@ -6,8 +6,8 @@ use oryx_core::sessions::{
 
 use crate::console::Console;
 use crate::dto::{
-    ts, MessageDto, SessionDto, SessionPageDto, SessionQuery, SessionStatusDto, SessionSummaryDto,
-    ToolCallDto, ToolInvocationDto,
+    ts, MessageDto, SessionDto, SessionPageDto, SessionQuery, SessionStatsDto, SessionStatusDto,
+    SessionSummaryDto, ToolCallDto, ToolInvocationDto,
 };
 use crate::error::{ApiError, ApiResult};
 
@@ -45,6 +45,16 @@ impl Console {
             items: page.items.iter().map(summary_dto).collect(),
             db_path: rt.effective.db_path.display().to_string(),
             db_exists: rt.effective.db_path.exists(),
+        })
+    }
+
+    /// Sessions per status, counted in one query.
+    pub fn session_stats(&self) -> ApiResult<SessionStatsDto> {
+        let s = self.runtime().sessions.stats()?;
+        Ok(SessionStatsDto {
+            active: s.active as u32,
+            archived: s.archived as u32,
+            total: s.total as u32,
         })
     }
 

@@ -125,6 +125,18 @@ pub fn watch(
     })
 }
 
+impl crate::Console {
+    /// Watches the root and database of the settings in effect now (hosts call it again after
+    /// a settings change).
+    pub fn watch_current(
+        &self,
+        on_change: impl Fn(Vec<ChangeEvent>) + Send + 'static,
+    ) -> ApiResult<Watcher> {
+        let rt = self.runtime();
+        watch(&rt.effective.root, &rt.effective.db_path, on_change)
+    }
+}
+
 fn watch_err(e: notify_debouncer_mini::notify::Error) -> ApiError {
     ApiError::new(ErrorCode::Io, format!("cannot watch for changes: {e}"))
 }

@@ -3,7 +3,7 @@
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::Router;
-use oryx_api::dto::{AgentSummary, SessionQuery, SessionStatusDto};
+use oryx_api::dto::{AgentSummary, SessionQuery, SessionStatsDto, SessionStatusDto};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -169,34 +169,8 @@ async fn sessions(
     )
 }
 
-#[derive(Serialize)]
-struct Stats {
-    active: u32,
-    archived: u32,
-    total: u32,
-}
-
-async fn stats(State(s): State<AppState>) -> Reply<Stats> {
-    Reply(
-        blocking(&s, |c| {
-            let count = |status| {
-                c.list_sessions(&SessionQuery {
-                    status,
-                    limit: Some(1),
-                    ..SessionQuery::default()
-                })
-                .map(|p| p.total)
-            };
-            let active = count(Some(SessionStatusDto::Active))?;
-            let archived = count(Some(SessionStatusDto::Archived))?;
-            Ok(Stats {
-                active,
-                archived,
-                total: count(None)?,
-            })
-        })
-        .await,
-    )
+async fn stats(State(s): State<AppState>) -> Reply<SessionStatsDto> {
+    Reply(blocking(&s, |c| c.session_stats()).await)
 }
 
 #[derive(Serialize)]

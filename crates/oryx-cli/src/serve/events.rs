@@ -8,7 +8,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use axum::Router;
 use futures_util::stream::Stream;
-use oryx_api::watch::{self, ChangeEvent, ChangeKind, Watcher};
+use oryx_api::watch::{ChangeEvent, ChangeKind, Watcher};
 use oryx_api::Console;
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
@@ -37,9 +37,8 @@ impl Hub {
 
     /// Follows the current root and database (after a settings change too).
     pub fn rewatch(&self) {
-        let rt = self.console.runtime();
         let tx = self.tx.clone();
-        let w = watch::watch(&rt.effective.root, &rt.effective.db_path, move |changes| {
+        let w = self.console.watch_current(move |changes| {
             for c in changes {
                 let _ = tx.send(c);
             }
