@@ -48,14 +48,22 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
   const [active, setActive] = useState(0);
   const pendingFocus = useRef<number | null>(null);
 
-  const virtualizer = useVirtualizer({
-    count: items.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: (pos) => (items[pos] === "cut" ? CUT_HEIGHT : ROW_HEIGHT),
-    getItemKey: (pos) => {
+  // Stable callbacks: `getItemKey` is part of the virtualizer's measurement memo, so a new
+  // function on every render (every scroll frame) would recompute the offsets of all entries.
+  const estimateSize = useCallback((pos: number) => (items[pos] === "cut" ? CUT_HEIGHT : ROW_HEIGHT), [items]);
+  const getItemKey = useCallback(
+    (pos: number) => {
       const it = items[pos];
       return it === "cut" ? "cut" : `e${it}`;
     },
+    [items],
+  );
+  const getScrollElement = useCallback(() => scrollRef.current, []);
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement,
+    estimateSize,
+    getItemKey,
     overscan: 12,
   });
 
