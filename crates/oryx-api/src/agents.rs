@@ -6,6 +6,7 @@ use oryx_core::agents::{self, Agent};
 use oryx_core::memory::Backend;
 use oryx_core::names::{memory_path, Owner};
 use oryx_core::sessions::SessionFilter;
+use oryx_core::CoreError;
 
 use crate::console::{Console, Runtime};
 use crate::dto::{ts, AgentDetail, AgentList, AgentSummary, MemoryCounts, SkillDto};
@@ -63,7 +64,13 @@ fn yaml(v: &serde_json::Value) -> Option<String> {
 
 fn summary(rt: &Runtime, a: &Agent) -> AgentSummary {
     let owner = Owner::Agent(a.name.clone());
-    let valid = oryx_core::names::is_valid_agent_name(&a.name);
+    // Counted only when the console could open it: a valid name, and no link out of the root.
+    let refused = match oryx_core::names::resolve_strict(rt.root(), Some(&a.name)) {
+        Ok(_) => None,
+        Err(CoreError::InvalidAgentName(_)) => Some("invalid agent name".to_string()),
+        Err(e) => Some(e.to_string()),
+    };
+    let valid = refused.is_none();
     AgentSummary {
         name: a.name.clone(),
         description: a.description.clone(),
@@ -78,7 +85,7 @@ fn summary(rt: &Runtime, a: &Agent) -> AgentSummary {
                 core: 0,
                 archival: 0,
                 bytes: None,
-                error: Some("invalid agent name".into()),
+                error: refused,
             }
         },
         last_activity: if valid { last_activity(rt, a) } else { None },

@@ -94,6 +94,18 @@ impl Settings {
                 self.archival_limit_chars
             )));
         }
+        for (what, p) in [
+            ("the .oryxos root", &self.root),
+            ("the database path", &self.db_path),
+        ] {
+            if p.as_ref()
+                .is_some_and(|p| p.as_os_str().as_encoded_bytes().contains(&0))
+            {
+                return Err(CoreError::InvalidInput(format!(
+                    "{what} must not contain a NUL character"
+                )));
+            }
+        }
         if let Some(root) = &self.root {
             if !root.is_absolute() {
                 return Err(CoreError::InvalidInput(format!(
@@ -337,6 +349,11 @@ mod tests {
             ..Settings::default()
         };
         assert!(bad.validate().is_err());
+        let bad = Settings {
+            db_path: Some(PathBuf::from("/tmp/a\0b.db")),
+            ..Settings::default()
+        };
+        assert!(bad.validate().unwrap_err().to_string().contains("NUL"));
     }
 
     #[test]

@@ -105,14 +105,24 @@ pub fn resolve_strict(root: &Path, name: Option<&str>) -> Result<Owner> {
     if !stays_inside(root, &dir) {
         return Err(CoreError::OutsideRoot(dir));
     }
+    let memory = dir.join("MEMORY.md");
+    if !stays_inside(root, &memory) {
+        return Err(CoreError::OutsideRoot(memory));
+    }
     Ok(Owner::Agent(name.to_string()))
+}
+
+/// The agent directory and its MEMORY.md (when it exists: a link is followed) stay inside.
+fn agent_stays_inside(root: &Path, name: &str) -> bool {
+    let dir = agent_dir(root, name);
+    stays_inside(root, &dir) && stays_inside(root, &dir.join("MEMORY.md"))
 }
 
 /// Run-path resolution (tools, footprint): anything invalid or escaping the root falls back to
 /// the global file, as the runtime does.
 pub fn resolve_lenient(root: &Path, name: Option<&str>) -> Owner {
     match name {
-        Some(n) if is_valid_agent_name(n) && stays_inside(root, &agent_dir(root, n)) => {
+        Some(n) if is_valid_agent_name(n) && agent_stays_inside(root, n) => {
             Owner::Agent(n.to_string())
         }
         _ => Owner::Global,
@@ -152,6 +162,16 @@ mod tests {
         std::fs::create_dir_all(root.path().join("agents/ok")).unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink(outside.path(), root.path().join("agents/evil")).unwrap();
+        #[cfg(unix)]
+        {
+            std::fs::create_dir_all(root.path().join("agents/linked")).unwrap();
+            std::fs::write(outside.path().join("MEMORY.md"), "").unwrap();
+            std::os::unix::fs::symlink(
+                outside.path().join("MEMORY.md"),
+                root.path().join("agents/linked/MEMORY.md"),
+            )
+            .unwrap();
+        }
 
         assert_eq!(
             resolve_strict(root.path(), Some("ok")).unwrap(),
@@ -174,7 +194,14 @@ mod tests {
 
         assert_eq!(resolve_lenient(root.path(), Some("../x")), Owner::Global);
         #[cfg(unix)]
+        assert!(matches!(
+            resolve_strict(root.path(), Some("linked")),
+            Err(CoreError::OutsideRoot(_))
+        ));
+        #[cfg(unix)]
         assert_eq!(resolve_lenient(root.path(), Some("evil")), Owner::Global);
+        #[cfg(unix)]
+        assert_eq!(resolve_lenient(root.path(), Some("linked")), Owner::Global);
         assert_eq!(
             resolve_lenient(root.path(), Some("new_agent")),
             Owner::Agent("new_agent".into())

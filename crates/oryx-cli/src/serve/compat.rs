@@ -1,5 +1,6 @@
 //! Routes with the Java runtime's shapes, so clients written for it (its admin UI) keep working.
 
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::Router;
@@ -7,7 +8,7 @@ use oryx_api::dto::{AgentSummary, SessionQuery, SessionStatsDto, SessionStatusDt
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{blocking, AppState, HttpError, Reply};
+use super::{blocking, path_param, AppState, HttpError, Reply};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -83,7 +84,14 @@ async fn agents(State(s): State<AppState>) -> Reply<Vec<JavaAgent>> {
     )
 }
 
-async fn agent(State(s): State<AppState>, Path(name): Path<String>) -> Reply<JavaAgent> {
+async fn agent(
+    State(s): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+) -> Reply<JavaAgent> {
+    let name = match path_param(name) {
+        Ok(v) => v,
+        Err(e) => return Reply(Err(e)),
+    };
     Reply(
         blocking(&s, move |c| {
             let d = c.get_agent(&name)?;
@@ -94,7 +102,14 @@ async fn agent(State(s): State<AppState>, Path(name): Path<String>) -> Reply<Jav
 }
 
 /// The memory block exactly as `oryx memory context` prints it.
-async fn memory(State(s): State<AppState>, Path(name): Path<String>) -> Reply<String> {
+async fn memory(
+    State(s): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+) -> Reply<String> {
+    let name = match path_param(name) {
+        Ok(v) => v,
+        Err(e) => return Reply(Err(e)),
+    };
     Reply(blocking(&s, move |c| c.memory_context(Some(&name))).await)
 }
 
@@ -137,8 +152,12 @@ fn parse_status(q: &StatusQuery) -> Result<Option<SessionStatusDto>, HttpError> 
 
 async fn sessions(
     State(s): State<AppState>,
-    Query(q): Query<StatusQuery>,
+    q: Result<Query<StatusQuery>, QueryRejection>,
 ) -> Reply<Vec<JavaSessionSummary>> {
+    let q = match q {
+        Ok(Query(q)) => q,
+        Err(e) => return Reply(Err(HttpError::bad_request(e.body_text()))),
+    };
     let status = match parse_status(&q) {
         Ok(st) => st,
         Err(e) => return Reply(Err(e)),
@@ -200,7 +219,14 @@ struct JavaSession {
 }
 
 /// The runtime's view: the last 100 messages.
-async fn session(State(s): State<AppState>, Path(id): Path<String>) -> Reply<JavaSession> {
+async fn session(
+    State(s): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Reply<JavaSession> {
+    let id = match path_param(id) {
+        Ok(v) => v,
+        Err(e) => return Reply(Err(e)),
+    };
     Reply(
         blocking(&s, move |c| {
             let d = c.get_session(&id)?;

@@ -94,6 +94,18 @@ impl IntoResponse for HttpError {
     }
 }
 
+/// A path parameter, or the extractor's rejection (bad percent-encoding, not UTF-8) as an
+/// envelope instead of axum's plain-text answer.
+pub fn path_param(
+    p: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
+) -> Result<String, HttpError> {
+    p.map(|axum::extract::Path(v)| v).map_err(|e| HttpError {
+        status: e.status(),
+        message: e.body_text(),
+        code: Some(ErrorCode::InvalidInput),
+    })
+}
+
 /// Answers requests the router or an extractor rejected (bad JSON, bad query, unknown route)
 /// in the same envelope.
 pub fn rejection(status: StatusCode, message: impl Into<String>) -> Response {

@@ -20,7 +20,7 @@ use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::services::{ServeDir, ServeFile};
 
-pub use envelope::{HttpError, Reply};
+pub use envelope::{path_param, HttpError, Reply};
 
 /// Request bodies larger than this are refused with 413 (memory entries are one line).
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -65,6 +65,12 @@ pub fn router(state: AppState, ui_dir: Option<PathBuf>) -> Router {
             "/api/v1/openapi.json",
             axum::routing::get(openapi::document),
         )
+        .method_not_allowed_fallback(|| async {
+            envelope::rejection(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "this route does not take that method",
+            )
+        })
         .fallback(move |req: Request| static_or_404(ui.clone(), req))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

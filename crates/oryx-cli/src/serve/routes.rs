@@ -1,13 +1,13 @@
 //! Our UI's routes under `/api/v1/console/`: one route per `Console` operation, the DTOs as JSON.
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use oryx_api::dto::*;
 use serde::Deserialize;
 
-use super::{blocking, AppState, HttpError, Reply};
+use super::{blocking, path_param, AppState, HttpError, Reply};
 
 /// (method, path, summary): registered below and listed in the OpenAPI document.
 pub const ROUTES: &[(&str, &str, &str)] = &[
@@ -190,7 +190,14 @@ async fn agents(State(s): State<AppState>) -> Reply<AgentList> {
     Reply(blocking(&s, |c| c.list_agents()).await)
 }
 
-async fn agent(State(s): State<AppState>, Path(name): Path<String>) -> Reply<AgentDetail> {
+async fn agent(
+    State(s): State<AppState>,
+    name: Result<Path<String>, PathRejection>,
+) -> Reply<AgentDetail> {
+    let name = match path_param(name) {
+        Ok(v) => v,
+        Err(e) => return Reply(Err(e)),
+    };
     Reply(blocking(&s, move |c| c.get_agent(&name)).await)
 }
 
@@ -269,7 +276,14 @@ async fn sessions(
     Reply(blocking(&s, move |c| c.list_sessions(&q)).await)
 }
 
-async fn session(State(s): State<AppState>, Path(id): Path<String>) -> Reply<SessionDto> {
+async fn session(
+    State(s): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Reply<SessionDto> {
+    let id = match path_param(id) {
+        Ok(v) => v,
+        Err(e) => return Reply(Err(e)),
+    };
     Reply(blocking(&s, move |c| c.get_session(&id)).await)
 }
 
