@@ -18,6 +18,8 @@ use crate::names::Owner;
 /// `GET /memories` page size; a full page means "possibly more" (mem0 has no cursor).
 pub const LOAD_LIMIT: usize = 1000;
 pub const SEARCH_LIMIT: usize = 50;
+/// How an answer whose body is not JSON is reported (only ever after a success status).
+const MALFORMED: &str = "sent malformed JSON";
 
 #[derive(Debug, Clone)]
 pub struct Mem0Config {
@@ -125,7 +127,7 @@ impl Mem0MemoryStore {
         }
         serde_json::from_str(&body).map_err(|e| {
             CoreError::BackendUnavailable(format!(
-                "mem0 at {} sent malformed JSON for {action}: {e}",
+                "mem0 at {} {MALFORMED} for {action}: {e}",
                 self.cfg.base_url
             ))
         })
@@ -281,7 +283,17 @@ impl LongTermMemoryStore for Mem0MemoryStore {
             "infer": false,
         });
         let req = self.client()?.post(self.url("/memories")).json(&body);
-        self.send("add a memory", req)?;
+        // A timeout, or a success status with a garbled body, leaves the outcome unknown (the
+        // server may have stored it): say so, so that a failed append is never silently present.
+        const UNKNOWN: &str =
+            "the entry may still have been stored there: look before adding it again";
+        self.send("add a memory", req).map_err(|e| match e {
+            CoreError::Timeout(m) => CoreError::Timeout(format!("{m}; {UNKNOWN}")),
+            CoreError::BackendUnavailable(m) if m.contains(MALFORMED) => {
+                CoreError::BackendUnavailable(format!("{m}; {UNKNOWN}"))
+            }
+            e => e,
+        })?;
         Ok(Entry {
             timestamp: Some(whole_seconds(ts)),
             content: content.to_string(),
