@@ -51,9 +51,10 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
 }
 
 /// Settings come from the usual file; `ORYXOS_ROOT` / `ORYXOS_DB` override it as for the CLI.
+/// A broken settings file or backend opens the console anyway, with a notice in Settings.
 pub fn open_console() -> Result<Console, ApiError> {
     let settings_path = std::env::var_os("ORYXOS_SETTINGS").map(std::path::PathBuf::from);
-    Console::open(settings_path, Overrides::default())
+    Console::open_recovering(settings_path, Overrides::default())
 }
 
 pub fn run() {

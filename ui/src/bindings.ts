@@ -189,7 +189,10 @@ export type ChangeKind =
 "sessions" | "settings";
 
 /**  What the services actually use after defaults, environment and flags. */
-export type EffectiveDto = {
+export type EffectiveDto = EffectiveDto_Serialize | EffectiveDto_Deserialize;
+
+/**  What the services actually use after defaults, environment and flags. */
+export type EffectiveDto_Deserialize = {
 	root: string,
 	db_path: string,
 	backend: BackendDto,
@@ -198,6 +201,28 @@ export type EffectiveDto = {
 	overridden_by: string[],
 	/**  No root chosen yet and the default root does not exist: show the welcome screen. */
 	first_run: boolean,
+	/**
+	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
+	 *  that could not start); shown until the settings are saved.
+	 */
+	notice?: string | null,
+};
+
+/**  What the services actually use after defaults, environment and flags. */
+export type EffectiveDto_Serialize = {
+	root: string,
+	db_path: string,
+	backend: BackendDto,
+	settings_path: string,
+	/**  Environment variables or flags currently overriding the stored settings. */
+	overridden_by: string[],
+	/**  No root chosen yet and the default root does not exist: show the welcome screen. */
+	first_run: boolean,
+	/**
+	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
+	 *  that could not start); shown until the settings are saved.
+	 */
+	notice: string | null,
 };
 
 export type EntryDto = EntryDto_Serialize | EntryDto_Deserialize;
@@ -588,12 +613,12 @@ export type SettingsView = SettingsView_Serialize | SettingsView_Deserialize;
 
 export type SettingsView_Deserialize = {
 	settings: SettingsDto_Deserialize,
-	effective: EffectiveDto,
+	effective: EffectiveDto_Deserialize,
 };
 
 export type SettingsView_Serialize = {
 	settings: SettingsDto_Serialize,
-	effective: EffectiveDto,
+	effective: EffectiveDto_Serialize,
 };
 
 export type SkillDto = SkillDto_Serialize | SkillDto_Deserialize;

@@ -88,6 +88,7 @@ pub struct Console {
     settings_path: PathBuf,
     overrides: Overrides,
     runtime: RwLock<Arc<Runtime>>,
+    notice: RwLock<Option<String>>,
 }
 
 impl Console {
@@ -96,11 +97,70 @@ impl Console {
         let settings_path = settings_path.unwrap_or_else(config::default_settings_path);
         let settings = config::load(&settings_path)?;
         let runtime = Runtime::build(settings, &overrides)?;
-        Ok(Console {
+        Ok(Console::with(settings_path, overrides, runtime, None))
+    }
+
+    /// For the desktop app, which has no terminal to print an error to and must open on
+    /// whatever it finds: a settings file that is not valid JSON is set aside (renamed, never
+    /// deleted) and the defaults are used; settings whose backend cannot start (mem0 without a
+    /// URL) open on the markdown backend. The notice says what happened, for the UI to show.
+    pub fn open_recovering(
+        settings_path: Option<PathBuf>,
+        overrides: Overrides,
+    ) -> ApiResult<Console> {
+        let settings_path = settings_path.unwrap_or_else(config::default_settings_path);
+        let (settings, mut notice) = match config::load(&settings_path) {
+            Ok(s) => (s, None),
+            Err(CoreError::Corrupt(why)) => {
+                let kept = set_aside(&settings_path)?;
+                let notice = format!(
+                    "{why}. It was kept as {} and the defaults are in use until you save Settings.",
+                    kept.display()
+                );
+                (Settings::default(), Some(notice))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let runtime = match Runtime::build(settings.clone(), &overrides) {
+            Ok(rt) => rt,
+            Err(e) if settings.backend != Backend::Markdown => {
+                let wanted = settings.backend.as_str();
+                notice = Some(format!(
+                    "The {wanted} backend could not start ({}); showing the markdown backend. \
+                     Fix it in Settings.",
+                    e.message
+                ));
+                let fallback = Settings {
+                    backend: Backend::Markdown,
+                    ..settings
+                };
+                Runtime::build(fallback, &overrides)?
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Console::with(settings_path, overrides, runtime, notice))
+    }
+
+    fn with(
+        settings_path: PathBuf,
+        overrides: Overrides,
+        runtime: Runtime,
+        notice: Option<String>,
+    ) -> Console {
+        Console {
             settings_path,
             overrides,
             runtime: RwLock::new(Arc::new(runtime)),
-        })
+            notice: RwLock::new(notice),
+        }
+    }
+
+    /// What `open_recovering` repaired, until the settings are next saved.
+    pub fn notice(&self) -> Option<String> {
+        self.notice
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn runtime(&self) -> Arc<Runtime> {
@@ -124,6 +184,79 @@ impl Console {
         let runtime = Arc::new(Runtime::build(settings.clone(), &self.overrides)?);
         config::save(&self.settings_path, &settings)?;
         *self.runtime.write().unwrap_or_else(|p| p.into_inner()) = runtime.clone();
+        *self.notice.write().unwrap_or_else(|p| p.into_inner()) = None;
         Ok(runtime)
+    }
+}
+
+/// Renames a broken settings file to `<name>.corrupt-<local time>` so nothing in it is lost.
+fn set_aside(path: &Path) -> ApiResult<PathBuf> {
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".corrupt-{stamp}"));
+    let kept = path.with_file_name(name);
+    std::fs::rename(path, &kept).map_err(|e| CoreError::io(path, e))?;
+    Ok(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overrides(root: &Path) -> Overrides {
+        Overrides {
+            root: Some(root.to_path_buf()),
+            ..Overrides::default()
+        }
+    }
+
+    #[test]
+    fn a_corrupt_settings_file_is_kept_aside_and_the_console_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{\"backend\": \"sqlite\",").unwrap();
+        assert!(Console::open(Some(path.clone()), overrides(dir.path())).is_err());
+        let c = Console::open_recovering(Some(path.clone()), overrides(dir.path())).unwrap();
+        let notice = c.notice().unwrap();
+        assert!(
+            notice.contains("not valid JSON") && notice.contains(".corrupt-"),
+            "{notice}"
+        );
+        let kept: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("settings.json.corrupt-")
+            })
+            .collect();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(kept[0].path()).unwrap(),
+            "{\"backend\": \"sqlite\","
+        );
+        assert_eq!(c.runtime().effective.backend, Backend::Markdown);
+        c.replace_settings(Settings::default()).unwrap();
+        assert_eq!(c.notice(), None, "saving settings clears the notice");
+        assert!(path.exists());
+    }
+
+    #[test]
+    fn a_backend_that_cannot_start_opens_on_markdown_with_a_notice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{\"backend\": \"mem0\"}").unwrap();
+        if std::env::var_os(config::ENV_MEM0_URL).is_some() {
+            return; // a URL from the environment lets mem0 start
+        }
+        let c = Console::open_recovering(Some(path.clone()), overrides(dir.path())).unwrap();
+        assert_eq!(c.runtime().effective.backend, Backend::Markdown);
+        assert!(c.notice().unwrap().contains("mem0"), "{:?}", c.notice());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"backend\": \"mem0\"}",
+            "the stored choice is not rewritten behind the user's back"
+        );
     }
 }

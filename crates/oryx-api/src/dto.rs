@@ -458,6 +458,9 @@ pub struct EffectiveDto {
     pub overridden_by: Vec<String>,
     /// No root chosen yet and the default root does not exist: show the welcome screen.
     pub first_run: bool,
+    /// What the desktop app had to repair to open (a corrupt settings file set aside, a backend
+    /// that could not start); shown until the settings are saved.
+    pub notice: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

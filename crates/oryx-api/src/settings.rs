@@ -67,6 +67,7 @@ impl Console {
                 settings_path: self.settings_path().display().to_string(),
                 overridden_by,
                 first_run,
+                notice: self.notice(),
             },
         }
     }

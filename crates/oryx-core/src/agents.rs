@@ -102,6 +102,9 @@ fn read_agent(root: &Path, name: &str) -> Agent {
             return empty_agent(name, dir, warnings);
         }
     };
+    if text.contains(['\u{FFFD}', '\0']) {
+        warnings.push("AGENT.md is not plain UTF-8 text (binary or another encoding)".into());
+    }
     let (fm_text, body) = frontmatter::split(&text);
     let fm = match fm_text.map(frontmatter::parse) {
         Some(Ok(v)) => v,

@@ -38,6 +38,8 @@ export type FakeOptions = {
   now?: Date;
   /** Names of env vars or flags to report in effective.overridden_by. */
   overriddenBy?: string[];
+  /** What the app repaired at startup (effective.notice), until settings are saved. */
+  notice?: string;
   /** Whether pickFolder answers (with the team root) or behaves as unsupported. */
   folderPicker?: boolean;
   /** The stored mem0 base URL (the fake mem0 server answers at FAKE_MEM0_URL only). */
@@ -137,6 +139,7 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
   if (!opts.firstRun) roots.set(FAKE_DEFAULT_ROOT, buildDemoRoot(FAKE_DEFAULT_ROOT, { now, assistantArchival: opts.assistantArchival }));
   roots.set(FAKE_TEAM_ROOT, buildTeamRoot(FAKE_TEAM_ROOT, now));
   let settings = defaultSettings(opts);
+  let notice: string | null = opts.notice ?? null;
   let clock = now.getTime();
   const listeners = new Set<(e: ChangeEvent) => void>();
   const calls: { method: string; args: unknown[] }[] = [];
@@ -534,6 +537,7 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
       if (s.db_path?.trim()) absolute(s.db_path, "database path");
       validateMem0(s);
       storedKey = keyOf(s);
+      notice = null;
       settings = {
         ...s,
         root: rootPath,
@@ -657,6 +661,7 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
         settings_path: `${FAKE_HOME}/.config/oryxos-console/settings.json`,
         overridden_by: opts.overriddenBy ?? [],
         first_run: settings.root === null && !roots.has(r),
+        notice,
       },
     };
   }
@@ -716,6 +721,7 @@ export function fakeOptionsFromSearch(search: string): FakeOptions {
     latencyMs: num("latency"),
     archivalLimit: num("limit"),
     overriddenBy: q.get("override")?.split(",").filter(Boolean),
+    notice: q.get("notice") ?? undefined,
     folderPicker: true,
     mem0Url: q.get("mem0") === "1" || db === "mem0" ? FAKE_MEM0_URL : undefined,
     mem0Down: q.get("mem0down") === "1",

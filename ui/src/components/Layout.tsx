@@ -86,6 +86,16 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
           </div>
         </header>
         <main className="content" id="content">
+          {view?.effective.notice ? (
+            <div className="banner banner-warn" role="alert" data-testid="startup-notice">
+              <Icon name="warning" />
+              <div>
+                <strong>{t("notice.title")}</strong>
+                <div className="banner-sub">{view.effective.notice}</div>
+                <a href={href({ page: "settings" })}>{t("notice.openSettings")}</a>
+              </div>
+            </div>
+          ) : null}
           {children}
         </main>
       </div>

@@ -235,6 +235,8 @@ export const en = {
   "settings.save": "Save",
   "settings.saving": "Saving…",
   "settings.saved": "Saved. Every view now uses the new settings.",
+  "notice.title": "The console repaired its settings to open",
+  "notice.openSettings": "Open Settings",
   "settings.overridden": "Overridden by {names}: the effective values below differ from what is stored.",
   "settings.effective": "Effective",
   "settings.settingsFile": "Settings file",

@@ -237,6 +237,8 @@ export const zh: Record<MessageKey, string> = {
   "settings.save": "保存",
   "settings.saving": "保存中…",
   "settings.saved": "已保存。所有视图已切换到新设置。",
+  "notice.title": "控制台为了启动修复了设置",
+  "notice.openSettings": "打开设置",
   "settings.overridden": "已被 {names} 覆盖：下方的生效值与已保存的设置不同。",
   "settings.effective": "生效值",
   "settings.settingsFile": "设置文件",

@@ -66,6 +66,15 @@ describe("Settings", () => {
     expect(await screen.findByTestId("settings-overridden")).toHaveTextContent("Overridden by ORYXOS_ROOT, --db");
   });
 
+  it("shows what was repaired at startup on every page until the settings are saved", async () => {
+    renderApp("#/agents", { notice: "settings file is not valid JSON; kept as settings.json.corrupt-1" });
+    expect(await screen.findByTestId("startup-notice")).toHaveTextContent("kept as settings.json.corrupt-1");
+    window.location.hash = "#/settings";
+    fireEvent.click(await screen.findByTestId("settings-save"));
+    await screen.findByTestId("settings-saved");
+    await waitFor(() => expect(screen.queryByTestId("startup-notice")).toBeNull());
+  });
+
   it("switches the language and theme at once after saving", async () => {
     renderApp("#/settings");
     fireEvent.change(await screen.findByTestId("settings-language"), { target: { value: "zh" } });

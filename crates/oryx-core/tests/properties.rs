@@ -1,0 +1,261 @@
+//! Property tests of the MEMORY.md reader and writer and of AGENT.md front matter (issue #6):
+//! what we write reads back as written, an edit keeps every other line, the prompt's head/tail
+//! load agrees with the full read, and no input makes any of it panic.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use oryx_core::frontmatter;
+use oryx_core::memory::entry::{render_line, sanitize_content, Entry, Scope};
+use oryx_core::memory::format::{self, Edit};
+use oryx_core::memory::{window, LongTermMemoryStore, MarkdownMemoryStore};
+use oryx_core::names::Owner;
+use proptest::prelude::*;
+
+/// Text an agent might save: any Unicode, with line breaks, heading look-alikes and markup.
+fn content() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => any::<String>(),
+        2 => "[a-zA-Z0-9 .,!?\\-\\[\\]#]{1,60}",
+        2 => "[\\p{Han}\\p{Hiragana}a-z ，。！？「」]{1,40}",
+        1 => Just("x\n## 核心记忆\n- y ## 归档记忆".to_string()),
+        1 => Just("  - [2026-01-01 00:00:00] looks like an entry  ".to_string()),
+        1 => "(\r\n|\n|\t| |## |# |- |\\[|\\]|核心记忆|归档记忆|\u{feff}|\u{2028}|\u{85}){1,12}",
+    ]
+}
+
+fn timestamp() -> impl Strategy<Value = NaiveDateTime> {
+    (
+        2000i32..2100,
+        1u32..=12,
+        1u32..=28,
+        0u32..24,
+        0u32..60,
+        0u32..60,
+    )
+        .prop_map(|(y, mo, d, h, mi, s)| {
+            NaiveDate::from_ymd_opt(y, mo, d)
+                .unwrap()
+                .and_hms_opt(h, mi, s)
+                .unwrap()
+        })
+}
+
+fn scope() -> impl Strategy<Value = Scope> {
+    prop_oneof![Just(Scope::Core), Just(Scope::Archival)]
+}
+
+/// One line of a hand-edited or runtime-written MEMORY.md, in any dialect we read.
+fn file_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        2 => prop_oneof![
+            Just("## 核心记忆"), Just("## 归档记忆"), Just("# Core memory"),
+            Just("### archival"), Just("## 核心记忆（core）"), Just("## 归档记忆 (archival)"),
+            Just("## Notes"), Just("# MEMORY"), Just("##no-space"),
+        ]
+        .prop_map(String::from),
+        4 => (timestamp(), "[^\n]{0,40}")
+            .prop_map(|(ts, c)| format!("- [{}] {c}", ts.format("%Y-%m-%d %H:%M:%S"))),
+        1 => "- [^\n]{0,30}",
+        2 => "[^\n]{0,50}",
+        1 => Just(String::new()),
+        1 => Just("   \t".to_string()),
+    ]
+}
+
+/// A whole file: lines joined by LF or CRLF, maybe a BOM, maybe no final newline.
+fn file_bytes() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(file_line(), 0..24),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, crlf, bom, final_nl)| {
+            let nl = if crlf { "\r\n" } else { "\n" };
+            let mut text = lines.join(nl);
+            if final_nl && !lines.is_empty() {
+                text.push_str(nl);
+            }
+            let mut bytes = if bom {
+                b"\xEF\xBB\xBF".to_vec()
+            } else {
+                vec![]
+            };
+            bytes.extend_from_slice(text.as_bytes());
+            bytes
+        })
+}
+
+fn line_texts(bytes: &[u8]) -> Vec<String> {
+    format::lines(bytes, format::bom_len(bytes))
+        .map(|span| format::line_text(bytes, span).into_owned())
+        .collect()
+}
+
+/// `small` in order inside `big`.
+fn is_subsequence(small: &[String], big: &[String]) -> bool {
+    let mut it = big.iter();
+    small.iter().all(|s| it.any(|b| b == s))
+}
+
+fn owner() -> Owner {
+    Owner::Agent("prop".into())
+}
+
+proptest! {
+    // 256 cases each (proptest's default); `make reliability` sets PROPTEST_CASES=4096.
+
+    /// Every line we write reads back with the same time and content.
+    #[test]
+    fn written_entries_read_back(raw in content(), ts in timestamp()) {
+        let Ok(clean) = sanitize_content(&raw) else {
+            prop_assert!(raw.split(['\r', '\n']).all(|l| l.trim().is_empty()));
+            return Ok(());
+        };
+        prop_assert!(!clean.contains('\n') && !clean.contains('\r'));
+        let line = render_line(Some(&ts), &clean);
+        let parsed = format::parse(&format::new_file(Scope::Archival, &line));
+        prop_assert_eq!(parsed.sections.archival.clone(), vec![Entry::new(Some(ts), clean)]);
+        prop_assert!(parsed.sections.core.is_empty());
+    }
+
+    /// Adding entries to any file puts them at the end of their section, in order, and leaves
+    /// every line that was there before in place.
+    #[test]
+    fn edits_keep_everything_else(
+        base in file_bytes(),
+        adds in prop::collection::vec((scope(), content(), timestamp()), 1..6),
+    ) {
+        let before = format::parse(&base);
+        let mut expected = before.sections.clone();
+        let mut bytes = base.clone();
+        let mut added_lines = 0;
+        for (scope, raw, ts) in adds {
+            let Ok(clean) = sanitize_content(&raw) else { continue };
+            let line = render_line(Some(&ts), &clean);
+            let parsed = format::parse(&bytes);
+            let had_section = parsed.span(scope).is_some();
+            bytes = if bytes.is_empty() {
+                added_lines += 2;
+                format::new_file(scope, &line)
+            } else {
+                let edit = format::plan_insert(&bytes, &parsed, scope, &line);
+                if let Edit::Insert(at, _) = &edit {
+                    prop_assert!(*at <= bytes.len());
+                }
+                format::apply(&bytes, &edit)
+            };
+            added_lines += if had_section { 1 } else { 2 };
+            match scope {
+                Scope::Core => expected.core.push(Entry::new(Some(ts), clean)),
+                Scope::Archival => expected.archival.push(Entry::new(Some(ts), clean)),
+            }
+        }
+        let after = format::parse(&bytes);
+        prop_assert_eq!(&after.sections.core, &expected.core);
+        prop_assert_eq!(&after.sections.archival, &expected.archival);
+        let (old, new) = (line_texts(&base), line_texts(&bytes));
+        prop_assert!(is_subsequence(&old, &new), "a line of the old file went missing");
+        // A file that ended without a newline gets one before the first addition (no new line).
+        prop_assert!(new.len() <= old.len() + added_lines);
+        prop_assert!(bytes.starts_with(&base[..format::bom_len(&base)]));
+    }
+
+    /// The store does the same through the real file, lock and fast append path.
+    #[test]
+    fn store_appends_to_any_file(
+        base in file_bytes(),
+        adds in prop::collection::vec((scope(), "[a-z0-9 ]{0,8}[a-z0-9]", timestamp()), 1..5),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MarkdownMemoryStore::new(dir.path());
+        let path = store.path(&owner());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &base).unwrap();
+        let mut expected = store.load_all(&owner()).unwrap();
+        for (scope, raw, ts) in adds {
+            let Ok(c) = sanitize_content(&raw) else { continue };
+            let e = store.append(&owner(), scope, &c, Some(ts)).unwrap();
+            match scope {
+                Scope::Core => expected.core.push(e),
+                Scope::Archival => expected.archival.push(e),
+            }
+            let now = store.load_all(&owner()).unwrap();
+            prop_assert_eq!(&now.core, &expected.core);
+            prop_assert_eq!(&now.archival, &expected.archival);
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        prop_assert!(is_subsequence(&line_texts(&base), &line_texts(&bytes)));
+    }
+
+    /// The prompt's load (head and tail of a big file) gives the same core and window as a full
+    /// read of the same file. (Not covered, by design: a hand-edited file with an archival heading
+    /// *before* a core heading and a second archival section after it — the head read stops at
+    /// the first archival heading; see docs/RELIABILITY.md.)
+    #[test]
+    fn head_tail_load_matches_full_read(
+        head in file_bytes().prop_filter("no archival heading before the last one", |b| {
+            !line_texts(b).iter().any(|l| {
+                format::classify(l) == format::LineKind::Heading(Some(Scope::Archival))
+            })
+        }),
+        tail in prop::collection::vec(file_line(), 0..12),
+        limit in prop_oneof![Just(4000usize), 0usize..300],
+        pad_line in "[a-z ，。一-龥]{5,80}",
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MarkdownMemoryStore::new(dir.path());
+        let path = store.path(&owner());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        // Past the small-file size, so the head/tail path runs whenever the shape allows it.
+        let mut bytes = head;
+        bytes.extend_from_slice("\n## 归档记忆\n".as_bytes());
+        let mut i = 0;
+        while bytes.len() < 300 * 1024 {
+            bytes.extend_from_slice(format!("- [2026-01-01 00:00:00] {i} {pad_line}\n").as_bytes());
+            i += 1;
+        }
+        bytes.extend_from_slice(tail.join("\n").as_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let full = store.load_all(&owner()).unwrap();
+        let ctx = store.load_context(&owner(), limit).unwrap();
+        prop_assert_eq!(&ctx.core, &full.core);
+        prop_assert_eq!(
+            window::compute(&ctx.archival_tail, limit).text,
+            window::compute(&full.archival, limit).text
+        );
+    }
+
+    /// Arbitrary bytes: the reader never panics, and every entry it finds is one line.
+    #[test]
+    fn any_bytes_parse(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
+        let parsed = format::parse(&bytes);
+        for e in parsed.sections.core.iter().chain(&parsed.sections.archival) {
+            prop_assert!(!e.line.contains('\n'));
+        }
+        for scope in [Scope::Core, Scope::Archival] {
+            let edit = format::plan_insert(&bytes, &parsed, scope, "- x");
+            let after = format::parse(&format::apply(&bytes, &edit));
+            prop_assert_eq!(after.sections.of(scope).last().map(|e| e.line.as_str()), Some("- x"));
+        }
+    }
+
+    /// Front matter: splitting and parsing never panic; the body is always a suffix of the text.
+    #[test]
+    fn front_matter_never_panics(
+        text in prop_oneof![
+            any::<String>(),
+            ("---\n", "[^\0]{0,200}", prop_oneof![Just("\n---\n"), Just("\n...\n"), Just("")], "[^\0]{0,50}")
+                .prop_map(|(a, b, c, d)| format!("{a}{b}{c}{d}")),
+        ]
+    ) {
+        let (yaml, body) = frontmatter::split(&text);
+        prop_assert!(text.ends_with(body));
+        if let Some(yaml) = yaml {
+            if let Ok(v) = frontmatter::parse(yaml) {
+                prop_assert!(v.is_object());
+                let _ = frontmatter::get_str(&v, &["name"]);
+                let _ = frontmatter::get_f64(&v, &["settings", "max_history_turns"]);
+            }
+        }
+    }
+}
