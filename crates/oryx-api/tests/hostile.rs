@@ -204,6 +204,9 @@ fn symlink_loops_and_escapes_in_agents_are_reported_not_followed() {
     rest_keeps_working(&c);
 }
 
+/// Writes a broken database at the given path.
+type MakeDb = Box<dyn Fn(&Path)>;
+
 fn write_db(path: &Path, sql: &str) {
     let conn = Connection::open(path).unwrap();
     conn.execute_batch(sql).unwrap();
@@ -273,7 +276,7 @@ fn a_sessions_table_without_optional_columns_still_lists() {
 
 #[test]
 fn unreadable_databases_are_clear_errors_and_memory_keeps_working() {
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let cases: Vec<(&str, MakeDb)> = vec![
         (
             "not sqlite",
             Box::new(|p| {
