@@ -8,7 +8,7 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential libssl-dev libayatana-appi
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: reliability bench bench-quick mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: reliability bench bench-quick bench-criterion mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean
 
 ## Every check and test (what .ci/run runs).
@@ -97,12 +97,23 @@ clean:
 	$(CARGO) clean
 	rm -rf ui/dist
 
-## criterion: archival append and the prompt's load on a 1 KB and a 100 MB MEMORY.md.
+## Benchmarks at scale (docs/BENCHMARKS.md): oryx-bench generates its data once under
+## target/bench-data (100 MB MEMORY.md, 1 000 000 sqlite entries, 100 000 sessions), measures,
+## writes target/bench/core.json; the report takes every target/bench/*.json (UI, desktop too).
 bench:
-	$(CARGO) bench -p oryx-core --bench memory
+	$(CARGO) build --release -p oryx-bench
+	./target/release/oryx-bench --scale full --out target/bench/core.json
+	node tests/bench/report.mjs
 
+## The same with 10 MB / 100 000 entries / 10 000 sessions, in well under two minutes.
 bench-quick:
-	ORYX_BENCH_MB=10 $(CARGO) bench -p oryx-core --bench memory
+	$(CARGO) build --release -p oryx-bench
+	./target/release/oryx-bench --scale quick --out target/bench/core-quick.json
+	node tests/bench/report.mjs
+
+## criterion: archival append and the prompt's load on a 1 KB and a 100 MB MEMORY.md.
+bench-criterion:
+	$(CARGO) bench -p oryx-core --bench memory
 
 ## The long versions of the reliability tests (8 x 1000 concurrent appends, 240 kills).
 reliability:

@@ -19,7 +19,14 @@ impl Console {
         Ok(AgentList {
             root: rt.root().display().to_string(),
             backend: rt.effective.backend.into(),
-            agents: agents.iter().map(|a| summary(&rt, a)).collect(),
+            // One pass over the sessions for every agent's last activity, not one per agent.
+            agents: {
+                let last = rt.sessions.last_active_by_agent().unwrap_or_default();
+                agents
+                    .iter()
+                    .map(|a| summary(&rt, a, || last.get(&a.name).copied().flatten()))
+                    .collect()
+            },
             global_memory: counts(&rt, &Owner::Global),
         })
     }
@@ -28,7 +35,7 @@ impl Console {
         let rt = self.runtime();
         let agent = agents::get(rt.root(), name)?;
         Ok(AgentDetail {
-            summary: summary(&rt, &agent),
+            summary: summary(&rt, &agent, || last_session_activity(&rt, &agent)),
             identity_name: agent.identity_name.clone(),
             identity_prompt: agent.identity_prompt.clone(),
             temperature: agent.temperature,
@@ -62,7 +69,11 @@ fn yaml(v: &serde_json::Value) -> Option<String> {
     }
 }
 
-fn summary(rt: &Runtime, a: &Agent) -> AgentSummary {
+fn summary(
+    rt: &Runtime,
+    a: &Agent,
+    last_session: impl FnOnce() -> Option<chrono::NaiveDateTime>,
+) -> AgentSummary {
     let owner = Owner::Agent(a.name.clone());
     // Counted only when the console could open it: a valid name, and no link out of the root.
     let refused = match oryx_core::names::resolve_strict(rt.root(), Some(&a.name)) {
@@ -88,7 +99,11 @@ fn summary(rt: &Runtime, a: &Agent) -> AgentSummary {
                 error: refused,
             }
         },
-        last_activity: if valid { last_activity(rt, a) } else { None },
+        last_activity: if valid {
+            last_activity(rt, a, last_session())
+        } else {
+            None
+        },
         has_agent_md: a.has_agent_md,
         warnings: a.warnings.clone(),
     }
@@ -101,10 +116,11 @@ pub(crate) fn counts(rt: &Runtime, owner: &Owner) -> MemoryCounts {
             .map(|m| m.len()),
         _ => None,
     };
-    match rt.memory.store().load_all(owner) {
+    // Counted by the store without building the entries (a MEMORY.md can be 100 MB).
+    match rt.memory.store().count(owner) {
         Ok(s) => MemoryCounts {
-            core: s.core.len() as u32,
-            archival: s.archival.len() as u32,
+            core: s.core as u32,
+            archival: s.archival as u32,
             bytes,
             error: None,
         },
@@ -118,9 +134,18 @@ pub(crate) fn counts(rt: &Runtime, owner: &Owner) -> MemoryCounts {
 }
 
 /// The later of the newest session activity and the MEMORY.md modification time.
-fn last_activity(rt: &Runtime, a: &Agent) -> Option<String> {
-    let session = rt
-        .sessions
+fn last_activity(
+    rt: &Runtime,
+    a: &Agent,
+    session: Option<chrono::NaiveDateTime>,
+) -> Option<String> {
+    let file = modified_local(&memory_path(rt.root(), &Owner::Agent(a.name.clone())));
+    ts(&session.into_iter().chain(file).max())
+}
+
+/// The `last_active_at` of the agent's first session in list order.
+fn last_session_activity(rt: &Runtime, a: &Agent) -> Option<chrono::NaiveDateTime> {
+    rt.sessions
         .list(&SessionFilter {
             agent: Some(a.name.clone()),
             limit: 1,
@@ -128,9 +153,7 @@ fn last_activity(rt: &Runtime, a: &Agent) -> Option<String> {
         })
         .ok()
         .and_then(|p| p.items.into_iter().next())
-        .and_then(|s| s.last_active_at);
-    let file = modified_local(&memory_path(rt.root(), &Owner::Agent(a.name.clone())));
-    ts(&session.into_iter().chain(file).max())
+        .and_then(|s| s.last_active_at)
 }
 
 fn modified_local(path: &Path) -> Option<chrono::NaiveDateTime> {

@@ -236,6 +236,238 @@ pub fn parse(bytes: &[u8]) -> Parsed {
     parsed
 }
 
+/// The span of the line holding byte `pos` of a block of lines starting at `floor`.
+pub fn line_around(bytes: &[u8], floor: usize, pos: usize) -> LineSpan {
+    let start = memchr::memrchr(b'\n', &bytes[floor..pos]).map_or(floor, |i| floor + i + 1);
+    let (end, next) = match memchr::memchr(b'\n', &bytes[pos..]) {
+        Some(i) => (pos + i, pos + i + 1),
+        None => (bytes.len(), bytes.len()),
+    };
+    let end = if end > start && bytes[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    };
+    LineSpan { start, end, next }
+}
+
+/// Whether only whitespace (as `str::trim` sees it) precedes byte `pos` on its line.
+fn only_whitespace_before(bytes: &[u8], floor: usize, mut pos: usize) -> bool {
+    loop {
+        if pos == floor || bytes[pos - 1] == b'\n' {
+            return true;
+        }
+        let b = bytes[pos - 1];
+        if b.is_ascii() {
+            if !(b as char).is_whitespace() {
+                return false;
+            }
+            pos -= 1;
+            continue;
+        }
+        // The start of the UTF-8 sequence ending here (at most 4 bytes back).
+        let mut start = pos - 1;
+        while start > floor && pos - start < 4 && bytes[start] & 0xC0 == 0x80 {
+            start -= 1;
+        }
+        match std::str::from_utf8(&bytes[start..pos]) {
+            Ok(s) if s.chars().all(char::is_whitespace) => pos = start,
+            _ => return false,
+        }
+    }
+}
+
+/// Every heading line of `bytes[from..]` (complete lines; `from` is a line start), in order,
+/// with what it opens, found by looking only at lines that hold a `#`: exactly the lines
+/// [`classify`] calls headings, without decoding the others.
+pub fn headings(bytes: &[u8], from: usize) -> Vec<(LineSpan, Option<Scope>)> {
+    let mut out = Vec::new();
+    let mut pos = from;
+    while let Some(i) = memchr::memchr(b'#', &bytes[pos..]) {
+        let at = pos + i;
+        if !only_whitespace_before(bytes, from, at) {
+            // Not a heading; the next candidate is the next `#` (perhaps on the next line).
+            pos = at + 1;
+            continue;
+        }
+        let span = line_around(bytes, from, at);
+        if let LineKind::Heading(scope) = classify(&line_text(bytes, span)) {
+            out.push((span, scope));
+        }
+        pos = span.next.max(at + 1);
+        if pos >= bytes.len() {
+            break;
+        }
+    }
+    out
+}
+
+/// Whether a line holding no heading is blank, looking at its first byte when that decides.
+pub fn is_blank(bytes: &[u8], span: LineSpan) -> bool {
+    match bytes[span.start..span.end].first() {
+        None => true,
+        Some(b) if b.is_ascii() && !(*b as char).is_whitespace() => false,
+        Some(_) => line_text(bytes, span).trim().is_empty(),
+    }
+}
+
+/// The structure `parse` reports (section spans, line ending) without reading any entry: what
+/// an edit needs. Headings are found with [`headings`]; each section's insertion point is found
+/// by stepping back over blank lines from its end.
+pub fn parse_structure(bytes: &[u8]) -> Parsed {
+    let mut parsed = Parsed {
+        crlf: memchr::memmem::find(bytes, b"\r\n").is_some(),
+        ..Parsed::default()
+    };
+    let heads = headings(bytes, bom_len(bytes));
+    for (i, (head, scope)) in heads.iter().enumerate() {
+        let Some(scope) = scope else { continue };
+        let end = heads.get(i + 1).map_or(bytes.len(), |(h, _)| h.start);
+        let mut span = SectionSpan {
+            body_start: head.next,
+            insert_at: head.next,
+            insert_terminated: head.next > head.end,
+            end,
+        };
+        // The last non-blank line of the body, if any.
+        let mut line_end = end;
+        while line_end > head.next {
+            let line = line_around(bytes, head.next, line_end - 1);
+            if !is_blank(bytes, line) {
+                span.insert_at = line.next;
+                span.insert_terminated = line.next > line.end;
+                break;
+            }
+            line_end = line.start;
+        }
+        match scope {
+            Scope::Core => parsed.core = Some(span),
+            Scope::Archival => parsed.archival = Some(span),
+        }
+    }
+    parsed
+}
+
+/// Reads a MEMORY.md as a stream of blocks of whole lines (with [`headings`] and
+/// [`SectionCursor`], the caller knows each line's section as `parse` would). Memory use is
+/// about one block, whatever the file's size.
+pub struct BlockReader<R> {
+    src: R,
+    /// Allocated (and zeroed) once; `buf[..len]` holds data, `buf[..done]` was handed out.
+    buf: Vec<u8>,
+    len: usize,
+    done: usize,
+    first: bool,
+    eof: bool,
+}
+
+const BLOCK: usize = 4 << 20;
+
+impl<R: std::io::Read> BlockReader<R> {
+    pub fn new(src: R) -> Self {
+        BlockReader {
+            src,
+            buf: Vec::new(),
+            len: 0,
+            done: 0,
+            first: true,
+            eof: false,
+        }
+    }
+
+    /// The next block of complete lines (the last one may lack its `\n`) and the offset of its
+    /// first line (past a BOM), or `None` at the end.
+    pub fn next_block(&mut self) -> std::io::Result<Option<(&[u8], usize)>> {
+        // Keep the incomplete last line of the previous block.
+        self.buf.copy_within(self.done..self.len, 0);
+        self.len -= self.done;
+        self.done = 0;
+        // End of the last complete line seen so far.
+        let mut complete = memchr::memrchr(b'\n', &self.buf[..self.len]).map(|i| i + 1);
+        loop {
+            if self.eof {
+                if self.len == 0 {
+                    return Ok(None);
+                }
+                self.done = self.len;
+                break;
+            }
+            if self.len == self.buf.len() {
+                if let Some(end) = complete {
+                    self.done = end;
+                    break;
+                }
+                // A line longer than the buffer grows it.
+                let grow = self.buf.len().max(BLOCK);
+                self.buf.resize(self.buf.len() + grow, 0);
+            }
+            let start = self.len;
+            let n = read_full(&mut self.src, &mut self.buf[start..])?;
+            self.len += n;
+            self.eof = n == 0;
+            if let Some(i) = memchr::memrchr(b'\n', &self.buf[start..self.len]) {
+                complete = Some(start + i + 1);
+            }
+        }
+        let from = if std::mem::take(&mut self.first) {
+            bom_len(&self.buf[..self.done])
+        } else {
+            0
+        };
+        Ok(Some((&self.buf[..self.done], from)))
+    }
+}
+
+fn read_full(src: &mut impl std::io::Read, mut buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut total = 0;
+    while !buf.is_empty() {
+        match src.read(buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                total += n;
+                buf = &mut buf[n..];
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(total)
+}
+
+/// The section each line of a block is in: call [`SectionCursor::at`] with increasing offsets.
+pub struct SectionCursor<'a> {
+    heads: &'a [(LineSpan, Option<Scope>)],
+    next: usize,
+    current: Option<Scope>,
+}
+
+impl<'a> SectionCursor<'a> {
+    pub fn new(heads: &'a [(LineSpan, Option<Scope>)], start: Option<Scope>) -> Self {
+        SectionCursor {
+            heads,
+            next: 0,
+            current: start,
+        }
+    }
+
+    /// The section of the line starting at `line_start` (offsets must not decrease).
+    pub fn at(&mut self, line_start: usize) -> Option<Scope> {
+        while let Some((h, scope)) = self.heads.get(self.next) {
+            if h.start > line_start {
+                break;
+            }
+            self.current = *scope;
+            self.next += 1;
+        }
+        self.current
+    }
+
+    /// The section after the block.
+    pub fn end(mut self) -> Option<Scope> {
+        self.at(usize::MAX)
+    }
+}
+
 /// The bytes of a new file holding one entry (headings in the runtime's order).
 pub fn new_file(scope: Scope, line: &str) -> Vec<u8> {
     let text = match scope {

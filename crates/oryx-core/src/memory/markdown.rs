@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDateTime;
 
 use super::entry::{render_line, Entry, Scope, Sections};
-use super::format::{self, classify, Edit, LineKind};
-use super::store::{Backend, ContextEntries, LongTermMemoryStore};
+use super::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
+use super::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
 use crate::error::{CoreError, IoContext, Result};
 use crate::names::{memory_path, Owner};
 use crate::timefmt::now_local;
@@ -196,7 +196,8 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             write_atomic(&path, &format::new_file(scope, &entry.line))?;
             true
         } else {
-            let parsed = format::parse(&bytes);
+            // Only the sections' places matter here, not their entries.
+            let parsed = format::parse_structure(&bytes);
             let edit = format::plan_insert(&bytes, &parsed, scope, &entry.line);
             let appended = matches!(edit, Edit::Append(_));
             match &edit {
@@ -215,6 +216,111 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
         let path = self.path(owner);
         Ok(format::parse(&read_or_empty(&path)?).sections)
+    }
+
+    fn count(&self, owner: &Owner) -> Result<EntryCounts> {
+        let path = self.path(owner);
+        let mut counts = EntryCounts::default();
+        let Some(mut reader) = open_blocks(&path)? else {
+            return Ok(counts);
+        };
+        let mut section = None;
+        while let Some((block, from)) = reader.next_block().at(&path)? {
+            let heads = format::headings(block, from);
+            let mut cursor = SectionCursor::new(&heads, section);
+            // Between two headings every line is an entry or blank.
+            let mut pos = from;
+            let mut bounds = heads.iter().map(|(h, _)| (h.start, h.next));
+            loop {
+                let (stop, resume) = bounds.next().unwrap_or((block.len(), block.len()));
+                let target = match cursor.at(pos) {
+                    Some(Scope::Core) => Some(&mut counts.core),
+                    Some(Scope::Archival) => Some(&mut counts.archival),
+                    None => None,
+                };
+                if let Some(n) = target {
+                    *n += format::lines(&block[..stop], pos)
+                        .filter(|l| !format::is_blank(block, *l))
+                        .count();
+                }
+                if stop >= block.len() {
+                    break;
+                }
+                pos = resume;
+            }
+            section = cursor.end();
+        }
+        Ok(counts)
+    }
+
+    fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
+        let path = self.path(owner);
+        let needle = keyword.to_lowercase();
+        let probe = Probe::of(&needle);
+        let finder = probe
+            .as_ref()
+            .map(|p| memchr::memmem::Finder::new(p.bytes.as_bytes()).into_owned());
+        let mut hits = Vec::new();
+        let Some(mut reader) = open_blocks(&path)? else {
+            return Ok(hits);
+        };
+        let mut folded = Vec::new();
+        let mut section = None;
+        while let Some((block, from)) = reader.next_block().at(&path)? {
+            let heads = format::headings(block, from);
+            let mut cursor = SectionCursor::new(&heads, section);
+            let mut check = |span: format::LineSpan, cursor: &mut SectionCursor| {
+                if cursor.at(span.start) != Some(Scope::Archival) {
+                    return;
+                }
+                let text = format::line_text(block, span);
+                if classify(&text) == LineKind::Text {
+                    let entry = format::parse_entry(&text);
+                    if contains_ci(&entry.content, &needle) {
+                        hits.push(entry);
+                    }
+                }
+            };
+            let exact_probe = match (&probe, &finder) {
+                (Some(p), Some(f))
+                    if !(p.kelvin
+                        && memchr::memmem::find(block, super::store::KELVIN_SIGN.as_bytes())
+                            .is_some()) =>
+                {
+                    Some((p, f))
+                }
+                _ => None,
+            };
+            match exact_probe {
+                // Only lines holding the probe can match: find them with one substring search
+                // over the block (ASCII letters folded when the probe has any).
+                Some((p, finder)) => {
+                    let hay: &[u8] = if p.ascii_folded {
+                        folded.clear();
+                        folded.extend(block.iter().map(u8::to_ascii_lowercase));
+                        &folded
+                    } else {
+                        block
+                    };
+                    let mut pos = from;
+                    while let Some(i) = finder.find(&hay[pos..]) {
+                        let span = format::line_around(block, from, pos + i);
+                        check(span, &mut cursor);
+                        pos = span.next.max(pos + i + 1);
+                        if pos >= block.len() {
+                            break;
+                        }
+                    }
+                }
+                None => {
+                    for span in format::lines(block, from) {
+                        check(span, &mut cursor);
+                    }
+                }
+            }
+            section = cursor.end();
+        }
+        Ok(hits)
     }
 
     fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
@@ -237,6 +343,14 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             core: sections.core,
             archival_tail: sections.archival,
         })
+    }
+}
+
+fn open_blocks(path: &Path) -> Result<Option<BlockReader<File>>> {
+    match File::open(path) {
+        Ok(f) => Ok(Some(BlockReader::new(f))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CoreError::io(path, e)),
     }
 }
 
@@ -467,6 +581,103 @@ mod tests {
         assert_eq!(
             ctx.archival_tail.last().unwrap().content,
             "归档条目 number 9999 with some text"
+        );
+    }
+
+    /// What recall and count were before the streaming scans: a full parse, then a filter.
+    fn recall_by_parse(bytes: &[u8], keyword: &str) -> Vec<Entry> {
+        let needle = keyword.to_lowercase();
+        format::parse(bytes)
+            .sections
+            .archival
+            .into_iter()
+            .filter(|e| contains_ci(&e.content, &needle))
+            .collect()
+    }
+
+    /// Files in every dialect SPEC §3 reads, with keywords in every place they can hide.
+    fn mixed_files() -> Vec<Vec<u8>> {
+        let mut files: Vec<Vec<u8>> = vec![
+            "preamble Kubernetes\n## 核心记忆\n- [2026-01-01 00:00:00] core kubernetes 数据库迁移\n## 归档记忆\n- [2026-01-02 00:00:00] KUBERNETES up\n- [2026-01-02] 准备数据库迁移\n\n   \n  - [2026-01-02 03:04] indented Kube\nplain line kubernetes\n## Notes kubernetes\n- kubernetes in notes\n## Archival\n- second archival kubeRNETES\n  ## 归档记忆（archival）\n- 第三个 数据库迁移 #1 ## no\n#hashtag kubernetes\n\u{3000}## Core\n- ideographic-space heading made this core: kubernetes\n## 核心记忆（archival）\n- ambiguous heading: not ours kubernetes\n".into(),
+            "\u{feff}## Archival\r\n- [2026-01-01 00:00:00] crlf Kubernetes\r\n- TAX\u{130} taxi \u{212A}ubernetes\r\n- [not a date] ärger ÄRGER\r\n- no newline at the end kubernetes".into(),
+            Vec::new(),
+            "no headings at all kubernetes\n".into(),
+        ];
+        files.push(b"## \xE5\xBD\x92\xE6\xA1\xA3\xE8\xAE\xB0\xE5\xBF\x86\n- bad \xFF byte kubernetes\n- \xE6\x95 half a char \xE6\x95\xB0\xE6\x8D\xAE\n".to_vec());
+        // One large file so that lines and sections cross block boundaries.
+        let mut big = String::from("## 核心记忆\n- core\n## 归档记忆\n");
+        for i in 0..200_000 {
+            big.push_str(&format!(
+                "- [2026-01-01 00:00:00] entry {i} {}\n",
+                if i % 997 == 0 {
+                    "Kubernetes 数据库迁移"
+                } else {
+                    "filler text 日志"
+                }
+            ));
+            if i % 50_000 == 7 {
+                big.push_str("## 核心记忆\n- core in the middle kubernetes\n\n## 归档记忆\n");
+            }
+        }
+        files.push(big.into_bytes());
+        files
+    }
+
+    #[test]
+    fn streaming_recall_and_count_equal_the_full_parse() {
+        let (_d, s) = store();
+        let owner = Owner::Global;
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let keywords = [
+            "kubernetes",
+            "KUBE",
+            "数据库迁移",
+            "数据",
+            "taxi",
+            "tax",
+            "i",
+            "ärger",
+            "",
+            " ",
+            "#1",
+            "## no",
+            "2026",
+            "entry 1",
+            "日志",
+            "\u{fffd}",
+            "k",
+        ];
+        for (n, bytes) in mixed_files().iter().enumerate() {
+            fs::write(&path, bytes).unwrap();
+            let parsed = format::parse(bytes);
+            for kw in keywords {
+                assert_eq!(
+                    s.recall(&owner, kw).unwrap(),
+                    recall_by_parse(bytes, kw),
+                    "file {n}, keyword {kw:?}"
+                );
+            }
+            let counts = s.count(&owner).unwrap();
+            assert_eq!(
+                (counts.core, counts.archival),
+                (parsed.sections.core.len(), parsed.sections.archival.len()),
+                "file {n}"
+            );
+            let structure = format::parse_structure(bytes);
+            assert_eq!(
+                (structure.core, structure.archival, structure.crlf),
+                (parsed.core, parsed.archival, parsed.crlf),
+                "file {n}"
+            );
+        }
+        assert_eq!(
+            s.recall(&Owner::Agent("missing".into()), "x").unwrap(),
+            vec![]
+        );
+        assert_eq!(
+            s.count(&Owner::Agent("missing".into())).unwrap(),
+            EntryCounts::default()
         );
     }
 

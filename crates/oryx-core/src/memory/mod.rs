@@ -15,4 +15,4 @@ pub use markdown::MarkdownMemoryStore;
 pub use mem0::{Mem0Config, Mem0MemoryStore};
 pub use service::{MemoryService, MemoryView, WindowStats};
 pub use sqlite::SqliteMemoryStore;
-pub use store::{Backend, LongTermMemoryStore};
+pub use store::{Backend, EntryCounts, LongTermMemoryStore};

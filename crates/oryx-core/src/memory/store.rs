@@ -83,6 +83,15 @@ pub trait LongTermMemoryStore: Send + Sync {
         })
     }
 
+    /// How many entries each section holds (the agent list), without keeping them.
+    fn count(&self, owner: &Owner) -> Result<EntryCounts> {
+        let all = self.load_all(owner)?;
+        Ok(EntryCounts {
+            core: all.core.len(),
+            archival: all.archival.len(),
+        })
+    }
+
     /// Archival entries whose content contains `keyword`, case-insensitively, in stored order.
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
         let needle = keyword.to_lowercase();
@@ -93,6 +102,75 @@ pub trait LongTermMemoryStore: Send + Sync {
             .filter(|e| contains_ci(&e.content, &needle))
             .collect())
     }
+}
+
+/// Entries per section.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EntryCounts {
+    pub core: usize,
+    pub archival: usize,
+}
+
+/// A byte string that every text matching a keyword under [`contains_ci`] must contain, so that
+/// a store can find candidates with a plain substring search over its raw bytes (or an index)
+/// and run the exact check only on those.
+///
+/// Why this is exact: besides ASCII letters (whose case `ascii_folded` asks the caller to fold)
+/// only two characters lowercase to something containing ASCII, KELVIN SIGN (to `k`) and
+/// LATIN CAPITAL LETTER I WITH DOT ABOVE (to `i` + U+0307); the probe leaves out a trailing
+/// `i` (the only place where the second can match an ASCII needle), and callers fall back to
+/// the full check where a KELVIN SIGN occurs if the probe has a `k`. Every other probe
+/// character is ASCII or in a caseless CJK block, where a character lowercases to itself and
+/// nothing else lowercases to it (both facts are checked over all of Unicode by a test).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    pub bytes: String,
+    /// The probe has ASCII letters: search a copy of the text with ASCII letters lowercased.
+    pub ascii_folded: bool,
+    /// The probe has a `k`: text holding a KELVIN SIGN needs the full check.
+    pub kelvin: bool,
+}
+
+pub const KELVIN_SIGN: &str = "\u{212A}";
+
+impl Probe {
+    /// `None` when no probe is exact for this needle: the caller checks every entry.
+    pub fn of(needle_lower: &str) -> Option<Probe> {
+        let probe = needle_lower.strip_suffix('i').unwrap_or(needle_lower);
+        if probe.is_empty() || !probe.chars().all(is_probe_char) {
+            return None;
+        }
+        Some(Probe {
+            bytes: probe.to_string(),
+            ascii_folded: probe.bytes().any(|b| b.is_ascii_alphabetic()),
+            kelvin: probe.contains('k'),
+        })
+    }
+}
+
+/// ASCII, or a character of a caseless CJK block (see [`Probe`]).
+pub fn is_probe_char(c: char) -> bool {
+    c.is_ascii() || is_caseless_cjk(c)
+}
+
+fn is_caseless_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{2E80}'..='\u{2FDF}'   // radicals
+        | '\u{3000}'..='\u{303F}' // CJK symbols and punctuation
+        | '\u{3040}'..='\u{30FF}' // kana
+        | '\u{3100}'..='\u{312F}' // bopomofo
+        | '\u{3130}'..='\u{318F}' // hangul compatibility jamo
+        | '\u{31F0}'..='\u{31FF}'
+        | '\u{3400}'..='\u{4DBF}' // extension A
+        | '\u{4E00}'..='\u{9FFF}' // unified ideographs
+        | '\u{AC00}'..='\u{D7A3}' // hangul syllables
+        | '\u{F900}'..='\u{FAFF}' // compatibility ideographs
+        | '\u{FE30}'..='\u{FE4F}' // CJK compatibility forms
+        | '\u{FF01}'..='\u{FF20}' // fullwidth punctuation and digits (not the letters)
+        | '\u{FF3B}'..='\u{FF40}'
+        | '\u{FF5B}'..='\u{FF65}'
+        | '\u{20000}'..='\u{3134F}' // extensions B to G
+    )
 }
 
 /// Case-insensitive containment; `needle_lower` must already be lowercase.
@@ -118,6 +196,47 @@ mod tests {
         assert!(contains_ci("ÄRGER", "ärger"));
         assert!(!contains_ci("abc", "abd"));
         assert!(contains_ci("abc", ""));
+    }
+
+    #[test]
+    fn only_two_non_ascii_characters_lowercase_to_ascii() {
+        let odd: Vec<char> = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| !c.is_ascii() && c.to_lowercase().any(|l| l.is_ascii()))
+            .collect();
+        assert_eq!(odd, vec!['\u{130}', '\u{212A}']);
+        assert_eq!('\u{130}'.to_lowercase().collect::<String>(), "i\u{307}");
+    }
+
+    #[test]
+    fn probe_characters_lowercase_to_themselves_and_nothing_else_reaches_them() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            if is_probe_char(c) && !c.is_ascii_uppercase() {
+                assert_eq!(c.to_lowercase().collect::<Vec<_>>(), vec![c], "{c:?}");
+            }
+            for l in c.to_lowercase() {
+                if is_caseless_cjk(l) {
+                    assert_eq!(l, c, "{c:?} lowercases to the probe character {l:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn probes() {
+        assert_eq!(Probe::of("ärger"), None);
+        assert_eq!(Probe::of(""), None);
+        assert_eq!(Probe::of("i"), None);
+        let p = Probe::of("kubernetes").unwrap();
+        assert!(p.ascii_folded && p.kelvin);
+        assert_eq!(Probe::of("taxi").unwrap().bytes, "tax");
+        let p = Probe::of("数据库迁移").unwrap();
+        assert!(!p.ascii_folded && !p.kelvin);
+        assert!(
+            contains_ci("TAX\u{130}", "taxi"),
+            "why the trailing i is dropped"
+        );
+        assert!(contains_ci("\u{212A}ubernetes", "kubernetes"));
     }
 
     #[test]

@@ -59,12 +59,18 @@ impl SessionStore {
         let total: i64 = conn
             .query_row(&count_sql, params_from_iter(&cond.params), |r| r.get(0))
             .at_db(&self.path)?;
+        // The page's ids first (sorting only ids and keys), then the summary columns for those
+        // rows alone: SQLite computes a sorted query's columns for every row it sorts, and
+        // json_array_length over every messages_json is what made a page cost a full read.
         let page_sql = format!(
-            "SELECT {SUMMARY_COLUMNS} FROM ({source}) {} \
-             ORDER BY coalesce({}, {}) DESC NULLS LAST, session_id LIMIT ? OFFSET ?",
-            cond.sql,
+            "WITH page AS (SELECT session_id AS page_id, coalesce({}, {}) AS page_key \
+                 FROM ({source}) {} \
+                 ORDER BY page_key DESC NULLS LAST, session_id LIMIT ? OFFSET ?) \
+             SELECT {SUMMARY_COLUMNS} FROM page CROSS JOIN ({source}) ON session_id = page_id \
+             ORDER BY page_key DESC NULLS LAST, page_id",
             epoch_ms_sql("last_active_at"),
             epoch_ms_sql("created_at"),
+            cond.sql,
         );
         let mut args = cond.params;
         args.push(Value::Integer(sql_int(filter.limit)));
@@ -102,6 +108,51 @@ impl SessionStore {
             .at_db(&self.path)?;
         let (summary, raw) = row.ok_or_else(not_found)?;
         Ok(with_messages(summary, raw))
+    }
+
+    /// For every agent with sessions, the `last_active_at` of its first session in list order
+    /// (what `list` with that agent and a limit of 1 shows first), in one pass over the table.
+    pub fn last_active_by_agent(
+        &self,
+    ) -> Result<std::collections::HashMap<String, Option<chrono::NaiveDateTime>>> {
+        let mut out = std::collections::HashMap::new();
+        let Some(conn) = self.open_existing()? else {
+            return Ok(out);
+        };
+        let Some(source) = projection(&conn, &self.path, &SESSIONS)? else {
+            return Ok(out);
+        };
+        // One sequential pass over the table (each row's timestamps lie after its messages, so
+        // reading them is most of the cost), the list order's first row per agent kept here.
+        let sql = format!(
+            "SELECT profile_name, coalesce({}, {}), session_id, last_active_at FROM ({source}) \
+             WHERE profile_name IS NOT NULL",
+            epoch_ms_sql("last_active_at"),
+            epoch_ms_sql("created_at"),
+        );
+        let mut stmt = conn.prepare(&sql).at_db(&self.path)?;
+        let mut rows = stmt.query([]).at_db(&self.path)?;
+        let mut best: std::collections::HashMap<String, (Option<i64>, Value, Value)> =
+            std::collections::HashMap::new();
+        while let Some(r) = rows.next().at_db(&self.path)? {
+            let Some(agent) = text_cell(r.get(0).at_db(&self.path)?) else {
+                continue;
+            };
+            let key: Option<i64> = r.get(1).at_db(&self.path)?;
+            let id: Value = r.get(2).at_db(&self.path)?;
+            let last: Value = r.get(3).at_db(&self.path)?;
+            match best.get_mut(&agent) {
+                Some(b) if !comes_first(key, &id, b.0, &b.1) => {}
+                Some(b) => *b = (key, id, last),
+                None => {
+                    best.insert(agent, (key, id, last));
+                }
+            }
+        }
+        for (agent, (_, _, last)) in best {
+            out.insert(agent, parse_db_time(&last));
+        }
+        Ok(out)
     }
 
     /// Sessions by status (either case); `total` includes rows with any other status.
@@ -155,6 +206,43 @@ impl SessionStore {
             false => CoreError::db(&self.path, e),
         })?;
         Ok(())
+    }
+}
+
+/// The list order (`key DESC NULLS LAST, session_id`) as SQLite applies it: whether row `a`
+/// comes before row `b`.
+fn comes_first(a_key: Option<i64>, a_id: &Value, b_key: Option<i64>, b_id: &Value) -> bool {
+    use std::cmp::Ordering;
+    let by_key = match (a_key, b_key) {
+        (Some(a), Some(b)) => b.cmp(&a),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    };
+    by_key.then_with(|| sqlite_cmp(a_id, b_id)) == Ordering::Less
+}
+
+/// SQLite's order of values under the BINARY collation: NULL, numbers, text, blobs.
+fn sqlite_cmp(a: &Value, b: &Value) -> std::cmp::Ordering {
+    fn class(v: &Value) -> u8 {
+        match v {
+            Value::Null => 0,
+            Value::Integer(_) | Value::Real(_) => 1,
+            Value::Text(_) => 2,
+            Value::Blob(_) => 3,
+        }
+    }
+    let num = |v: &Value| match v {
+        Value::Integer(i) => *i as f64,
+        Value::Real(r) => *r,
+        _ => 0.0,
+    };
+    match (a, b) {
+        (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
+        (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Value::Blob(x), Value::Blob(y)) => x.cmp(y),
+        _ if class(a) == 1 && class(b) == 1 => num(a).total_cmp(&num(b)),
+        _ => class(a).cmp(&class(b)),
     }
 }
 
@@ -591,6 +679,45 @@ mod tests {
         ));
         assert!(matches!(f.store.get("x"), Err(CoreError::Corrupt(_))));
         assert!(matches!(f.store.stats(), Err(CoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn last_active_by_agent_is_what_a_one_row_page_shows_first() {
+        let f = five();
+        f.insert(NewSession {
+            last_active_at_ms: T0 + 9 * MINUTE,
+            ..session("x:same-key:b", "b", "[]", T0 + 4 * MINUTE)
+        });
+        // A tie on the sort key: session_id decides; and a row with no times at all.
+        f.insert(session("z:tie:c", "c", "[]", T0 + 7 * MINUTE));
+        f.insert(NewSession {
+            created_at_ms: T0,
+            ..session("y:tie:c", "c", "[]", T0 + 7 * MINUTE)
+        });
+        f.conn()
+            .execute(
+                "INSERT INTO sessions VALUES ('n', 'd', 'cli', 'u', '[]', 'active', 'never', NULL, NULL)",
+                [],
+            )
+            .unwrap();
+        let by_agent = f.store.last_active_by_agent().unwrap();
+        assert_eq!(by_agent.len(), 4);
+        for agent in ["a", "b", "c", "d"] {
+            let page = list(
+                &f,
+                SessionFilter {
+                    agent: Some(agent.into()),
+                    limit: 1,
+                    ..Default::default()
+                },
+            );
+            assert_eq!(by_agent[agent], page.items[0].last_active_at, "{agent}");
+        }
+        assert!(Fixture::empty()
+            .store
+            .last_active_by_agent()
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
