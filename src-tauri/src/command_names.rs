@@ -3,6 +3,8 @@ pub const NAMES: &[&str] = &[
     "list_agents",
     "get_agent",
     "memory_view",
+    "memory_overview",
+    "archival_page",
     "append_memory",
     "recall_memory",
     "preview_entry",

@@ -41,6 +41,27 @@ pub async fn memory_view(
 
 #[tauri::command]
 #[specta::specta]
+pub async fn memory_overview(
+    state: State<'_, AppState>,
+    agent: Option<String>,
+) -> Result<MemoryOverviewDto, ApiError> {
+    blocking(state.console(), move |c| {
+        c.memory_overview(agent.as_deref())
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn archival_page(
+    state: State<'_, AppState>,
+    query: ArchivalPageQuery,
+) -> Result<ArchivalPageDto, ApiError> {
+    blocking(state.console(), move |c| c.archival_page(&query)).await
+}
+
+#[tauri::command]
+#[specta::specta]
 pub async fn append_memory(
     state: State<'_, AppState>,
     req: AppendRequest,

@@ -19,6 +19,8 @@ pub fn specta_builder<R: tauri::Runtime>() -> Builder<R> {
             commands::list_agents,
             commands::get_agent,
             commands::memory_view,
+            commands::memory_overview,
+            commands::archival_page,
             commands::append_memory,
             commands::recall_memory,
             commands::preview_entry,

@@ -9,6 +9,8 @@ export const commands = {
 	listAgents: () => typedError<AgentList_Serialize, ApiError>(__TAURI_INVOKE("list_agents")),
 	getAgent: (name: string) => typedError<AgentDetail_Serialize, ApiError>(__TAURI_INVOKE("get_agent", { name })),
 	memoryView: (agent: string | null) => typedError<MemoryViewDto_Serialize, ApiError>(__TAURI_INVOKE("memory_view", { agent })),
+	memoryOverview: (agent: string | null) => typedError<MemoryOverviewDto_Serialize, ApiError>(__TAURI_INVOKE("memory_overview", { agent })),
+	archivalPage: (query: ArchivalPageQuery_Deserialize) => typedError<ArchivalPageDto_Serialize, ApiError>(__TAURI_INVOKE("archival_page", { query })),
 	appendMemory: (req: AppendRequest_Deserialize) => typedError<AppendResult_Serialize, ApiError>(__TAURI_INVOKE("append_memory", { req })),
 	recallMemory: (agent: string | null, keyword: string) => typedError<RecallResult_Serialize, ApiError>(__TAURI_INVOKE("recall_memory", { agent, keyword })),
 	previewEntry: (content: string) => typedError<SanitizedPreview, ApiError>(__TAURI_INVOKE("preview_entry", { content })),
@@ -160,6 +162,96 @@ export type ArchivalEntryDto_Serialize = {
 	in_window: boolean,
 };
 
+export type ArchivalItemDto = ArchivalItemDto_Serialize | ArchivalItemDto_Deserialize;
+
+export type ArchivalItemDto_Deserialize = {
+	/**  Position in file order (0 = oldest), whatever the page's order or filter. */
+	index: number,
+	timestamp?: string | null,
+	content: string,
+	/**  Characters of the line as the prompt shows it. */
+	chars: number,
+	in_window: boolean,
+};
+
+export type ArchivalItemDto_Serialize = {
+	/**  Position in file order (0 = oldest), whatever the page's order or filter. */
+	index: number,
+	timestamp: string | null,
+	content: string,
+	/**  Characters of the line as the prompt shows it. */
+	chars: number,
+	in_window: boolean,
+};
+
+export type ArchivalPageDto = ArchivalPageDto_Serialize | ArchivalPageDto_Deserialize;
+
+export type ArchivalPageDto_Deserialize = {
+	agent?: string | null,
+	/**  Entries in the list being paged (all archival entries, or those matching the keyword). */
+	total: number,
+	offset: number,
+	newest_first: boolean,
+	/**  The keyword applied (trimmed), `None` without one. */
+	keyword?: string | null,
+	/**
+	 *  Position in this list the window cut line sits before (between the entries outside the
+	 *  window and those inside it); `None` when the list does not have both.
+	 */
+	cut_at?: number | null,
+	items: ArchivalItemDto_Deserialize[],
+};
+
+export type ArchivalPageDto_Serialize = {
+	agent: string | null,
+	/**  Entries in the list being paged (all archival entries, or those matching the keyword). */
+	total: number,
+	offset: number,
+	newest_first: boolean,
+	/**  The keyword applied (trimmed), `None` without one. */
+	keyword: string | null,
+	/**
+	 *  Position in this list the window cut line sits before (between the entries outside the
+	 *  window and those inside it); `None` when the list does not have both.
+	 */
+	cut_at: number | null,
+	items: ArchivalItemDto_Serialize[],
+};
+
+/**
+ *  One page of the archival list, in file (= time) order or newest first, optionally only the
+ *  entries containing `keyword` (recall_memory's rule: case-insensitive substring of the content).
+ */
+export type ArchivalPageQuery = ArchivalPageQuery_Serialize | ArchivalPageQuery_Deserialize;
+
+/**
+ *  One page of the archival list, in file (= time) order or newest first, optionally only the
+ *  entries containing `keyword` (recall_memory's rule: case-insensitive substring of the content).
+ */
+export type ArchivalPageQuery_Deserialize = {
+	agent?: string | null,
+	offset: number,
+	/**  1 to 1000. */
+	limit: number,
+	newest_first: boolean,
+	/**  Empty or `None`: every entry. */
+	keyword?: string | null,
+};
+
+/**
+ *  One page of the archival list, in file (= time) order or newest first, optionally only the
+ *  entries containing `keyword` (recall_memory's rule: case-insensitive substring of the content).
+ */
+export type ArchivalPageQuery_Serialize = {
+	agent: string | null,
+	offset: number,
+	/**  1 to 1000. */
+	limit: number,
+	newest_first: boolean,
+	/**  Empty or `None`: every entry. */
+	keyword: string | null,
+};
+
 export type BackendDto = "markdown" | "sqlite" | "mem0";
 
 export type BootstrapFileDto = {
@@ -284,6 +376,52 @@ export type MemoryCounts_Serialize = {
 	bytes: number | null,
 	/**  Set when the counts could not be read (the agent still lists). */
 	error: string | null,
+};
+
+/**
+ *  The memory screen's header without the archival list (which comes in pages, see
+ *  [`ArchivalPageDto`]): core, the archival count and the window figures.
+ */
+export type MemoryOverviewDto = MemoryOverviewDto_Serialize | MemoryOverviewDto_Deserialize;
+
+/**
+ *  The memory screen's header without the archival list (which comes in pages, see
+ *  [`ArchivalPageDto`]): core, the archival count and the window figures.
+ */
+export type MemoryOverviewDto_Deserialize = {
+	/**  `None` for the global memory. */
+	agent?: string | null,
+	backend: BackendDto,
+	/**  The MEMORY.md file (markdown) or database (sqlite) the entries come from. */
+	source: string,
+	core: EntryDto_Deserialize[],
+	/**  How many archival entries there are. */
+	archival_total: number,
+	window: WindowDto,
+	/**  Prompt part [2] exactly as built from these entries. */
+	context: string,
+	/**  mem0 returned a full page of 1000: there may be entries not shown. */
+	possibly_more: boolean,
+};
+
+/**
+ *  The memory screen's header without the archival list (which comes in pages, see
+ *  [`ArchivalPageDto`]): core, the archival count and the window figures.
+ */
+export type MemoryOverviewDto_Serialize = {
+	/**  `None` for the global memory. */
+	agent: string | null,
+	backend: BackendDto,
+	/**  The MEMORY.md file (markdown) or database (sqlite) the entries come from. */
+	source: string,
+	core: EntryDto_Serialize[],
+	/**  How many archival entries there are. */
+	archival_total: number,
+	window: WindowDto,
+	/**  Prompt part [2] exactly as built from these entries. */
+	context: string,
+	/**  mem0 returned a full page of 1000: there may be entries not shown. */
+	possibly_more: boolean,
 };
 
 export type MemoryViewDto = MemoryViewDto_Serialize | MemoryViewDto_Deserialize;

@@ -127,6 +127,71 @@ pub struct MemoryViewDto {
     pub possibly_more: bool,
 }
 
+/// The memory screen's header without the archival list (which comes in pages, see
+/// [`ArchivalPageDto`]): core, the archival count and the window figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MemoryOverviewDto {
+    /// `None` for the global memory.
+    pub agent: Option<String>,
+    pub backend: BackendDto,
+    /// The MEMORY.md file (markdown) or database (sqlite) the entries come from.
+    pub source: String,
+    pub core: Vec<EntryDto>,
+    /// How many archival entries there are.
+    pub archival_total: u32,
+    pub window: WindowDto,
+    /// Prompt part [2] exactly as built from these entries.
+    pub context: String,
+    /// mem0 returned a full page of 1000: there may be entries not shown.
+    pub possibly_more: bool,
+}
+
+/// Largest `limit` of one archival page.
+pub const ARCHIVAL_PAGE_MAX: u32 = 1000;
+
+/// One page of the archival list, in file (= time) order or newest first, optionally only the
+/// entries containing `keyword` (recall_memory's rule: case-insensitive substring of the content).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ArchivalPageQuery {
+    pub agent: Option<String>,
+    pub offset: u32,
+    /// 1 to 1000.
+    pub limit: u32,
+    pub newest_first: bool,
+    /// Empty or `None`: every entry.
+    pub keyword: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ArchivalItemDto {
+    /// Position in file order (0 = oldest), whatever the page's order or filter.
+    pub index: u32,
+    pub timestamp: Option<String>,
+    pub content: String,
+    /// Characters of the line as the prompt shows it.
+    pub chars: u32,
+    pub in_window: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ArchivalPageDto {
+    pub agent: Option<String>,
+    /// Entries in the list being paged (all archival entries, or those matching the keyword).
+    pub total: u32,
+    pub offset: u32,
+    pub newest_first: bool,
+    /// The keyword applied (trimmed), `None` without one.
+    pub keyword: Option<String>,
+    /// Position in this list the window cut line sits before (between the entries outside the
+    /// window and those inside it); `None` when the list does not have both.
+    pub cut_at: Option<u32>,
+    pub items: Vec<ArchivalItemDto>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct AppendRequest {

@@ -7,6 +7,7 @@ pub mod dto;
 pub mod error;
 pub mod files;
 pub mod memory;
+pub mod memory_page;
 pub mod migrate;
 pub mod prompt;
 pub mod run;

@@ -1,4 +1,5 @@
-//! Memory operations: the full listing with window flags, append, recall, prompt part [2].
+//! Memory operations: the full listing with window flags, append, recall, prompt part [2]
+//! (the paged listing for the UI is in `memory_page`).
 
 use oryx_core::memory::{entry::render_line, sanitize_content};
 use oryx_core::timefmt::now_local;
@@ -6,16 +7,20 @@ use oryx_core::timefmt::now_local;
 use crate::console::Console;
 use crate::dto::{
     AppendRequest, AppendResult, ArchivalEntryDto, EntryDto, MemoryViewDto, RecallResult,
-    SanitizedPreview, WindowDto,
+    SanitizedPreview,
 };
 use crate::error::ApiResult;
+use crate::memory_page;
 
 impl Console {
+    /// Every entry with its window flag (`oryx memory show --json`, `GET /memory`); the UI pages
+    /// instead ([`Console::memory_overview`], [`Console::archival_page`]).
     pub fn memory_view(&self, agent: Option<&str>) -> ApiResult<MemoryViewDto> {
         let rt = self.runtime();
         let owner = rt.owner(agent)?;
-        let view = rt.memory.view(&owner)?;
-        let w = &view.window;
+        let snap = memory_page::snapshot(&rt, &owner)?;
+        let view = &snap.view;
+        let first_in_window = view.window.first_in_window;
         Ok(MemoryViewDto {
             agent: owner.agent_name().map(str::to_string),
             backend: view.backend.into(),
@@ -29,19 +34,11 @@ impl Console {
                     timestamp: crate::dto::ts(&e.timestamp),
                     content: e.content.clone(),
                     line: e.line.clone(),
-                    in_window: i >= w.first_in_window,
+                    in_window: i >= first_in_window,
                 })
                 .collect(),
-            window: WindowDto {
-                limit_chars: w.limit_chars as u32,
-                first_in_window: w.first_in_window as u32,
-                in_window_entries: w.in_window_entries as u32,
-                in_window_chars: w.in_window_chars as u32,
-                outside_entries: w.outside_entries as u32,
-                outside_chars: w.outside_chars as u32,
-                newest_cut: w.newest_cut,
-            },
-            context: view.context,
+            window: memory_page::window_dto(view),
+            context: view.context.clone(),
             possibly_more: view.possibly_more,
         })
     }
@@ -56,7 +53,9 @@ impl Console {
     pub fn append_memory(&self, req: &AppendRequest) -> ApiResult<AppendResult> {
         let rt = self.runtime();
         let owner = rt.owner(req.agent.as_deref())?;
-        let entry = rt.memory.append(&owner, req.scope.into(), &req.content)?;
+        let entry = rt.memory.append(&owner, req.scope.into(), &req.content);
+        memory_page::forget(&rt, &owner);
+        let entry = entry?;
         Ok(AppendResult {
             agent: owner.agent_name().map(str::to_string),
             scope: req.scope,

@@ -42,7 +42,16 @@ const COMPAT: &[(&str, &str, &str)] = &[
 
 fn query_params(path: &str) -> Vec<(&'static str, bool)> {
     match path {
-        "/api/v1/console/memory" | "/api/v1/console/memory/context" => vec![("agent", false)],
+        "/api/v1/console/memory"
+        | "/api/v1/console/memory/context"
+        | "/api/v1/console/memory/overview" => vec![("agent", false)],
+        "/api/v1/console/memory/archival" => vec![
+            ("agent", false),
+            ("offset", false),
+            ("limit", false),
+            ("newest_first", false),
+            ("keyword", false),
+        ],
         "/api/v1/console/memory/recall" => vec![("agent", false), ("keyword", true)],
         "/api/v1/console/sessions" => vec![
             ("agent", false),

@@ -33,6 +33,16 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ),
     (
         "get",
+        "/api/v1/console/memory/overview",
+        "Core entries, archival count, window figures and prompt part [2] of ?agent=",
+    ),
+    (
+        "get",
+        "/api/v1/console/memory/archival",
+        "One page of archival entries: ?agent ?offset ?limit (1-1000, default 200) ?newest_first ?keyword",
+    ),
+    (
+        "get",
         "/api/v1/console/memory/context",
         "Prompt part [2] of ?agent=",
     ),
@@ -113,6 +123,8 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1/console/agents", get(agents))
         .route("/api/v1/console/agents/{name}", get(agent))
         .route("/api/v1/console/memory", get(memory).post(append))
+        .route("/api/v1/console/memory/overview", get(overview))
+        .route("/api/v1/console/memory/archival", get(archival))
         .route("/api/v1/console/memory/context", get(context))
         .route("/api/v1/console/memory/recall", get(recall))
         .route("/api/v1/console/memory/preview", post(preview))
@@ -150,6 +162,15 @@ struct AgentQ {
 struct RecallQ {
     agent: Option<String>,
     keyword: String,
+}
+
+#[derive(Deserialize)]
+struct ArchivalQ {
+    agent: Option<String>,
+    offset: Option<u32>,
+    limit: Option<u32>,
+    newest_first: Option<bool>,
+    keyword: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -210,6 +231,34 @@ async fn memory(
         Err(e) => return Reply(Err(e)),
     };
     Reply(blocking(&s, move |c| c.memory_view(agent.as_deref())).await)
+}
+
+async fn overview(
+    State(s): State<AppState>,
+    q: Result<Query<AgentQ>, QueryRejection>,
+) -> Reply<MemoryOverviewDto> {
+    let agent = match query(q) {
+        Ok(q) => agent_of(q),
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.memory_overview(agent.as_deref())).await)
+}
+
+async fn archival(
+    State(s): State<AppState>,
+    q: Result<Query<ArchivalQ>, QueryRejection>,
+) -> Reply<ArchivalPageDto> {
+    let q = match query(q) {
+        Ok(q) => ArchivalPageQuery {
+            agent: q.agent.filter(|a| !a.is_empty()),
+            offset: q.offset.unwrap_or(0),
+            limit: q.limit.unwrap_or(200),
+            newest_first: q.newest_first.unwrap_or(false),
+            keyword: q.keyword,
+        },
+        Err(e) => return Reply(Err(e)),
+    };
+    Reply(blocking(&s, move |c| c.archival_page(&q)).await)
 }
 
 async fn context(
