@@ -3,9 +3,12 @@ import type {
   AgentList,
   AppendRequest,
   AppendResult,
+  ArchivalPageDto,
+  ArchivalPageQuery,
   BootstrapFileDto,
   ErrorCode,
   Mem0Status,
+  MemoryOverviewDto,
   MemoryViewDto,
   MigrateRequest,
   MigrationProgress,
@@ -38,7 +41,13 @@ export interface Backend {
   readonly supportsMigrationProgress: boolean;
   listAgents(): Promise<AgentList>;
   getAgent(name: string): Promise<AgentDetail>;
+  /** Every entry at once (what `oryx memory show --json` prints); the memory screen pages instead. */
   memoryView(agent: string | null): Promise<MemoryViewDto>;
+  /** The memory screen's header: core entries, the archival count, the window figures. */
+  memoryOverview(agent: string | null): Promise<MemoryOverviewDto>;
+  /** One page of the archival entries, in file order or newest first, optionally filtered by the
+   * recall rule (`keyword`); items keep their file-order `index`. */
+  archivalPage(q: ArchivalPageQuery): Promise<ArchivalPageDto>;
   appendMemory(req: AppendRequest): Promise<AppendResult>;
   recallMemory(agent: string | null, keyword: string): Promise<RecallResult>;
   previewEntry(content: string): Promise<SanitizedPreview>;

@@ -66,6 +66,8 @@ const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 /** Where the fake mem0 server answers; any other base URL is unreachable. */
 export const FAKE_MEM0_URL = "http://127.0.0.1:8888";
 export const MEM0_LOAD_LIMIT = MEM0_LIST_LIMIT;
+/** Largest archival page (oryx-api dto.rs ARCHIVAL_PAGE_MAX). */
+export const ARCHIVAL_PAGE_MAX = 1000;
 
 type Store = BackendDto;
 type Scoped = { scope: "core" | "archival"; e: FakeEntry };
@@ -306,6 +308,18 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
       possibly_more: l.full,
     };
   };
+  /** The view of one owner, kept while its entries and the settings it depends on stay the same
+   * (entries are only ever added), as the console caches a parsed MEMORY.md between pages. */
+  const viewMemo = new WeakMap<FakeMemory, { key: string; view: MemoryViewDto }>();
+  const cachedView = (agent: string | null): MemoryViewDto => {
+    const m = memoryOf(agent);
+    const key = [memStore(), agent, settings.archival_limit_chars, effectiveRoot(), effectiveDb(), m.core.length, m.archival.length].join("|");
+    const hit = viewMemo.get(m);
+    if (hit && hit.key === key) return hit.view;
+    const v = view(agent);
+    viewMemo.set(m, { key, view: v });
+    return v;
+  };
   /** Writes one entry; sqlite and mem0 keep time order, MEMORY.md appends at the end. */
   const appendTo = (store: Store, agent: string | null, scope: "core" | "archival", e: FakeEntry) => {
     if (store === "mem0") {
@@ -403,6 +417,42 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     },
     async memoryView(agent) {
       return view(agent);
+    },
+    async memoryOverview(agent) {
+      const { archival, ...rest } = cachedView(agent);
+      return { ...rest, archival_total: archival.length };
+    },
+    async archivalPage(q) {
+      if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > ARCHIVAL_PAGE_MAX) fail("invalid_input", `limit must be between 1 and ${ARCHIVAL_PAGE_MAX}, got ${q.limit}`);
+      const v = cachedView(q.agent);
+      const all = v.archival;
+      const first = v.window.first_in_window;
+      const keyword = q.keyword?.trim() ?? "";
+      let matches: number[] | null = null;
+      if (keyword) {
+        matches = [];
+        for (let i = 0; i < all.length; i++) if (matchesKeyword(all[i]!.content, keyword)) matches.push(i);
+      }
+      const total = matches ? matches.length : all.length;
+      const outside = matches ? matches.filter((i) => i < first).length : Math.min(first, all.length);
+      const start = Math.min(q.offset, total);
+      const end = Math.min(start + q.limit, total);
+      const items = [];
+      for (let pos = start; pos < end; pos++) {
+        const p = q.newest_first ? total - 1 - pos : pos;
+        const index = matches ? matches[p]! : p;
+        const e = all[index]!;
+        items.push({ index, timestamp: e.timestamp, content: e.content, chars: charCount(e.line), in_window: e.in_window });
+      }
+      return {
+        agent: q.agent,
+        total,
+        offset: q.offset,
+        newest_first: q.newest_first,
+        keyword: keyword || null,
+        cut_at: outside > 0 && outside < total ? (q.newest_first ? total - outside : outside) : null,
+        items,
+      };
     },
     async appendMemory(req) {
       const content = sanitizeContent(req.content);

@@ -5,6 +5,8 @@
 //   GET  /api/v1/console/agents                              → AgentList
 //   GET  /api/v1/console/agents/{name}                       → AgentDetail
 //   GET  /api/v1/console/memory[?agent=NAME]                 → MemoryViewDto   (no agent = global)
+//   GET  /api/v1/console/memory/overview[?agent=NAME]        → MemoryOverviewDto (no archival list)
+//   GET  /api/v1/console/memory/archival?agent&offset&limit&newest_first&keyword → ArchivalPageDto
 //   POST /api/v1/console/memory            AppendRequest     → AppendResult
 //   GET  /api/v1/console/memory/recall?keyword=K[&agent=NAME]→ RecallResult
 //   POST /api/v1/console/memory/preview    {content}         → SanitizedPreview
@@ -139,6 +141,9 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     listAgents: () => request("GET", "/agents"),
     getAgent: (name) => request("GET", `/agents/${encodeURIComponent(name)}`),
     memoryView: (agent) => request("GET", `/memory${qs({ agent })}`),
+    memoryOverview: (agent) => request("GET", `/memory/overview${qs({ agent })}`),
+    archivalPage: (q) =>
+      request("GET", `/memory/archival${qs({ agent: q.agent, offset: q.offset, limit: q.limit, newest_first: String(q.newest_first), keyword: q.keyword })}`),
     appendMemory: (req) => request("POST", "/memory", req),
     recallMemory: (agent, keyword) => request("GET", `/memory/recall${qs({ agent, keyword })}`),
     previewEntry: (content) => request("POST", "/memory/preview", { content }),

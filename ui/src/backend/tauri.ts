@@ -32,6 +32,8 @@ export function createTauriBackend(): Backend {
     listAgents: () => unwrap(commands.listAgents()),
     getAgent: (name) => unwrap(commands.getAgent(name)),
     memoryView: (agent) => unwrap(commands.memoryView(agent)),
+    memoryOverview: (agent) => unwrap(commands.memoryOverview(agent)),
+    archivalPage: (q) => unwrap(commands.archivalPage(q)),
     appendMemory: (req) => unwrap(commands.appendMemory(req)),
     recallMemory: (agent, keyword) => unwrap(commands.recallMemory(agent, keyword)),
     previewEntry: (content) => unwrap(commands.previewEntry(content)),

@@ -74,6 +74,7 @@ export const en = {
   "memory.bannerNewestCut": "The newest entry alone is longer than the limit: the prompt gets its last {l} characters.",
   "memory.search": "Search archival (recall rule: case-insensitive substring)…",
   "memory.matches": "{n} of {total} shown",
+  "memory.matchesPending": "searching …",
   "memory.recallCount": "recall_memory: {n} matches",
   "memory.recallPending": "recall_memory: …",
   "memory.sortAsc": "Oldest first",

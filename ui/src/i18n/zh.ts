@@ -76,6 +76,7 @@ export const zh: Record<MessageKey, string> = {
   "memory.bannerNewestCut": "最新一条本身超过上限：提示词只包含它的最后 {l} 个字符。",
   "memory.search": "搜索归档（检索规则：不区分大小写的子串）…",
   "memory.matches": "显示 {n} / {total}",
+  "memory.matchesPending": "正在搜索…",
   "memory.recallCount": "recall_memory：{n} 条匹配",
   "memory.recallPending": "recall_memory：…",
   "memory.sortAsc": "最早在前",

@@ -26,6 +26,11 @@ export function useMemoryView(agent: string | null) {
   return useQuery({ queryKey: qk.memory(agent), queryFn: () => b.memoryView(agent) });
 }
 
+export function useMemoryOverview(agent: string | null) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.memoryOverview(agent), queryFn: () => b.memoryOverview(agent) });
+}
+
 export function useRecall(agent: string | null, keyword: string) {
   const b = useBackend();
   return useQuery({

@@ -7,7 +7,10 @@ export const qk = {
   settings: ["settings"] as const,
   agents: ["agents"] as const,
   agent: (name: string) => ["agent", name] as const,
+  /** Prefix of every memory query of an owner (the full view, the overview and the pages). */
   memory: (agent: string | null) => ["memory", agent ?? GLOBAL] as const,
+  memoryOverview: (agent: string | null) => ["memory", agent ?? GLOBAL, "overview"] as const,
+  archivalPage: (agent: string | null, keyword: string, dir: "asc" | "desc", page: number) => ["memory", agent ?? GLOBAL, "archival", keyword, dir, page] as const,
   recall: (agent: string | null, keyword: string) => ["recall", agent ?? GLOBAL, keyword] as const,
   recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
   preview: (content: string) => ["preview", content] as const,

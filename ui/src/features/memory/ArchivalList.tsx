@@ -1,23 +1,25 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
-import type { ArchivalEntryDto } from "../../backend/types";
-import { charCount } from "../../backend/memory-rules";
 import { Icon } from "../../components/Icon";
+import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
-import type { DisplayItem, SortDir } from "./archival";
+import { displayCount, posOfRow, rowAt, rowOfIndex, useArchivalRows, type ListShape, type SortDir } from "./archival";
 
 export const ROW_HEIGHT = 28;
 const CUT_HEIGHT = 30;
 
 type Props = {
-  entries: ArchivalEntryDto[];
-  items: DisplayItem[];
+  agent: string | null;
+  /** The list's length and cut line: every entry, or those matching `keyword`. */
+  shape: ListShape;
   dir: SortDir;
   newestCut: boolean;
+  /** File index of the newest entry (its window tag says when it is cut). */
+  newestIndex: number;
   /** Entry index to scroll to and flash (after an add). */
   flash: { index: number; nonce: number } | null;
-  /** The search keyword, marked in the content. */
+  /** The applied search keyword (recall rule), marked in the content; "" = every entry. */
   keyword: string;
 };
 
@@ -37,48 +39,58 @@ function Highlighted({ text, keyword }: { text: string; keyword: string }) {
 }
 
 /**
- * The archival table, virtualised: only the rows in view (plus a small overscan) are in the DOM,
- * so 100 000 entries scroll as smoothly as 100. ↑/↓/PageUp/PageDown/Home/End move between rows,
- * Enter expands a long entry.
+ * The archival table, virtualised and paged: only the rows in view (plus a small overscan) are in
+ * the DOM, and only the pages of 200 entries around them are fetched, so 100 000 entries open and
+ * scroll as fast as 100. A row whose page is still loading is a placeholder. ↑/↓/PageUp/PageDown/
+ * Home/End move between rows, Enter expands a long entry. The parent remounts the list (key) when
+ * the order or the keyword changes, so each list opens at its cut line.
  */
-export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }: Props) {
+export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash, keyword }: Props) {
   const { t, num } = useI18n();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
   const [active, setActive] = useState(0);
   const pendingFocus = useRef<number | null>(null);
+  const { total, cutAt } = shape;
+  const count = displayCount(shape);
 
   // Stable callbacks: `getItemKey` is part of the virtualizer's measurement memo, so a new
   // function on every render (every scroll frame) would recompute the offsets of all entries.
-  const estimateSize = useCallback((pos: number) => (items[pos] === "cut" ? CUT_HEIGHT : ROW_HEIGHT), [items]);
+  // Unfiltered rows are keyed by their entry (known without its page); filtered ones by position.
+  const estimateSize = useCallback((pos: number) => (rowAt({ total, cutAt }, pos) === "cut" ? CUT_HEIGHT : ROW_HEIGHT), [total, cutAt]);
   const getItemKey = useCallback(
     (pos: number) => {
-      const it = items[pos];
-      return it === "cut" ? "cut" : `e${it}`;
+      const r = rowAt({ total, cutAt }, pos);
+      if (r === "cut") return "cut";
+      return keyword ? `r${r}` : `e${dir === "asc" ? r : total - 1 - r}`;
     },
-    [items],
+    [total, cutAt, keyword, dir],
   );
   const getScrollElement = useCallback(() => scrollRef.current, []);
   const virtualizer = useVirtualizer({
-    count: items.length,
+    count,
     getScrollElement,
     estimateSize,
     getItemKey,
     overscan: 12,
   });
+  const virtualItems = virtualizer.getVirtualItems();
+  const firstRow = Math.max(0, (virtualItems[0]?.index ?? 0) - 1);
+  const lastRow = virtualItems[virtualItems.length - 1]?.index ?? 0;
+  const rows = useArchivalRows(agent, keyword, dir, firstRow, lastRow, total);
 
-  const activePos = Math.min(active, Math.max(0, items.length - 1));
+  const activePos = Math.min(active, Math.max(0, count - 1));
 
   const focusPos = useCallback(
     (pos: number) => {
-      let p = Math.max(0, Math.min(items.length - 1, pos));
-      if (items[p] === "cut") p = p + (pos >= activePos ? 1 : -1);
-      p = Math.max(0, Math.min(items.length - 1, p));
+      let p = Math.max(0, Math.min(count - 1, pos));
+      if (rowAt({ total, cutAt }, p) === "cut") p = p + (pos >= activePos ? 1 : -1);
+      p = Math.max(0, Math.min(count - 1, p));
       setActive(p);
       pendingFocus.current = p;
       virtualizer.scrollToIndex(p, { align: "auto" });
     },
-    [items, activePos, virtualizer],
+    [count, total, cutAt, activePos, virtualizer],
   );
 
   useLayoutEffect(() => {
@@ -93,33 +105,19 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
 
   // Open at the cut line (with a few outside entries above it): that is where the window starts.
   useEffect(() => {
-    const cut = items.indexOf("cut");
-    if (cut <= 3) return;
+    if (cutAt === null || cutAt <= 3) return;
     // Out of the commit phase: the virtualizer flushes synchronously on scroll.
-    const id = requestAnimationFrame(() => virtualizer.scrollToIndex(cut - 3, { align: "start" }));
+    const id = requestAnimationFrame(() => virtualizer.scrollToIndex(cutAt - 3, { align: "start" }));
     return () => cancelAnimationFrame(id);
     // Only when the list first mounts.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // A new search or order starts again at the cut line (or the top).
-  const view = `${keyword.trim()}|${dir}`;
-  const lastView = useRef(view);
-  useEffect(() => {
-    if (lastView.current === view) return;
-    lastView.current = view;
-    const cut = items.indexOf("cut");
-    setActive(0);
-    const id = requestAnimationFrame(() => virtualizer.scrollToIndex(Math.max(0, cut - 3), { align: "start" }));
-    return () => cancelAnimationFrame(id);
-  }, [view, items, virtualizer]);
-
-  // Scroll once per flash request; the new entry may arrive with the next `items`.
+  // Scroll once per flash request; the new entry may arrive with the next overview.
   const flashed = useRef<number | null>(null);
   useEffect(() => {
-    if (!flash || flashed.current === flash.nonce) return;
-    const pos = items.indexOf(flash.index);
-    if (pos < 0) return;
+    if (!flash || flashed.current === flash.nonce || keyword || flash.index >= total) return;
+    const pos = posOfRow({ total, cutAt }, rowOfIndex(total, flash.index, dir));
     flashed.current = flash.nonce;
     setActive(pos);
     requestAnimationFrame(() => {
@@ -127,7 +125,7 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
       // Then bring the row itself into the page's view (the list may be below the fold).
       requestAnimationFrame(() => scrollRef.current?.querySelector(`[data-pos="${pos}"]`)?.scrollIntoView?.({ block: "nearest" }));
     });
-  }, [flash, items, virtualizer]);
+  }, [flash, total, cutAt, dir, keyword, virtualizer]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
@@ -137,7 +135,7 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
       PageDown: activePos + page,
       PageUp: activePos - page,
       Home: 0,
-      End: items.length - 1,
+      End: count - 1,
     };
     if (e.key in moves) {
       e.preventDefault();
@@ -156,11 +154,9 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
     });
   };
 
-  const newestIndex = entries.length - 1;
-  const virtualItems = virtualizer.getVirtualItems();
-
   return (
-    <div className="vtable" role="table" aria-rowcount={items.length + 1} data-testid="archival-table">
+    <div className="vtable" role="table" aria-rowcount={count + 1} data-testid="archival-table">
+      {rows.error ? <ErrorState error={rows.error} compact /> : null}
       <div className="vrow vhead" role="row">
         <span role="columnheader" className="c-idx">
           {t("memory.col.index")}
@@ -181,8 +177,8 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
       <div className="vscroll" ref={scrollRef} data-virtual-scroll onKeyDown={onKeyDown} role="rowgroup" style={{ height: virtualizer.getTotalSize() + 1 }}>
         <div className="vinner" style={{ height: virtualizer.getTotalSize() }}>
           {virtualItems.map((v) => {
-            const it = items[v.index]!;
-            if (it === "cut") {
+            const r = rowAt(shape, v.index);
+            if (r === "cut") {
               return (
                 <div
                   key={v.key}
@@ -199,7 +195,38 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
                 </div>
               );
             }
-            const e = entries[it]!;
+            const e = rows.get(r);
+            if (!e) {
+              // Its page is loading: the same element (same key) becomes the row, keeping focus.
+              const known = keyword ? null : dir === "asc" ? r : total - 1 - r;
+              return (
+                <div
+                  key={v.key}
+                  role="row"
+                  className={["vrow", "entry-row", "pending", v.index === activePos ? "active" : ""].filter(Boolean).join(" ")}
+                  data-testid="archival-row-pending"
+                  data-index={v.index}
+                  data-pos={v.index}
+                  tabIndex={v.index === activePos ? 0 : -1}
+                  aria-busy="true"
+                  style={{ transform: `translateY(${v.start}px)`, minHeight: ROW_HEIGHT }}
+                  onFocus={() => setActive(v.index)}
+                >
+                  <span role="cell" className="c-idx">
+                    {known !== null ? known + 1 : ""}
+                  </span>
+                  <span role="cell" className="c-time">
+                    <span className="skeleton-line" style={{ display: "inline-block", width: "11em" }} />
+                  </span>
+                  <span role="cell" className="c-content">
+                    <span className="skeleton-line" style={{ display: "inline-block", width: `${40 + ((r * 37) % 50)}%` }} />
+                  </span>
+                  <span role="cell" className="c-chars" />
+                  <span role="cell" className="c-win" />
+                </div>
+              );
+            }
+            const it = e.index;
             const isExpanded = expanded.has(it);
             const cls = ["vrow", "entry-row", e.in_window ? "in-window" : "outside", isExpanded ? "expanded" : "", flash?.index === it ? "flash" : "", v.index === activePos ? "active" : ""]
               .filter(Boolean)
@@ -240,7 +267,7 @@ export function ArchivalList({ entries, items, dir, newestCut, flash, keyword }:
                   <Highlighted text={e.content} keyword={keyword} />
                 </span>
                 <span role="cell" className="c-chars">
-                  {num(charCount(e.line))}
+                  {num(e.chars)}
                 </span>
                 <span role="cell" className="c-win">
                   {e.in_window ? (

@@ -1,24 +1,26 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useDeferredValue, useEffect, useMemo, useState } from "react";
+import { useEffect, useState } from "react";
 
+import { useBackend } from "../../backend";
 import { MEM0_LIST_LIMIT } from "../../backend/memory-rules";
-import type { AppendResult, MemoryViewDto } from "../../backend/types";
+import type { AppendResult, MemoryOverviewDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
-import { Empty, Loadable } from "../../components/States";
+import { Empty, ErrorState, Loadable, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useMemoryView, useRecall } from "../../queries/hooks";
+import { useMemoryOverview, useRecall } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
 import { AddEntryForm } from "./AddEntryForm";
-import { displayItems, type SortDir } from "./archival";
+import { shapeOf, useFilteredShape, type SortDir } from "./archival";
 import { ArchivalList } from "./ArchivalList";
 import { CoreTable } from "./CoreTable";
 import { WindowBanner } from "./WindowBanner";
 
 type Flash = { scope: "core" | "archival"; index: number; nonce: number };
 
+/** The memory screen: the overview (core, counts, window) at once, the archival list in pages. */
 export function MemoryTab({ agent }: { agent: string | null }) {
-  const q = useMemoryView(agent);
+  const q = useMemoryOverview(agent);
   return (
     <Loadable query={q} rows={10}>
       {(view) => <MemoryContent agent={agent} view={view} />}
@@ -26,17 +28,22 @@ export function MemoryTab({ agent }: { agent: string | null }) {
   );
 }
 
-function MemoryContent({ agent, view }: { agent: string | null; view: MemoryViewDto }) {
+function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOverviewDto }) {
   const { t, num } = useI18n();
   const qc = useQueryClient();
+  const backend = useBackend();
   const [keyword, setKeyword] = useState("");
   const [dir, setDir] = useState<SortDir>("asc");
   const [flash, setFlash] = useState<Flash | null>(null);
-  const deferred = useDeferredValue(keyword);
-  const recallKeyword = useDebounced(keyword.trim(), 300);
+  const typed = keyword.trim();
+  const debounced = useDebounced(typed, 200);
+  // The keyword the list applies (on the server, recall's rule); clearing applies at once.
+  const applied = typed === "" ? "" : debounced;
+  const recallKeyword = useDebounced(typed, 300);
   const recall = useRecall(agent, recallKeyword);
-  const items = useMemo(() => displayItems(view.archival, deferred, dir), [view.archival, deferred, dir]);
-  const shown = deferred.trim() ? items.filter((i) => i !== "cut").length : view.archival.length;
+  const filtered = useFilteredShape(agent, applied, dir);
+  const shape = applied ? filtered.shape : shapeOf(view, dir);
+  const total = view.archival_total;
 
   useEffect(() => {
     if (!flash) return;
@@ -47,17 +54,23 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryView
   const onAdded = async (r: AppendResult) => {
     if (r.scope === "archival") setKeyword("");
     await qc.invalidateQueries({ queryKey: qk.memory(agent) });
-    const fresh = qc.getQueryData<MemoryViewDto>(qk.memory(agent));
+    const fresh = qc.getQueryData<MemoryOverviewDto>(qk.memoryOverview(agent));
     if (!fresh) return;
-    const list = r.scope === "core" ? fresh.core : fresh.archival;
     let index = -1;
-    for (let i = list.length - 1; i >= 0; i--) {
-      if (list[i]!.line === r.entry.line) {
-        index = i;
-        break;
+    if (r.scope === "core") {
+      for (let i = fresh.core.length - 1; i >= 0; i--) {
+        if (fresh.core[i]!.line === r.entry.line) {
+          index = i;
+          break;
+        }
       }
+      if (index < 0) index = fresh.core.length - 1;
+    } else {
+      // The newest entries: the added one is normally the last (a store in time order may
+      // place it before entries stamped later).
+      const newest = await backend.archivalPage({ agent, offset: 0, limit: 50, newest_first: true, keyword: null }).catch(() => null);
+      index = newest?.items.find((e) => e.content === r.entry.content && e.timestamp === r.entry.timestamp)?.index ?? fresh.archival_total - 1;
     }
-    if (index < 0) index = list.length - 1;
     setFlash({ scope: r.scope, index, nonce: Date.now() });
   };
 
@@ -89,10 +102,10 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryView
       <section className="section section-archival">
         <div className="section-head">
           <h2>{t("memory.archival")}</h2>
-          <span className="count">{num(view.archival.length)}</span>
+          <span className="count">{num(total)}</span>
           <span className="section-hint">{t("memory.archivalHint")}</span>
         </div>
-        <WindowBanner w={view.window} total={view.archival.length} />
+        <WindowBanner w={view.window} total={total} />
         <div className="toolbar">
           <label className="search">
             <Icon name="search" />
@@ -115,24 +128,41 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryView
           >
             <Icon name="sort" /> {dir === "asc" ? t("memory.sortAsc") : t("memory.sortDesc")}
           </button>
-          {keyword.trim() ? (
+          {typed ? (
             <span className="toolbar-info">
-              <span data-testid="memory-match-count">{t("memory.matches", { n: num(shown), total: num(view.archival.length) })}</span>
+              <span data-testid="memory-match-count">
+                {shape && applied === typed ? t("memory.matches", { n: num(shape.total), total: num(total) }) : t("memory.matchesPending")}
+              </span>
               <span className="sep">·</span>
               <span data-testid="recall-count">
-                {recall.data && recall.data.keyword === recallKeyword && recallKeyword === keyword.trim()
+                {recall.data && recall.data.keyword === recallKeyword && recallKeyword === typed
                   ? t("memory.recallCount", { n: num(recall.data.entries.length) })
                   : t("memory.recallPending")}
               </span>
             </span>
           ) : null}
         </div>
-        {view.archival.length === 0 ? (
+        {total === 0 ? (
           <Empty>{t("memory.emptyArchival")}</Empty>
-        ) : items.length === 0 ? (
-          <Empty>{t("memory.noMatches", { q: deferred.trim() })}</Empty>
+        ) : shape === null ? (
+          filtered.error ? (
+            <ErrorState error={filtered.error} compact />
+          ) : (
+            <Skeleton rows={6} />
+          )
+        ) : shape.total === 0 ? (
+          <Empty>{t("memory.noMatches", { q: applied })}</Empty>
         ) : (
-          <ArchivalList entries={view.archival} items={items} dir={dir} newestCut={view.window.newest_cut} flash={flash?.scope === "archival" ? flash : null} keyword={deferred} />
+          <ArchivalList
+            key={`${applied}|${dir}`}
+            agent={agent}
+            shape={shape}
+            dir={dir}
+            newestCut={view.window.newest_cut}
+            newestIndex={total - 1}
+            flash={flash?.scope === "archival" ? flash : null}
+            keyword={applied}
+          />
         )}
       </section>
     </div>

@@ -1,21 +1,33 @@
 import { describe, expect, it } from "vitest";
 
-import type { ArchivalEntryDto } from "../../backend/types";
-import { displayItems } from "./archival";
+import { displayCount, posOfRow, rowAt, rowOfIndex, shapeOf } from "./archival";
 
-const e = (content: string, in_window: boolean): ArchivalEntryDto => ({ timestamp: null, content, line: `- ${content}`, in_window });
+const overview = (total: number, first: number) => ({
+  archival_total: total,
+  window: { limit_chars: 100, first_in_window: first, in_window_entries: total - first, in_window_chars: 0, outside_entries: first, outside_chars: 0, newest_cut: false },
+});
 
-describe("displayItems", () => {
-  const entries = [e("a1", false), e("b2", false), e("a3", true), e("b4", true)];
-  it("puts the cut line between the outside and inside runs", () => {
-    expect(displayItems(entries, "", "asc")).toEqual([0, 1, "cut", 2, 3]);
-    expect(displayItems(entries, "", "desc")).toEqual([3, 2, "cut", 1, 0]);
+describe("the paged archival list", () => {
+  it("puts the cut line between the outside and inside runs in both orders", () => {
+    const asc = shapeOf(overview(4, 2), "asc");
+    expect(asc).toEqual({ total: 4, cutAt: 2 });
+    expect(Array.from({ length: displayCount(asc) }, (_, p) => rowAt(asc, p))).toEqual([0, 1, "cut", 2, 3]);
+    const desc = shapeOf(overview(5, 2), "desc");
+    expect(desc).toEqual({ total: 5, cutAt: 3 });
+    // Rows 0..2 are the newest (in the window), then the cut, then the two outside.
+    expect(Array.from({ length: displayCount(desc) }, (_, p) => rowAt(desc, p))).toEqual([0, 1, 2, "cut", 3, 4]);
   });
-  it("filters by keyword and keeps the cut only when both sides are shown", () => {
-    expect(displayItems(entries, "A", "asc")).toEqual([0, "cut", 2]);
-    expect(displayItems(entries, "4", "asc")).toEqual([3]);
+  it("has no cut when everything (or nothing) is in the window", () => {
+    expect(shapeOf(overview(3, 0), "asc").cutAt).toBeNull();
+    expect(shapeOf(overview(0, 0), "desc").cutAt).toBeNull();
+    expect(displayCount({ total: 3, cutAt: null })).toBe(3);
   });
-  it("has no cut when everything is in the window", () => {
-    expect(displayItems([e("x", true), e("y", true)], "", "asc")).toEqual([0, 1]);
+  it("maps entries to display positions", () => {
+    const s = { total: 10, cutAt: 4 };
+    expect(posOfRow(s, 3)).toBe(3);
+    expect(posOfRow(s, 4)).toBe(5);
+    expect(rowOfIndex(10, 9, "asc")).toBe(9);
+    expect(rowOfIndex(10, 9, "desc")).toBe(0);
+    for (let row = 0; row < 10; row++) expect(rowAt(s, posOfRow(s, row))).toBe(row);
   });
 });

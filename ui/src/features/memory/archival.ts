@@ -1,29 +1,95 @@
-import type { ArchivalEntryDto } from "../../backend/types";
-import { matchesKeyword } from "../../backend/memory-rules";
+import { useQueries, useQuery } from "@tanstack/react-query";
+import { useBackend } from "../../backend";
+import type { ArchivalItemDto, MemoryOverviewDto } from "../../backend/types";
+import { qk } from "../../queries/keys";
 
-/** A display row: an archival entry (by its file index) or the window cut line. */
-export type DisplayItem = number | "cut";
 export type SortDir = "asc" | "desc";
 
+/** Entries per archival page request (the server allows up to 1000). */
+export const PAGE_SIZE = 200;
+/** Rows beyond the visible range whose pages are fetched too, so short scrolls find them loaded. */
+const MARGIN = 60;
+
+/** The list being shown: its length and where the window cut line sits (before that row). */
+export type ListShape = { total: number; cutAt: number | null };
+
 /**
- * Filters (recall rule), orders (file order = time order) and inserts the cut line between the
- * last entry outside the window and the first one inside it, when both are shown.
+ * The display list is the entries in the chosen order with the cut line inserted before row
+ * `cutAt`: display positions map to rows (positions in the ordered list) or to the cut line.
  */
-export function displayItems(entries: ArchivalEntryDto[], keyword: string, dir: SortDir): DisplayItem[] {
-  const k = keyword.trim();
-  const idx: number[] = [];
-  for (let i = 0; i < entries.length; i++) {
-    if (!k || matchesKeyword(entries[i]!.content, k)) idx.push(i);
-  }
-  if (dir === "desc") idx.reverse();
-  const out: DisplayItem[] = [];
-  for (let p = 0; p < idx.length; p++) {
-    const i = idx[p]!;
-    if (p > 0) {
-      const prev = entries[idx[p - 1]!]!;
-      if (prev.in_window !== entries[i]!.in_window) out.push("cut");
-    }
-    out.push(i);
-  }
-  return out;
+export function displayCount(s: ListShape): number {
+  return s.total + (s.cutAt !== null ? 1 : 0);
+}
+
+export function rowAt(s: ListShape, pos: number): number | "cut" {
+  if (s.cutAt === null || pos < s.cutAt) return pos;
+  if (pos === s.cutAt) return "cut";
+  return pos - 1;
+}
+
+export function posOfRow(s: ListShape, row: number): number {
+  return s.cutAt !== null && row >= s.cutAt ? row + 1 : row;
+}
+
+/** The unfiltered list's shape from the overview (the server computes the same `cut_at`). */
+export function shapeOf(o: Pick<MemoryOverviewDto, "archival_total" | "window">, dir: SortDir): ListShape {
+  const total = o.archival_total;
+  const outside = Math.min(o.window.first_in_window, total);
+  const cut = outside > 0 && outside < total;
+  return { total, cutAt: cut ? (dir === "asc" ? outside : total - outside) : null };
+}
+
+/** Row (position in the ordered, unfiltered list) of the entry with file index `index`. */
+export function rowOfIndex(total: number, index: number, dir: SortDir): number {
+  return dir === "asc" ? index : total - 1 - index;
+}
+
+type Spec = { agent: string | null; keyword: string; dir: SortDir };
+
+function pageQuery(backend: ReturnType<typeof useBackend>, s: Spec, page: number) {
+  return {
+    queryKey: qk.archivalPage(s.agent, s.keyword, s.dir, page),
+    queryFn: () =>
+      backend.archivalPage({
+        agent: s.agent,
+        offset: page * PAGE_SIZE,
+        limit: PAGE_SIZE,
+        newest_first: s.dir === "desc",
+        keyword: s.keyword || null,
+      }),
+  };
+}
+
+/**
+ * The shape of the filtered list (total and cut line), from its first page; `null` until that
+ * page arrives. Without a keyword the overview already has it and nothing is fetched here.
+ */
+export function useFilteredShape(agent: string | null, keyword: string, dir: SortDir) {
+  const backend = useBackend();
+  const q = useQuery({ ...pageQuery(backend, { agent, keyword, dir }, 0), enabled: keyword !== "" });
+  const d = keyword !== "" && q.data && q.data.keyword === keyword ? q.data : undefined;
+  return { shape: d ? ({ total: d.total, cutAt: d.cut_at } satisfies ListShape) : null, error: q.error };
+}
+
+/**
+ * The rows `first..last` (plus a margin) of the list, fetched a page at a time; `get(row)` is
+ * undefined while its page loads (the table shows a placeholder there).
+ */
+export function useArchivalRows(agent: string | null, keyword: string, dir: SortDir, first: number, last: number, total: number) {
+  const backend = useBackend();
+  const spec = { agent, keyword, dir };
+  const from = Math.max(0, Math.floor((first - MARGIN) / PAGE_SIZE));
+  const to = Math.max(from, Math.floor(Math.min(total - 1, last + MARGIN) / PAGE_SIZE));
+  const pages: number[] = [];
+  for (let p = from; p <= to && total > 0; p++) pages.push(p);
+  const results = useQueries({ queries: pages.map((p) => pageQuery(backend, spec, p)) });
+  const error = results.find((r) => r.error)?.error ?? null;
+  // A refetch after a change keeps each page's rows on screen until the new ones arrive.
+  const byPage = new Map<number, ArchivalItemDto[]>();
+  pages.forEach((p, i) => {
+    const d = results[i]?.data;
+    if (d && d.offset === p * PAGE_SIZE) byPage.set(p, d.items);
+  });
+  const get = (row: number): ArchivalItemDto | undefined => byPage.get(Math.floor(row / PAGE_SIZE))?.[row % PAGE_SIZE];
+  return { get, error };
 }

@@ -16,6 +16,8 @@ describe("Memory tab", () => {
     expect(banner).toHaveTextContent(`In window: ${n(w.in_window_entries)} entries / ${n(w.in_window_chars)} characters.`);
 
     const cut = screen.getByTestId("window-cut");
+    // The rows arrive in pages after the overview.
+    await waitFor(() => expect(cut.parentElement!.querySelector(`[data-entry-index="${w.first_in_window}"]`)).not.toBeNull());
     const before = cut.parentElement!.querySelector(`[data-entry-index="${w.first_in_window - 1}"]`)!;
     const after = cut.parentElement!.querySelector(`[data-entry-index="${w.first_in_window}"]`)!;
     expect(before).toHaveAttribute("data-in-window", "false");
@@ -28,13 +30,17 @@ describe("Memory tab", () => {
       expect(r.getAttribute("data-in-window")).toBe(i >= w.first_in_window ? "true" : "false");
     }
     expect(within(rows.find((r) => r.getAttribute("data-in-window") === "false")!).getByText("outside")).toBeInTheDocument();
-    expect(backend.calls.some((c) => c.method === "memoryView")).toBe(true);
+    // The screen pages: the overview and archival pages, never the whole list at once.
+    expect(backend.calls.some((c) => c.method === "memoryOverview")).toBe(true);
+    expect(backend.calls.some((c) => c.method === "archivalPage")).toBe(true);
+    expect(backend.calls.some((c) => c.method === "memoryView")).toBe(false);
   });
 
   it("keeps the cut line in newest-first order", async () => {
     renderApp("#/agents/log_analyst", { archivalLimit: 500 });
     await screen.findByTestId("window-cut");
     fireEvent.click(screen.getByTestId("memory-sort"));
+    await waitFor(() => expect(screen.getAllByTestId("archival-row")[0]).toHaveAttribute("data-entry-index", "23"));
     const rows = screen.getAllByTestId("archival-row");
     expect(rows[0]).toHaveAttribute("data-in-window", "true");
     expect(Number(rows[0]!.getAttribute("data-entry-index"))).toBe(23);
@@ -105,6 +111,27 @@ describe("Memory tab", () => {
     fireEvent.keyDown(scroller, { key: "End" });
     await waitFor(() => expect(document.querySelector('[data-entry-index="100000"]')).not.toBeNull(), { timeout: 3000 });
     expect(screen.getAllByTestId("archival-row").length).toBeLessThanOrEqual(200);
+  });
+
+  it("fetches only the pages around the visible rows, newest first when sorted so", async () => {
+    const { backend } = renderApp("#/agents/assistant", { assistantArchival: 100_000 });
+    await screen.findByTestId("archival-table", undefined, { timeout: 8000 });
+    await waitFor(() => expect(screen.getAllByTestId("archival-row").length).toBeGreaterThan(10));
+    const pages = () => backend.calls.filter((c) => c.method === "archivalPage").map((c) => c.args[0] as { offset: number; limit: number; newest_first: boolean });
+    expect(pages().length).toBeLessThanOrEqual(4);
+    for (const p of pages()) expect(p.limit).toBeLessThanOrEqual(200);
+    fireEvent.click(screen.getByTestId("memory-sort"));
+    await waitFor(() => expect(screen.getAllByTestId("archival-row")[0]).toHaveAttribute("data-entry-index", "100000"));
+    expect(pages().some((p) => p.newest_first && p.offset === 0)).toBe(true);
+  });
+
+  it("rejects a page limit above 1000 like the console", async () => {
+    const backend = createFakeBackend();
+    await expect(backend.archivalPage({ agent: "assistant", offset: 0, limit: 1001, newest_first: false, keyword: null })).rejects.toMatchObject({ code: "invalid_input" });
+    const p = await backend.archivalPage({ agent: "log_analyst", offset: 0, limit: 5, newest_first: true, keyword: "gateway" });
+    expect(p.total).toBe(12);
+    expect(p.items.map((i) => i.index)).toEqual([...p.items.map((i) => i.index)].sort((a, b) => b - a));
+    for (const i of p.items) expect(i.content.toLowerCase()).toContain("gateway");
   });
 
   it("refreshes when the backend reports a change made elsewhere", async () => {
