@@ -444,6 +444,11 @@ type ArgsFor = fn(&str) -> Value;
 const AGENT_COMMANDS: &[(&str, ArgsFor)] = &[
     ("get_agent", |p| json!({"name": p})),
     ("memory_view", |p| json!({"agent": p})),
+    ("memory_overview", |p| json!({"agent": p})),
+    (
+        "archival_page",
+        |p| json!({"query": {"agent": p, "offset": 0, "limit": 5, "newest_first": true, "keyword": null}}),
+    ),
     (
         "append_memory",
         |p| json!({"req": {"agent": p, "scope": "core", "content": "probe"}}),

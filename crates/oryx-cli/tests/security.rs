@@ -723,6 +723,11 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
         "GET",
         At::Query("/api/v1/console/memory/recall?keyword=probe&agent={}"),
     ),
+    ("GET", At::Query("/api/v1/console/memory/overview?agent={}")),
+    (
+        "GET",
+        At::Query("/api/v1/console/memory/archival?offset=0&limit=5&newest_first=true&agent={}"),
+    ),
     ("GET", At::Query("/api/v1/console/sessions?agent={}")),
     ("GET", At::Query("/api/v1/console/prompt?agent={}")),
     (
