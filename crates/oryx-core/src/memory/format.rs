@@ -137,6 +137,12 @@ pub fn lines(bytes: &[u8], from: usize) -> impl Iterator<Item = LineSpan> + '_ {
     })
 }
 
+/// Whether the line ends with `\n`: a last line ending in a lone `\r` is not terminated, and
+/// an entry added after it must start a new line.
+fn has_newline(bytes: &[u8], span: LineSpan) -> bool {
+    span.next > span.start && bytes[span.next - 1] == b'\n'
+}
+
 pub fn line_text(bytes: &[u8], span: LineSpan) -> Cow<'_, str> {
     String::from_utf8_lossy(&bytes[span.start..span.end])
 }
@@ -212,7 +218,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                         SectionSpan {
                             body_start: span.next,
                             insert_at: span.next,
-                            insert_terminated: span.next > span.end,
+                            insert_terminated: has_newline(bytes, span),
                             end: span.next,
                         },
                     )
@@ -222,7 +228,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             LineKind::Text => {
                 if let Some((scope, sec)) = current.as_mut() {
                     sec.insert_at = span.next;
-                    sec.insert_terminated = span.next > span.end;
+                    sec.insert_terminated = has_newline(bytes, span);
                     let entry = parse_entry(&text);
                     match scope {
                         Scope::Core => parsed.sections.core.push(entry),
@@ -326,7 +332,7 @@ pub fn parse_structure(bytes: &[u8]) -> Parsed {
         let mut span = SectionSpan {
             body_start: head.next,
             insert_at: head.next,
-            insert_terminated: head.next > head.end,
+            insert_terminated: has_newline(bytes, *head),
             end,
         };
         // The last non-blank line of the body, if any.
@@ -335,7 +341,7 @@ pub fn parse_structure(bytes: &[u8]) -> Parsed {
             let line = line_around(bytes, head.next, line_end - 1);
             if !is_blank(bytes, line) {
                 span.insert_at = line.next;
-                span.insert_terminated = line.next > line.end;
+                span.insert_terminated = has_newline(bytes, line);
                 break;
             }
             line_end = line.start;
@@ -489,11 +495,18 @@ pub enum Edit {
 /// Plans the smallest edit that adds `line` to `scope`, keeping all other bytes.
 pub fn plan_insert(bytes: &[u8], parsed: &Parsed, scope: Scope, line: &str) -> Edit {
     let nl = if parsed.crlf { "\r\n" } else { "\n" };
-    let ends_with_nl = bytes.last().is_none_or(|&b| b == b'\n');
+    // A file holding only a BOM starts its first line right after it.
+    let ends_with_nl = bytes.len() == bom_len(bytes) || bytes.last() == Some(&b'\n');
+    // An unterminated last line ending in `\r` only lacks its `\n`.
+    let terminator = if bytes.last() == Some(&b'\r') {
+        "\n"
+    } else {
+        nl
+    };
     if let Some(span) = parsed.span(scope) {
         let mut out = Vec::with_capacity(line.len() + 4);
         if !span.insert_terminated {
-            out.extend_from_slice(nl.as_bytes());
+            out.extend_from_slice(terminator.as_bytes());
         }
         out.extend_from_slice(line.as_bytes());
         out.extend_from_slice(nl.as_bytes());
@@ -515,7 +528,7 @@ pub fn plan_insert(bytes: &[u8], parsed: &Parsed, scope: Scope, line: &str) -> E
     }
     let mut out = Vec::with_capacity(block.len() + 2);
     if !ends_with_nl {
-        out.extend_from_slice(nl.as_bytes());
+        out.extend_from_slice(terminator.as_bytes());
     }
     out.extend_from_slice(block.as_bytes());
     Edit::Append(out)
@@ -539,6 +552,32 @@ mod tests {
     use super::*;
 
     const JAVA: &str = "# Agent memory\nsome preamble\n\n## 核心记忆\n- [2026-07-22 09:30:00] 用户偏好简洁的回复，不用列表。\n\n## 归档记忆\n- [2026-07-22 09:31:10] 触发「帮我总结日志」⇒ 已总结 3 个错误…\n";
+
+    /// Found by the property tests: a last line ending in a lone `\r` is not a finished line.
+    #[test]
+    fn an_entry_after_a_lone_carriage_return_starts_its_own_line() {
+        let bytes = "## 核心记忆\n¡\r".as_bytes();
+        let parsed = parse(bytes);
+        let after = apply(bytes, &plan_insert(bytes, &parsed, Scope::Core, "- x"));
+        assert_eq!(after, "## 核心记忆\n¡\r\n- x\n".as_bytes());
+        let lines: Vec<_> = parse(&after)
+            .sections
+            .core
+            .into_iter()
+            .map(|e| e.line)
+            .collect();
+        assert_eq!(lines, ["¡", "- x"]);
+    }
+
+    #[test]
+    fn a_file_of_only_a_bom_gets_no_blank_first_line() {
+        let bytes = b"\xEF\xBB\xBF";
+        let after = apply(
+            bytes,
+            &plan_insert(bytes, &parse(bytes), Scope::Core, "- x"),
+        );
+        assert_eq!(after, "\u{feff}## 核心记忆\n- x\n".as_bytes());
+    }
 
     #[test]
     fn reads_the_java_dialect() {

@@ -123,6 +123,33 @@ pub fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
 
 /// Replaces `path` with `bytes` atomically: readers see the old or the new file, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, None).map(|_| ())
+}
+
+const REWRITE_ATTEMPTS: usize = 20;
+
+/// What identifies one version of a file: size, modification time and inode (a rename by
+/// another writer changes the inode even when size and time collide). `None`: no file.
+#[derive(Debug, PartialEq, Eq)]
+struct Stamp(Option<(u64, Option<std::time::SystemTime>, u64)>);
+
+fn version(path: &Path) -> Stamp {
+    Stamp(fs::metadata(path).ok().map(|m| {
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let ino = 0;
+        (m.len(), m.modified().ok(), ino)
+    }))
+}
+
+/// `write_atomic`, unless the file is no longer the version `seen` was taken of (then `false`
+/// and nothing is written).
+fn replace_if_unchanged(path: &Path, bytes: &[u8], seen: &Stamp) -> Result<bool> {
+    replace(path, bytes, Some(seen))
+}
+
+fn replace(path: &Path, bytes: &[u8], expect: Option<&Stamp>) -> Result<bool> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
         .prefix(".MEMORY.md.")
@@ -134,9 +161,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Ok(meta) = fs::metadata(path) {
         let _ = fs::set_permissions(tmp.path(), meta.permissions());
     }
+    #[cfg(test)]
+    tests::before_replace(path);
+    if expect.is_some_and(|seen| *seen != version(path)) {
+        return Ok(false); // the temp file is removed when dropped
+    }
     tmp.persist(path)
         .map_err(|e| CoreError::io(path, e.error))?;
-    Ok(())
+    Ok(true)
 }
 
 /// Temp files of a rewrite that was killed before its rename. Called with the lock held, so no
@@ -191,23 +223,48 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             guard.write_hint(&path, true);
             return Ok(entry);
         }
-        let bytes = read_or_empty(&path)?;
-        let archival_last = if bytes.is_empty() {
-            write_atomic(&path, &format::new_file(scope, &entry.line))?;
-            true
-        } else {
-            // Only the sections' places matter here, not their entries.
-            let parsed = format::parse_structure(&bytes);
-            let edit = format::plan_insert(&bytes, &parsed, scope, &entry.line);
-            let appended = matches!(edit, Edit::Append(_));
-            match &edit {
-                Edit::Append(add) => append_bytes(&path, add)?,
-                Edit::Insert(..) => write_atomic(&path, &format::apply(&bytes, &edit))?,
+        // A writer that ignores our lock (the Java runtime) may replace the file between our
+        // read and our rename: the rename is then skipped and the edit planned again on what it
+        // wrote, so its entry is kept (SPEC §3: lose nothing).
+        let mut attempt = 0;
+        let archival_last = loop {
+            let seen = version(&path);
+            let bytes = read_or_empty(&path)?;
+            if bytes.is_empty() {
+                if replace_if_unchanged(&path, &format::new_file(scope, &entry.line), &seen)? {
+                    break true;
+                }
+            } else {
+                // Only the sections' places matter here, not their entries.
+                let parsed = format::parse_structure(&bytes);
+                let edit = format::plan_insert(&bytes, &parsed, scope, &entry.line);
+                let appended = matches!(edit, Edit::Append(_));
+                let done = match &edit {
+                    Edit::Append(add) => {
+                        append_bytes(&path, add)?;
+                        true
+                    }
+                    Edit::Insert(..) => {
+                        replace_if_unchanged(&path, &format::apply(&bytes, &edit), &seen)?
+                    }
+                };
+                if done {
+                    // An edit inside the file leaves its end alone (the fast append needs that
+                    // end to be a complete line); an append of a new archival section makes
+                    // archival the last one.
+                    let ends_with_line = appended || bytes.last() == Some(&b'\n');
+                    break (parsed.archival_ends_file(bytes.len()) && ends_with_line)
+                        || (scope == Scope::Archival && parsed.archival.is_none() && appended);
+                }
             }
-            // An edit inside the file leaves its end alone; an append of a new archival
-            // section makes archival the last section.
-            parsed.archival_ends_file(bytes.len())
-                || (scope == Scope::Archival && parsed.archival.is_none() && appended)
+            attempt += 1;
+            if attempt == REWRITE_ATTEMPTS {
+                return Err(CoreError::Conflict(format!(
+                    "{} kept changing while it was being rewritten ({REWRITE_ATTEMPTS} tries); \
+                     nothing was written, try again",
+                    path.display()
+                )));
+            }
         };
         guard.write_hint(&path, archival_last);
         Ok(entry)
@@ -414,7 +471,10 @@ fn read_tail(
     limit: usize,
 ) -> std::io::Result<Option<Vec<Entry>>> {
     let mut pos = len;
-    let mut carry: Vec<u8> = Vec::new(); // an incomplete first line from the previous chunk
+    // The bytes after the current chunk that do not make a whole line yet, as read (the piece
+    // nearest the chunk last). Kept in pieces so a line of many chunks (a 50 MB entry) is
+    // joined once, not copied again with every chunk.
+    let mut carry: Vec<Vec<u8>> = Vec::new();
     let mut newest_first: Vec<Entry> = Vec::new();
     let mut chars = 0usize;
     while pos > body_start {
@@ -422,7 +482,6 @@ fn read_tail(
         let mut chunk = vec![0u8; (pos - start) as usize];
         file.seek(SeekFrom::Start(start))?;
         file.read_exact(&mut chunk)?;
-        chunk.extend_from_slice(&carry);
         pos = start;
         // Unless we reached the section start, the first line may be cut: keep it for later.
         let first_complete = if pos == body_start {
@@ -431,11 +490,14 @@ fn read_tail(
             match memchr::memchr(b'\n', &chunk) {
                 Some(i) => i + 1,
                 None => {
-                    carry = chunk;
+                    carry.push(chunk);
                     continue;
                 }
             }
         };
+        for piece in carry.drain(..).rev() {
+            chunk.extend_from_slice(&piece);
+        }
         let spans: Vec<_> = format::lines(&chunk, first_complete).collect();
         for span in spans.iter().rev() {
             let text = format::line_text(&chunk, *span);
@@ -449,7 +511,7 @@ fn read_tail(
                 }
             }
         }
-        carry = chunk[..first_complete].to_vec();
+        carry.push(chunk[..first_complete].to_vec());
         if chars > limit + 1 {
             break;
         }
@@ -467,6 +529,104 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = MarkdownMemoryStore::new(dir.path());
         (dir, s)
+    }
+
+    /// What a writer without our lock does between our read and our rename.
+    type Interference = Option<Box<dyn FnMut(&Path)>>;
+
+    thread_local! {
+        static BEFORE_REPLACE: std::cell::RefCell<Interference> =
+            const { std::cell::RefCell::new(None) };
+    }
+
+    pub(super) fn before_replace(path: &Path) {
+        BEFORE_REPLACE.with(|h| {
+            if let Some(f) = h.borrow_mut().as_mut() {
+                f(path)
+            }
+        });
+    }
+
+    /// A writer without our lock (as the Java runtime) replaces the file between our read and
+    /// our rename: its entry survives and ours lands too.
+    #[test]
+    fn a_rewrite_never_overwrites_what_an_unlocked_writer_just_wrote() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            &path,
+            "## 核心记忆\n- [2026-01-01 00:00:00] one\n## 归档记忆\n- [2026-01-01 00:00:00] a\n",
+        )
+        .unwrap();
+        let mut interfered = 0;
+        BEFORE_REPLACE.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |p: &Path| {
+                if interfered < 2 {
+                    interfered += 1;
+                    let text = fs::read_to_string(p).unwrap().replace(
+                        "## 归档记忆\n",
+                        &format!(
+                            "- [2026-01-01 00:00:0{interfered}] java {interfered}\n## 归档记忆\n"
+                        ),
+                    );
+                    let tmp = p.with_extension("java-tmp");
+                    fs::write(&tmp, text).unwrap();
+                    fs::rename(&tmp, p).unwrap();
+                }
+            }));
+        });
+        s.append(&owner, Scope::Core, "ours", None).unwrap();
+        BEFORE_REPLACE.with(|h| *h.borrow_mut() = None);
+        let core: Vec<_> = s
+            .load_all(&owner)
+            .unwrap()
+            .core
+            .into_iter()
+            .map(|e| e.content)
+            .collect();
+        assert_eq!(core, ["one", "java 1", "java 2", "ours"]);
+    }
+
+    #[test]
+    fn a_file_that_never_settles_is_a_conflict_not_a_lost_write() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, "## 归档记忆\n- x\n").unwrap();
+        BEFORE_REPLACE.with(|h| {
+            *h.borrow_mut() = Some(Box::new(|p: &Path| {
+                let mut text = fs::read_to_string(p).unwrap();
+                text.push_str("- more\n");
+                let tmp = p.with_extension("java-tmp");
+                fs::write(&tmp, text).unwrap();
+                fs::rename(&tmp, p).unwrap();
+            }));
+        });
+        let err = s.append(&owner, Scope::Core, "ours", None).unwrap_err();
+        BEFORE_REPLACE.with(|h| *h.borrow_mut() = None);
+        assert!(matches!(err, CoreError::Conflict(_)), "{err}");
+        let all = s.load_all(&owner).unwrap();
+        assert!(all.core.is_empty());
+        assert_eq!(all.archival.len(), 1 + REWRITE_ATTEMPTS);
+    }
+
+    /// Found by the property tests: a core insert into a file whose archival heading has no
+    /// final newline must not let the next archival append glue itself onto that heading.
+    #[test]
+    fn fast_append_needs_a_finished_last_line() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, "### archival").unwrap();
+        s.append(&owner, Scope::Core, "c", None).unwrap();
+        s.append(&owner, Scope::Archival, "z", None).unwrap();
+        let all = s.load_all(&owner).unwrap();
+        assert_eq!(all.core.len(), 1);
+        assert_eq!(all.archival.len(), 1, "{:?}", fs::read_to_string(&path));
     }
 
     #[test]
