@@ -5,10 +5,13 @@
 //
 // "Renders" = from the user's click on the Memory tab to the frame after the first archival rows
 // are in the DOM (rAF + a task: that frame has been painted), in page time. It includes the
-// route change, the REST fetch of the memory view, JSON parsing and React's render. The fetch part
-// (click → response end, from Resource Timing) and the rest are reported separately.
+// route change, the REST fetches the screen makes (the memory overview and the first page of the
+// archival list), JSON parsing and React's render. The fetch part (click → last response end,
+// from Resource Timing) and the rest are reported separately. "Cold" opens change the file's
+// modification time first, so the server parses the whole file again (its cache is keyed by
+// size and mtime): the first open after the runtime wrote.
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { binary, makeBenchRoot, median, quick, ratio, repo, round, waitFor, writeReport } from "./lib.mjs";
@@ -42,12 +45,28 @@ try {
   const addr = await waitFor("oryx serve to listen", () => log.match(/http:\/\/([\d.:]+)\//)?.[1], 20000);
   const base = `http://${addr}`;
 
-  // The REST route alone, from node: server time + transfer, and the payload size.
+  // The REST routes alone, from node: server time + transfer, and the payload size of what the
+  // memory screen asks for first (overview + one page of 200 rows).
+  const screenUrls = (agent) => [
+    `/api/v1/console/memory/overview?agent=${agent}`,
+    `/api/v1/console/memory/archival?agent=${agent}&offset=0&limit=200&newest_first=false`,
+  ];
   const route = async (agent) => {
     const s = performance.now();
-    const res = await fetch(`${base}/api/v1/console/memory?agent=${agent}`);
-    const body = await res.arrayBuffer();
-    return { ms: performance.now() - s, bytes: body.byteLength, ok: res.ok };
+    let bytes = 0;
+    let ok = true;
+    for (const u of screenUrls(agent)) {
+      const res = await fetch(`${base}${u}`);
+      bytes += (await res.arrayBuffer()).byteLength;
+      ok &&= res.ok;
+    }
+    return { ms: performance.now() - s, bytes, ok };
+  };
+  let tick = 0;
+  // A new modification time (size unchanged): the server's parsed-file cache misses.
+  const touchBig = () => {
+    const t = new Date(Date.now() + ++tick * 1000);
+    utimesSync(join(fx.root, "agents", fx.big.name, "MEMORY.md"), t, t);
   };
   await route(fx.small.name);
   await route(fx.big.name);
@@ -64,7 +83,7 @@ try {
   const errors = [];
 
   /** One cold open of the Memory tab in a fresh browser context (no HTTP or query cache). */
-  async function openMemory(agent, count, { keep, noLive } = {}) {
+  async function openMemory(agent, count, { keep, noLive, cold } = {}) {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
     // noLive: the live-refresh stream is refused, so no change event can trigger refetches.
     if (noLive) await ctx.route("**/api/v1/console/events", (r) => r.abort());
@@ -73,6 +92,10 @@ try {
     await page.goto(`${base}/#/agents/${agent}/overview`);
     await page.locator('[data-testid="front-matter"]').first().waitFor({ state: "visible", timeout: 20000 });
     await page.waitForTimeout(150);
+    if (cold) {
+      touchBig();
+      await page.waitForTimeout(600); // let the change event pass before the click
+    }
     const m = await page.evaluate(async (agent) => {
       const afterPaint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
       performance.clearResourceTimings();
@@ -92,9 +115,12 @@ try {
       await found;
       await afterPaint();
       const painted = performance.now();
-      const res = performance
+      const hits = performance
         .getEntriesByType("resource")
-        .find((e) => e.name.includes(`/console/memory?agent=${agent}`) && e.startTime >= start - 1);
+        .filter((e) => /\/console\/memory\/(overview|archival)\?/.test(e.name) && e.name.includes(`agent=${agent}`) && e.startTime >= start - 1);
+      const res = hits.length
+        ? { responseEnd: Math.max(...hits.map((e) => e.responseEnd)), encodedBodySize: hits.reduce((n, e) => n + (e.encodedBodySize || e.transferSize || 0), 0) }
+        : null;
       const rows = document.querySelectorAll('[data-testid="archival-table"] [role="row"]').length;
       const entryRows = document.querySelectorAll('[data-testid="archival-row"]').length;
       const allRows = document.querySelectorAll('tr, [role="row"]').length;
@@ -119,12 +145,14 @@ try {
   const small = [];
   const bigQuiet = [];
   const smallQuiet = [];
+  const bigCold = [];
   await openMemory(fx.small.name, fx.small.entries); // warm chromium's code caches once
   for (let i = 0; i < REPS; i++) {
     small.push(await openMemory(fx.small.name, fx.small.entries));
     big.push(await openMemory(fx.big.name, BIG));
     smallQuiet.push(await openMemory(fx.small.name, fx.small.entries, { noLive: true }));
     bigQuiet.push(await openMemory(fx.big.name, BIG, { noLive: true }));
+    bigCold.push(await openMemory(fx.big.name, BIG, { noLive: true, cold: true }));
   }
 
   // Scrolling: one more open of the big agent, then jumps top → end, a sweep, and the End key.
@@ -231,9 +259,12 @@ try {
     const out = [];
     for (let i = 0; i < 3; i++) {
       const a = performance.now();
-      const text = await (await fetch(`/api/v1/console/memory?agent=${agent}`)).text();
+      const texts = [];
+      for (const u of [`/api/v1/console/memory/overview?agent=${agent}`, `/api/v1/console/memory/archival?agent=${agent}&offset=0&limit=200&newest_first=false`])
+        texts.push(await (await fetch(u)).text());
+      const text = texts.join("");
       const b = performance.now();
-      JSON.parse(text);
+      for (const t of texts) JSON.parse(t);
       out.push({ fetchText: b - a, parse: performance.now() - b, chars: text.length });
     }
     return out;
@@ -246,9 +277,9 @@ try {
   const S = { total: med(small, "total"), fetch: med(small, "fetch"), rows: Math.max(...small.map((x) => x.rows)) };
   const Q = { total: med(bigQuiet, "total"), fetch: med(bigQuiet, "fetch"), rows: Math.max(...bigQuiet.map((x) => x.rows)) };
   const QS = { total: med(smallQuiet, "total"), fetch: med(smallQuiet, "fetch"), rows: Math.max(...smallQuiet.map((x) => x.rows)) };
+  const C = { total: med(bigCold, "total"), fetch: med(bigCold, "fetch"), rows: Math.max(...bigCold.map((x) => x.rows)) };
   const restBig = median(rest.big.map((r) => r.ms));
   const restSmall = median(rest.small.map((r) => r.ms));
-  const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
   const parseMed = median(split.map((x) => x.parse));
   const rows = [
     {
@@ -270,6 +301,15 @@ try {
       reproduce,
     },
     {
+      id: `${idBig}_cold`,
+      what: `the same, first open after the file changed (the server parses all ${bigLabel} entries again)`,
+      goal: "≤ 300 ms, ≤ 200 DOM rows",
+      measured: `${round(C.total)} ms (fetch ${round(C.fetch)} ms + parse/render ${round(C.total - C.fetch)} ms), ${C.rows} rows in the DOM (warm, same run: ${round(Q.total)} ms)`,
+      ratio: ratio(C.total, QS.total),
+      pass: C.total <= 300 && C.rows <= 200,
+      reproduce,
+    },
+    {
       id: `${idBig}_scroll_end`,
       what: `archival table, ${bigLabel} entries: scrollTop = scrollHeight → last entry painted and visible`,
       goal: "last entry visible, ≤ 200 DOM rows at the end and throughout a 20-step sweep",
@@ -280,16 +320,16 @@ try {
     },
     {
       id: `${idBig}_rest`,
-      what: `GET /api/v1/console/memory?agent=… from node (server + transfer), ${bigLabel} entries`,
+      what: `GET memory/overview + the first archival page (200 rows) from node (server + transfer, warm), ${bigLabel} entries`,
       goal: "informational (part of the 300 ms)",
-      measured: `${round(restBig)} ms, ${mb(rest.big[0].bytes)} JSON (baseline 100 entries: ${round(restSmall, 1)} ms, ${(rest.small[0].bytes / 1e3).toFixed(0)} KB); JSON.parse in chromium ${round(parseMed)} ms`,
+      measured: `${round(restBig, 1)} ms, ${(rest.big[0].bytes / 1e3).toFixed(0)} KB JSON (baseline 100 entries: ${round(restSmall, 1)} ms, ${(rest.small[0].bytes / 1e3).toFixed(0)} KB); JSON.parse in chromium ${round(parseMed)} ms`,
       ratio: ratio(restBig, restSmall),
       pass: null,
       reproduce,
     },
   ];
   writeReport("ui", rows, {
-    detail: { oryx: oryx.profile, reps: REPS, big, small, bigQuiet, smallQuiet, rest, scroll, split, fixtureBytes: fx.big.bytes, pageErrors: errors },
+    detail: { oryx: oryx.profile, reps: REPS, big, small, bigQuiet, smallQuiet, bigCold, rest, scroll, split, fixtureBytes: fx.big.bytes, pageErrors: errors },
   });
   if (errors.length) console.log(`page errors: ${errors.join("; ")}`);
 } finally {
