@@ -4,15 +4,15 @@ CARGO ?= cargo
 NPM ?= npm
 SAMPLE ?= $(CURDIR)/sample
 BUNDLES ?= deb
-APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential libssl-dev libayatana-appindicator3-dev \
+APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential openjdk-17-jre-headless libxerial-sqlite-jdbc-java libssl-dev libayatana-appindicator3-dev \
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: reliability bench bench-quick bench-criterion mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean
 
 ## Every check and test (what .ci/run runs).
-test: deps ui fmt-check clippy rust-test mem0-contract ui-check e2e-desktop e2e-browser
+test: deps ui fmt-check clippy rust-test mem0-contract fuzz ui-check e2e-desktop e2e-browser
 	@echo "make test: all checks passed"
 
 ## Opens the console on ./sample (created on first run) unless ORYXOS_ROOT is set.
@@ -100,16 +100,24 @@ clean:
 ## Benchmarks at scale (docs/BENCHMARKS.md): oryx-bench generates its data once under
 ## target/bench-data (100 MB MEMORY.md, 1 000 000 sqlite entries, 100 000 sessions), measures,
 ## writes target/bench/core.json; the report takes every target/bench/*.json (UI, desktop too).
-bench:
-	$(CARGO) build --release -p oryx-bench
+## Then the UI in chromium against `oryx serve` (100 000 archival entries) and the desktop app
+## under Xvfb (cold start, memory, .deb size); both use release builds.
+bench: deps ui bench-build
 	./target/release/oryx-bench --scale full --out target/bench/core.json
+	node tests/bench/ui.mjs
+	node tests/bench/desktop.mjs
 	node tests/bench/report.mjs
 
-## The same with 10 MB / 100 000 entries / 10 000 sessions, in well under two minutes.
-bench-quick:
-	$(CARGO) build --release -p oryx-bench
+## The same with 10 MB / 100 000 entries / 10 000 sessions / 20 000 UI rows, in under two
+## minutes once built.
+bench-quick: deps ui bench-build
 	./target/release/oryx-bench --scale quick --out target/bench/core-quick.json
+	node tests/bench/ui.mjs --quick
+	node tests/bench/desktop.mjs --quick
 	node tests/bench/report.mjs
+
+bench-build:
+	$(CARGO) build --release -p oryx-bench -p oryx-cli -p oryx-desktop
 
 ## criterion: archival append and the prompt's load on a 1 KB and a 100 MB MEMORY.md.
 bench-criterion:
@@ -118,3 +126,22 @@ bench-criterion:
 ## The long versions of the reliability tests (8 x 1000 concurrent appends, 240 kills).
 reliability:
 	ORYX_RELIABILITY_SCALE=8 $(CARGO) test -p oryx-core --test reliability -- --nocapture
+	PROPTEST_CASES=4096 $(CARGO) test -p oryx-core --test properties
+	$(MAKE) fuzz FUZZ_SECONDS=300
+
+## libFuzzer (cargo-fuzz) on the MEMORY.md reader and editor, AGENT.md front matter and saved
+## entry lines, seeded with the fixture files. `make test` gives each target FUZZ_SECONDS (20).
+## No sanitizer: safe Rust needs none to catch panics, and it builds on the stable toolchain.
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS := memory_md front_matter entry_line
+fuzz: fuzz-tool
+	@mkdir -p fuzz/corpus/memory_md fuzz/corpus/front_matter fuzz/corpus/entry_line
+	@for f in $$(find tests/fixtures -name MEMORY.md); do cp "$$f" "fuzz/corpus/memory_md/$$(echo $$f | tr / _)"; done
+	@for f in $$(find tests/fixtures -name AGENT.md -o -name SKILL.md); do cp "$$f" "fuzz/corpus/front_matter/$$(echo $$f | tr / _)"; done
+	cd fuzz && for t in $(FUZZ_TARGETS); do echo "fuzz $$t ($(FUZZ_SECONDS) s):"; \
+	  $(CARGO) fuzz run --sanitizer none $$t -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 2>&1 \
+	    | grep -E "^(stat::number_of_executed_units|stat::new_units_added)|panicked|SUMMARY|Test unit written|ERROR" ; \
+	  test $${PIPESTATUS[0]} -eq 0 || exit 1; done
+
+fuzz-tool:
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked

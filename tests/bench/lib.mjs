@@ -139,7 +139,9 @@ export function writeReport(name, rows, extra = {}) {
   const dir = join(repo, "target/bench");
   mkdirSync(dir, { recursive: true });
   const out = { rows, machine: machine(), when: new Date().toISOString(), scale, ...extra };
-  writeFileSync(join(dir, `${name}.json`), JSON.stringify(out, null, 2) + "\n");
+  // The quick scale keeps its own file, so `make bench-quick` never replaces full-scale figures.
+  const file = quick ? `${name}-quick.json` : `${name}.json`;
+  writeFileSync(join(dir, file), JSON.stringify(out, null, 2) + "\n");
   const cols = ["id", "measured", "goal", "ratio", "pass"];
   const cell = (r, c) => (c === "pass" ? (r.pass === null ? "-" : r.pass ? "PASS" : "MISS") : String(r[c] ?? "-"));
   const w = cols.map((c) => Math.max(c.length, ...rows.map((r) => [...cell(r, c)].length)));
@@ -148,7 +150,7 @@ export function writeReport(name, rows, extra = {}) {
   console.log(line(cols));
   console.log(line(w.map((n) => "-".repeat(n))));
   for (const r of rows) console.log(line(cols.map((c) => cell(r, c))));
-  console.log(`→ ${join("target/bench", `${name}.json`)}`);
+  console.log(`→ ${join("target/bench", file)}`);
 }
 
 /** Polls `fn` until it returns a truthy value or the time is up. */

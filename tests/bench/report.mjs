@@ -14,10 +14,12 @@ const out = join(repo, "docs/BENCHMARKS.md");
 const TITLES = {
   core: "Core, full scale (`make bench`)",
   "core-quick": "Core, quick scale (`make bench-quick`)",
-  ui: "Web UI in chromium (`node tests/bench/ui.mjs`)",
+  ui: "Web UI in chromium, full scale (`node tests/bench/ui.mjs`)",
+  "ui-quick": "Web UI in chromium, quick scale (`node tests/bench/ui.mjs --quick`)",
   desktop: "Desktop app (`node tests/bench/desktop.mjs`)",
+  "desktop-quick": "Desktop app, quick (`node tests/bench/desktop.mjs --quick`)",
 };
-const ORDER = ["core", "core-quick", "ui", "desktop"];
+const ORDER = ["core", "core-quick", "ui", "ui-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 
