@@ -29,7 +29,8 @@ function table(report) {
     "|---|---|---|---|---|---|",
   ];
   for (const r of report.rows) {
-    const mark = r.pass ? "✅" : "❌";
+    // pass null: an informational row without a goal of its own.
+    const mark = r.pass === null || r.pass === undefined ? "ℹ️" : r.pass ? "✅" : "❌";
     const ratio = r.ratio === null || r.ratio === undefined ? "—" : `${r.ratio}×`;
     lines.push(
       `| ${mark} | ${cell(r.what)} | ${cell(r.goal)} | ${cell(r.measured)} | ${ratio} | \`${cell(r.reproduce)}\` |`,
@@ -54,7 +55,7 @@ let failed = 0;
 for (const name of files) {
   const report = JSON.parse(readFileSync(join(dir, `${name}.json`), "utf8"));
   if (!Array.isArray(report.rows)) continue;
-  failed += report.rows.filter((r) => !r.pass).length;
+  failed += report.rows.filter((r) => r.pass === false).length;
   parts.push(`## ${TITLES[name] ?? name}`, "");
   const facts = [`measured ${report.when ?? "?"}`, `scale ${report.scale ?? "?"}`];
   if (report.elapsed_s !== undefined) facts.push(`run took ${report.elapsed_s} s`);
