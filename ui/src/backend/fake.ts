@@ -52,7 +52,7 @@ export type FakeOptions = {
   mem0Archival?: number;
   /** Delay per copied entry of a migration, to watch the progress bar (0: as fast as possible). */
   migrateDelayMs?: number;
-  /** Report progress like the desktop shell (true) or behave like REST (false: no progress, no cancel). */
+  /** Report progress and honour cancel (true, as the desktop shell and `oryx serve` do) or not (false: a backend without progress or cancel). */
   migrationProgress?: boolean;
 };
 
@@ -752,7 +752,7 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
 
 /** Options from the page URL: `?backend=fake&lang=zh&theme=dark&first=1&rows=100000&latency=600&limit=4000&db=sqlite`,
  * and for mem0: `db=mem0`, `mem0=1` (stored URL = the fake server), `mem0down=1`, `mem0fail=N`,
- * `mem0rows=N`, `migrate_delay=ms` (default 10), `rest=1` (migration without progress or cancel). */
+ * `mem0rows=N`, `migrate_delay=ms` (default 10), `rest=1` (migration without progress or cancel, as before `oryx serve` had them). */
 export function fakeOptionsFromSearch(search: string): FakeOptions {
   const q = new URLSearchParams(search);
   const lang = q.get("lang");

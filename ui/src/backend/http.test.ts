@@ -27,19 +27,18 @@ describe("http backend", () => {
     expect(JSON.parse(init.body as string)).toEqual({ agent: null, scope: "core", content: "x" });
   });
 
-  it("posts mem0 tests and migrations; no progress and no cancel over REST", async () => {
+  it("posts mem0 tests and migrations", async () => {
     const fn = mockFetch(200, { code: 0, message: "success", data: { cancelled: false }, timestamp: 1 });
     const b = createHttpBackend();
-    expect(b.supportsMigrationProgress).toBe(false);
-    const onProgress = vi.fn();
+    expect(b.supportsMigrationProgress).toBe(true);
     const req = { from: "markdown", to: "mem0", agent: null, dry_run: true } as const;
-    await b.migrate(req, onProgress);
+    await b.migrate(req, vi.fn());
     await b.testMem0({ mem0_base_url: "http://m" } as never);
-    const [url, init] = fn.mock.calls[0] as unknown as [string, RequestInit];
-    expect([url, init.method, JSON.parse(init.body as string)]).toEqual(["/api/v1/console/migrate", "POST", req]);
-    expect((fn.mock.calls[1] as unknown as [string])[0]).toBe("/api/v1/console/mem0/test");
-    expect(onProgress).not.toHaveBeenCalled();
-    await expect(b.cancelMigration()).rejects.toBeInstanceOf(BackendError);
+    const posts = fn.mock.calls.map((c) => c as unknown as [string, RequestInit]).filter(([, init]) => init.method === "POST");
+    expect(posts.map(([url, init]) => [url, JSON.parse(init.body as string)])).toEqual([
+      ["/api/v1/console/migrate", req],
+      ["/api/v1/console/mem0/test", { mem0_base_url: "http://m" }],
+    ]);
   });
 
   it("maps errors to BackendError codes", async () => {
@@ -81,6 +80,119 @@ describe("http backend auth and events", () => {
     expect(got.map((d) => JSON.parse(d))).toEqual([
       { kind: "memory", agent: "a" },
       { kind: "settings", agent: null },
+    ]);
+  });
+});
+
+/** A server for migrate: /events streams what `push` sends, /migrate answers when `finish` is called. */
+function migrateServer() {
+  const enc = new TextEncoder();
+  const streams: ReadableStreamDefaultController<Uint8Array>[] = [];
+  let finish: (status: number, body: unknown) => void = () => {};
+  const answer = new Promise<Response>((resolve) => {
+    finish = (status, body) => resolve(new Response(JSON.stringify(body), { status }));
+  });
+  const cancelStatus = { value: 200 };
+  const fn = vi.fn(async (url: string, init: RequestInit) => {
+    if (url.endsWith("/events")) {
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void streams.push(c) });
+      init.signal?.addEventListener("abort", () => streams.splice(0).forEach((c) => c.error(new Error("aborted"))));
+      return new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+    }
+    if (url.endsWith("/migrate/cancel")) {
+      const ok = cancelStatus.value === 200;
+      return new Response(JSON.stringify(ok ? { code: 0, message: "success", data: null } : { code: 409, message: "no migration is running", data: null, error_code: "conflict" }), { status: cancelStatus.value });
+    }
+    return answer;
+  });
+  vi.stubGlobal("fetch", fn);
+  const push = (text: string) => streams.forEach((c) => c.enqueue(enc.encode(text)));
+  return { fn, push, finish, cancelStatus, streams };
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe("http backend migration progress and cancel", () => {
+  it("subscribes to /events before posting and delivers `event: migration` to onProgress while the POST runs", async () => {
+    const srv = migrateServer();
+    const b = createHttpBackend("", "tok");
+    const onProgress = vi.fn();
+    const changes = vi.fn();
+    const stopChanges = b.onChange(changes);
+    const run = b.migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false }, onProgress);
+    await vi.waitFor(() => expect(srv.fn.mock.calls.some(([u]) => (u as string).endsWith("/migrate"))).toBe(true));
+    const urls = srv.fn.mock.calls.map(([u]) => u as string);
+    expect(urls.indexOf("/api/v1/console/events")).toBeLessThan(urls.indexOf("/api/v1/console/migrate"));
+    for (const [, init] of srv.fn.mock.calls) expect((init.headers as Record<string, string>).Authorization).toBe("Bearer tok");
+
+    srv.push('event: migration\ndata: {"owner":"assistant","done":5,"total":40}\n\n');
+    srv.push('data: {"kind":"memory","agent":"assistant"}\n\n');
+    srv.push('event: migration\ndata: {"owner":"global","done":40,"total":40}\n\nevent: migration\ndata: not json\n\n');
+    await vi.waitFor(() => expect(onProgress).toHaveBeenCalledTimes(2));
+    expect(onProgress.mock.calls.map((c) => c[0])).toEqual([
+      { owner: "assistant", done: 5, total: 40 },
+      { owner: "global", done: 40, total: 40 },
+    ]);
+    // The change listener sees only the change event; progress is not a change.
+    await vi.waitFor(() => expect(changes).toHaveBeenCalled());
+    expect(changes.mock.calls.map((c) => c[0])).toEqual([{ kind: "memory", agent: "assistant" }]);
+
+    srv.finish(200, { code: 0, message: "success", data: { cancelled: false } });
+    await expect(run).resolves.toEqual({ cancelled: false });
+    stopChanges();
+    // After the POST, migrate's stream is closed: later progress goes nowhere.
+    srv.push('event: migration\ndata: {"owner":"x","done":1,"total":1}\n\n');
+    await flush();
+    expect(onProgress).toHaveBeenCalledTimes(2);
+  });
+
+  it("cancelMigration posts /migrate/cancel; nothing running (409) is not an error", async () => {
+    const srv = migrateServer();
+    const b = createHttpBackend();
+    await b.cancelMigration();
+    expect(srv.fn).toHaveBeenLastCalledWith("/api/v1/console/migrate/cancel", expect.objectContaining({ method: "POST" }));
+    srv.cancelStatus.value = 409;
+    await expect(b.cancelMigration()).resolves.toBeUndefined();
+  });
+
+  it("a cancel before the POST reached the server is repeated until it lands", async () => {
+    const srv = migrateServer();
+    srv.cancelStatus.value = 409;
+    const b = createHttpBackend();
+    const run = b.migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false }, () => {});
+    await vi.waitFor(() => expect(srv.fn.mock.calls.some(([u]) => (u as string).endsWith("/migrate"))).toBe(true));
+    const cancel = b.cancelMigration();
+    await new Promise((r) => setTimeout(r, 150));
+    srv.cancelStatus.value = 200;
+    await cancel;
+    const cancels = srv.fn.mock.calls.filter(([u]) => (u as string).endsWith("/migrate/cancel")).length;
+    expect(cancels).toBeGreaterThanOrEqual(2);
+    srv.finish(200, { code: 0, message: "success", data: { cancelled: true } });
+    await expect(run).resolves.toEqual({ cancelled: true });
+  });
+
+  it("a second migration on the server is a conflict error", async () => {
+    const srv = migrateServer();
+    const run = createHttpBackend().migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false }, () => {});
+    srv.finish(409, { code: 409, message: "a migration is already running on this server", data: null, error_code: "conflict" });
+    const err = (await run.catch((e: unknown) => e)) as BackendError;
+    expect(err).toBeInstanceOf(BackendError);
+    expect(err.code).toBe("conflict");
+  });
+
+  it("reads event names", async () => {
+    const { readEventStream } = await import("./http");
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('event: migration\ndata: {"done":1}\n\ndata: {"kind":"agents"}\n\n'));
+        c.close();
+      },
+    });
+    const got: [string, string | null][] = [];
+    await readEventStream(body, (d, e) => got.push([d, e]));
+    expect(got).toEqual([
+      ['{"done":1}', "migration"],
+      ['{"kind":"agents"}', null],
     ]);
   });
 });

@@ -20,16 +20,21 @@
 //   POST /api/v1/console/inspect-root      {path, db_path}   → RootInspection
 //   POST /api/v1/console/sample-root       {path}            → RootInspection
 //   POST /api/v1/console/mem0/test         SettingsDto       → Mem0Status
-//   POST /api/v1/console/migrate           MigrateRequest    → MigrationReport (runs to the end:
-//        no progress events and no cancel over REST; the UI shows an indeterminate bar)
-//   GET  /api/v1/console/events            text/event-stream, each `data:` = {"kind","agent"}
+//   POST /api/v1/console/migrate           MigrateRequest    → MigrationReport (answers when the
+//        run ends; cancelled = true when stopped, the copied part kept; 409 conflict while
+//        another migration runs on the server)
+//   POST /api/v1/console/migrate/cancel                      → null (stops the running migration
+//        between entries; 409 conflict when none runs)
+//   GET  /api/v1/console/events            text/event-stream: change events as unnamed `data:`
+//        {"kind","agent"}; the running migration's progress as `event: migration` with
+//        `data:` {"owner","done","total"} (at most every 50 ms, and the last one)
 // Errors: the envelope's `code` is the HTTP status; an optional `error_code` field (the
 // ErrorCode string) lets the UI branch exactly; without it the status is mapped below.
 // A server started with --token needs `Authorization: Bearer <token>`: open the UI once with
 // `?token=<token>`; it is kept in sessionStorage (never in localStorage) for that tab.
 import { BackendError, isErrorCode, type Backend, type ChangeEvent } from "./backend";
 import { parseChange } from "./change-events";
-import type { ErrorCode, SessionQuery } from "./types";
+import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, SessionQuery } from "./types";
 
 type Envelope<T> = { code: number; message: string; data: T | null; timestamp?: number; error_code?: string };
 
@@ -79,8 +84,19 @@ export function readToken(win: Window | undefined = typeof window === "undefined
   }
 }
 
-/** Reads a text/event-stream body and calls `onData` with each event's data. */
-export async function readEventStream(body: ReadableStream<Uint8Array>, onData: (data: string) => void): Promise<void> {
+/** The SSE event name of migration progress (change events have none). */
+export const MIGRATION_EVENT = "migration";
+
+function parseProgress(payload: unknown): MigrationProgress | null {
+  if (typeof payload !== "object" || payload === null) return null;
+  const { owner, done, total } = payload as { owner?: unknown; done?: unknown; total?: unknown };
+  if (typeof owner !== "string" || typeof done !== "number" || typeof total !== "number") return null;
+  return { owner, done, total };
+}
+
+/** Reads a text/event-stream body and calls `onData` with each event's data and name (null for
+ * unnamed events). */
+export async function readEventStream(body: ReadableStream<Uint8Array>, onData: (data: string, event: string | null) => void): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -92,12 +108,13 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, onData: 
     while ((end = buf.indexOf("\n\n")) >= 0) {
       const block = buf.slice(0, end);
       buf = buf.slice(end + 2);
-      const data = block
-        .split("\n")
+      const lines = block.split("\n");
+      const data = lines
         .filter((l) => l.startsWith("data:"))
         .map((l) => l.slice(5).replace(/^ /, ""))
         .join("\n");
-      if (data) onData(data);
+      const name = lines.filter((l) => l.startsWith("event:")).map((l) => l.slice(6).trim()).at(-1);
+      if (data) onData(data, name || null);
     }
   }
 }
@@ -134,10 +151,91 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     return env.data as T;
   }
 
+  /** Follows /events (fetch rather than EventSource, so the bearer token can be sent) and
+   * reconnects after a drop; `onAttempt` after each connect attempt (true once subscribed).
+   * Returns the stop function. */
+  function subscribe(onEvent: (data: string, event: string | null) => void, onAttempt?: (subscribed: boolean) => void): () => void {
+    if (typeof fetch === "undefined" || typeof AbortController === "undefined") return () => {};
+    const abort = new AbortController();
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const connect = (delay: number) => {
+      fetch(`${origin}${BASE}/events`, { headers: { Accept: "text/event-stream", ...auth }, signal: abort.signal })
+        .then(async (res) => {
+          if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+          onAttempt?.(true);
+          await readEventStream(res.body, onEvent);
+          throw new Error("event stream ended");
+        })
+        .catch(() => {
+          if (abort.signal.aborted) return;
+          onAttempt?.(false);
+          retry = setTimeout(() => connect(Math.min(delay * 2, 30_000)), delay);
+        });
+    };
+    connect(1000);
+    return () => {
+      abort.abort();
+      clearTimeout(retry);
+    };
+  }
+
+  // Our migrate POST while it runs: cancelMigration waits for it to reach the server.
+  let migrating: Promise<unknown> | null = null;
+
+  async function migrate(req: MigrateRequest, onProgress: (p: MigrationProgress) => void): Promise<MigrationReport> {
+    let opened: () => void = () => {};
+    const open = new Promise<void>((resolve) => (opened = () => resolve()));
+    const stop = subscribe((data, event) => {
+      if (event !== MIGRATION_EVENT) return;
+      try {
+        const p = parseProgress(JSON.parse(data));
+        if (p) onProgress(p);
+      } catch {
+        /* ignore malformed events */
+      }
+    }, opened);
+    let wait: ReturnType<typeof setTimeout> | undefined;
+    try {
+      // Subscribed before the POST so that no progress is missed; without the stream (refused,
+      // or a proxy that holds it back) the copy still runs, only without progress.
+      await Promise.race([open, new Promise<void>((resolve) => (wait = setTimeout(resolve, 3000)))]);
+      clearTimeout(wait);
+      const run = request<MigrationReport>("POST", "/migrate", req);
+      migrating = run;
+      return await run;
+    } finally {
+      migrating = null;
+      stop();
+    }
+  }
+
+  async function cancelMigration(): Promise<void> {
+    for (;;) {
+      try {
+        await request("POST", "/migrate/cancel");
+        return;
+      } catch (e) {
+        // 409: none runs on the server. Ours has finished (nothing to stop, as on the desktop),
+        // or its POST has not reached the server yet: then ask again shortly.
+        if (!(e instanceof BackendError) || e.code !== "conflict") throw e;
+        const run = migrating;
+        if (!run) return;
+        const settled = await Promise.race([
+          run.then(
+            () => true,
+            () => true,
+          ),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 100)),
+        ]);
+        if (settled) return;
+      }
+    }
+  }
+
   return {
     kind: "http",
     supportsFolderPicker: false,
-    supportsMigrationProgress: false,
+    supportsMigrationProgress: true,
     listAgents: () => request("GET", "/agents"),
     getAgent: (name) => request("GET", `/agents/${encodeURIComponent(name)}`),
     memoryView: (agent) => request("GET", `/memory${qs({ agent })}`),
@@ -159,41 +257,19 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     inspectRoot: (path, dbPath) => request("POST", "/inspect-root", { path, db_path: dbPath }),
     createSampleRoot: (path) => request("POST", "/sample-root", { path }),
     testMem0: (s) => request("POST", "/mem0/test", s),
-    migrate: (req) => request("POST", "/migrate", req),
-    cancelMigration: async () => {
-      throw new BackendError("invalid_input", "a migration over REST cannot be cancelled: it runs to the end (what is copied stays copied)");
-    },
+    migrate,
+    cancelMigration,
     pickFolder: async () => null,
     onChange(cb: (e: ChangeEvent) => void) {
-      // fetch rather than EventSource, so the bearer token can be sent; reconnects after a drop.
-      if (typeof fetch === "undefined" || typeof AbortController === "undefined") return () => {};
-      const abort = new AbortController();
-      let retry: ReturnType<typeof setTimeout> | undefined;
-      const onData = (data: string) => {
+      return subscribe((data, event) => {
+        if (event !== null) return; // migration progress: for migrate's listener
         try {
           const change = parseChange(JSON.parse(data));
           if (change) cb(change);
         } catch {
           /* ignore malformed events */
         }
-      };
-      const connect = (delay: number) => {
-        fetch(`${origin}${BASE}/events`, { headers: { Accept: "text/event-stream", ...auth }, signal: abort.signal })
-          .then(async (res) => {
-            if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-            await readEventStream(res.body, onData);
-            throw new Error("event stream ended");
-          })
-          .catch(() => {
-            if (abort.signal.aborted) return;
-            retry = setTimeout(() => connect(Math.min(delay * 2, 30_000)), delay);
-          });
-      };
-      connect(1000);
-      return () => {
-        abort.abort();
-        clearTimeout(retry);
-      };
+      });
     },
   };
 }

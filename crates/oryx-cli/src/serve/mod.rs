@@ -9,7 +9,8 @@ mod routes;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
@@ -30,6 +31,62 @@ pub struct AppState {
     pub console: Arc<Console>,
     pub token: Option<Arc<String>>,
     pub events: events::Hub,
+    pub migration: MigrationSlot,
+}
+
+/// The cancel flag of the migration in progress: one migration (copy or dry run) at a time per
+/// server, as the desktop app has one flag.
+#[derive(Clone, Default)]
+pub struct MigrationSlot(Arc<Mutex<Option<Arc<AtomicBool>>>>);
+
+/// Held while a migration runs; frees the slot when dropped (when the work really ends, also
+/// if the client went away meanwhile).
+pub struct MigrationRun {
+    slot: MigrationSlot,
+    flag: Arc<AtomicBool>,
+}
+
+impl MigrationSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Arc<AtomicBool>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A fresh cancel flag, or `None` while another migration runs.
+    pub fn begin(&self) -> Option<MigrationRun> {
+        let mut slot = self.lock();
+        if slot.is_some() {
+            return None;
+        }
+        let flag = Arc::new(AtomicBool::new(false));
+        *slot = Some(flag.clone());
+        Some(MigrationRun {
+            slot: self.clone(),
+            flag,
+        })
+    }
+
+    /// Asks the running migration to stop between entries; false when none runs.
+    pub fn cancel(&self) -> bool {
+        match self.lock().as_ref() {
+            Some(flag) => {
+                flag.store(true, Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl MigrationRun {
+    pub fn flag(&self) -> &AtomicBool {
+        &self.flag
+    }
+}
+
+impl Drop for MigrationRun {
+    fn drop(&mut self) {
+        *self.slot.lock() = None;
+    }
 }
 
 pub struct ServeOptions {
@@ -136,6 +193,7 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             console,
             token: opts.token.filter(|t| !t.is_empty()).map(Arc::new),
             events,
+            migration: MigrationSlot::default(),
         };
         let ui = find_ui_dir(opts.ui_dir);
         let listener = tokio::net::TcpListener::bind(opts.bind)

@@ -86,10 +86,17 @@ fn operation(method: &str, path: &str, summary: &str) -> Value {
             "200": {"description": "success", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}},
             "400": {"$ref": "#/components/responses/Error"},
             "404": {"$ref": "#/components/responses/Error"},
+            "409": {"$ref": "#/components/responses/Error"},
             "500": {"$ref": "#/components/responses/Error"},
             "503": {"$ref": "#/components/responses/Error"}
         }
     });
+    if path == "/api/v1/console/events" {
+        op["responses"]["200"] = json!({"description": "text/event-stream: change events as unnamed `data: {kind, agent}` lines; migration progress as `event: migration` with `data: {owner, done, total}`", "content": {"text/event-stream": {"schema": {"type": "string"}}}});
+    }
+    if path == "/api/v1/console/migrate/cancel" {
+        return op;
+    }
     if method != "get" {
         op["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object"}}}});
     }

@@ -4,7 +4,11 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use std::time::{Duration, Instant};
+
 use oryx_api::dto::*;
+use oryx_api::migrate::{MigrateRequest, MigrationProgress, MigrationReport};
+use oryx_api::{ApiError, ErrorCode};
 use serde::Deserialize;
 
 use super::{blocking, path_param, AppState, HttpError, Reply};
@@ -104,7 +108,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     (
         "get",
         "/api/v1/console/events",
-        "Server-sent change events (live refresh)",
+        "Server-sent change events (live refresh; unnamed, data {kind, agent}) and the running migration's progress (event: migration, data {owner, done, total}; at most every 50 ms, and the last one)",
     ),
     (
         "post",
@@ -114,7 +118,12 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     (
         "post",
         "/api/v1/console/migrate",
-        "Copy missing entries between backends: {from, to, agent, dry_run}",
+        "Copy missing entries between backends: {from, to, agent, dry_run}; answers when done (cancelled: true if stopped, the copied part kept); progress on /events; 409 conflict while another migration runs",
+    ),
+    (
+        "post",
+        "/api/v1/console/migrate/cancel",
+        "Stop the running migration between entries (its POST then answers cancelled: true); 409 conflict when none runs",
     ),
 ];
 
@@ -141,6 +150,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1/console/sample-root", post(sample_root))
         .route("/api/v1/console/mem0/test", post(test_mem0))
         .route("/api/v1/console/migrate", post(migrate))
+        .route("/api/v1/console/migrate/cancel", post(cancel_migration))
 }
 
 fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, HttpError> {
@@ -424,19 +434,81 @@ async fn test_mem0(
     Reply(blocking(&s, move |c| c.test_mem0(&dto)).await)
 }
 
-/// Runs to the end (no progress over REST); the browser shows a spinner meanwhile.
+/// Progress events at most every `MIGRATION_PROGRESS_EVERY`, plus the last one.
+const MIGRATION_PROGRESS_EVERY: Duration = Duration::from_millis(50);
+
+struct Throttle {
+    hub: super::events::Hub,
+    last: Option<Instant>,
+    pending: Option<MigrationProgress>,
+}
+
+impl Throttle {
+    fn offer(&mut self, p: MigrationProgress) {
+        let due = self
+            .last
+            .is_none_or(|t| t.elapsed() >= MIGRATION_PROGRESS_EVERY);
+        if due || p.done >= p.total {
+            self.pending = None;
+            self.last = Some(Instant::now());
+            self.hub.migration_progress(p);
+        } else {
+            self.pending = Some(p);
+        }
+    }
+
+    /// The last progress held back by the throttle (a cancelled or failing run ends early).
+    fn flush(&mut self) {
+        if let Some(p) = self.pending.take() {
+            self.hub.migration_progress(p);
+        }
+    }
+}
+
+/// Runs to the end like the desktop command: progress goes to `/events` (`event: migration`),
+/// `POST /migrate/cancel` stops it between entries and the answer is the report with
+/// `cancelled: true` (what was copied stays copied). One migration at a time: 409 otherwise.
 async fn migrate(
     State(s): State<AppState>,
-    b: Result<Json<oryx_api::migrate::MigrateRequest>, JsonRejection>,
-) -> Reply<oryx_api::migrate::MigrationReport> {
+    b: Result<Json<MigrateRequest>, JsonRejection>,
+) -> Reply<MigrationReport> {
     let req = match body(b) {
         Ok(r) => r,
         Err(e) => return Reply(Err(e)),
     };
-    let never = std::sync::atomic::AtomicBool::new(false);
-    let result = blocking(&s, move |c| c.migrate(&req, &never, &mut |_| {})).await;
+    let Some(run) = s.migration.begin() else {
+        return Reply(Err(HttpError::from(ApiError::new(
+            ErrorCode::Conflict,
+            "a migration is already running on this server: wait for it to finish, or stop it with POST /api/v1/console/migrate/cancel",
+        ))));
+    };
+    let mut throttle = Throttle {
+        hub: s.events.clone(),
+        last: None,
+        pending: None,
+    };
+    let result = blocking(&s, move |c| {
+        let r = c.migrate(&req, run.flag(), &mut |p| throttle.offer(p));
+        throttle.flush();
+        drop(run);
+        r
+    })
+    .await;
     if result.is_ok() {
         s.events.notify_memory(None);
     }
     Reply(result)
+}
+
+/// Sets the cancel flag of the running migration; 409 `conflict` when none runs (for example
+/// because it has just finished).
+async fn cancel_migration(State(s): State<AppState>) -> Reply<()> {
+    if s.migration.cancel() {
+        Reply(Ok(()))
+    } else {
+        Reply(Err(HttpError::from(ApiError::new(
+            ErrorCode::Conflict,
+            "no migration is running on this server (it may have just finished)",
+        ))))
+    }
 }

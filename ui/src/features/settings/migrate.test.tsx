@@ -1,11 +1,128 @@
-import { fireEvent, screen, waitFor, within } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { QueryClient } from "@tanstack/react-query";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { createFakeBackend, FAKE_MEM0_URL, type FakeOptions } from "../../backend/fake";
+import { AppRoot } from "../../App";
+import { BackendError } from "../../backend/backend";
+import { createFakeBackend, FAKE_MEM0_URL, type FakeBackend, type FakeOptions } from "../../backend/fake";
+import { createHttpBackend } from "../../backend/http";
 import type { SettingsDto } from "../../backend/types";
 import { renderApp } from "../../test/render";
 
 const LONG = { timeout: 8000 };
+
+afterEach(() => vi.unstubAllGlobals());
+
+const HTTP_STATUS: Partial<Record<string, number>> = { conflict: 409, cancelled: 409, agent_not_found: 404, session_not_found: 404, backend_unavailable: 503, timeout: 504, internal: 500 };
+
+/** `oryx serve` in miniature over the fake backend, as a `fetch`: the envelope, /events (change
+ * events unnamed, migration progress as `event: migration`), /migrate with one run at a time
+ * and /migrate/cancel. */
+function restServer(fake: FakeBackend) {
+  const enc = new TextEncoder();
+  const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  const send = (text: string) =>
+    streams.forEach((c) => {
+      try {
+        c.enqueue(enc.encode(text));
+      } catch {
+        streams.delete(c);
+      }
+    });
+  fake.onChange((e) => send(`data: ${JSON.stringify(e)}\n\n`));
+  const state = { running: false, progressEvents: 0, requests: [] as string[] };
+  const reply = (status: number, body: object) => new Response(JSON.stringify({ timestamp: Date.now(), ...body }), { status, headers: { "Content-Type": "application/json" } });
+  const ok = (data: unknown) => reply(200, { code: 0, message: "success", data: data ?? null });
+  const fail = (e: unknown) => {
+    const err = BackendError.from(e);
+    const status = HTTP_STATUS[err.code] ?? 400;
+    return reply(status, { code: status, message: err.message, data: null, error_code: err.code });
+  };
+  const fetch = async (input: string, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input, "http://127.0.0.1");
+    const path = url.pathname.replace(/^\/api\/v1\/console/, "");
+    const method = init.method ?? "GET";
+    const q = (k: string) => url.searchParams.get(k);
+    const n = (k: string) => (q(k) === null ? null : Number(q(k)));
+    const body = typeof init.body === "string" ? JSON.parse(init.body) : undefined;
+    state.requests.push(`${method} ${path}`);
+    if (path === "/events") {
+      let ctl!: ReadableStreamDefaultController<Uint8Array>;
+      const stream = new ReadableStream<Uint8Array>({ start: (c) => void (ctl = c) });
+      streams.add(ctl);
+      init.signal?.addEventListener("abort", () => {
+        streams.delete(ctl);
+        ctl.error(new DOMException("aborted", "AbortError"));
+      });
+      return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+    }
+    try {
+      switch (`${method} ${path}`) {
+        case "GET /agents":
+          return ok(await fake.listAgents());
+        case "GET /memory":
+          return ok(await fake.memoryView(q("agent")));
+        case "GET /memory/overview":
+          return ok(await fake.memoryOverview(q("agent")));
+        case "GET /memory/archival":
+          return ok(await fake.archivalPage({ agent: q("agent"), offset: n("offset") ?? 0, limit: n("limit") ?? 200, newest_first: q("newest_first") === "true", keyword: q("keyword") }));
+        case "GET /memory/recall":
+          return ok(await fake.recallMemory(q("agent"), q("keyword") ?? ""));
+        case "POST /memory":
+          return ok(await fake.appendMemory(body));
+        case "POST /memory/preview":
+          return ok(await fake.previewEntry(body.content));
+        case "GET /sessions":
+          return ok(await fake.listSessions({ agent: q("agent"), status: q("status"), channel: q("channel"), search: q("search"), limit: n("limit"), offset: n("offset") } as never));
+        case "GET /tool-invocations":
+          return ok(await fake.toolInvocations(q("session_id"), n("limit") as never, n("offset") as never));
+        case "GET /prompt":
+          return ok(await fake.promptPreview(q("agent") ?? "", q("session_id")));
+        case "GET /files":
+          return ok(await fake.bootstrapFiles());
+        case "GET /settings":
+          return ok(await fake.getSettings());
+        case "POST /settings":
+          return ok(await fake.updateSettings(body));
+        case "POST /inspect-root":
+          return ok(await fake.inspectRoot(body.path, body.db_path));
+        case "POST /sample-root":
+          return ok(await fake.createSampleRoot(body.path));
+        case "POST /mem0/test":
+          return ok(await fake.testMem0(body));
+        case "POST /migrate":
+          if (state.running) return fail(new BackendError("conflict", "a migration is already running on this server"));
+          state.running = true;
+          try {
+            return ok(
+              await fake.migrate(body, (p) => {
+                state.progressEvents += 1;
+                send(`event: migration\ndata: ${JSON.stringify(p)}\n\n`);
+              }),
+            );
+          } finally {
+            state.running = false;
+          }
+        case "POST /migrate/cancel":
+          if (!state.running) return fail(new BackendError("conflict", "no migration is running on this server"));
+          await fake.cancelMigration();
+          return ok(null);
+      }
+      if (method === "GET" && path.startsWith("/agents/")) return ok(await fake.getAgent(decodeURIComponent(path.slice(8))));
+      if (method === "GET" && path.startsWith("/sessions/")) return ok(await fake.getSession(decodeURIComponent(path.slice(10))));
+      return reply(404, { code: 404, message: "no such API route", data: null });
+    } catch (e) {
+      return fail(e);
+    }
+  };
+  return {
+    fetch,
+    get progressEvents() {
+      return state.progressEvents;
+    },
+    requests: state.requests,
+  };
+}
 
 /** Settings page, choose `to`, press Save: the dialog opens with the dry run. */
 async function openSwitch(to: "sqlite" | "mem0" | "markdown", opts: FakeOptions = {}, beforeSave?: () => void) {
@@ -188,13 +305,34 @@ describe("Switching the memory backend", () => {
     expect(screen.getByTestId("migrate-skip-warning")).toHaveTextContent("mem0 will show only what it already holds.");
   });
 
-  it("over REST: an indeterminate bar and no Cancel", async () => {
-    await openSwitch("sqlite", { migrationProgress: false, migrateDelayMs: 3 });
+  it("over REST (oryx serve): a determinate bar fed by /events, Cancel stops it, copying again completes it", async () => {
+    const fake = createFakeBackend({ language: "en", migrateDelayMs: 4 });
+    const server = restServer(fake);
+    vi.stubGlobal("fetch", server.fetch);
+    window.location.hash = "#/settings";
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: 0, refetchOnWindowFocus: false }, mutations: { retry: false } } });
+    render(<AppRoot backend={createHttpBackend("", null)} queryClient={queryClient} />);
+    fireEvent.click(await screen.findByTestId("settings-backend-sqlite"));
+    fireEvent.click(screen.getByTestId("settings-save"));
+    await screen.findByTestId("migrate-dialog");
     fireEvent.click(await screen.findByTestId("migrate-copy"));
-    expect(await screen.findByTestId("migrate-progress")).toHaveAttribute("data-indeterminate", "true");
-    expect(screen.getByText(/reports no progress and cannot be cancelled/)).toBeInTheDocument();
-    expect(screen.queryByTestId("migrate-cancel")).toBeNull();
+
+    const bar = await screen.findByTestId("migrate-progress");
+    expect(bar).not.toHaveAttribute("data-indeterminate");
+    await waitFor(() => expect(Number(bar.getAttribute("data-done"))).toBeGreaterThanOrEqual(5), LONG);
+    expect(screen.getByTestId("migrate-progress-text")).toHaveTextContent(/\d+ of [\d,]+ entries/);
+    expect(screen.queryByText(/reports no progress and cannot be cancelled/)).toBeNull();
+    expect(server.progressEvents).toBeGreaterThanOrEqual(5);
+    fireEvent.click(screen.getByTestId("migrate-cancel"));
+    const outcome = await screen.findByTestId("migrate-outcome", undefined, LONG);
+    expect(outcome).toHaveTextContent("Copy cancelled — still using Markdown");
+    expect(server.requests).toContain("POST /migrate/cancel");
+    expect(methods(fake)).toContain("cancelMigration");
+    expect(updates(fake)).toEqual([]);
+
+    fireEvent.click(screen.getByTestId("migrate-copy"));
     await screen.findByTestId("migrate-verified", undefined, LONG);
+    await waitFor(() => expect(updates(fake).map((u) => u.backend)).toEqual(["sqlite"]));
   });
 
   it("shows the dialog in Chinese", async () => {
