@@ -36,8 +36,9 @@ export interface Backend {
   readonly kind: BackendKind;
   /** Whether pickFolder can show a native dialog (false: the UI hides "Browse…"). */
   readonly supportsFolderPicker: boolean;
-  /** Whether migrate reports progress and cancelMigration can stop it (false over REST: the
-   * request runs to the end and the UI shows an indeterminate bar without a Cancel button). */
+  /** Whether migrate reports progress and cancelMigration can stop it (both backends do: Tauri
+   * over a Channel, REST over the /events stream; false only in the fake's `rest=1` mode, which
+   * keeps the UI's indeterminate bar without a Cancel button tested). */
   readonly supportsMigrationProgress: boolean;
   listAgents(): Promise<AgentList>;
   getAgent(name: string): Promise<AgentDetail>;
