@@ -126,6 +126,7 @@ bench-criterion:
 ## The long versions of the reliability tests (8 x 1000 concurrent appends, 240 kills).
 reliability:
 	ORYX_RELIABILITY_SCALE=8 $(CARGO) test -p oryx-core --test reliability -- --nocapture
+	ORYX_RELIABILITY_SCALE=40 $(CARGO) test -p oryx-cli --test concurrency -- --nocapture
 	PROPTEST_CASES=4096 $(CARGO) test -p oryx-core --test properties
 	$(MAKE) fuzz FUZZ_SECONDS=300
 
