@@ -21,6 +21,8 @@ pub struct Runtime {
     pub effective: Effective,
     pub memory: MemoryService,
     pub sessions: SessionStore,
+    /// Parsed memory views for the paged memory screen.
+    pub page_cache: crate::memory_page::PageCache,
 }
 
 impl Runtime {
@@ -34,6 +36,7 @@ impl Runtime {
             effective,
             memory,
             sessions,
+            page_cache: Default::default(),
         })
     }
 

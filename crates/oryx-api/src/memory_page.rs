@@ -77,16 +77,15 @@ impl Snapshot {
     }
 }
 
-struct Cache {
+/// The parsed views of one runtime (a settings change builds a new runtime, and with it an empty
+/// cache, so views of the previous root do not stay in memory).
+#[derive(Default)]
+pub struct PageCache {
     /// Most recently used last.
-    entries: Vec<(Key, Arc<Snapshot>)>,
+    entries: Mutex<Vec<(Key, Arc<Snapshot>)>>,
+    /// Held while a view is built, so concurrent requests for the same file parse it once.
+    loading: Mutex<()>,
 }
-
-static CACHE: Mutex<Cache> = Mutex::new(Cache {
-    entries: Vec::new(),
-});
-/// Held while a view is built, so concurrent requests for the same file parse it once.
-static LOADING: Mutex<()> = Mutex::new(());
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -131,22 +130,23 @@ pub(crate) fn snapshot(rt: &Runtime, owner: &Owner) -> ApiResult<Arc<Snapshot>> 
     let Some(key) = key_of(rt, owner) else {
         return Ok(Arc::new(Snapshot::new(rt.memory.view(owner)?)));
     };
-    if let Some(s) = lookup(&key) {
+    let cache = &rt.page_cache;
+    if let Some(s) = lookup(cache, &key) {
         return Ok(s);
     }
-    let _loading = lock(&LOADING);
-    if let Some(s) = lookup(&key) {
+    let _loading = lock(&cache.loading);
+    if let Some(s) = lookup(cache, &key) {
         return Ok(s);
     }
     let snap = Arc::new(Snapshot::new(rt.memory.view(owner)?));
     // The file may have changed while it was read: keep the view only if the key still holds.
     if key_of(rt, owner).as_ref() == Some(&key) {
-        let mut c = lock(&CACHE);
-        c.entries.retain(|(k, _)| !same_source(k, &key));
-        if c.entries.len() >= CACHE_SIZE {
-            c.entries.remove(0);
+        let mut entries = lock(&cache.entries);
+        entries.retain(|(k, _)| !same_source(k, &key));
+        if entries.len() >= CACHE_SIZE {
+            entries.remove(0);
         }
-        c.entries.push((key, snap.clone()));
+        entries.push((key, snap.clone()));
     }
     Ok(snap)
 }
@@ -155,19 +155,19 @@ fn same_source(a: &Key, b: &Key) -> bool {
     a.backend == b.backend && a.source == b.source && a.owner == b.owner
 }
 
-fn lookup(key: &Key) -> Option<Arc<Snapshot>> {
-    let mut c = lock(&CACHE);
-    let pos = c.entries.iter().position(|(k, _)| k == key)?;
-    let hit = c.entries.remove(pos);
+fn lookup(cache: &PageCache, key: &Key) -> Option<Arc<Snapshot>> {
+    let mut entries = lock(&cache.entries);
+    let pos = entries.iter().position(|(k, _)| k == key)?;
+    let hit = entries.remove(pos);
     let snap = hit.1.clone();
-    c.entries.push(hit);
+    entries.push(hit);
     Some(snap)
 }
 
 /// Drops the cached views of `owner` (after our own write, whatever the file's timestamps say).
 pub(crate) fn forget(rt: &Runtime, owner: &Owner) {
     if let Some(key) = key_of(rt, owner) {
-        lock(&CACHE).entries.retain(|(k, _)| !same_source(k, &key));
+        lock(&rt.page_cache.entries).retain(|(k, _)| !same_source(k, &key));
     }
 }
 
