@@ -79,10 +79,19 @@ function uiOver(d) {
         d.exec("const e = document.querySelector(arguments[0]); e.scrollIntoView({block: 'center'}); e.click();", [css]),
       );
     },
+    // WebDriver's clear does not go through React's onChange: a re-render between the clear and
+    // the first keystroke (a refetch finishing, on a busy machine) puts the old value back and the
+    // keys are appended to it. Check what the field holds and type again if so.
     async fill(css, text) {
-      const el = await ui.waitVisible(css);
-      await d.clear(el).catch(() => {});
-      await d.type(el, text);
+      let value;
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const el = await ui.waitVisible(css);
+        await d.clear(el).catch(() => {});
+        await d.type(el, text);
+        value = await d.exec("return document.querySelector(arguments[0]).value", [css]);
+        if (value === text) return;
+      }
+      throw new Error(`${css} holds ${JSON.stringify(value)} after typing ${JSON.stringify(text)}`);
     },
     async text(css) {
       await ui.waitVisible(css);
