@@ -4,10 +4,11 @@
 //! the sqlite backend. Every confirmed entry must be there once, and the file must parse.
 //! `ORYX_RELIABILITY_SCALE=N` (`make reliability`) multiplies the counts (8 × 25 → 8 × 25·N).
 
+mod common;
+
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 use serde_json::{json, Value};
 
@@ -40,22 +41,10 @@ impl Drop for Serve {
 }
 
 fn serve(config: &Path, root: &Path, backend: &str) -> Serve {
-    let mut child = oryx(config, root, backend)
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    Serve(child, format!("http://{addr}"))
+    let mut cmd = oryx(config, root, backend);
+    cmd.args(["serve", "--bind", "127.0.0.1:0"]);
+    let (child, base) = common::spawn_serve(cmd);
+    Serve(child, base)
 }
 
 fn add(config: &Path, root: &Path, backend: &str, scope: &str, text: &str) {

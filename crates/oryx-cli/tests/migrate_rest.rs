@@ -1,8 +1,10 @@
 //! `POST /api/v1/console/migrate` over real HTTP: progress on `/api/v1/console/events`
 //! (`event: migration`), `POST /api/v1/console/migrate/cancel`, one migration at a time.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -69,28 +71,17 @@ fn start() -> Server {
         .unwrap();
     }
     drop(f);
-    let mut child = oryx(dir.path())
-        .args([
-            "--root",
-            root.to_str().unwrap(),
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let mut cmd = oryx(dir.path());
+    cmd.args([
+        "--root",
+        root.to_str().unwrap(),
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+    ]);
+    let (child, base) = common::spawn_serve(cmd);
     Server {
-        base: format!("http://{addr}"),
+        base,
         child,
         _dir: dir,
     }

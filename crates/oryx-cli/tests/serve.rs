@@ -1,8 +1,9 @@
 //! `oryx serve` over real HTTP on 127.0.0.1: the envelope, every status code, the Java-compatible
 //! routes, token and body-size limits.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::{Child, Command};
 
 use serde_json::{json, Value};
 
@@ -46,22 +47,11 @@ fn start(extra: &[&str]) -> Server {
         "127.0.0.1:0",
     ];
     args.extend_from_slice(extra);
-    let mut child = oryx(dir.path())
-        .args(&args)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let mut cmd = oryx(dir.path());
+    cmd.args(&args);
+    let (child, base) = common::spawn_serve(cmd);
     Server {
-        base: format!("http://{addr}"),
+        base,
         child,
         _dir: dir,
         root,
