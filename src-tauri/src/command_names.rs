@@ -1,23 +1,3 @@
-/// The app's commands, shared by build.rs (permissions) and the capability file's test.
-pub const NAMES: &[&str] = &[
-    "list_agents",
-    "get_agent",
-    "memory_view",
-    "memory_overview",
-    "archival_page",
-    "append_memory",
-    "recall_memory",
-    "preview_entry",
-    "list_sessions",
-    "get_session",
-    "tool_invocations",
-    "prompt_preview",
-    "bootstrap_files",
-    "get_settings",
-    "update_settings",
-    "inspect_root",
-    "create_sample_root",
-    "test_mem0",
-    "migrate",
-    "cancel_migration",
-];
+/// The app's commands, shared by build.rs (permissions) and the capability file's test. Every
+/// console operation goes through `console` (the registry in oryx_api::ops names them).
+pub const NAMES: &[&str] = &["console", "migrate", "cancel_migration"];

@@ -16,27 +16,11 @@ pub use state::AppState;
 pub fn specta_builder<R: tauri::Runtime>() -> Builder<R> {
     Builder::<R>::new()
         .commands(collect_commands![
-            commands::list_agents,
-            commands::get_agent,
-            commands::memory_view,
-            commands::memory_overview,
-            commands::archival_page,
-            commands::append_memory,
-            commands::recall_memory,
-            commands::preview_entry,
-            commands::list_sessions,
-            commands::get_session,
-            commands::tool_invocations,
-            commands::prompt_preview,
-            commands::bootstrap_files,
-            commands::get_settings,
-            commands::update_settings,
-            commands::inspect_root,
-            commands::create_sample_root,
-            commands::test_mem0,
+            commands::console,
             commands::migrate,
             commands::cancel_migration,
         ])
+        .typ::<oryx_api::ops::Operations>()
         .typ::<oryx_api::migrate::MigrationProgress>()
         .typ::<oryx_api::watch::ChangeEvent>()
         .typ::<ApiError>()

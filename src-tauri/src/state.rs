@@ -1,7 +1,6 @@
 //! Managed state: the console (which swaps its runtime on a settings change) and the watcher
 //! that tells the window when files change on disk.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use oryx_api::watch::{ChangeEvent, Watcher};
@@ -14,7 +13,6 @@ pub struct AppState {
     console: Arc<Console>,
     app: Mutex<Option<AppHandle>>,
     watcher: Mutex<Option<Watcher>>,
-    migration: Mutex<Arc<AtomicBool>>,
 }
 
 impl AppState {
@@ -23,22 +21,7 @@ impl AppState {
             console: Arc::new(console),
             app: Mutex::new(None),
             watcher: Mutex::new(None),
-            migration: Mutex::new(Arc::new(AtomicBool::new(false))),
         }
-    }
-
-    /// A fresh cancel flag for the migration about to start.
-    pub fn new_migration(&self) -> Arc<AtomicBool> {
-        let flag = Arc::new(AtomicBool::new(false));
-        *self.migration.lock().unwrap_or_else(|p| p.into_inner()) = flag.clone();
-        flag
-    }
-
-    pub fn cancel_migration(&self) {
-        self.migration
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .store(true, Ordering::Relaxed);
     }
 
     pub fn console(&self) -> Arc<Console> {
@@ -48,6 +31,17 @@ impl AppState {
     pub fn attach(&self, app: AppHandle) {
         *self.app.lock().unwrap_or_else(|p| p.into_inner()) = Some(app);
         self.rewatch();
+    }
+
+    /// Tells the window what a console operation changed: the same event the watcher sends, at
+    /// once; a settings change also re-points the watcher at the new root and database.
+    pub fn announce(&self, change: ChangeEvent) {
+        if change.kind == oryx_api::watch::ChangeKind::Settings {
+            self.rewatch();
+        }
+        if let Some(app) = self.app.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            let _ = app.emit(CHANGED_EVENT, change);
+        }
     }
 
     /// Watches the current root and database; a folder that cannot be watched only loses live

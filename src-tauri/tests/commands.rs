@@ -1,56 +1,11 @@
 //! The commands through Tauri's mock runtime: real IPC serialisation, real files, no window.
 
+mod common;
+
+use common::{app, app_with, invoke};
 use oryx_api::Console;
 use oryx_core::config::Overrides;
-use oryx_desktop::AppState;
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
-use tauri::WebviewWindowBuilder;
-
-fn app(
-    root: &std::path::Path,
-    settings: &std::path::Path,
-) -> tauri::WebviewWindow<tauri::test::MockRuntime> {
-    let console = Console::open(
-        Some(settings.to_path_buf()),
-        Overrides {
-            root: Some(root.to_path_buf()),
-            ..Overrides::default()
-        },
-    )
-    .unwrap();
-    let builder = oryx_desktop::specta_builder();
-    let app = mock_builder()
-        .manage(AppState::new(console))
-        .invoke_handler(builder.invoke_handler())
-        .build(mock_context(noop_assets()))
-        .unwrap();
-    WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap()
-}
-
-fn invoke(
-    w: &tauri::WebviewWindow<tauri::test::MockRuntime>,
-    cmd: &str,
-    args: Value,
-) -> Result<Value, Value> {
-    get_ipc_response(
-        w,
-        InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|b| b.deserialize::<Value>().unwrap())
-}
 
 fn sample() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -74,7 +29,7 @@ fn lists_agents_and_appends_memory_through_ipc() {
     let added = invoke(
         &w,
         "append_memory",
-        json!({"req": {"agent": "assistant", "scope": "archival", "content": "from the desktop\nshell"}}),
+        json!({"agent": "assistant", "scope": "archival", "content": "from the desktop\nshell"}),
     )
     .unwrap();
     assert_eq!(added["entry"]["content"], "from the desktop shell");
@@ -103,19 +58,11 @@ fn settings_switch_backend_at_once() {
     let (dir, root) = sample();
     let settings = dir.path().join("settings.json");
     let console = Console::open(Some(settings.clone()), Overrides::default()).unwrap();
-    let builder = oryx_desktop::specta_builder();
-    let app = mock_builder()
-        .manage(AppState::new(console))
-        .invoke_handler(builder.invoke_handler())
-        .build(mock_context(noop_assets()))
-        .unwrap();
-    let w = WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
+    let w = app_with(console);
     let mut s = invoke(&w, "get_settings", json!({})).unwrap()["settings"].clone();
     s["root"] = json!(root.display().to_string());
     s["backend"] = json!("sqlite");
-    let view = invoke(&w, "update_settings", json!({"settings": s})).unwrap();
+    let view = invoke(&w, "update_settings", s).unwrap();
     assert_eq!(view["effective"]["backend"], "sqlite");
     let mem = invoke(&w, "memory_view", json!({"agent": "assistant"})).unwrap();
     assert_eq!(mem["backend"], "sqlite");

@@ -8,54 +8,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use oryx_api::Console;
-use oryx_core::config::Overrides;
-use oryx_desktop::AppState;
-use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
-use tauri::WebviewWindowBuilder;
+mod common;
 
-type Window = tauri::WebviewWindow<tauri::test::MockRuntime>;
+use common::{app, invoke, Window};
+use serde_json::{json, Value};
 
 const SECRET: &str = "SECRET-OUTSIDE-THE-ROOT";
-
-fn app(root: &Path, settings: &Path) -> Window {
-    let console = Console::open(
-        Some(settings.to_path_buf()),
-        Overrides {
-            root: Some(root.to_path_buf()),
-            ..Overrides::default()
-        },
-    )
-    .unwrap();
-    let builder = oryx_desktop::specta_builder();
-    let app = mock_builder()
-        .manage(AppState::new(console))
-        .invoke_handler(builder.invoke_handler())
-        .build(mock_context(noop_assets()))
-        .unwrap();
-    WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap()
-}
-
-fn invoke(w: &Window, cmd: &str, args: Value) -> Result<Value, Value> {
-    get_ipc_response(
-        w,
-        InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|b| b.deserialize::<Value>().unwrap())
-}
 
 /// A sample root, an "outside" folder beside it and `agents/evil` linked to it.
 struct Fixture {
@@ -336,7 +294,8 @@ fn type_fields(name: &str) -> Option<Vec<(String, String)>> {
     )
 }
 
-/// Every argument leaf as `command.arg[.field…]`, DTOs expanded.
+/// Every argument leaf as `command.arg[.field…]` (`operation.field…` for the registered
+/// operations), DTOs expanded.
 fn argument_leaves() -> BTreeSet<String> {
     fn expand(prefix: String, ty: &str, out: &mut BTreeSet<String>, depth: usize) {
         let base = ty.split('|').next().unwrap().trim().trim_end_matches("[]");
@@ -353,8 +312,23 @@ fn argument_leaves() -> BTreeSet<String> {
     }
     let mut out = BTreeSet::new();
     for (cmd, args) in bindings_commands() {
+        if cmd == "console" {
+            continue; // its arguments are the registered operations', expanded below
+        }
         for (a, t) in args {
             expand(format!("{cmd}.{a}"), &t, &mut out, 0);
+        }
+    }
+    let ops = type_fields("Operations_Deserialize").expect("the Operations map in the bindings");
+    assert_eq!(ops.len(), oryx_api::ops::NAMES.len());
+    for (op, sig) in ops {
+        let inner = sig
+            .strip_prefix("Signature<")
+            .and_then(|s| s.strip_suffix('>'))
+            .unwrap_or_else(|| panic!("{op}: {sig}"));
+        let args = &split_top(inner)[0];
+        if args != "NoArgs" {
+            expand(op, args, &mut out, 0);
         }
     }
     out
@@ -363,7 +337,7 @@ fn argument_leaves() -> BTreeSet<String> {
 #[test]
 fn only_the_settings_commands_take_a_filesystem_path() {
     let leaves = argument_leaves();
-    assert!(leaves.contains("append_memory.req.agent"), "{leaves:?}");
+    assert!(leaves.contains("append_memory.agent"), "{leaves:?}");
     let pathlike = |leaf: &str| {
         let last = leaf.rsplit('.').next().unwrap().to_ascii_lowercase();
         ["path", "root", "dir", "file", "folder", "location"]
@@ -378,13 +352,13 @@ fn only_the_settings_commands_take_a_filesystem_path() {
     // Settings: the root and database being chosen, inspected or created. `test_mem0` receives
     // the whole settings form but only reads its mem0 fields (checked below).
     let expected: BTreeSet<&str> = [
-        "update_settings.settings.root",
-        "update_settings.settings.db_path",
+        "update_settings.root",
+        "update_settings.db_path",
         "inspect_root.path",
-        "inspect_root.dbPath",
+        "inspect_root.db_path",
         "create_sample_root.path",
-        "test_mem0.settings.root",
-        "test_mem0.settings.db_path",
+        "test_mem0.root",
+        "test_mem0.db_path",
     ]
     .into_iter()
     .collect();
@@ -447,19 +421,22 @@ const AGENT_COMMANDS: &[(&str, ArgsFor)] = &[
     ("memory_overview", |p| json!({"agent": p})),
     (
         "archival_page",
-        |p| json!({"query": {"agent": p, "offset": 0, "limit": 5, "newest_first": true, "keyword": null}}),
+        |p| json!({"agent": p, "offset": 0, "limit": 5, "newest_first": true, "keyword": null}),
     ),
     (
         "append_memory",
-        |p| json!({"req": {"agent": p, "scope": "core", "content": "probe"}}),
+        |p| json!({"agent": p, "scope": "core", "content": "probe"}),
     ),
     (
         "append_memory",
-        |p| json!({"req": {"agent": p, "scope": "archival", "content": "probe"}}),
+        |p| json!({"agent": p, "scope": "archival", "content": "probe"}),
     ),
     ("recall_memory", |p| json!({"agent": p, "keyword": "probe"})),
-    ("list_sessions", |p| json!({"query": {"agent": p}})),
-    ("prompt_preview", |p| json!({"agent": p, "sessionId": null})),
+    ("list_sessions", |p| json!({"agent": p})),
+    (
+        "prompt_preview",
+        |p| json!({"agent": p, "session_id": null}),
+    ),
     ("migrate", |p| {
         json!({"req": {"from": "markdown", "to": "sqlite", "agent": p, "dry_run": false},
                "onProgress": "__CHANNEL__:1"})
@@ -511,12 +488,12 @@ fn every_command_taking_a_name_refuses_traversal_payloads() {
             invoke(
                 &w,
                 "prompt_preview",
-                json!({"agent": "assistant", "sessionId": p}),
+                json!({"agent": "assistant", "session_id": p}),
             ),
             "session_not_found",
             &format!("prompt_preview session {p:?}"),
         );
-        let r = invoke(&w, "tool_invocations", json!({"sessionId": p})).unwrap();
+        let r = invoke(&w, "tool_invocations", json!({"session_id": p})).unwrap();
         assert_eq!(r, json!([]), "tool_invocations {p:?}");
         tried += 3;
     }
@@ -571,7 +548,7 @@ fn settings_commands_validate_their_paths() {
     let mut tried = 0;
     for p in &bad_everywhere {
         assert_refused(
-            invoke(&w, "inspect_root", json!({"path": p, "dbPath": null})),
+            invoke(&w, "inspect_root", json!({"path": p, "db_path": null})),
             "invalid_input",
             &format!("inspect_root {p:?}"),
         );
@@ -586,19 +563,19 @@ fn settings_commands_validate_their_paths() {
             for field in ["root", "db_path"] {
                 let s = settings_with(&w, field, p);
                 assert_refused(
-                    invoke(&w, "update_settings", json!({"settings": s.clone()})),
+                    invoke(&w, "update_settings", s.clone()),
                     "invalid_input",
                     &format!("update_settings {field} {p:?}"),
                 );
                 assert_refused(
-                    invoke(&w, "test_mem0", json!({"settings": s})),
+                    invoke(&w, "test_mem0", s),
                     "invalid_input",
                     &format!("test_mem0 {field} {p:?}"),
                 );
                 tried += 2;
             }
             assert_refused(
-                invoke(&w, "inspect_root", json!({"path": f.root(), "dbPath": p})),
+                invoke(&w, "inspect_root", json!({"path": f.root(), "db_path": p})),
                 "invalid_input",
                 &format!("inspect_root dbPath {p:?}"),
             );
@@ -613,7 +590,7 @@ fn settings_commands_validate_their_paths() {
     ] {
         let s = settings_with(&w, field, p.to_str().unwrap());
         assert_refused(
-            invoke(&w, "update_settings", json!({"settings": s})),
+            invoke(&w, "update_settings", s),
             "invalid_input",
             &format!("update_settings {field} {p:?}"),
         );
@@ -659,7 +636,7 @@ fn a_hung_mem0_does_not_block_other_commands() {
                     invoke(
                         &w,
                         "append_memory",
-                        json!({"req": {"agent": "assistant", "scope": "core", "content": "x"}}),
+                        json!({"agent": "assistant", "scope": "core", "content": "x"}),
                     )
                 };
                 (r, t.elapsed())
@@ -671,7 +648,7 @@ fn a_hung_mem0_does_not_block_other_commands() {
     for (cmd, args) in [
         ("get_settings", json!({})),
         ("preview_entry", json!({"content": "a\nb"})),
-        ("list_sessions", json!({"query": {}})),
+        ("list_sessions", json!({})),
         ("bootstrap_files", json!({})),
     ] {
         let t = Instant::now();

@@ -47,16 +47,18 @@ try {
 
   // The REST routes alone, from node: server time + transfer, and the payload size of what the
   // memory screen asks for first (overview + one page of 200 rows).
-  const screenUrls = (agent) => [
-    `/api/v1/console/memory/overview?agent=${agent}`,
-    `/api/v1/console/memory/archival?agent=${agent}&offset=0&limit=200&newest_first=false`,
+  // The operations the screen posts (POST /api/v1/console/<op>, JSON arguments).
+  const screenCalls = (agent) => [
+    ["memory_overview", { agent }],
+    ["archival_page", { agent, offset: 0, limit: 200, newest_first: false, keyword: null }],
   ];
+  const post = (url, args) => fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args) });
   const route = async (agent) => {
     const s = performance.now();
     let bytes = 0;
     let ok = true;
-    for (const u of screenUrls(agent)) {
-      const res = await fetch(`${base}${u}`);
+    for (const [op, args] of screenCalls(agent)) {
+      const res = await post(`${base}/api/v1/console/${op}`, args);
       bytes += (await res.arrayBuffer()).byteLength;
       ok &&= res.ok;
     }
@@ -260,8 +262,11 @@ try {
     for (let i = 0; i < 3; i++) {
       const a = performance.now();
       const texts = [];
-      for (const u of [`/api/v1/console/memory/overview?agent=${agent}`, `/api/v1/console/memory/archival?agent=${agent}&offset=0&limit=200&newest_first=false`])
-        texts.push(await (await fetch(u)).text());
+      for (const [op, args] of [
+        ["memory_overview", { agent }],
+        ["archival_page", { agent, offset: 0, limit: 200, newest_first: false, keyword: null }],
+      ])
+        texts.push(await (await fetch(`/api/v1/console/${op}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args) })).text());
       const text = texts.join("");
       const b = performance.now();
       for (const t of texts) JSON.parse(t);

@@ -6,31 +6,34 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 
 /** Commands */
 export const commands = {
-	listAgents: () => typedError<AgentList_Serialize, ApiError>(__TAURI_INVOKE("list_agents")),
-	getAgent: (name: string) => typedError<AgentDetail_Serialize, ApiError>(__TAURI_INVOKE("get_agent", { name })),
-	memoryView: (agent: string | null) => typedError<MemoryViewDto_Serialize, ApiError>(__TAURI_INVOKE("memory_view", { agent })),
-	memoryOverview: (agent: string | null) => typedError<MemoryOverviewDto_Serialize, ApiError>(__TAURI_INVOKE("memory_overview", { agent })),
-	archivalPage: (query: ArchivalPageQuery_Deserialize) => typedError<ArchivalPageDto_Serialize, ApiError>(__TAURI_INVOKE("archival_page", { query })),
-	appendMemory: (req: AppendRequest_Deserialize) => typedError<AppendResult_Serialize, ApiError>(__TAURI_INVOKE("append_memory", { req })),
-	recallMemory: (agent: string | null, keyword: string) => typedError<RecallResult_Serialize, ApiError>(__TAURI_INVOKE("recall_memory", { agent, keyword })),
-	previewEntry: (content: string) => typedError<SanitizedPreview, ApiError>(__TAURI_INVOKE("preview_entry", { content })),
-	listSessions: (query: SessionQuery_Deserialize) => typedError<SessionPageDto_Serialize, ApiError>(__TAURI_INVOKE("list_sessions", { query })),
-	getSession: (id: string) => typedError<SessionDto_Serialize, ApiError>(__TAURI_INVOKE("get_session", { id })),
-	toolInvocations: (sessionId: string | null, limit: number | null, offset: number | null) => typedError<ToolInvocationDto_Serialize[], ApiError>(__TAURI_INVOKE("tool_invocations", { sessionId, limit, offset })),
-	promptPreview: (agent: string, sessionId: string | null) => typedError<PromptDto_Serialize, ApiError>(__TAURI_INVOKE("prompt_preview", { agent, sessionId })),
-	bootstrapFiles: () => typedError<BootstrapFileDto[], ApiError>(__TAURI_INVOKE("bootstrap_files")),
-	getSettings: () => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("get_settings")),
-	/**  Saves the settings, then re-points the file watcher at the (possibly new) root and database. */
-	updateSettings: (settings: SettingsDto_Deserialize) => typedError<SettingsView_Serialize, ApiError>(__TAURI_INVOKE("update_settings", { settings })),
-	inspectRoot: (path: string, dbPath: string | null) => typedError<RootInspection, ApiError>(__TAURI_INVOKE("inspect_root", { path, dbPath })),
-	createSampleRoot: (path: string) => typedError<RootInspection, ApiError>(__TAURI_INVOKE("create_sample_root", { path })),
-	testMem0: (settings: SettingsDto_Deserialize) => typedError<Mem0Status_Serialize, ApiError>(__TAURI_INVOKE("test_mem0", { settings })),
-	/**  Copies (or, with `dry_run`, counts) missing entries; progress streams over `on_progress`. */
+	/**
+	 *  Runs any registered operation (`oryx_api::ops`) by name with its JSON arguments: the UI's
+	 *  one generic client sends `{op, args}`. A write is announced on the change stream at once.
+	 */
+	console: (op: string, args: Json) => typedError<Json, ApiError>(__TAURI_INVOKE("console", { op, args })),
+	/**
+	 *  Copies (or, with `dry_run`, counts) missing entries; progress streams over `on_progress`.
+	 *  One migration at a time (a second one gets `conflict`, as over REST).
+	 */
 	migrate: (req: MigrateRequest_Deserialize, onProgress: Channel<MigrationProgress>) => typedError<MigrationReport_Serialize, ApiError>(__TAURI_INVOKE("migrate", { req, onProgress })),
+	/**  Stops the running migration between entries (nothing to do when none runs). */
 	cancelMigration: () => typedError<null, ApiError>(__TAURI_INVOKE("cancel_migration")),
 };
 
 /* Types */
+/**  `agent`: an agent's name; absent, null or empty for the global memory. */
+export type AgentArgs = AgentArgs_Serialize | AgentArgs_Deserialize;
+
+/**  `agent`: an agent's name; absent, null or empty for the global memory. */
+export type AgentArgs_Deserialize = {
+	agent?: string | null,
+};
+
+/**  `agent`: an agent's name; absent, null or empty for the global memory. */
+export type AgentArgs_Serialize = {
+	agent: string | null,
+};
+
 export type AgentDetail = AgentDetail_Serialize | AgentDetail_Deserialize;
 
 export type AgentDetail_Deserialize = {
@@ -280,6 +283,10 @@ export type ChangeKind =
 /**  The database (sessions, tool invocations, sqlite memory). */
 "sessions" | "settings";
 
+export type ContentArgs = {
+	content: string,
+};
+
 /**  What the services actually use after defaults, environment and flags. */
 export type EffectiveDto = EffectiveDto_Serialize | EffectiveDto_Deserialize;
 
@@ -334,6 +341,39 @@ export type EntryDto_Serialize = {
 };
 
 export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal";
+
+export type IdArgs = {
+	id: string,
+};
+
+export type InspectArgs = InspectArgs_Serialize | InspectArgs_Deserialize;
+
+export type InspectArgs_Deserialize = {
+	path: string,
+	db_path?: string | null,
+};
+
+export type InspectArgs_Serialize = {
+	path: string,
+	db_path: string | null,
+};
+
+export type InvocationsArgs = InvocationsArgs_Serialize | InvocationsArgs_Deserialize;
+
+export type InvocationsArgs_Deserialize = {
+	session_id?: string | null,
+	limit?: number | null,
+	offset?: number | null,
+};
+
+export type InvocationsArgs_Serialize = {
+	session_id: string | null,
+	limit: number | null,
+	offset: number | null,
+};
+
+/**  An operation's arguments or result as JSON; their exact types are in `Operations`. */
+export type Json = unknown;
 
 export type LanguageDto = "system" | "zh" | "en";
 
@@ -518,6 +558,73 @@ export type MigrationReport_Serialize = {
 	total: OwnerCounts_Serialize,
 };
 
+export type NameArgs = {
+	name: string,
+};
+
+/**  An operation that takes nothing (`{}`). */
+export type NoArgs = Record<string, never>;
+
+/**
+ *  Every operation's arguments and result: exported to TypeScript as `Operations`, the
+ *  generic client's type map.
+ */
+export type Operations = Operations_Serialize | Operations_Deserialize;
+
+/**
+ *  Every operation's arguments and result: exported to TypeScript as `Operations`, the
+ *  generic client's type map.
+ */
+export type Operations_Deserialize = {
+	list_agents: Signature<NoArgs, AgentList_Deserialize>,
+	get_agent: Signature<NameArgs, AgentDetail_Deserialize>,
+	memory_view: Signature<AgentArgs_Deserialize, MemoryViewDto_Deserialize>,
+	memory_overview: Signature<AgentArgs_Deserialize, MemoryOverviewDto_Deserialize>,
+	archival_page: Signature<ArchivalPageQuery_Deserialize, ArchivalPageDto_Deserialize>,
+	memory_context: Signature<AgentArgs_Deserialize, string>,
+	append_memory: Signature<AppendRequest_Deserialize, AppendResult_Deserialize>,
+	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
+	preview_entry: Signature<ContentArgs, SanitizedPreview>,
+	list_sessions: Signature<SessionQuery_Deserialize, SessionPageDto_Deserialize>,
+	session_stats: Signature<NoArgs, SessionStatsDto>,
+	get_session: Signature<IdArgs, SessionDto_Deserialize>,
+	tool_invocations: Signature<InvocationsArgs_Deserialize, ToolInvocationDto_Deserialize[]>,
+	prompt_preview: Signature<PromptArgs_Deserialize, PromptDto_Deserialize>,
+	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
+	get_settings: Signature<NoArgs, SettingsView_Deserialize>,
+	update_settings: Signature<SettingsDto_Deserialize, SettingsView_Deserialize>,
+	inspect_root: Signature<InspectArgs_Deserialize, RootInspection>,
+	create_sample_root: Signature<PathArgs, RootInspection>,
+	test_mem0: Signature<SettingsDto_Deserialize, Mem0Status_Deserialize>,
+};
+
+/**
+ *  Every operation's arguments and result: exported to TypeScript as `Operations`, the
+ *  generic client's type map.
+ */
+export type Operations_Serialize = {
+	list_agents: Signature<NoArgs, AgentList_Serialize>,
+	get_agent: Signature<NameArgs, AgentDetail_Serialize>,
+	memory_view: Signature<AgentArgs_Serialize, MemoryViewDto_Serialize>,
+	memory_overview: Signature<AgentArgs_Serialize, MemoryOverviewDto_Serialize>,
+	archival_page: Signature<ArchivalPageQuery_Serialize, ArchivalPageDto_Serialize>,
+	memory_context: Signature<AgentArgs_Serialize, string>,
+	append_memory: Signature<AppendRequest_Serialize, AppendResult_Serialize>,
+	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
+	preview_entry: Signature<ContentArgs, SanitizedPreview>,
+	list_sessions: Signature<SessionQuery_Serialize, SessionPageDto_Serialize>,
+	session_stats: Signature<NoArgs, SessionStatsDto>,
+	get_session: Signature<IdArgs, SessionDto_Serialize>,
+	tool_invocations: Signature<InvocationsArgs_Serialize, ToolInvocationDto_Serialize[]>,
+	prompt_preview: Signature<PromptArgs_Serialize, PromptDto_Serialize>,
+	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
+	get_settings: Signature<NoArgs, SettingsView_Serialize>,
+	update_settings: Signature<SettingsDto_Serialize, SettingsView_Serialize>,
+	inspect_root: Signature<InspectArgs_Serialize, RootInspection>,
+	create_sample_root: Signature<PathArgs, RootInspection>,
+	test_mem0: Signature<SettingsDto_Serialize, Mem0Status_Serialize>,
+};
+
 export type OwnerCounts = OwnerCounts_Serialize | OwnerCounts_Deserialize;
 
 export type OwnerCounts_Deserialize = {
@@ -543,6 +650,22 @@ export type OwnerCounts_Serialize = {
 };
 
 export type PartKindDto = "system" | "memory" | "history" | "tools";
+
+export type PathArgs = {
+	path: string,
+};
+
+export type PromptArgs = PromptArgs_Serialize | PromptArgs_Deserialize;
+
+export type PromptArgs_Deserialize = {
+	agent: string,
+	session_id?: string | null,
+};
+
+export type PromptArgs_Serialize = {
+	agent: string,
+	session_id: string | null,
+};
 
 export type PromptDto = PromptDto_Serialize | PromptDto_Deserialize;
 
@@ -578,6 +701,18 @@ export type PromptPartDto = {
 	text: string,
 	chars: number,
 	tokens_estimate: number,
+};
+
+export type RecallArgs = RecallArgs_Serialize | RecallArgs_Deserialize;
+
+export type RecallArgs_Deserialize = {
+	agent?: string | null,
+	keyword: string,
+};
+
+export type RecallArgs_Serialize = {
+	agent: string | null,
+	keyword: string,
 };
 
 export type RecallResult = RecallResult_Serialize | RecallResult_Deserialize;
@@ -678,6 +813,12 @@ export type SessionQuery_Serialize = {
 	offset: number | null,
 };
 
+export type SessionStatsDto = {
+	active: number,
+	archived: number,
+	total: number,
+};
+
 export type SessionStatusDto = "active" | "archived";
 
 export type SessionSummaryDto = SessionSummaryDto_Serialize | SessionSummaryDto_Deserialize;
@@ -757,6 +898,12 @@ export type SettingsView_Deserialize = {
 export type SettingsView_Serialize = {
 	settings: SettingsDto_Serialize,
 	effective: EffectiveDto_Serialize,
+};
+
+/**  What every operation's TypeScript signature looks like (`Operations[name]`). */
+export type Signature<A, R> = {
+	args: A,
+	result: R,
 };
 
 export type SkillDto = SkillDto_Serialize | SkillDto_Deserialize;

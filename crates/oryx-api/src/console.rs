@@ -92,6 +92,7 @@ pub struct Console {
     overrides: Overrides,
     runtime: RwLock<Arc<Runtime>>,
     notice: RwLock<Option<String>>,
+    migration: crate::exclusive::MigrationSlot,
 }
 
 impl Console {
@@ -155,6 +156,7 @@ impl Console {
             overrides,
             runtime: RwLock::new(Arc::new(runtime)),
             notice: RwLock::new(notice),
+            migration: Default::default(),
         }
     }
 
@@ -171,6 +173,10 @@ impl Console {
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    pub(crate) fn migration_slot(&self) -> &crate::exclusive::MigrationSlot {
+        &self.migration
     }
 
     pub fn settings_path(&self) -> &Path {

@@ -12,11 +12,14 @@ function mockFetch(status: number, body: unknown) {
 afterEach(() => vi.unstubAllGlobals());
 
 describe("http backend", () => {
-  it("unwraps the envelope and builds query strings", async () => {
+  it("unwraps the envelope and posts each operation to /api/v1/console/<op>", async () => {
     const fn = mockFetch(200, { code: 0, message: "success", data: { total: 0, items: [] }, timestamp: 1 });
     const b = createHttpBackend();
     await expect(b.listSessions({ agent: "assistant", status: "active", channel: null, search: null, limit: 50, offset: 0 })).resolves.toEqual({ total: 0, items: [] });
-    expect(fn).toHaveBeenCalledWith("/api/v1/console/sessions?agent=assistant&status=active&limit=50&offset=0", expect.objectContaining({ method: "GET" }));
+    const [url, init] = fn.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe("/api/v1/console/list_sessions");
+    expect(init.method).toBe("POST");
+    expect(JSON.parse(init.body as string)).toEqual({ agent: "assistant", status: "active", channel: null, search: null, limit: 50, offset: 0 });
   });
 
   it("posts JSON bodies", async () => {
@@ -37,7 +40,7 @@ describe("http backend", () => {
     const posts = fn.mock.calls.map((c) => c as unknown as [string, RequestInit]).filter(([, init]) => init.method === "POST");
     expect(posts.map(([url, init]) => [url, JSON.parse(init.body as string)])).toEqual([
       ["/api/v1/console/migrate", req],
-      ["/api/v1/console/mem0/test", { mem0_base_url: "http://m" }],
+      ["/api/v1/console/test_mem0", { mem0_base_url: "http://m" }],
     ]);
   });
 

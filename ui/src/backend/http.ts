@@ -1,25 +1,8 @@
 // The browser implementation, for `oryx serve`: REST under /api/v1/console in the SPEC §10
 // envelope {code, message, data, timestamp} (code 0 = success, else the HTTP status).
 //
-// Routes (JSON bodies are the DTOs of crates/oryx-api/src/dto.rs, snake_case):
-//   GET  /api/v1/console/agents                              → AgentList
-//   GET  /api/v1/console/agents/{name}                       → AgentDetail
-//   GET  /api/v1/console/memory[?agent=NAME]                 → MemoryViewDto   (no agent = global)
-//   GET  /api/v1/console/memory/overview[?agent=NAME]        → MemoryOverviewDto (no archival list)
-//   GET  /api/v1/console/memory/archival?agent&offset&limit&newest_first&keyword → ArchivalPageDto
-//   POST /api/v1/console/memory            AppendRequest     → AppendResult
-//   GET  /api/v1/console/memory/recall?keyword=K[&agent=NAME]→ RecallResult
-//   POST /api/v1/console/memory/preview    {content}         → SanitizedPreview
-//   GET  /api/v1/console/sessions?agent&status&channel&search&limit&offset → SessionPageDto
-//   GET  /api/v1/console/sessions/{id}                       → SessionDto      (id URL-encoded)
-//   GET  /api/v1/console/tool-invocations?session_id&limit&offset → ToolInvocationDto[]
-//   GET  /api/v1/console/prompt?agent=NAME[&session_id=ID]   → PromptDto
-//   GET  /api/v1/console/files                               → BootstrapFileDto[]
-//   GET  /api/v1/console/settings                            → SettingsView
-//   POST /api/v1/console/settings          SettingsDto       → SettingsView
-//   POST /api/v1/console/inspect-root      {path, db_path}   → RootInspection
-//   POST /api/v1/console/sample-root       {path}            → RootInspection
-//   POST /api/v1/console/mem0/test         SettingsDto       → Mem0Status
+// Every console operation is POST /api/v1/console/<op> with its arguments as the JSON body (the
+// registry in crates/oryx-api/src/ops.rs; names and types in the generated `Operations`), plus:
 //   POST /api/v1/console/migrate           MigrateRequest    → MigrationReport (answers when the
 //        run ends; cancelled = true when stopped, the copied part kept; 409 conflict while
 //        another migration runs on the server)
@@ -34,7 +17,8 @@
 // `?token=<token>`; it is kept in sessionStorage (never in localStorage) for that tab.
 import { BackendError, isErrorCode, type Backend, type ChangeEvent } from "./backend";
 import { parseChange } from "./change-events";
-import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, SessionQuery } from "./types";
+import { operationMethods } from "./client";
+import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport } from "./types";
 
 type Envelope<T> = { code: number; message: string; data: T | null; timestamp?: number; error_code?: string };
 
@@ -45,8 +29,8 @@ function statusCode(status: number, path: string): ErrorCode {
     case 400:
       return "invalid_input";
     case 404:
-      if (path.startsWith("/sessions")) return "session_not_found";
-      return /^\/(agents|memory|prompt)/.test(path) ? "agent_not_found" : "internal";
+      if (/^\/(get_session|sessions)/.test(path)) return "session_not_found";
+      return /^\/(agents|memory|prompt|get_agent|archival_page|append_memory|recall_memory)/.test(path) ? "agent_not_found" : "internal";
     case 401:
     case 403:
       return "invalid_input";
@@ -59,15 +43,6 @@ function statusCode(status: number, path: string): ErrorCode {
     default:
       return "internal";
   }
-}
-
-function qs(params: Record<string, string | number | null | undefined>): string {
-  const u = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v !== null && v !== undefined && v !== "") u.set(k, String(v));
-  }
-  const s = u.toString();
-  return s ? `?${s}` : "";
 }
 
 const TOKEN_KEY = "oryx.token";
@@ -236,27 +211,7 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     kind: "http",
     supportsFolderPicker: false,
     supportsMigrationProgress: true,
-    listAgents: () => request("GET", "/agents"),
-    getAgent: (name) => request("GET", `/agents/${encodeURIComponent(name)}`),
-    memoryView: (agent) => request("GET", `/memory${qs({ agent })}`),
-    memoryOverview: (agent) => request("GET", `/memory/overview${qs({ agent })}`),
-    archivalPage: (q) =>
-      request("GET", `/memory/archival${qs({ agent: q.agent, offset: q.offset, limit: q.limit, newest_first: String(q.newest_first), keyword: q.keyword })}`),
-    appendMemory: (req) => request("POST", "/memory", req),
-    recallMemory: (agent, keyword) => request("GET", `/memory/recall${qs({ agent, keyword })}`),
-    previewEntry: (content) => request("POST", "/memory/preview", { content }),
-    listSessions: (q: SessionQuery) =>
-      request("GET", `/sessions${qs({ agent: q.agent, status: q.status, channel: q.channel, search: q.search, limit: q.limit, offset: q.offset })}`),
-    getSession: (id) => request("GET", `/sessions/${encodeURIComponent(id)}`),
-    toolInvocations: (sessionId, limit, offset) =>
-      request("GET", `/tool-invocations${qs({ session_id: sessionId, limit, offset })}`),
-    promptPreview: (agent, sessionId) => request("GET", `/prompt${qs({ agent, session_id: sessionId })}`),
-    bootstrapFiles: () => request("GET", "/files"),
-    getSettings: () => request("GET", "/settings"),
-    updateSettings: (s) => request("POST", "/settings", s),
-    inspectRoot: (path, dbPath) => request("POST", "/inspect-root", { path, db_path: dbPath }),
-    createSampleRoot: (path) => request("POST", "/sample-root", { path }),
-    testMem0: (s) => request("POST", "/mem0/test", s),
+    ...operationMethods((op, args) => request("POST", `/${op}`, args)),
     migrate,
     cancelMigration,
     pickFolder: async () => null,

@@ -22,16 +22,16 @@ const { BackendError } = await import("./backend");
 beforeEach(() => invoke.mockReset());
 
 describe("tauri backend", () => {
-  it("invokes the snake_case commands with camelCase arguments", async () => {
+  it("sends every operation through the console command as {op, args}", async () => {
     invoke.mockResolvedValue({ ok: 1 });
     const b = createTauriBackend();
     await b.memoryView(null);
     await b.toolInvocations("s1", 10, 0);
     await b.inspectRoot("/r", null);
     expect(invoke.mock.calls).toEqual([
-      ["memory_view", { agent: null }],
-      ["tool_invocations", { sessionId: "s1", limit: 10, offset: 0 }],
-      ["inspect_root", { path: "/r", dbPath: null }],
+      ["console", { op: "memory_view", args: { agent: null } }],
+      ["console", { op: "tool_invocations", args: { session_id: "s1", limit: 10, offset: 0 } }],
+      ["console", { op: "inspect_root", args: { path: "/r", db_path: null } }],
     ]);
   });
 
@@ -80,8 +80,8 @@ describe("tauri backend", () => {
     ]);
     await b.cancelMigration();
     await b.testMem0({ mem0_base_url: "http://m" } as never);
-    expect(invoke.mock.calls.slice(1).map((c) => c[0])).toEqual(["cancel_migration", "test_mem0"]);
-    expect(invoke.mock.calls[2]![1]).toEqual({ settings: { mem0_base_url: "http://m" } });
+    expect(invoke.mock.calls.slice(1).map((c) => c[0])).toEqual(["cancel_migration", "console"]);
+    expect(invoke.mock.calls[2]![1]).toEqual({ op: "test_mem0", args: { mem0_base_url: "http://m" } });
   });
 
   it("picks a folder with the dialog plugin", async () => {

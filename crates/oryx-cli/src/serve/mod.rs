@@ -5,6 +5,7 @@ mod compat;
 mod envelope;
 mod events;
 mod openapi;
+mod ops;
 mod routes;
 
 use std::net::SocketAddr;
@@ -117,6 +118,7 @@ pub fn router(state: AppState, ui_dir: Option<PathBuf>) -> Router {
     Router::new()
         .merge(compat::routes())
         .merge(routes::routes())
+        .merge(ops::routes())
         .merge(events::routes())
         .route(
             "/api/v1/openapi.json",

@@ -109,6 +109,7 @@ pub async fn document() -> Json<Value> {
         let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
         entry[*method] = operation(method, path, summary);
     }
+    paths.extend(super::ops::openapi_paths());
     Json(json!({
         "openapi": "3.0.3",
         "info": {"title": "OryxOS Memory Console", "version": env!("CARGO_PKG_VERSION")},

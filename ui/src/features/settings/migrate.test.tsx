@@ -18,6 +18,29 @@ const HTTP_STATUS: Partial<Record<string, number>> = { conflict: 409, cancelled:
 /** `oryx serve` in miniature over the fake backend, as a `fetch`: the envelope, /events (change
  * events unnamed, migration progress as `event: migration`), /migrate with one run at a time
  * and /migrate/cancel. */
+type Args = Record<string, unknown>;
+/** The registered operations the settings screen uses, as the fake answers them. */
+const OPS: Record<string, (f: FakeBackend, a: Args) => Promise<unknown>> = {
+  list_agents: (f) => f.listAgents(),
+  get_agent: (f, a) => f.getAgent(a.name as string),
+  memory_view: (f, a) => f.memoryView((a.agent as string) ?? null),
+  memory_overview: (f, a) => f.memoryOverview((a.agent as string) ?? null),
+  archival_page: (f, a) => f.archivalPage(a as never),
+  recall_memory: (f, a) => f.recallMemory((a.agent as string) ?? null, a.keyword as string),
+  append_memory: (f, a) => f.appendMemory(a as never),
+  preview_entry: (f, a) => f.previewEntry(a.content as string),
+  list_sessions: (f, a) => f.listSessions(a as never),
+  get_session: (f, a) => f.getSession(a.id as string),
+  tool_invocations: (f, a) => f.toolInvocations((a.session_id as string) ?? null, (a.limit as number) ?? null, (a.offset as number) ?? null),
+  prompt_preview: (f, a) => f.promptPreview(a.agent as string, (a.session_id as string) ?? null),
+  bootstrap_files: (f) => f.bootstrapFiles(),
+  get_settings: (f) => f.getSettings(),
+  update_settings: (f, a) => f.updateSettings(a as never),
+  inspect_root: (f, a) => f.inspectRoot(a.path as string, (a.db_path as string) ?? null),
+  create_sample_root: (f, a) => f.createSampleRoot(a.path as string),
+  test_mem0: (f, a) => f.testMem0(a as never),
+};
+
 function restServer(fake: FakeBackend) {
   const enc = new TextEncoder();
   const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
@@ -42,8 +65,6 @@ function restServer(fake: FakeBackend) {
     const url = new URL(input, "http://127.0.0.1");
     const path = url.pathname.replace(/^\/api\/v1\/console/, "");
     const method = init.method ?? "GET";
-    const q = (k: string) => url.searchParams.get(k);
-    const n = (k: string) => (q(k) === null ? null : Number(q(k)));
     const body = typeof init.body === "string" ? JSON.parse(init.body) : undefined;
     state.requests.push(`${method} ${path}`);
     if (path === "/events") {
@@ -58,38 +79,6 @@ function restServer(fake: FakeBackend) {
     }
     try {
       switch (`${method} ${path}`) {
-        case "GET /agents":
-          return ok(await fake.listAgents());
-        case "GET /memory":
-          return ok(await fake.memoryView(q("agent")));
-        case "GET /memory/overview":
-          return ok(await fake.memoryOverview(q("agent")));
-        case "GET /memory/archival":
-          return ok(await fake.archivalPage({ agent: q("agent"), offset: n("offset") ?? 0, limit: n("limit") ?? 200, newest_first: q("newest_first") === "true", keyword: q("keyword") }));
-        case "GET /memory/recall":
-          return ok(await fake.recallMemory(q("agent"), q("keyword") ?? ""));
-        case "POST /memory":
-          return ok(await fake.appendMemory(body));
-        case "POST /memory/preview":
-          return ok(await fake.previewEntry(body.content));
-        case "GET /sessions":
-          return ok(await fake.listSessions({ agent: q("agent"), status: q("status"), channel: q("channel"), search: q("search"), limit: n("limit"), offset: n("offset") } as never));
-        case "GET /tool-invocations":
-          return ok(await fake.toolInvocations(q("session_id"), n("limit") as never, n("offset") as never));
-        case "GET /prompt":
-          return ok(await fake.promptPreview(q("agent") ?? "", q("session_id")));
-        case "GET /files":
-          return ok(await fake.bootstrapFiles());
-        case "GET /settings":
-          return ok(await fake.getSettings());
-        case "POST /settings":
-          return ok(await fake.updateSettings(body));
-        case "POST /inspect-root":
-          return ok(await fake.inspectRoot(body.path, body.db_path));
-        case "POST /sample-root":
-          return ok(await fake.createSampleRoot(body.path));
-        case "POST /mem0/test":
-          return ok(await fake.testMem0(body));
         case "POST /migrate":
           if (state.running) return fail(new BackendError("conflict", "a migration is already running on this server"));
           state.running = true;
@@ -108,8 +97,9 @@ function restServer(fake: FakeBackend) {
           await fake.cancelMigration();
           return ok(null);
       }
-      if (method === "GET" && path.startsWith("/agents/")) return ok(await fake.getAgent(decodeURIComponent(path.slice(8))));
-      if (method === "GET" && path.startsWith("/sessions/")) return ok(await fake.getSession(decodeURIComponent(path.slice(10))));
+      // Every other operation: POST /<op> with its arguments, answered by the fake.
+      const op = OPS[path.slice(1)];
+      if (method === "POST" && op) return ok(await op(fake, body ?? {}));
       return reply(404, { code: 404, message: "no such API route", data: null });
     } catch (e) {
       return fail(e);

@@ -1,0 +1,371 @@
+//! The operation registry: every console operation is declared once here (name, arguments,
+//! result, what it changes, and the `Console` method that runs it). The desktop's IPC command,
+//! the REST route `POST /api/v1/console/<name>`, its OpenAPI entry and the TypeScript client's
+//! types all come from this table, so a new operation is one line here plus its method.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "specta")]
+use specta::Type;
+
+use crate::dto::*;
+use crate::watch::{ChangeEvent, ChangeKind};
+use crate::{ApiError, ApiResult, Console, ErrorCode};
+
+/// One console operation, as every host sees it.
+pub trait Operation: 'static {
+    /// snake_case; the IPC operation name and the last segment of its REST path.
+    const NAME: &'static str;
+    /// One line for the OpenAPI document and the docs.
+    const SUMMARY: &'static str;
+    type Args: DeserializeOwned + Send + 'static;
+    type Output: Serialize + Send + 'static;
+
+    fn run(console: &Console, args: Self::Args) -> ApiResult<Self::Output>;
+
+    /// What a successful run changed, for the hosts' change stream (`None`: a read).
+    fn changed(output: &Self::Output) -> Option<ChangeEvent>;
+}
+
+/// Walks the registry; hosts use it to mount routes and list operations.
+pub trait Visitor {
+    fn visit<O: Operation>(&mut self);
+}
+
+/// What every operation's TypeScript signature looks like (`Operations[name]`).
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct Signature<A, R> {
+    pub args: A,
+    pub result: R,
+}
+
+/// An operation that takes nothing (`{}`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct NoArgs {}
+
+/// `agent`: an agent's name; absent, null or empty for the global memory.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AgentArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct NameArgs {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct IdArgs {
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RecallArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub keyword: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ContentArgs {
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct InvocationsArgs {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub offset: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct PromptArgs {
+    pub agent: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct InspectArgs {
+    pub path: String,
+    #[serde(default)]
+    pub db_path: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct PathArgs {
+    pub path: String,
+}
+
+/// Empty means "not given", as a blank `?agent=` always has.
+fn given(s: &Option<String>) -> Option<&str> {
+    s.as_deref().filter(|s| !s.is_empty())
+}
+
+fn memory_changed(agent: &Option<String>) -> Option<ChangeEvent> {
+    Some(ChangeEvent {
+        kind: ChangeKind::Memory,
+        agent: agent.clone(),
+    })
+}
+
+fn settings_changed() -> Option<ChangeEvent> {
+    Some(ChangeEvent {
+        kind: ChangeKind::Settings,
+        agent: None,
+    })
+}
+
+/// Declares the operations: `name(Args) -> Output` (`changes: |output| event` for writes),
+/// `=> |console, args| body`.
+macro_rules! operations {
+    ($(
+        #[doc = $summary:literal]
+        $name:ident($args:ty) -> $out:ty
+        $(, changes: |$o:ident| $change:expr)?
+        => |$c:ident, $a:pat_param| $body:expr;
+    )*) => {
+        /// The operations, one unit type each (`ops::list_agents` …).
+        #[allow(non_camel_case_types)]
+        pub mod op {
+            use super::*;
+            $(
+                #[doc = $summary]
+                pub struct $name;
+
+                impl Operation for $name {
+                    const NAME: &'static str = stringify!($name);
+                    const SUMMARY: &'static str = $summary.trim_ascii();
+                    type Args = $args;
+                    type Output = $out;
+
+                    fn run($c: &Console, $a: $args) -> ApiResult<$out> {
+                        $body
+                    }
+
+                    #[allow(unused_variables)]
+                    fn changed(output: &$out) -> Option<ChangeEvent> {
+                        $( let $o = output; return $change; )?
+                        #[allow(unreachable_code)]
+                        None
+                    }
+                }
+            )*
+        }
+
+        /// Every operation's arguments and result: exported to TypeScript as `Operations`, the
+        /// generic client's type map.
+        #[cfg_attr(feature = "specta", derive(Type))]
+        pub struct Operations {
+            $( pub $name: Signature<$args, $out>, )*
+        }
+
+        /// Visits every operation in declaration order.
+        pub fn visit(v: &mut impl Visitor) {
+            $( v.visit::<op::$name>(); )*
+        }
+
+        /// Every operation's name.
+        pub const NAMES: &[&str] = &[$( stringify!($name) ),*];
+
+        /// Runs the operation called `name` on JSON arguments: the one door for hosts that
+        /// carry operations by name (the desktop's IPC command). A change event comes back
+        /// with the result when the operation wrote something.
+        pub fn call_json(
+            console: &Console,
+            name: &str,
+            args: serde_json::Value,
+        ) -> ApiResult<(serde_json::Value, Option<ChangeEvent>)> {
+            match name {
+                $( stringify!($name) => run_json::<op::$name>(console, args), )*
+                other => Err(ApiError::new(
+                    ErrorCode::InvalidInput,
+                    format!("no console operation called {other:?}"),
+                )),
+            }
+        }
+    };
+}
+
+operations! {
+    /// Agents with memory counts and warnings
+    list_agents(NoArgs) -> AgentList => |c, _| c.list_agents();
+    /// One agent: front matter, skills, bootstrap files
+    get_agent(NameArgs) -> AgentDetail => |c, a| c.get_agent(&a.name);
+    /// Every entry of an owner (global without `agent`), with window flags
+    memory_view(AgentArgs) -> MemoryViewDto => |c, a| c.memory_view(given(&a.agent));
+    /// Core entries, archival count, window figures and prompt part [2] of an owner
+    memory_overview(AgentArgs) -> MemoryOverviewDto => |c, a| c.memory_overview(given(&a.agent));
+    /// One page of archival entries, in file order or newest first, optionally filtered by keyword
+    archival_page(ArchivalPageQuery) -> ArchivalPageDto => |c, a| c.archival_page(&a);
+    /// Prompt part [2] of an owner, as text
+    memory_context(AgentArgs) -> String => |c, a| c.memory_context(given(&a.agent));
+    /// Append one entry to core or archival
+    append_memory(AppendRequest) -> AppendResult,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.append_memory(&a);
+    /// Archival entries of an owner containing the keyword
+    recall_memory(RecallArgs) -> RecallResult => |c, a| c.recall_memory(given(&a.agent), &a.keyword);
+    /// How a content would be stored (sanitised, one line)
+    preview_entry(ContentArgs) -> SanitizedPreview => |c, a| c.preview_entry(&a.content);
+    /// One page of sessions, filtered by agent, status, channel and search text
+    list_sessions(SessionQuery) -> SessionPageDto => |c, a| c.list_sessions(&a);
+    /// Session counts by status
+    session_stats(NoArgs) -> SessionStatsDto => |c, _| c.session_stats();
+    /// One session with its messages
+    get_session(IdArgs) -> SessionDto => |c, a| c.get_session(&a.id);
+    /// Tool invocations, of one session or all, newest first
+    tool_invocations(InvocationsArgs) -> Vec<ToolInvocationDto>
+        => |c, a| c.tool_invocations(given(&a.session_id), a.limit, a.offset);
+    /// Prompt parts [1]-[4] of an agent, with a session's history when given
+    prompt_preview(PromptArgs) -> PromptDto
+        => |c, a| c.prompt_preview(&a.agent, given(&a.session_id));
+    /// USER.md and the other bootstrap files of the root
+    bootstrap_files(NoArgs) -> Vec<BootstrapFileDto> => |c, _| c.bootstrap_files();
+    /// Stored and effective settings
+    get_settings(NoArgs) -> SettingsView => |c, _| c.get_settings();
+    /// Replace the settings (validated, saved atomically; a failure changes nothing)
+    update_settings(SettingsDto) -> SettingsView,
+        changes: |out| settings_changed()
+        => |c, a| c.update_settings(&a);
+    /// What a folder holds, before choosing it as the root
+    inspect_root(InspectArgs) -> RootInspection
+        => |c, a| c.inspect_root(&a.path, given(&a.db_path));
+    /// Write the sample root into a new folder
+    create_sample_root(PathArgs) -> RootInspection
+        => |_c, a| crate::settings::create_sample_root(&a.path);
+    /// Try mem0 settings without saving them
+    test_mem0(SettingsDto) -> Mem0Status => |c, a| c.test_mem0(&a);
+}
+
+/// Arguments that do not fit the operation are the caller's mistake: `invalid_input`, naming it.
+pub fn parse_args<O: Operation>(args: serde_json::Value) -> ApiResult<O::Args> {
+    // `null` (or nothing) is "no arguments": an operation whose fields are all optional runs.
+    let args = match args {
+        serde_json::Value::Null => serde_json::Value::Object(Default::default()),
+        v => v,
+    };
+    serde_json::from_value(args).map_err(|e| {
+        ApiError::new(
+            ErrorCode::InvalidInput,
+            format!("invalid arguments for {}: {e}", O::NAME),
+        )
+    })
+}
+
+fn run_json<O: Operation>(
+    console: &Console,
+    args: serde_json::Value,
+) -> ApiResult<(serde_json::Value, Option<ChangeEvent>)> {
+    let out = O::run(console, parse_args::<O>(args)?)?;
+    let change = O::changed(&out);
+    let value = serde_json::to_value(&out).map_err(|e| {
+        ApiError::new(
+            ErrorCode::Internal,
+            format!("cannot encode the result of {}: {e}", O::NAME),
+        )
+    })?;
+    Ok((value, change))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Names(Vec<&'static str>);
+    impl Visitor for Names {
+        fn visit<O: Operation>(&mut self) {
+            self.0.push(O::NAME);
+        }
+    }
+
+    #[test]
+    fn visit_and_names_agree_and_names_are_unique() {
+        let mut v = Names(Vec::new());
+        visit(&mut v);
+        assert_eq!(v.0, NAMES);
+        let mut sorted = v.0.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), NAMES.len());
+    }
+
+    fn console() -> (tempfile::TempDir, Console) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        oryx_core::demo::write_sample(&root).unwrap();
+        let c = Console::open(
+            Some(dir.path().join("settings.json")),
+            oryx_core::config::Overrides {
+                root: Some(root),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        (dir, c)
+    }
+
+    #[test]
+    fn call_json_runs_the_method_and_reports_writes() {
+        let (_d, c) = console();
+        let (v, change) = call_json(&c, "list_agents", serde_json::Value::Null).unwrap();
+        assert_eq!(v, serde_json::to_value(c.list_agents().unwrap()).unwrap());
+        assert!(change.is_none());
+        let (v, change) = call_json(
+            &c,
+            "append_memory",
+            serde_json::json!({"agent": null, "scope": "archival", "content": "from the registry"}),
+        )
+        .unwrap();
+        assert_eq!(v["agent"], serde_json::Value::Null);
+        assert_eq!(
+            change,
+            Some(ChangeEvent {
+                kind: ChangeKind::Memory,
+                agent: None
+            })
+        );
+        let view = c.memory_view(None).unwrap();
+        assert!(view
+            .archival
+            .iter()
+            .any(|e| e.content == "from the registry"));
+    }
+
+    #[test]
+    fn unknown_operations_and_bad_arguments_are_invalid_input() {
+        let (_d, c) = console();
+        let e = call_json(&c, "drop_everything", serde_json::json!({})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.contains("drop_everything"), "{}", e.message);
+        let e = call_json(&c, "get_agent", serde_json::json!({"nom": "x"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(
+            e.message.contains("get_agent") && e.message.contains("name"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_blank_agent_means_the_global_memory() {
+        let (_d, c) = console();
+        let (blank, _) = call_json(&c, "memory_context", serde_json::json!({"agent": ""})).unwrap();
+        let (none, _) = call_json(&c, "memory_context", serde_json::json!({})).unwrap();
+        assert_eq!(blank, none);
+    }
+}

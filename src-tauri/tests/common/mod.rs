@@ -1,0 +1,70 @@
+//! The mock Tauri app and its IPC for the desktop's tests: real IPC serialisation, real files,
+//! no window.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use oryx_api::Console;
+use oryx_core::config::Overrides;
+use oryx_desktop::AppState;
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::WebviewWindowBuilder;
+
+pub type Window = tauri::WebviewWindow<tauri::test::MockRuntime>;
+
+/// The app on `console`, as `run()` builds it (state, the specta builder's handler).
+pub fn app_with(console: Console) -> Window {
+    let builder = oryx_desktop::specta_builder();
+    let app = mock_builder()
+        .manage(AppState::new(console))
+        .invoke_handler(builder.invoke_handler())
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap()
+}
+
+/// The app with its settings at `settings` and the root overridden to `root`.
+pub fn app(root: &Path, settings: &Path) -> Window {
+    app_with(
+        Console::open(
+            Some(settings.to_path_buf()),
+            Overrides {
+                root: Some(root.to_path_buf()),
+                ..Overrides::default()
+            },
+        )
+        .unwrap(),
+    )
+}
+
+/// Invokes the IPC command `cmd` with `args` as the UI's transport does.
+pub fn invoke_command(w: &Window, cmd: &str, args: Value) -> Result<Value, Value> {
+    get_ipc_response(
+        w,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|b| b.deserialize::<Value>().unwrap())
+}
+
+/// Runs a registered operation (through the `console` command) or, for names outside the
+/// registry (migrate, cancel_migration), the command itself.
+pub fn invoke(w: &Window, name: &str, args: Value) -> Result<Value, Value> {
+    if oryx_api::ops::NAMES.contains(&name) {
+        invoke_command(w, "console", json!({"op": name, "args": args}))
+    } else {
+        invoke_command(w, name, args)
+    }
+}

@@ -1,0 +1,223 @@
+//! Every registered operation gives the same answer through the desktop's IPC (Tauri's mock
+//! runtime) and through `oryx serve` (a real server process on 127.0.0.1), on the same fixture
+//! root: same data on success, same error code on failure. A new operation without a case here
+//! fails the test.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use common::{app, invoke, Window};
+use serde_json::{json, Value};
+
+/// The `oryx` binary of this workspace (built by `cargo test --workspace` and `make test`).
+fn oryx_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let bin = dir.join("oryx");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build it first (`cargo build -p oryx-cli`; `make test` does)",
+        bin.display()
+    );
+    bin
+}
+
+struct Server {
+    child: Child,
+    base: String,
+    http: reqwest::blocking::Client,
+}
+
+impl Server {
+    fn start(root: &Path, settings: &Path) -> Server {
+        let mut child = Command::new(oryx_bin())
+            .arg("--root")
+            .arg(root)
+            .arg("--config")
+            .arg(settings)
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Server {
+            child,
+            base: format!("http://{addr}"),
+            http: reqwest::blocking::Client::new(),
+        }
+    }
+
+    /// The operation over REST, as the UI's http transport sends it.
+    fn call(&self, op: &str, args: &Value) -> Result<Value, Value> {
+        let res = self
+            .http
+            .post(format!("{}/api/v1/console/{op}", self.base))
+            .json(args)
+            .send()
+            .unwrap();
+        let env: Value = res.json().unwrap();
+        if env["code"] == 0 {
+            Ok(env["data"].clone())
+        } else {
+            Err(json!({"code": env["error_code"], "message": env["message"]}))
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Fields that differ between two correct runs (the time of an append, a created folder's name).
+fn masked(mut v: Value) -> Value {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if ["timestamp", "line", "path", "db_path"].contains(&k.as_str()) {
+                        *x = json!("<varies>");
+                    } else {
+                        walk(x);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut v);
+    v
+}
+
+fn outcome(r: Result<Value, Value>) -> Value {
+    match r {
+        Ok(v) => json!({"ok": masked(v)}),
+        // Messages may name a host-specific detail; the code is the contract.
+        Err(e) => json!({"error": e["code"]}),
+    }
+}
+
+#[test]
+fn every_operation_answers_the_same_over_ipc_and_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    oryx_core::demo::write_sample(&root).unwrap();
+    let settings = dir.path().join("settings.json");
+    let w: Window = app(&root, &settings);
+    let server = Server::start(&root, &settings);
+    let stored = invoke(&w, "get_settings", json!({})).unwrap()["settings"].clone();
+    let session_id =
+        invoke(&w, "list_sessions", json!({"limit": 1})).unwrap()["items"][0]["session_id"].clone();
+    assert!(session_id.is_string(), "the sample root has sessions");
+    let new_root = |n: &str| dir.path().join(n).display().to_string();
+
+    // (operation, arguments for IPC, arguments for REST): the same except where an operation
+    // creates something that may exist only once.
+    let cases: Vec<(&str, Value, Value)> = [
+        ("list_agents", json!({})),
+        ("get_agent", json!({"name": "assistant"})),
+        ("get_agent", json!({"name": "no-such-agent"})),
+        ("get_agent", json!({"name": "../etc"})),
+        ("memory_view", json!({"agent": "assistant"})),
+        ("memory_view", json!({})),
+        ("memory_overview", json!({"agent": "assistant"})),
+        (
+            "archival_page",
+            json!({"agent": "assistant", "offset": 0, "limit": 3, "newest_first": true, "keyword": null}),
+        ),
+        ("memory_context", json!({"agent": ""})),
+        (
+            "append_memory",
+            json!({"agent": "assistant", "scope": "archival", "content": "parity\ncheck"}),
+        ),
+        ("recall_memory", json!({"agent": "assistant", "keyword": "parity"})),
+        ("preview_entry", json!({"content": "a\n## 核心记忆 b"})),
+        ("list_sessions", json!({"agent": "assistant", "limit": 5})),
+        ("session_stats", json!({})),
+        ("get_session", json!({"id": session_id})),
+        ("get_session", json!({"id": "no:such:session"})),
+        ("tool_invocations", json!({"limit": 5})),
+        ("prompt_preview", json!({"agent": "assistant", "session_id": session_id})),
+        ("bootstrap_files", json!({})),
+        ("get_settings", json!({})),
+        ("update_settings", stored.clone()),
+        ("inspect_root", json!({"path": root.display().to_string()})),
+        ("inspect_root", json!({"path": "relative/path"})),
+        ("test_mem0", stored.clone()),
+        ("create_sample_root", json!({"path": "relative"})),
+    ]
+    .into_iter()
+    .map(|(op, a)| (op, a.clone(), a))
+    .chain([(
+        "create_sample_root",
+        json!({"path": new_root("made-over-ipc")}),
+        json!({"path": new_root("made-over-rest")}),
+    )])
+    .collect();
+
+    for (op, ipc_args, rest_args) in &cases {
+        let ipc = outcome(invoke(&w, op, ipc_args.clone()));
+        let rest = outcome(server.call(op, rest_args));
+        assert_eq!(ipc, rest, "{op} {ipc_args}");
+    }
+    let covered: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.0).collect();
+    for op in oryx_api::ops::NAMES {
+        assert!(
+            covered.contains(op),
+            "operation {op} has no parity case: add one"
+        );
+    }
+    // Both appends landed, once each.
+    let view = invoke(&w, "memory_view", json!({"agent": "assistant"})).unwrap();
+    let landed = view["archival"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["content"] == "parity check")
+        .count();
+    assert_eq!(landed, 2);
+    eprintln!(
+        "{} cases over {} operations agree",
+        cases.len(),
+        oryx_api::ops::NAMES.len()
+    );
+}
+
+#[test]
+fn a_missing_operation_is_invalid_input_on_both_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    oryx_core::demo::write_sample(&root).unwrap();
+    let settings = dir.path().join("settings.json");
+    let w = app(&root, &settings);
+    let ipc =
+        common::invoke_command(&w, "console", json!({"op": "drop_all", "args": {}})).unwrap_err();
+    assert_eq!(ipc["code"], "invalid_input");
+    let server = Server::start(&root, &settings);
+    let res = server
+        .http
+        .post(format!("{}/api/v1/console/drop_all", server.base))
+        .json(&json!({}))
+        .send()
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    let bad = server.call("get_agent", &json!({"nom": "x"})).unwrap_err();
+    assert_eq!(bad["code"], "invalid_input");
+    assert!(bad["message"].as_str().unwrap().contains("name"), "{bad}");
+}

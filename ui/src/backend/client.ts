@@ -1,0 +1,44 @@
+// The one generic client: every console operation is `invoke(op, args)` over a transport (Tauri
+// IPC or POST /api/v1/console/<op>). Operation names, arguments and results come from the Rust
+// registry (crates/oryx-api/src/ops.rs) through the generated `Operations` type.
+import type { Operations_Deserialize, Operations_Serialize } from "../bindings";
+import type { Backend } from "./backend";
+
+export type OpName = keyof Operations_Serialize;
+/** What Rust accepts (optional fields may be left out). */
+export type OpArgs<K extends OpName> = Operations_Deserialize[K]["args"];
+/** What Rust sends (every field present). */
+export type OpResult<K extends OpName> = Operations_Serialize[K]["result"];
+
+/** Sends one operation and resolves with its result; rejects with a BackendError. */
+export type Invoke = <K extends OpName>(op: K, args: OpArgs<K>) => Promise<OpResult<K>>;
+
+/** The Backend methods that are plain operations (migration, the folder picker and change events
+ * depend on the transport). */
+export type OperationMethods = Omit<
+  Backend,
+  "kind" | "supportsFolderPicker" | "supportsMigrationProgress" | "migrate" | "cancelMigration" | "pickFolder" | "onChange"
+>;
+
+export function operationMethods(invoke: Invoke): OperationMethods {
+  return {
+    listAgents: () => invoke("list_agents", {}),
+    getAgent: (name) => invoke("get_agent", { name }),
+    memoryView: (agent) => invoke("memory_view", { agent }),
+    memoryOverview: (agent) => invoke("memory_overview", { agent }),
+    archivalPage: (q) => invoke("archival_page", q),
+    appendMemory: (req) => invoke("append_memory", req),
+    recallMemory: (agent, keyword) => invoke("recall_memory", { agent, keyword }),
+    previewEntry: (content) => invoke("preview_entry", { content }),
+    listSessions: (q) => invoke("list_sessions", q),
+    getSession: (id) => invoke("get_session", { id }),
+    toolInvocations: (sessionId, limit, offset) => invoke("tool_invocations", { session_id: sessionId, limit, offset }),
+    promptPreview: (agent, sessionId) => invoke("prompt_preview", { agent, session_id: sessionId }),
+    bootstrapFiles: () => invoke("bootstrap_files", {}),
+    getSettings: () => invoke("get_settings", {}),
+    updateSettings: (s) => invoke("update_settings", s),
+    inspectRoot: (path, dbPath) => invoke("inspect_root", { path, db_path: dbPath }),
+    createSampleRoot: (path) => invoke("create_sample_root", { path }),
+    testMem0: (s) => invoke("test_mem0", s),
+  };
+}
