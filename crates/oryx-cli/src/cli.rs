@@ -219,7 +219,14 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
         Command::Session { id } => {
             let s = console.get_session(&id)?;
             let calls = console.tool_invocations(Some(&id), Some(500), None)?;
-            render::session(&s, &calls, json)
+            render::session(&s, &calls, json);
+            // What could be read is shown; the unreadable rest is still a failure for scripts.
+            if let Some(e) = &s.summary.error {
+                return Err(ApiError::new(
+                    oryx_api::ErrorCode::Corrupt,
+                    format!("session {id}: {e}"),
+                ));
+            }
         }
         Command::Prompt { agent, session } => {
             render::prompt(&console.prompt_preview(&agent, session.as_deref())?, json)
