@@ -292,6 +292,13 @@ fn a_foreign_host_is_refused_for_reads_writes_the_ui_and_events() {
 #[test]
 fn allow_host_adds_a_name() {
     let s = start(&["--allow-host", "oryx.lan"]);
+    let doc = get(&s, "/api/v1/openapi.json").json();
+    let agents = &doc["paths"]["/api/v1/agents"]["get"]["responses"];
+    assert!(
+        agents["403"].is_object() && agents["504"].is_object(),
+        "{agents}"
+    );
+    assert!(doc["paths"]["/api/v1/console/events"]["get"]["responses"]["504"].is_null());
     let ok = request(
         &s.addr,
         &format!("oryx.lan:{}", s.port),

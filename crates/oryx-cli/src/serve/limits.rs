@@ -56,7 +56,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// Routes whose answers take as long as they take: the event stream answers at once and then
 /// streams, a migration runs until done or cancelled (POST migrate/cancel stops it).
-fn untimed(path: &str) -> bool {
+pub fn untimed(path: &str) -> bool {
     path == "/api/v1/console/events" || path == "/api/v1/console/migrate"
 }
 
