@@ -1,8 +1,10 @@
 //! Bounds on what one client can hold: time per request, time to send headers and bodies,
 //! connections, and threads doing console work.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
@@ -65,9 +67,25 @@ pub async fn request_timeout(State(limit): State<Duration>, req: Request, next: 
         return next.run(req).await;
     }
     let what = format!("{} {}", req.method(), req.uri().path());
-    match tokio::time::timeout(limit, next.run(req)).await {
+    // Reads are named by their URI, so work stuck for one of them is not started again.
+    let tag = (req.method() == axum::http::Method::GET).then(|| ReadTag {
+        uri: req.uri().to_string(),
+        gave_up: Arc::new(AtomicBool::new(false)),
+    });
+    let gave_up = tag.as_ref().map(|t| t.gave_up.clone());
+    let run = next.run(req);
+    let run = async move {
+        match tag {
+            Some(t) => READ.scope(t, run).await,
+            None => run.await,
+        }
+    };
+    match tokio::time::timeout(limit, run).await {
         Ok(res) => res,
         Err(_) => {
+            if let Some(g) = gave_up {
+                g.store(true, Ordering::Relaxed);
+            }
             log(&format!(
                 "{what} did not finish within {} s: answered 504 (work stuck on a file or the database keeps one worker busy until it returns)",
                 limit.as_secs_f64()
@@ -83,15 +101,75 @@ pub async fn request_timeout(State(limit): State<Duration>, req: Request, next: 
     }
 }
 
-/// Console work on blocking threads, at most `max_blocking` at once. Work that never returns
-/// (a FIFO, a dead network mount) keeps its permit, so it can exhaust only this budget, never
-/// tokio's blocking pool that the rest of the server needs.
+/// The GET request whose handler runs (none for writes).
+#[derive(Clone)]
+struct ReadTag {
+    uri: String,
+    /// Set when the request was answered 504: work still running for it is stuck.
+    gave_up: Arc<AtomicBool>,
+}
+
+tokio::task_local! {
+    static READ: ReadTag;
+}
+
+/// Console work on blocking threads, at most `size` at once. Work that never returns (a FIFO,
+/// a dead network mount) keeps its permit, so it can exhaust only this budget, never tokio's
+/// blocking pool that the rest of the server needs; and the same read is not started again
+/// while an earlier run of it is stuck, so a client that retries does not use up the budget.
 #[derive(Clone)]
 pub struct WorkPermits {
     sem: Arc<Semaphore>,
     size: usize,
     /// How long a request waits for a free slot before it is answered 503.
     wait: Duration,
+    running: Arc<Running>,
+}
+
+#[derive(Default)]
+struct Running {
+    next_id: AtomicU64,
+    /// GET URI -> each run still working: (id, start, its request gave up).
+    by_key: Mutex<HashMap<String, Vec<RunEntry>>>,
+}
+
+type RunEntry = (u64, Instant, Arc<AtomicBool>);
+
+impl Running {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<RunEntry>>> {
+        self.by_key.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A slot for one piece of console work; give it to the blocking closure so it is released
+/// only when the work really ends.
+pub struct Work {
+    _permit: OwnedSemaphorePermit,
+    _run: Option<RunGuard>,
+}
+
+struct RunGuard {
+    running: Arc<Running>,
+    key: String,
+    id: u64,
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        let mut map = self.running.lock();
+        if let Some(runs) = map.get_mut(&self.key) {
+            runs.retain(|(id, _, _)| *id != self.id);
+            if runs.is_empty() {
+                map.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// Why no work was started: the status and message of the answer.
+pub struct Refused {
+    pub status: StatusCode,
+    pub message: String,
 }
 
 impl WorkPermits {
@@ -100,17 +178,60 @@ impl WorkPermits {
             sem: Arc::new(Semaphore::new(size)),
             size,
             wait,
+            running: Arc::default(),
         }
     }
 
-    pub async fn acquire(&self) -> Result<OwnedSemaphorePermit, String> {
-        match tokio::time::timeout(self.wait, self.sem.clone().acquire_owned()).await {
-            Ok(Ok(p)) => Ok(p),
-            _ => Err(format!(
-                "the server is busy: all {} console workers are still running earlier requests (some may be stuck on a file that does not answer); see the server log",
-                self.size
-            )),
+    pub async fn acquire(&self) -> Result<Work, Refused> {
+        let tag = READ.try_with(ReadTag::clone).ok();
+        if let Some(t) = &tag {
+            let k = &t.uri;
+            let stuck_for = self.running.lock().get(k).and_then(|runs| {
+                runs.iter()
+                    .filter(|(_, _, gave_up)| gave_up.load(Ordering::Relaxed))
+                    .map(|(_, start, _)| start.elapsed())
+                    .max()
+            });
+            if let Some(age) = stuck_for {
+                return Err(Refused {
+                    status: StatusCode::GATEWAY_TIMEOUT,
+                    message: format!(
+                        "GET {k} is still running from an earlier request, for {} s now (stuck on a file or the database?); see the server log",
+                        age.as_secs()
+                    ),
+                });
+            }
         }
+        let permit = match tokio::time::timeout(self.wait, self.sem.clone().acquire_owned()).await
+        {
+            Ok(Ok(p)) => p,
+            _ => {
+                return Err(Refused {
+                    status: StatusCode::SERVICE_UNAVAILABLE,
+                    message: format!(
+                        "the server is busy: all {} console workers are still running earlier requests (some may be stuck on a file that does not answer); see the server log",
+                        self.size
+                    ),
+                })
+            }
+        };
+        let run = tag.map(|t| {
+            let id = self.running.next_id.fetch_add(1, Ordering::Relaxed);
+            self.running.lock().entry(t.uri.clone()).or_default().push((
+                id,
+                Instant::now(),
+                t.gave_up,
+            ));
+            RunGuard {
+                running: self.running.clone(),
+                key: t.uri,
+                id,
+            }
+        });
+        Ok(Work {
+            _permit: permit,
+            _run: run,
+        })
     }
 }
 
@@ -132,11 +253,51 @@ mod tests {
     #[tokio::test]
     async fn stuck_work_exhausts_only_its_own_budget() {
         let permits = WorkPermits::new(2, Duration::from_millis(50));
-        let a = permits.acquire().await.unwrap();
-        let _b = permits.acquire().await.unwrap();
-        let err = permits.acquire().await.unwrap_err();
-        assert!(err.contains("all 2 console workers"), "{err}");
+        let a = permits.acquire().await.ok().unwrap();
+        let _b = permits.acquire().await.ok().unwrap();
+        let err = permits.acquire().await.err().unwrap();
+        assert_eq!(err.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            err.message.contains("all 2 console workers"),
+            "{}",
+            err.message
+        );
         drop(a);
         assert!(permits.acquire().await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_read_whose_request_gave_up_is_not_started_again() {
+        let permits = WorkPermits::new(4, Duration::from_millis(50));
+        let tag = |uri: &str| ReadTag {
+            uri: uri.into(),
+            gave_up: Arc::new(AtomicBool::new(false)),
+        };
+        let first = tag("/api/v1/agents");
+        let stuck = READ
+            .scope(first.clone(), permits.acquire())
+            .await
+            .ok()
+            .unwrap();
+        // Still within its time: a second identical read may run alongside.
+        let alongside = READ.scope(tag("/api/v1/agents"), permits.acquire()).await;
+        assert!(alongside.is_ok());
+        drop(alongside);
+        first.gave_up.store(true, Ordering::Relaxed);
+        let again = READ.scope(tag("/api/v1/agents"), permits.acquire()).await;
+        let err = again.err().unwrap();
+        assert_eq!(err.status, StatusCode::GATEWAY_TIMEOUT);
+        assert!(err.message.contains("still running"), "{}", err.message);
+        // Another read, and writes (no tag), still get a worker.
+        assert!(READ
+            .scope(tag("/api/v1/sessions"), permits.acquire())
+            .await
+            .is_ok());
+        assert!(permits.acquire().await.is_ok());
+        drop(stuck);
+        assert!(READ
+            .scope(tag("/api/v1/agents"), permits.acquire())
+            .await
+            .is_ok());
     }
 }

@@ -264,12 +264,15 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             body_timeout: opts.limits.body,
         };
         let hosts = host_guard::AllowedHosts::new(addr, &opts.allow_hosts);
+        let migration = state.migration.clone();
         let app = router(state, ui, hosts, &opts.limits);
         let grace = opts.limits.shutdown_grace;
         tokio::spawn(async move {
             let signal = stop_signal().await;
             log(&format!("{signal}: stopping"));
             let _ = stop_tx.send(true);
+            // A running migration stops between entries, so the grace period ends it cleanly.
+            migration.cancel();
             // Whatever still holds the process (a thread stuck in a blocking call that a drop
             // waits for), it ends soon after the grace period.
             let deadline = grace + Duration::from_secs(2);
@@ -309,15 +312,15 @@ pub async fn blocking<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&Console) -> ApiResult<T> + Send + 'static,
 ) -> Result<T, HttpError> {
-    let permit = state
+    let work = state
         .work
         .acquire()
         .await
-        .map_err(|m| HttpError::new(StatusCode::SERVICE_UNAVAILABLE, m))?;
+        .map_err(|r| HttpError::new(r.status, r.message))?;
     let console = state.console.clone();
     tokio::task::spawn_blocking(move || {
         // Held until the work really ends, even when its request has given up.
-        let _permit = permit;
+        let _work = work;
         f(&console)
     })
     .await
