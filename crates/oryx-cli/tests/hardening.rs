@@ -722,3 +722,74 @@ fn an_unreadable_session_exits_1_with_its_error() {
     assert!(err.contains(&id), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// 200 requests at once over the routes that read files and the database.
+#[cfg(target_os = "linux")]
+fn burst(s: &Server) {
+    let targets = [
+        "/api/v1/console/sessions",
+        "/api/v1/console/memory?agent=assistant",
+        "/api/v1/sessions",
+        "/api/v1/console/agents",
+        "/api/v1/console/memory/overview?agent=assistant",
+    ];
+    let handles: Vec<_> = (0..200)
+        .map(|i| {
+            let addr = s.addr.clone();
+            let target = targets[i % targets.len()];
+            std::thread::spawn(move || request(&addr, &addr, "GET", target, &[], None).status)
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 200);
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn proc_status(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+/// Descriptors the server holds on the database file itself.
+#[cfg(target_os = "linux")]
+fn db_handles(s: &Server) -> usize {
+    let db = s.root.join("oryxos.db");
+    std::fs::read_dir(format!("/proc/{}/fd", s.child.id()))
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|t| *t == db)
+        .count()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_burst_leaves_few_database_handles_and_little_memory_behind() {
+    // SQLite keeps the descriptor of every closed connection while another connection of the
+    // process (the watcher's) holds its lock on the file: what stays is the burst's peak of
+    // connections open at once, which the worker budget bounds.
+    let s = start(&["--backend", "sqlite", "--max-workers", "4"]);
+    burst(&s);
+    let held = db_handles(&s);
+    assert!(held <= 4 + 2, "{held} database handles after the burst");
+
+    let s = start(&[]);
+    let before = proc_status(s.child.id(), "VmRSS:");
+    burst(&s);
+    let peak = proc_status(s.child.id(), "VmRSS:");
+    let mut now = peak;
+    wait_until(
+        "the memory of the burst to be returned",
+        Duration::from_secs(20),
+        || {
+            now = proc_status(s.child.id(), "VmRSS:");
+            now < before + 32 * 1024
+        },
+    );
+    eprintln!("resident: {before} kB before, {peak} kB after the burst, {now} kB idle");
+}

@@ -10,7 +10,7 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use super::envelope::rejection;
 use super::log;
@@ -124,6 +124,7 @@ pub struct WorkPermits {
     /// How long a request waits for a free slot before it is answered 503.
     wait: Duration,
     running: Arc<Running>,
+    idle: Arc<Notify>,
 }
 
 #[derive(Default)]
@@ -146,7 +147,58 @@ impl Running {
 pub struct Work {
     _permit: OwnedSemaphorePermit,
     _run: Option<RunGuard>,
+    permits: Arc<Semaphore>,
+    size: usize,
+    idle: Arc<Notify>,
 }
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        if self.permits.available_permits() + 1 == self.size {
+            self.idle.notify_one();
+        }
+    }
+}
+
+/// After the last work of a burst, once the workers have stayed idle a moment: hand back the
+/// memory their allocator arenas kept.
+async fn trim_when_idle(permits: Arc<Semaphore>, size: usize, idle: Arc<Notify>) {
+    loop {
+        idle.notified().await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        if permits.available_permits() == size {
+            let _ = tokio::task::spawn_blocking(trim_heap).await;
+        }
+    }
+}
+
+/// glibc raises its mmap threshold each time a large block is freed (up to 32 MB), after which
+/// the large buffers of file and database reads come from the workers' arenas and stay there:
+/// after a burst of 200 requests the server kept ~85 MB resident while idle (measured, markdown
+/// backend, debug build). With the threshold fixed they are mapped and unmapped: ~24 MB.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn tune_allocator() {
+    // SAFETY: mallopt changes a tuning parameter of the allocator, before the server's threads
+    // start; it has no other effect.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn tune_allocator() {}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn trim_heap() {
+    // SAFETY: malloc_trim only releases free memory of the allocator; it touches no live
+    // allocation and may be called from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim_heap() {}
 
 struct RunGuard {
     running: Arc<Running>,
@@ -173,12 +225,17 @@ pub struct Refused {
 }
 
 impl WorkPermits {
+    /// Call within the runtime: it starts the task that trims the heap after bursts.
     pub fn new(size: usize, wait: Duration) -> WorkPermits {
+        let sem = Arc::new(Semaphore::new(size));
+        let idle = Arc::new(Notify::new());
+        tokio::spawn(trim_when_idle(sem.clone(), size, idle.clone()));
         WorkPermits {
-            sem: Arc::new(Semaphore::new(size)),
+            sem,
             size,
             wait,
             running: Arc::default(),
+            idle,
         }
     }
 
@@ -231,6 +288,9 @@ impl WorkPermits {
         Ok(Work {
             _permit: permit,
             _run: run,
+            permits: self.sem.clone(),
+            size: self.size,
+            idle: self.idle.clone(),
         })
     }
 }

@@ -216,6 +216,7 @@ pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {
 
 pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
     check_bind(&opts.bind, &opts.token)?;
+    limits::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Console work is capped by its permits; the rest (UI files) needs few threads.
