@@ -3,7 +3,7 @@
 //! open requests are doing.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use hyper::server::conn::http1;
@@ -27,6 +27,8 @@ pub async fn serve(
 ) {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let mut conns = JoinSet::new();
+    let mut refused = 0usize;
+    let mut last_refusal_log: Option<Instant> = None;
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
@@ -44,10 +46,16 @@ pub async fn serve(
             }
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
-            log(&format!(
-                "refused a connection from {peer}: {} connections are open (the limit)",
-                limits.max_connections
-            ));
+            // One line a second at most: a flood must not flood the log too.
+            refused += 1;
+            if last_refusal_log.is_none_or(|t: Instant| t.elapsed() >= Duration::from_secs(1)) {
+                log(&format!(
+                    "refused {refused} connection(s), the last from {peer}: {} connections are open (the limit)",
+                    limits.max_connections
+                ));
+                refused = 0;
+                last_refusal_log = Some(Instant::now());
+            }
             conns.spawn(refuse_busy(stream, limits.max_connections));
             continue;
         };

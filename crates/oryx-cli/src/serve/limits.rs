@@ -28,9 +28,10 @@ pub struct Limits {
     pub shutdown_grace: Duration,
     /// Open connections; more are answered 503 and closed.
     pub max_connections: usize,
-    /// Console operations running at once on blocking threads. SQLite keeps the descriptors of
-    /// closed connections while the memory store's connection holds its lock on the same file,
-    /// so this also bounds the database handles a burst leaves behind.
+    /// Console operations running at once on blocking threads. SQLite (unix) keeps the
+    /// descriptor of each closed connection for reuse while another connection of the process
+    /// holds a lock on the same file (the change watcher's, the sqlite memory store's: WAL
+    /// readers keep a shared lock), so this also bounds the database handles a burst leaves.
     pub max_blocking: usize,
 }
 
