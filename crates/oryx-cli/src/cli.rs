@@ -147,6 +147,28 @@ enum Command {
         /// Folder of the built UI (default: ui/dist)
         #[arg(long, value_name = "PATH")]
         ui_dir: Option<PathBuf>,
+        /// Also answer requests for this Host name (repeatable; NAME or NAME:PORT), e.g. a LAN
+        /// name or a reverse proxy's; others are refused (DNS rebinding)
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_hosts: Vec<String>,
+        /// A request not answered within this time gets 504 (events and migrate excepted)
+        #[arg(long, value_name = "SECS", default_value = "30", value_parser = crate::serve::parse_duration)]
+        request_timeout: std::time::Duration,
+        /// Open connections at most; more are answered 503
+        #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        max_connections: u32,
+        /// Time to send a complete request head, and to keep an idle connection
+        #[arg(long, value_name = "SECS", default_value = "10", value_parser = crate::serve::parse_duration, hide = true)]
+        header_timeout: std::time::Duration,
+        /// Longest pause inside a request body
+        #[arg(long, value_name = "SECS", default_value = "10", value_parser = crate::serve::parse_duration, hide = true)]
+        body_timeout: std::time::Duration,
+        /// After SIGTERM or Ctrl-C, how long open requests may finish
+        #[arg(long, value_name = "SECS", default_value = "3", value_parser = crate::serve::parse_duration, hide = true)]
+        shutdown_grace: std::time::Duration,
+        /// Console operations running at once (each may hold a database handle)
+        #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=400), hide = true)]
+        max_workers: u32,
     },
 }
 
@@ -219,7 +241,14 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
         Command::Session { id } => {
             let s = console.get_session(&id)?;
             let calls = console.tool_invocations(Some(&id), Some(500), None)?;
-            render::session(&s, &calls, json)
+            render::session(&s, &calls, json);
+            // What could be read is shown; the unreadable rest is still a failure for scripts.
+            if let Some(e) = &s.summary.error {
+                return Err(ApiError::new(
+                    oryx_api::ErrorCode::Corrupt,
+                    format!("session {id}: {e}"),
+                ));
+            }
         }
         Command::Prompt { agent, session } => {
             render::prompt(&console.prompt_preview(&agent, session.as_deref())?, json)
@@ -275,6 +304,13 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             bind,
             token,
             ui_dir,
+            allow_hosts,
+            request_timeout,
+            max_connections,
+            header_timeout,
+            body_timeout,
+            shutdown_grace,
+            max_workers,
         } => {
             crate::serve::serve(
                 console,
@@ -282,6 +318,15 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                     bind,
                     token,
                     ui_dir,
+                    allow_hosts,
+                    limits: crate::serve::Limits {
+                        request: request_timeout,
+                        header: header_timeout,
+                        body: body_timeout,
+                        shutdown_grace,
+                        max_connections: max_connections as usize,
+                        max_blocking: max_workers as usize,
+                    },
                 },
             )?;
         }

@@ -1,5 +1,34 @@
 //! Text and JSON output. Text is for people; `--json` prints the DTO exactly as the API returns it.
 
+// Output goes through these instead of std's macros, which panic when the reading end of a pipe
+// has gone (`oryx sessions | head`). Textual macros shadow the prelude's in this module.
+macro_rules! println {
+    () => {
+        out(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+macro_rules! print {
+    ($($arg:tt)*) => {
+        out(format_args!($($arg)*))
+    };
+}
+
+/// Writes to stdout; a closed pipe means nobody reads the rest: stop quietly with success.
+fn out(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        let _ = writeln!(std::io::stderr(), "error[io]: cannot write the output: {e}");
+        std::process::exit(1);
+    }
+}
+
 use oryx_api::dto::*;
 use oryx_api::run::{FootprintResult, ToolRunResult};
 use serde::Serialize;

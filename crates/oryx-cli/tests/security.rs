@@ -1231,7 +1231,8 @@ fn no_cors_headers_and_no_preflight_approval() {
         );
         checked += 1;
     }
-    // A cross-site form post (text/plain, no preflight) is not taken as JSON.
+    // A cross-site form post (text/plain, no preflight) is refused for its Origin (and would
+    // not be taken as JSON anyway).
     let r = raw(
         &s,
         "POST",
@@ -1242,7 +1243,7 @@ fn no_cors_headers_and_no_preflight_approval() {
         ],
         Some(br#"{"agent":"researcher","scope":"core","content":"csrf"}"#),
     );
-    assert_eq!(r.status, 415, "{}", r.text());
+    assert_eq!(r.status, 403, "{}", r.text());
     assert_error_envelope(&r, "text/plain post");
     assert!(
         !std::fs::read_to_string(env.root().join("agents/researcher/MEMORY.md"))

@@ -62,7 +62,7 @@ impl Hub {
         *slot = match w {
             Ok(w) => Some(w),
             Err(e) => {
-                eprintln!("live refresh disabled: {}", e.message);
+                super::log(&format!("live refresh disabled: {}", e.message));
                 None
             }
         };
@@ -91,6 +91,12 @@ pub fn routes() -> Router<AppState> {
 }
 
 async fn events(State(s): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    // The stream never ends by itself: it must when the server stops, or shutdown would wait
+    // for every open browser tab.
+    let mut stopping = s.stopping.clone();
+    let stopped = async move {
+        let _ = stopping.wait_for(|s| *s).await;
+    };
     let stream = BroadcastStream::new(s.events.tx.subscribe()).filter_map(|msg| {
         Some(Ok(match msg.ok()? {
             Message::Change(change) => Event::default().data(serde_json::to_string(&change).ok()?),
@@ -99,5 +105,6 @@ async fn events(State(s): State<AppState>) -> Sse<impl Stream<Item = Result<Even
                 .data(serde_json::to_string(&p).ok()?),
         }))
     });
+    let stream = futures_util::StreamExt::take_until(stream, Box::pin(stopped));
     Sse::new(stream).keep_alive(KeepAlive::default())
 }

@@ -2,8 +2,11 @@
 
 mod auth;
 mod compat;
+mod connections;
 mod envelope;
 mod events;
+mod host_guard;
+mod limits;
 mod openapi;
 mod ops;
 mod routes;
@@ -12,17 +15,21 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use oryx_api::{ApiError, ApiResult, Console, ErrorCode};
+use tokio::sync::watch;
 use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub use envelope::{path_param, HttpError, Reply};
+pub use limits::{parse_duration, Limits};
 
 /// Request bodies larger than this are refused with 413 (memory entries are one line).
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -33,6 +40,11 @@ pub struct AppState {
     pub token: Option<Arc<String>>,
     pub events: events::Hub,
     pub migration: MigrationSlot,
+    pub work: limits::WorkPermits,
+    /// Turns true when the server is stopping: long answers (the event stream) end.
+    pub stopping: watch::Receiver<bool>,
+    /// How long a request body may pause (named in the answer when it does).
+    pub body_timeout: Duration,
 }
 
 /// The cancel flag of the migration in progress: one migration (copy or dry run) at a time per
@@ -94,6 +106,16 @@ pub struct ServeOptions {
     pub bind: SocketAddr,
     pub token: Option<String>,
     pub ui_dir: Option<PathBuf>,
+    /// `--allow-host`: more names the server answers to (behind a proxy, on a LAN name).
+    pub allow_hosts: Vec<String>,
+    pub limits: Limits,
+}
+
+/// One line on the server's stderr. Never panics: a closed stderr (the terminal went away)
+/// must not take a request down with it.
+pub fn log(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "oryx serve: {line}");
 }
 
 /// The UI: `--ui-dir`, else `ui/dist` of this source tree, else next to the binary.
@@ -113,8 +135,16 @@ fn find_ui_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
         .find(|p| p.join("index.html").is_file())
 }
 
-pub fn router(state: AppState, ui_dir: Option<PathBuf>) -> Router {
+pub fn router(
+    state: AppState,
+    ui_dir: Option<PathBuf>,
+    hosts: host_guard::AllowedHosts,
+    limits: &Limits,
+) -> Router {
     let ui = ui_dir.map(Arc::new);
+    let body_timeout = state.body_timeout;
+    // Layers run outside in, last added first: a panic is caught around everything, a foreign
+    // Host is refused before any other work, then the clock starts.
     Router::new()
         .merge(compat::routes())
         .merge(routes::routes())
@@ -135,7 +165,16 @@ pub fn router(state: AppState, ui_dir: Option<PathBuf>) -> Router {
             state.clone(),
             auth::require_token,
         ))
+        .layer(RequestBodyTimeoutLayer::new(body_timeout))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            limits.request,
+            limits::request_timeout,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(hosts),
+            host_guard::guard,
+        ))
         .layer(CatchPanicLayer::custom(|_| {
             envelope::rejection(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -179,8 +218,11 @@ pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {
 
 pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
     check_bind(&opts.bind, &opts.token)?;
+    limits::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Console work is capped by its permits; the rest (UI files) needs few threads.
+        .max_blocking_threads(opts.limits.max_blocking + 32)
         .build()
         .map_err(|e| {
             ApiError::new(
@@ -188,16 +230,7 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
                 format!("cannot start the server runtime: {e}"),
             )
         })?;
-    runtime.block_on(async move {
-        let console = Arc::new(console);
-        let events = events::Hub::start(console.clone());
-        let state = AppState {
-            console,
-            token: opts.token.filter(|t| !t.is_empty()).map(Arc::new),
-            events,
-            migration: MigrationSlot::default(),
-        };
-        let ui = find_ui_dir(opts.ui_dir);
+    let result = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(opts.bind)
             .await
             .map_err(|e| {
@@ -209,32 +242,96 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
         let addr = listener
             .local_addr()
             .map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
+        let ui = find_ui_dir(opts.ui_dir);
+        // The address line comes first: scripts and tests read it from stderr.
         match &ui {
-            Some(d) => eprintln!("oryx serve: http://{addr}/ (UI from {})", d.display()),
-            None => eprintln!("oryx serve: http://{addr}/api/v1/ (UI not built: run `make ui`)"),
+            Some(d) => log(&format!("http://{addr}/ (UI from {})", d.display())),
+            None => log(&format!(
+                "http://{addr}/api/v1/ (UI not built: run `make ui`)"
+            )),
         }
-        axum::serve(listener, router(state, ui))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| ApiError::new(ErrorCode::Io, format!("server stopped: {e}")))
-    })
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let console = Arc::new(console);
+        let events = events::Hub::start(console.clone());
+        let state = AppState {
+            console,
+            token: opts.token.filter(|t| !t.is_empty()).map(Arc::new),
+            events,
+            migration: MigrationSlot::default(),
+            work: limits::WorkPermits::new(
+                opts.limits.max_blocking,
+                // Well inside the request's own limit, so a full budget answers 503, not 504.
+                (opts.limits.request / 2).min(Duration::from_secs(5)),
+            ),
+            stopping: stop_rx.clone(),
+            body_timeout: opts.limits.body,
+        };
+        let hosts = host_guard::AllowedHosts::new(addr, &opts.allow_hosts);
+        let migration = state.migration.clone();
+        let app = router(state, ui, hosts, &opts.limits);
+        let grace = opts.limits.shutdown_grace;
+        tokio::spawn(async move {
+            let signal = stop_signal().await;
+            log(&format!("{signal}: stopping"));
+            let _ = stop_tx.send(true);
+            // A running migration stops between entries, so the grace period ends it cleanly.
+            migration.cancel();
+            // Whatever still holds the process (a thread stuck in a blocking call that a drop
+            // waits for), it ends soon after the grace period.
+            let deadline = grace + Duration::from_secs(2);
+            std::thread::spawn(move || {
+                std::thread::sleep(deadline);
+                log("still not stopped: exiting now");
+                std::process::exit(0);
+            });
+        });
+        connections::serve(listener, app, &opts.limits, stop_rx).await;
+        Ok(())
+    });
+    // Work stuck in a blocking call (a FIFO, a dead mount) cannot be interrupted: leave it
+    // behind rather than wait for it, so the process ends.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    result
 }
 
-/// Runs blocking console work off the async threads.
+/// Ctrl-C, or SIGTERM (service managers, `kill`).
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            return tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = tokio::signal::ctrl_c() => "Ctrl-C",
+            };
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    "Ctrl-C"
+}
+
+/// Runs blocking console work off the async threads, within the server's worker budget.
 pub async fn blocking<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&Console) -> ApiResult<T> + Send + 'static,
 ) -> Result<T, HttpError> {
-    let console = state.console.clone();
-    tokio::task::spawn_blocking(move || f(&console))
+    let work = state
+        .work
+        .acquire()
         .await
-        .map_err(|_| {
-            HttpError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal error; see the server log",
-            )
-        })?
-        .map_err(HttpError::from)
+        .map_err(|r| HttpError::new(r.status, r.message))?;
+    let console = state.console.clone();
+    tokio::task::spawn_blocking(move || {
+        // Held until the work really ends, even when its request has given up.
+        let _work = work;
+        f(&console)
+    })
+    .await
+    .map_err(|_| {
+        HttpError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error; see the server log",
+        )
+    })?
+    .map_err(HttpError::from)
 }

@@ -85,12 +85,16 @@ fn operation(method: &str, path: &str, summary: &str) -> Value {
         "responses": {
             "200": {"description": "success", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}},
             "400": {"$ref": "#/components/responses/Error"},
+            "403": {"description": "Host does not name this server, or a write from a foreign Origin", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}},
             "404": {"$ref": "#/components/responses/Error"},
             "409": {"$ref": "#/components/responses/Error"},
             "500": {"$ref": "#/components/responses/Error"},
             "503": {"$ref": "#/components/responses/Error"}
         }
     });
+    if !super::limits::untimed(path) {
+        op["responses"]["504"] = json!({"description": "not answered within the server's --request-timeout", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}});
+    }
     if path == "/api/v1/console/events" {
         op["responses"]["200"] = json!({"description": "text/event-stream: change events as unnamed `data: {kind, agent}` lines; migration progress as `event: migration` with `data: {owner, done, total}`", "content": {"text/event-stream": {"schema": {"type": "string"}}}});
     }
@@ -99,6 +103,8 @@ fn operation(method: &str, path: &str, summary: &str) -> Value {
     }
     if method != "get" {
         op["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object"}}}});
+        op["responses"]["408"] = json!({"$ref": "#/components/responses/Error"});
+        op["responses"]["413"] = json!({"$ref": "#/components/responses/Error"});
     }
     op
 }

@@ -2,6 +2,7 @@
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use std::time::{Duration, Instant};
@@ -158,9 +159,72 @@ fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, HttpError> {
         .map_err(|e| HttpError::bad_request(e.body_text()))
 }
 
+/// Bad bodies are the caller's to fix: 400 `invalid_input` (axum says 422 for JSON of the
+/// wrong shape and 415 for a missing content type, codes the envelope does not use); a body
+/// over the limit stays 413, one that stopped arriving is 408.
 fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, HttpError> {
-    b.map(|Json(v)| v)
-        .map_err(|e| HttpError::new(e.status(), e.body_text()))
+    b.map(|Json(v)| v).map_err(|e| {
+        if timed_out(&e) {
+            return HttpError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body stopped arriving before its announced length (Content-Length); send the whole body",
+            );
+        }
+        let status = match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        HttpError {
+            status,
+            message: e.body_text(),
+            code: Some(ErrorCode::InvalidInput),
+        }
+    })
+}
+
+fn timed_out(e: &JsonRejection) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if c.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// `?agent=` on a write must name the same owner as the body's `agent` (both absent or empty
+/// mean the global memory): otherwise which one was meant is a guess.
+fn same_agent(
+    q: Result<Query<AgentQ>, QueryRejection>,
+    body_agent: Option<&str>,
+) -> Result<(), HttpError> {
+    let q = query(q)?;
+    let Some(from_query) = q.agent else {
+        return Ok(());
+    };
+    let norm = |a: Option<&str>| {
+        a.map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_string)
+    };
+    let (from_query, from_body) = (norm(Some(&from_query)), norm(body_agent));
+    if from_query == from_body {
+        return Ok(());
+    }
+    let name = |a: &Option<String>| match a {
+        Some(a) => format!("{a:?}"),
+        None => "the global memory".to_string(),
+    };
+    Err(HttpError {
+        status: StatusCode::BAD_REQUEST,
+        message: format!(
+            "?agent= names {} but the body's agent names {}: send one, or the same in both",
+            name(&from_query),
+            name(&from_body)
+        ),
+        code: Some(ErrorCode::InvalidInput),
+    })
 }
 
 #[derive(Deserialize)]
@@ -284,9 +348,10 @@ async fn context(
 
 async fn append(
     State(s): State<AppState>,
+    q: Result<Query<AgentQ>, QueryRejection>,
     b: Result<Json<AppendRequest>, JsonRejection>,
 ) -> Reply<AppendResult> {
-    let req = match body(b) {
+    let req = match body(b).and_then(|r| same_agent(q, r.agent.as_deref()).map(|()| r)) {
         Ok(r) => r,
         Err(e) => return Reply(Err(e)),
     };
@@ -386,11 +451,32 @@ async fn get_settings(State(s): State<AppState>) -> Reply<SettingsView> {
     Reply(blocking(&s, |c| c.get_settings()).await)
 }
 
+/// What `GET settings` answers, `{settings, effective}`, is accepted as it is: `effective` is
+/// read-only and ignored, like `mem0_api_key_set` (absent = keep the stored key).
+fn settings_body(
+    b: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<SettingsDto, HttpError> {
+    let mut v = body(b)?;
+    if let Some(inner) = v.get_mut("settings").filter(|i| i.is_object()) {
+        v = inner.take();
+    }
+    if let Some(obj) = v.as_object_mut() {
+        // Without the flag, keep the stored key: `false` with no new key would delete it.
+        obj.entry("mem0_api_key_set")
+            .or_insert(serde_json::Value::Bool(true));
+    }
+    serde_json::from_value(v).map_err(|e| HttpError {
+        status: StatusCode::BAD_REQUEST,
+        message: format!("the settings in the body: {e}"),
+        code: Some(ErrorCode::InvalidInput),
+    })
+}
+
 async fn put_settings(
     State(s): State<AppState>,
-    b: Result<Json<SettingsDto>, JsonRejection>,
+    b: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Reply<SettingsView> {
-    let dto = match body(b) {
+    let dto = match settings_body(b) {
         Ok(d) => d,
         Err(e) => return Reply(Err(e)),
     };
@@ -470,9 +556,10 @@ impl Throttle {
 /// `cancelled: true` (what was copied stays copied). One migration at a time: 409 otherwise.
 async fn migrate(
     State(s): State<AppState>,
+    q: Result<Query<AgentQ>, QueryRejection>,
     b: Result<Json<MigrateRequest>, JsonRejection>,
 ) -> Reply<MigrationReport> {
-    let req = match body(b) {
+    let req = match body(b).and_then(|r| same_agent(q, r.agent.as_deref()).map(|()| r)) {
         Ok(r) => r,
         Err(e) => return Reply(Err(e)),
     };

@@ -1,21 +1,39 @@
 //! Shared by the integration tests that start a real `oryx serve`.
 
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 /// Spawns `cmd` (an `oryx … serve --bind 127.0.0.1:0`) and returns the child with its base URL,
 /// read from the address line the server prints first on stderr.
-pub fn spawn_serve(mut cmd: Command) -> (Child, String) {
+pub fn spawn_serve(cmd: Command) -> (Child, String) {
+    let (child, base, _) = spawn_serve_logged(cmd);
+    (child, base)
+}
+
+/// As [`spawn_serve`], also collecting the rest of the server's stderr (it keeps being read,
+/// so the server never writes into a closed pipe).
+pub fn spawn_serve_logged(mut cmd: Command) -> (Child, String, Arc<Mutex<String>>) {
     let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+    let mut reader = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    reader.read_line(&mut line).unwrap();
     let addr = line
         .split("http://")
         .nth(1)
         .and_then(|r| r.split('/').next())
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_string();
-    (child, format!("http://{addr}"))
+    let log = Arc::new(Mutex::new(String::new()));
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        let mut l = String::new();
+        while reader.read_line(&mut l).map(|n| n > 0).unwrap_or(false) {
+            sink.lock().unwrap().push_str(&l);
+            l.clear();
+        }
+    });
+    (child, format!("http://{addr}"), log)
 }
