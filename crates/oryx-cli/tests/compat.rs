@@ -383,6 +383,27 @@ fn the_admin_ui_logs_in_with_the_token_as_password() {
     // Not logged in: `me` is 401, so the UI shows its login page.
     let r = client().get(url("/api/v1/auth/me")).send().unwrap();
     assert_eq!(r.status().as_u16(), 401);
+    // `info`, which the UI loads before its login page, answers only the application's name.
+    let info = ok(&s, "/api/v1/info");
+    assert_eq!(info, json!({"application": "oryxos", "providers": []}));
+    let r = client()
+        .get(url("/api/v1/info"))
+        .bearer_auth(token)
+        .send()
+        .unwrap();
+    assert_eq!(
+        r.json::<Value>().unwrap()["data"]["providers"][0],
+        "anthropic"
+    );
+    assert_eq!(
+        client()
+            .get(url("/api/v1/profiles"))
+            .send()
+            .unwrap()
+            .status()
+            .as_u16(),
+        401
+    );
 
     let r = login(json!({"username": "admin", "password": "wrong"}));
     assert_eq!(r.status().as_u16(), 401);
@@ -434,6 +455,8 @@ fn the_admin_ui_logs_in_with_the_token_as_password() {
     ] {
         assert_eq!(with_cookie(p, &cookies).status().as_u16(), 200, "{p}");
     }
+    let info: Value = with_cookie("/api/v1/info", &cookies).json().unwrap();
+    assert_eq!(info["data"]["providers"].as_array().unwrap().len(), 3);
     let forged = "oryxos_session=guess; oryxos_user=admin";
     assert_eq!(with_cookie("/api/v1/agents", forged).status().as_u16(), 401);
     assert_eq!(
@@ -528,4 +551,73 @@ fn the_tree_of_a_huge_root_is_bounded_and_stays_inside() {
     assert!(text.contains("\"level3\""), "{notes}");
     assert!(!text.contains("\"level9\""), "depth is bounded: {notes}");
     assert!(s.root.join("agents/assistant/notes/level0").is_dir());
+}
+
+#[test]
+fn broken_skill_links_are_issues_and_runtime_only_screens_are_empty() {
+    let s = start_with(&[], |root| {
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            "../../../skills/gone",
+            root.join("agents/researcher/skills/gone"),
+        )
+        .unwrap();
+    });
+    #[cfg(unix)]
+    {
+        let issues = ok(&s, "/api/v1/skills/binding-issues");
+        assert_eq!(issues.as_array().unwrap().len(), 1, "{issues}");
+        let i = &issues[0];
+        has_keys(
+            i,
+            &[
+                "agentName",
+                "agentState",
+                "entryName",
+                "path",
+                "type",
+                "message",
+            ],
+            "issue",
+        );
+        assert_eq!(i["agentName"], "researcher");
+        assert_eq!(i["entryName"], "gone");
+        assert_eq!(i["type"], "DANGLING");
+        let b = ok(&s, "/api/v1/agents/researcher/skills");
+        assert_eq!(names(&b["bindings"]), ["summarize", "web-search"]);
+        assert_eq!(b["issues"], issues);
+    }
+    for p in [
+        "/api/v1/mcp-servers",
+        "/api/v1/mcp-servers/status",
+        "/api/v1/mcp-servers/catalog",
+        "/api/v1/notify-channels",
+    ] {
+        assert_eq!(ok(&s, p), json!([]), "{p}");
+    }
+    assert_eq!(
+        ok(&s, "/api/v1/sandbox/whitelist"),
+        json!({"file": [], "shell": [], "http": []})
+    );
+    // Every route of the table is in the OpenAPI document.
+    let doc = ok_raw(&s, "/api/v1/openapi.json");
+    for p in [
+        "/api/v1/auth/login",
+        "/api/v1/workspace/tree",
+        "/api/v2/schedules",
+        "/api/v1/agents/{name}/session",
+        "/api/v1/sandbox/whitelist",
+    ] {
+        assert!(
+            doc["paths"][p].is_object(),
+            "{p} not in the OpenAPI document"
+        );
+    }
+}
+
+/// A JSON answer outside the envelope (the OpenAPI document).
+fn ok_raw(s: &Server, path: &str) -> Value {
+    let (status, v) = get(s, path);
+    assert_eq!(status, 200, "{path}");
+    v
 }

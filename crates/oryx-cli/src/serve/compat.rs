@@ -5,6 +5,7 @@
 mod agents;
 mod catalog;
 mod login;
+mod runtime_only;
 mod sessions;
 
 use axum::routing::{get, post};
@@ -19,12 +20,18 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("get", "/api/v1/auth/me", "{authenticationEnabled, username}; 401 until logged in when --token is set"),
     ("post", "/api/v1/auth/login", "{username, password}: any user name, the --token as password; sets the oryxos_session cookie"),
     ("post", "/api/v1/auth/logout", "Clears the oryxos_session cookie"),
-    ("get", "/api/v1/info", "{application, providers}"),
+    ("get", "/api/v1/info", "{application, providers}; open without a token, then providers is empty"),
     ("get", "/api/v1/profiles", "[{name, description, provider, model, tools}]"),
     ("get", "/api/v1/tools", "[{name, description, inputSchema, agents}]: the memory tools with their schema, and every tool an AGENT.md lists"),
     ("get", "/api/v1/providers", "[{name, apiKey, baseUrl, description}]: the providers the agents name (no keys)"),
     ("get", "/api/v1/skills", "[{name, description, body}] from skills/*/SKILL.md"),
     ("get", "/api/v1/knowledge", "[{name, ...}]: the folders under knowledge/ (index figures are the runtime's)"),
+    ("get", "/api/v1/skills/binding-issues", "[{agentName, agentState, entryName, path, type, message}]: skill links the runtime would skip"),
+    ("get", "/api/v1/mcp-servers", "[]: MCP servers are the running runtime's"),
+    ("get", "/api/v1/mcp-servers/status", "[]: MCP servers are the running runtime's"),
+    ("get", "/api/v1/mcp-servers/catalog", "[]: MCP servers are the running runtime's"),
+    ("get", "/api/v1/notify-channels", "[]: notify channels are the running runtime's"),
+    ("get", "/api/v1/sandbox/whitelist", "{file: [], shell: [], http: []}: the sandbox is the running runtime's"),
     ("get", "/api/v1/workspace/tree", "{name, path, type, children, linkTarget, linkStatus}: agents, skills, output, archive; links not followed; at most 8 levels and 5000 entries (truncated: true when cut)"),
     ("get", "/api/v1/workspace/file", "A text file of the root by its relative path (?path=)"),
     ("get", "/api/v2/schedules", "[{scheduleId, profileName, key, name, cron, zone, message, enabled, nextRunAt, lastRunAt, lastStatus, runCount}] from AGENT.md"),
@@ -52,6 +59,15 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1/providers", get(catalog::providers))
         .route("/api/v1/skills", get(catalog::skills))
         .route("/api/v1/knowledge", get(catalog::knowledge))
+        .route(
+            "/api/v1/skills/binding-issues",
+            get(runtime_only::skill_binding_issues),
+        )
+        .route("/api/v1/mcp-servers", get(runtime_only::empty_list))
+        .route("/api/v1/mcp-servers/status", get(runtime_only::empty_list))
+        .route("/api/v1/mcp-servers/catalog", get(runtime_only::empty_list))
+        .route("/api/v1/notify-channels", get(runtime_only::empty_list))
+        .route("/api/v1/sandbox/whitelist", get(runtime_only::whitelist))
         .route("/api/v1/workspace/tree", get(catalog::tree))
         .route("/api/v1/workspace/file", get(catalog::file))
         .route("/api/v2/schedules", get(catalog::schedules))

@@ -112,7 +112,7 @@ pub async fn memory(
 #[serde(rename_all = "camelCase")]
 pub struct SkillBindings {
     bindings: Vec<SkillBindingView>,
-    issues: Vec<SkillIssueView>,
+    issues: Vec<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -123,16 +123,16 @@ struct SkillBindingView {
     skill_file: String,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SkillIssueView {
-    agent_name: String,
-    agent_state: &'static str,
-    entry_name: String,
-    path: String,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    message: String,
+/// One skill link the runtime would skip, as its binding check reports it.
+pub fn skill_issue(agent: &str, entry: &str, path: &str, warning: &str) -> serde_json::Value {
+    serde_json::json!({
+        "agentName": agent,
+        "agentState": "ACTIVE",
+        "entryName": entry,
+        "path": path,
+        "type": issue_kind(warning),
+        "message": warning,
+    })
 }
 
 /// The runtime's issue types, from the agent parser's warning text.
@@ -168,14 +168,8 @@ pub async fn skills(
                 continue;
             }
             for w in &b.warnings {
-                out.issues.push(SkillIssueView {
-                    agent_name: name.to_string(),
-                    agent_state: "ACTIVE",
-                    entry_name: b.name.clone(),
-                    path: b.skill_file.clone(),
-                    kind: issue_kind(w),
-                    message: w.clone(),
-                });
+                out.issues
+                    .push(skill_issue(name, &b.name, &b.skill_file, w));
             }
         }
         Ok(out)

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
 use oryx_api::compat_data::{LinkStatus, NodeKind, TreeLimits, TreeNode};
 use oryx_api::ApiError;
 use serde::{Deserialize, Serialize};
@@ -30,7 +31,14 @@ fn providers_in_use(c: &oryx_api::Console) -> oryx_api::ApiResult<BTreeMap<Strin
     Ok(out)
 }
 
-pub async fn info(State(s): State<AppState>) -> Reply<Info> {
+/// Open without a token (see `login::open_route`): then only the application's name.
+pub async fn info(State(s): State<AppState>, headers: HeaderMap) -> Reply<Info> {
+    if !super::login::authenticated(&s, &headers) {
+        return Reply(Ok(Info {
+            application: "oryxos",
+            providers: Vec::new(),
+        }));
+    }
     Reply(
         blocking(&s, |c| {
             Ok(Info {

@@ -18,9 +18,31 @@ const USER_COOKIE: &str = "oryxos_user";
 /// The name `/auth/me` shows for a bearer-token client.
 const TOKEN_USER: &str = "token";
 
-/// Logging in and out needs no credential; every other route keeps the token check.
+/// Logging in and out needs no credential, nor `info`, which the admin UI loads before its login
+/// page and never retries (it answers the providers only to a logged-in caller). Every other
+/// route keeps the token check.
 pub fn open_route(method: &Method, path: &str) -> bool {
-    method == Method::POST && matches!(path, "/api/v1/auth/login" | "/api/v1/auth/logout")
+    match *method {
+        Method::POST => matches!(path, "/api/v1/auth/login" | "/api/v1/auth/logout"),
+        Method::GET => path == "/api/v1/info",
+        _ => false,
+    }
+}
+
+/// Whether a request on an open route carries the credential the token check would accept.
+pub fn authenticated(state: &AppState, headers: &HeaderMap) -> bool {
+    let Some(expected) = state.token.as_deref() else {
+        return true;
+    };
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_string);
+    bearer
+        .into_iter()
+        .chain(session_token(headers))
+        .any(|given| bool::from(given.as_bytes().ct_eq(expected.as_bytes())))
 }
 
 /// The token the admin UI's session cookie carries, if any.
