@@ -613,6 +613,22 @@ fn broken_skill_links_are_issues_and_runtime_only_screens_are_empty() {
             "{p} not in the OpenAPI document"
         );
     }
+    // …and every GET the document lists is routed (the table and the router stay in step).
+    let mut routed = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        // The event stream never ends; it has its own tests.
+        if ops.get("get").is_none() || path.ends_with("/events") {
+            continue;
+        }
+        let concrete = path
+            .replace("{name}", "assistant")
+            .replace("{id}", "assistant%3Amorning-brief");
+        let (status, v) = get(&s, &concrete);
+        assert_ne!(v["message"], "no such API route", "{path}");
+        assert_ne!(status, 405, "{path}: {v}");
+        routed += 1;
+    }
+    assert!(routed > 30, "{routed}");
 }
 
 /// A JSON answer outside the envelope (the OpenAPI document).
