@@ -2,6 +2,7 @@
 //! commands, the REST routes and the `oryx` CLI are thin adapters over `Console`'s methods.
 
 pub mod agents;
+pub mod compat_data;
 pub mod console;
 pub mod dto;
 pub mod error;

@@ -716,6 +716,10 @@ enum At {
 const REST_AGENT_ROUTES: &[(&str, At)] = &[
     ("GET", At::Path("/api/v1/agents/{}")),
     ("GET", At::Path("/api/v1/agents/{}/memory")),
+    ("GET", At::Path("/api/v1/agents/{}/skills")),
+    ("GET", At::Path("/api/v1/agents/{}/knowledge")),
+    ("GET", At::Path("/api/v1/agents/{}/session")),
+    ("GET", At::Path("/api/v1/agents/{}/executions")),
     ("GET", At::Path("/api/v1/console/agents/{}")),
     ("GET", At::Query("/api/v1/console/memory?agent={}")),
     ("GET", At::Query("/api/v1/console/memory/context?agent={}")),

@@ -201,7 +201,7 @@ fn java_compatible_routes() {
     ] {
         assert!(a.get(key).is_some(), "missing {key} in {a}");
     }
-    assert_eq!(a["schedules"][0]["cron"], "0 9 * * 1-5");
+    assert_eq!(a["schedules"][0]["cron"], "0 0 9 * * MON-FRI");
     let (_, v) = get(&s, "/api/v1/sessions");
     let items = v["data"].as_array().unwrap();
     assert!(!items.is_empty() && items.len() <= 100);

@@ -46,6 +46,90 @@ pub struct Agent {
     pub warnings: Vec<String>,
 }
 
+/// One `schedules` entry as the runtime's profile loader reads it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Schedule {
+    /// Unique within the agent; the runtime keys its schedule state by (agent, key).
+    pub key: String,
+    pub name: String,
+    pub cron: Option<String>,
+    pub zone: Option<String>,
+    pub message: Option<String>,
+}
+
+impl Agent {
+    /// The schedules the runtime would register (entries it refuses are left out; `warnings`
+    /// says why).
+    pub fn schedule_entries(&self) -> Vec<Schedule> {
+        parse_schedules(&self.schedules).0
+    }
+}
+
+/// The runtime's rules: `key` (or the legacy `id`, which then also names it) is required and
+/// unique, `name` is required, and any violation makes it refuse the whole agent. Its cron is
+/// Spring's six fields (second first).
+pub fn parse_schedules(v: &Value) -> (Vec<Schedule>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    let items = match v {
+        Value::Null => return (out, warnings),
+        Value::Array(items) => items,
+        _ => {
+            warnings.push("schedules is not a list; the runtime ignores it".into());
+            return (out, warnings);
+        }
+    };
+    let refused = "the runtime refuses to load this agent";
+    for (i, item) in items.iter().enumerate() {
+        if !item.is_object() {
+            continue;
+        }
+        let text = |k: &str| frontmatter::get_str(item, &[k]);
+        let legacy = text("id");
+        if let (Some(k), Some(id)) = (text("key"), &legacy) {
+            if &k != id {
+                warnings.push(format!(
+                    "schedules[{i}]: id {id:?} and key {k:?} differ; {refused}"
+                ));
+                continue;
+            }
+        }
+        let key = text("key").or_else(|| legacy.clone());
+        let name = text("name").or_else(|| text("key").is_none().then(|| legacy.clone()).flatten());
+        let Some(key) = key.filter(|k| !k.trim().is_empty()) else {
+            warnings.push(format!("schedules[{i}] has no key; {refused}"));
+            continue;
+        };
+        let Some(name) = name.filter(|n| !n.trim().is_empty()) else {
+            warnings.push(format!("schedules[{i}] ({key}) has no name; {refused}"));
+            continue;
+        };
+        if out.iter().any(|s: &Schedule| s.key == key) {
+            warnings.push(format!(
+                "schedules[{i}]: key {key:?} is used twice; {refused}"
+            ));
+            continue;
+        }
+        let cron = text("cron");
+        if let Some(c) = &cron {
+            let fields = c.split_whitespace().count();
+            if fields != 6 {
+                warnings.push(format!(
+                    "schedules[{i}] ({key}): cron {c:?} has {fields} fields; the runtime's cron has 6 (second minute hour day month weekday)"
+                ));
+            }
+        }
+        out.push(Schedule {
+            key,
+            name,
+            cron,
+            zone: text("zone"),
+            message: text("message"),
+        });
+    }
+    (out, warnings)
+}
+
 /// Lists every directory under `agents/`, sorted by name.
 pub fn list(root: &Path) -> Result<Vec<Agent>> {
     let dir = agents_dir(root);
@@ -130,6 +214,8 @@ fn read_agent(root: &Path, name: &str) -> Agent {
             DEFAULT_MAX_HISTORY_TURNS
         }),
     };
+    let schedules = fm.get("schedules").cloned().unwrap_or(Value::Null);
+    warnings.extend(parse_schedules(&schedules).1);
     // The runtime loads only the files AGENT.md lists; there is no default set.
     let bootstrap = frontmatter::get_str_list(&fm, "bootstrap");
     let mut agent = Agent {
@@ -145,7 +231,7 @@ fn read_agent(root: &Path, name: &str) -> Agent {
         tools: frontmatter::get_str_list(&fm, "tools"),
         bootstrap,
         max_history_turns,
-        schedules: fm.get("schedules").cloned().unwrap_or(Value::Null),
+        schedules,
         channels: fm.get("channels").cloned().unwrap_or(Value::Null),
         front_matter: fm,
         body: body.to_string(),
@@ -361,6 +447,46 @@ mod tests {
         assert!(agents[0].warnings[0].contains("not valid YAML"));
         assert!(agents[2].warnings[0].contains("missing"));
         assert!(agents[3].warnings[0].contains("\"other\""));
+    }
+
+    #[test]
+    fn schedules_the_runtime_refuses_are_warned_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "agents/a/AGENT.md", "---\nname: a\nschedules:\n  - cron: \"0 9 * * 1-5\"\n    prompt: old shape\n  - key: k\n    cron: \"0 0 9 * * *\"\n  - id: legacy\n    cron: \"0 0 1 * * *\"\n    zone: UTC\n    message: hi\n  - key: legacy\n    name: dup\n  - key: x\n    id: y\n    name: Z\n---\n");
+        let a = get(root, "a").unwrap();
+        let w = a.warnings.join("\n");
+        assert!(w.contains("schedules[0] has no key"), "{w}");
+        assert!(w.contains("schedules[0]") && w.contains("refuses"), "{w}");
+        assert!(w.contains("schedules[1] (k) has no name"), "{w}");
+        assert!(w.contains("\"legacy\" is used twice"), "{w}");
+        assert!(
+            w.contains("schedules[4]: id \"y\" and key \"x\" differ"),
+            "{w}"
+        );
+        assert!(!w.contains("schedules[2]"), "{w}");
+        assert_eq!(
+            a.schedule_entries(),
+            vec![Schedule {
+                key: "legacy".into(),
+                name: "legacy".into(),
+                cron: Some("0 0 1 * * *".into()),
+                zone: Some("UTC".into()),
+                message: Some("hi".into()),
+            }]
+        );
+        write(
+            root,
+            "agents/b/AGENT.md",
+            "---\nname: b\nschedules:\n  - key: m\n    name: M\n    cron: \"0 9 * * 1-5\"\n---\n",
+        );
+        let b = get(root, "b").unwrap();
+        assert_eq!(b.schedule_entries().len(), 1);
+        assert!(
+            b.warnings.iter().any(|w| w.contains("has 5 fields")),
+            "{:?}",
+            b.warnings
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ struct AgentSpec {
 const AGENTS: &[AgentSpec] = &[
     AgentSpec {
         name: "assistant",
-        md: "---\nname: assistant\ndescription: 日常助理：日程、提醒、资料整理\nidentity:\n  agent_name: 小O\n  prompt: 你是小O，林晓的私人助理。\nprovider:\n  name: openai\n  model: gpt-4o-mini\n  temperature: 0.3\ntools: [save_memory, recall_memory, web_search]\nbootstrap: [AGENTS.md, SOUL.md, USER.md]\nsettings:\n  max_history_turns: 20\nschedules:\n  - cron: \"0 9 * * 1-5\"\n    prompt: 早间简报\nchannels: [cli, feishu]\n---\n# 小O\n\n你帮助林晓管理日程、提醒和资料。回答要简短。\n",
+        md: "---\nname: assistant\ndescription: 日常助理：日程、提醒、资料整理\nidentity:\n  agent_name: 小O\n  prompt: 你是小O，林晓的私人助理。\nprovider:\n  name: openai\n  model: gpt-4o-mini\n  temperature: 0.3\ntools: [save_memory, recall_memory, web_search]\nbootstrap: [AGENTS.md, SOUL.md, USER.md]\nsettings:\n  max_history_turns: 20\nschedules:\n  - key: morning-brief\n    name: 早间简报\n    cron: \"0 0 9 * * MON-FRI\"\n    zone: Asia/Shanghai\n    message: 整理今天的日程和待办，发一份早间简报。\nchannels: [cli, feishu]\n---\n# 小O\n\n你帮助林晓管理日程、提醒和资料。回答要简短。\n",
         skills: &["web-search", "calendar"],
         core: &[
             "用户偏好简洁的回复，不用列表。",
@@ -74,7 +74,7 @@ const AGENTS: &[AgentSpec] = &[
     },
     AgentSpec {
         name: "scheduler",
-        md: "---\nname: scheduler\ndescription: 负责定时任务（尚无记忆）\nprovider:\n  name: openai\n  model: gpt-4o-mini\n---\n按计划执行任务。\n",
+        md: "---\nname: scheduler\ndescription: 负责定时任务（尚无记忆）\nprovider:\n  name: openai\n  model: gpt-4o-mini\nschedules:\n  - key: weekly-report\n    name: 周报提醒\n    cron: \"0 30 17 * * FRI\"\n    zone: Asia/Shanghai\n    message: 提醒林晓提交本周周报。\n  - key: disk-check\n    name: Nightly disk check\n    cron: \"0 0 2 * * *\"\n    zone: UTC\n    message: Check disk usage and report anything above 80%.\n---\n按计划执行任务。\n",
         skills: &["calendar"],
         core: &[],
         archival_topics: &[],
@@ -285,4 +285,50 @@ fn write_sessions(
         count += 1;
     }
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents;
+
+    /// The runtime refuses an agent whose schedule lacks `key` or `name`: every sample agent must
+    /// load there, with its schedules in the runtime's shape.
+    #[test]
+    fn sample_schedules_have_the_runtime_shape() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        write_sample(&root).unwrap();
+        let list = agents::list(&root).unwrap();
+        let mut seen = 0;
+        for a in &list {
+            assert!(
+                a.warnings.iter().all(|w| !w.contains("schedules")),
+                "{}: {:?}",
+                a.name,
+                a.warnings
+            );
+            for (i, raw) in a.schedules.as_array().into_iter().flatten().enumerate() {
+                for field in ["key", "name", "cron", "zone", "message"] {
+                    assert!(
+                        raw[field].as_str().is_some_and(|v| !v.is_empty()),
+                        "{} schedules[{i}] lacks {field}: {raw}",
+                        a.name
+                    );
+                }
+                assert!(raw.get("prompt").is_none(), "{raw}");
+                seen += 1;
+            }
+            assert_eq!(
+                a.schedule_entries().len(),
+                a.schedules.as_array().map_or(0, Vec::len)
+            );
+        }
+        assert_eq!(seen, 3, "assistant has one schedule, scheduler two");
+        let assistant = list.iter().find(|a| a.name == "assistant").unwrap();
+        assert_eq!(
+            assistant.schedule_entries()[0].cron.as_deref(),
+            Some("0 0 9 * * MON-FRI")
+        );
+    }
 }

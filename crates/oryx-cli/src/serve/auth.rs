@@ -18,11 +18,17 @@ pub async fn require_token(State(state): State<AppState>, req: Request, next: Ne
     else {
         return next.run(req).await;
     };
+    if super::compat::open_route(req.method(), req.uri().path()) {
+        return next.run(req).await;
+    }
+    // The Java admin UI sends the token back in the cookie its login set, not in a header.
+    let cookie = super::compat::session_token(req.headers());
     let given = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
+        .or(cookie.as_deref())
         .unwrap_or("");
     if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
         next.run(req).await

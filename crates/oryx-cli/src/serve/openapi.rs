@@ -4,41 +4,8 @@
 use axum::Json;
 use serde_json::{json, Map, Value};
 
+use super::compat::ROUTES as COMPAT;
 use super::routes::ROUTES;
-
-const COMPAT: &[(&str, &str, &str)] = &[
-    (
-        "get",
-        "/api/v1/auth/me",
-        "{authenticationEnabled, username}",
-    ),
-    (
-        "get",
-        "/api/v1/agents",
-        "Agents in the Java runtime's shape",
-    ),
-    (
-        "get",
-        "/api/v1/agents/{name}",
-        "One agent in the Java runtime's shape",
-    ),
-    (
-        "get",
-        "/api/v1/agents/{name}/memory",
-        "The agent's memory block as text (prompt part [2])",
-    ),
-    (
-        "get",
-        "/api/v1/sessions",
-        "At most 100 sessions, newest first (?status=active|archived)",
-    ),
-    ("get", "/api/v1/sessions/stats", "{active, archived, total}"),
-    (
-        "get",
-        "/api/v1/sessions/{id}",
-        "{sessionId, profileName, messages}",
-    ),
-];
 
 fn query_params(path: &str) -> Vec<(&'static str, bool)> {
     match path {
@@ -66,6 +33,7 @@ fn query_params(path: &str) -> Vec<(&'static str, bool)> {
         }
         "/api/v1/console/prompt" => vec![("agent", true), ("session_id", false)],
         "/api/v1/sessions" => vec![("status", false)],
+        "/api/v1/workspace/file" => vec![("path", true)],
         _ => Vec::new(),
     }
 }
