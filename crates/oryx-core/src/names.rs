@@ -184,6 +184,33 @@ mod tests {
     }
 
     #[test]
+    fn memory_dirs_split_back_into_root_and_components() {
+        let root = Path::new("/r");
+        let parts = |owner: &Owner| {
+            let path = memory_path(root, owner);
+            let (r, below) = memory_dir_parts(path.parent().unwrap()).unwrap();
+            (
+                r.to_path_buf(),
+                below
+                    .iter()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(parts(&Owner::Global), (root.into(), vec!["memory".into()]));
+        assert_eq!(
+            parts(&Owner::Agent("a".into())),
+            (root.into(), vec!["agents".into(), "a".into()])
+        );
+        // The documented ambiguity: the walk starts at agents/, never above the root.
+        assert_eq!(
+            parts(&Owner::Agent("memory".into())),
+            (root.join("agents"), vec!["memory".into()])
+        );
+        assert!(memory_dir_parts(Path::new("/r/elsewhere")).is_none());
+    }
+
+    #[test]
     fn strict_and_lenient_resolution() {
         let root = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
