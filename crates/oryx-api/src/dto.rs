@@ -523,6 +523,9 @@ pub struct EffectiveDto {
     pub overridden_by: Vec<String>,
     /// No root chosen yet and the default root does not exist: show the welcome screen.
     pub first_run: bool,
+    /// Why the root in effect cannot take writes (it vanished, is not a folder, or is not a
+    /// .oryxos root); `None` when it can. Cheap: the UI polls it for its "root missing" banner.
+    pub root_problem: Option<String>,
     /// What the desktop app had to repair to open (a corrupt settings file set aside, a backend
     /// that could not start); shown until the settings are saved.
     pub notice: Option<String>,

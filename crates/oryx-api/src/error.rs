@@ -90,6 +90,8 @@ impl From<CoreError> for ApiError {
             CoreError::InvalidAgentName(_) => ErrorCode::InvalidAgentName,
             CoreError::AgentNotFound { .. } => ErrorCode::AgentNotFound,
             CoreError::OutsideRoot(_) => ErrorCode::OutsideRoot,
+            CoreError::RootMissing(_) | CoreError::NotARoot { .. } => ErrorCode::InvalidInput,
+            CoreError::NotRegularFile { .. } => ErrorCode::Io,
             CoreError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
             CoreError::Io { .. } => ErrorCode::Io,

@@ -67,9 +67,18 @@ impl Console {
                 settings_path: self.settings_path().display().to_string(),
                 overridden_by,
                 first_run,
+                root_problem: oryx_core::fsx::root_problem(&e.root),
                 notice: self.notice(),
             },
         }
+    }
+
+    /// Makes the root in effect a root on purpose (`--create-root`): the folder and its
+    /// `agents/`. Writes never create a missing root on their own.
+    pub fn create_root(&self) -> ApiResult<RootInspection> {
+        let rt = self.runtime();
+        oryx_core::fsx::create_root(rt.root())?;
+        Ok(inspect(rt.root(), &rt.effective.db_path))
     }
 
     /// Tries the mem0 settings being edited (before they are saved).

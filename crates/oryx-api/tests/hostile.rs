@@ -368,3 +368,176 @@ fn unreadable_databases_are_clear_errors_and_memory_keeps_working() {
         }
     }
 }
+
+/// FIFOs in place of the root's files (issue "Faults and hostile files" §3): every console view
+/// answers in time, with an error or a warning on that item, and the rest keeps working.
+#[cfg(unix)]
+#[test]
+fn fifos_in_the_root_are_errors_for_that_item_never_hangs() {
+    use oryx_core::fsx::test_support::{mkfifo, within_deadline};
+    let r = root();
+    agent(&r.root, "piped", b"", None);
+    fs::remove_file(r.root.join("agents/piped/AGENT.md")).unwrap();
+    mkfifo(&r.root.join("agents/piped/AGENT.md"));
+    mkfifo(&r.root.join("agents/piped/MEMORY.md"));
+    mkfifo(&r.root.join("USER.md"));
+    fs::write(
+        r.root.join("agents/good/AGENT.md"),
+        "---\nname: good\nbootstrap: [USER.md]\n---\nA fine agent.\n",
+    )
+    .unwrap();
+    let c = std::sync::Arc::new(console(&r, Backend::Markdown));
+    let c2 = c.clone();
+    let (list, memory, add, prompt, user) = within_deadline(move || {
+        (
+            c2.list_agents(),
+            c2.memory_view(Some("piped")),
+            c2.append_memory(&AppendRequest {
+                agent: Some("piped".into()),
+                scope: ScopeDto::Archival,
+                content: "x".into(),
+            }),
+            c2.prompt_preview("good", None),
+            c2.bootstrap_file("USER.md"),
+        )
+    });
+    let list = list.unwrap();
+    let piped = list.agents.iter().find(|a| a.name == "piped").unwrap();
+    assert!(
+        piped.warnings.iter().any(|w| w.contains("FIFO")),
+        "{piped:?}"
+    );
+    assert!(
+        piped
+            .memory
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("FIFO")),
+        "{piped:?}"
+    );
+    for e in [memory.unwrap_err(), add.unwrap_err(), user.unwrap_err()] {
+        assert_eq!(e.code, ErrorCode::Io, "{e:?}");
+        assert!(e.message.contains("not a regular file"), "{e:?}");
+    }
+    let prompt = prompt.unwrap();
+    assert!(
+        prompt
+            .warnings
+            .iter()
+            .any(|w| w.contains("USER.md") && w.contains("FIFO")),
+        "{:?}",
+        prompt.warnings
+    );
+    rest_keeps_working(&c);
+
+    // oryxos.db as a FIFO: the sessions views answer with an error.
+    mkfifo(&r.db);
+    let c2 = c.clone();
+    let sessions = within_deadline(move || c2.list_sessions(&SessionQuery::default()));
+    let e = sessions.unwrap_err();
+    assert!(e.message.contains("FIFO"), "{e:?}");
+}
+
+/// A root that vanished (or was mistyped) is an error naming it, never an empty console, and no
+/// write recreates it; the settings view says so for the UI's banner (§5).
+#[test]
+fn a_missing_root_is_reported_not_recreated() {
+    let r = root();
+    let gone = r.root.parent().unwrap().join("gone/deep");
+    let c = Console::open(
+        Some(r.settings.clone()),
+        Overrides {
+            root: Some(gone.clone()),
+            ..Overrides::default()
+        },
+    )
+    .unwrap();
+    let problem = c.get_settings().unwrap().effective.root_problem;
+    assert!(
+        problem
+            .as_deref()
+            .is_some_and(|p| p.contains("does not exist") && p.contains("gone/deep")),
+        "{problem:?}"
+    );
+    let errors = [
+        c.list_agents().map(|_| ()).unwrap_err(),
+        c.memory_view(None).map(|_| ()).unwrap_err(),
+        c.append_memory(&AppendRequest {
+            agent: None,
+            scope: ScopeDto::Archival,
+            content: "x".into(),
+        })
+        .map(|_| ())
+        .unwrap_err(),
+        c.list_sessions(&SessionQuery::default())
+            .map(|_| ())
+            .unwrap_err(),
+        c.record_footprint(Some("a"), "hi", "hello")
+            .map(|_| ())
+            .unwrap_err(),
+    ];
+    for e in errors {
+        assert!(e.message.contains("gone/deep"), "{e:?}");
+    }
+    assert!(!gone.exists() && !gone.parent().unwrap().exists());
+
+    // Created on purpose, it takes writes and the problem is gone.
+    c.create_root().unwrap();
+    assert_eq!(c.get_settings().unwrap().effective.root_problem, None);
+    c.append_memory(&AppendRequest {
+        agent: None,
+        scope: ScopeDto::Archival,
+        content: "now".into(),
+    })
+    .unwrap();
+    assert!(c.list_agents().unwrap().agents.is_empty());
+}
+
+/// `/` (or any full folder that is not a root) is refused for writes: nothing is written there.
+#[test]
+fn a_folder_that_is_not_a_root_takes_no_writes() {
+    let r = root();
+    let home = r.root.parent().unwrap().join("home");
+    fs::create_dir_all(home.join("Documents")).unwrap();
+    let c = Console::open(
+        Some(r.settings.clone()),
+        Overrides {
+            root: Some(home.clone()),
+            ..Overrides::default()
+        },
+    )
+    .unwrap();
+    let e = c
+        .append_memory(&AppendRequest {
+            agent: None,
+            scope: ScopeDto::Archival,
+            content: "x".into(),
+        })
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput, "{e:?}");
+    assert!(e.message.contains("not a .oryxos root"), "{e:?}");
+    assert!(!home.join("memory").exists());
+    assert!(c.get_settings().unwrap().effective.root_problem.is_some());
+    // Reading it is harmless and allowed.
+    assert!(c.list_agents().unwrap().agents.is_empty());
+}
+
+/// Settings saved by an editor that writes a UTF-8 byte order mark load (§7).
+#[test]
+fn a_settings_file_with_a_byte_order_mark_loads() {
+    let r = root();
+    fs::write(
+        &r.settings,
+        format!("\u{FEFF}{{\"root\": {:?}, \"theme\": \"dark\"}}", r.root),
+    )
+    .unwrap();
+    let c = Console::open(Some(r.settings.clone()), Overrides::default()).unwrap();
+    let view = c.get_settings().unwrap();
+    assert_eq!(view.effective.root, r.root.display().to_string());
+    assert!(c
+        .list_agents()
+        .unwrap()
+        .agents
+        .iter()
+        .any(|a| a.name == "good"));
+}

@@ -36,6 +36,9 @@ pub struct Args {
     /// Print JSON instead of text
     #[arg(long, global = true)]
     json: bool,
+    /// Create the root (and its agents/ folder) when it does not exist or is not a root yet
+    #[arg(long, global = true)]
+    create_root: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -215,6 +218,9 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
         mem0_url: args.mem0_url.clone(),
     };
     let console = Console::open(args.config.clone(), overrides)?;
+    if args.create_root {
+        console.create_root()?;
+    }
     let json = args.json;
     match args.command {
         Command::Agents => render::agents(&console.list_agents()?, json),

@@ -132,6 +132,8 @@ pub fn parse_schedules(v: &Value) -> (Vec<Schedule>, Vec<String>) {
 
 /// Lists every directory under `agents/`, sorted by name.
 pub fn list(root: &Path) -> Result<Vec<Agent>> {
+    // A vanished root is an error, not an empty catalog.
+    crate::fsx::require_root(root)?;
     let dir = agents_dir(root);
     let entries = match fs::read_dir(&dir) {
         Ok(e) => e,
@@ -173,7 +175,7 @@ fn read_agent(root: &Path, name: &str) -> Agent {
         return empty_agent(name, dir, warnings);
     }
     let md_path = dir.join("AGENT.md");
-    let text = match read_limited(&md_path) {
+    let text = match read_limited(root, &md_path) {
         Ok(Some(t)) => t,
         Ok(None) => {
             warnings.push("AGENT.md is missing".into());
@@ -265,20 +267,27 @@ fn empty_agent(name: &str, dir: PathBuf, warnings: Vec<String>) -> Agent {
     }
 }
 
-fn read_limited(path: &Path) -> std::io::Result<Option<String>> {
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+/// A text file under the root, opened so that a FIFO cannot hang the read and a link swapped in
+/// after the caller's checks cannot lead outside the root.
+fn read_limited(root: &Path, path: &Path) -> Result<Option<String>> {
+    use std::io::Read;
+    let Some(file) = crate::fsx::open_read_inside(root, path)? else {
+        return Ok(None);
     };
-    if meta.len() > MAX_AGENT_MD {
-        return Err(std::io::Error::other(format!(
-            "file is {} bytes, larger than the {} byte limit",
-            meta.len(),
-            MAX_AGENT_MD
-        )));
+    let len = file.metadata().at(path)?.len();
+    if len > MAX_AGENT_MD {
+        return Err(CoreError::io(
+            path,
+            std::io::Error::other(format!(
+                "file is {len} bytes, larger than the {MAX_AGENT_MD} byte limit"
+            )),
+        ));
     }
-    let bytes = fs::read(path)?;
+    let mut bytes = Vec::new();
+    // The limit again while reading: the file may grow after the size was taken.
+    file.take(MAX_AGENT_MD + 1)
+        .read_to_end(&mut bytes)
+        .at(path)?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
@@ -322,7 +331,7 @@ fn read_skill(root: &Path, path: &Path, dir_name: &str) -> Skill {
         return skill;
     }
     let md = path.join("SKILL.md");
-    match read_limited(&md) {
+    match read_limited(root, &md) {
         Ok(Some(text)) => {
             let (fm, _) = frontmatter::split(&text);
             match fm.map(frontmatter::parse) {
@@ -371,18 +380,17 @@ pub fn read_bootstrap(root: &Path, name: &str) -> Result<BootstrapFile> {
     if path.exists() && !stays_inside(root, &path) {
         return Err(CoreError::OutsideRoot(path));
     }
-    match read_limited(&path) {
-        Ok(Some(content)) => Ok(BootstrapFile {
+    match read_limited(root, &path)? {
+        Some(content) => Ok(BootstrapFile {
             name: name.to_string(),
             exists: true,
             content,
         }),
-        Ok(None) => Ok(BootstrapFile {
+        None => Ok(BootstrapFile {
             name: name.to_string(),
             exists: false,
             content: String::new(),
         }),
-        Err(e) => Err(CoreError::io(path, e)),
     }
 }
 

@@ -169,12 +169,16 @@ pub fn default_root() -> PathBuf {
 
 /// Reads settings; a missing file is the defaults, a corrupt one is an error naming the file.
 pub fn load(path: &Path) -> Result<Settings> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
-        Err(e) => return Err(CoreError::io(path, e)),
+    use std::io::Read;
+    // Non-blocking open: a FIFO in place of the file is an error, not a hang.
+    let Some(mut file) = crate::fsx::open_read(path)? else {
+        return Ok(Settings::default());
     };
-    serde_json::from_str(&text).map_err(|e| {
+    let mut text = String::new();
+    file.read_to_string(&mut text).at(path)?;
+    // Editors on Windows save JSON with a byte order mark; it is not part of the document.
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    serde_json::from_str(text).map_err(|e| {
         CoreError::Corrupt(format!(
             "settings file {} is not valid JSON ({e}); fix or delete it",
             path.display()
@@ -354,6 +358,33 @@ mod tests {
             ..Settings::default()
         };
         assert!(bad.validate().unwrap_err().to_string().contains("NUL"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_json_is_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            "\u{FEFF}{\"backend\": \"sqlite\", \"theme\": \"dark\"}\n",
+        )
+        .unwrap();
+        let s = load(&path).unwrap();
+        assert_eq!(s.backend, Backend::Sqlite);
+        assert_eq!(s.theme, Theme::Dark);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_place_of_the_settings_file_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        crate::fsx::test_support::mkfifo(&path);
+        let err = crate::fsx::test_support::within_deadline(move || load(&path)).unwrap_err();
+        assert!(
+            matches!(err, CoreError::NotRegularFile { kind, .. } if kind.contains("FIFO")),
+            "{err}"
+        );
     }
 
     #[test]

@@ -60,7 +60,9 @@ fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<()> {
 /// Opens the database for reading; `Ok(None)` when the file does not exist (an empty console,
 /// not an error). A file that is not SQLite is reported as corrupt.
 pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
-    if !path.exists() {
+    // SQLite opens by name: a FIFO or device must be refused before it blocks on it.
+    if !crate::fsx::require_regular_if_exists(path)? {
+        require_folder(path)?;
         return Ok(None);
     }
     let conn = Connection::open_with_flags(
@@ -78,8 +80,8 @@ pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
 
 /// Opens (creating when missing) the database and makes sure the runtime's tables exist.
 pub fn open_or_create(path: &Path) -> Result<Connection> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
+    if !crate::fsx::require_regular_if_exists(path)? {
+        require_folder(path)?;
     }
     let conn = Connection::open(path).at_db(path)?;
     configure(&conn, path, true).map_err(|e| corrupt_if_not_db(e, path))?;
@@ -87,6 +89,23 @@ pub fn open_or_create(path: &Path) -> Result<Connection> {
         .at_db(path)
         .map_err(|e| corrupt_if_not_db(e, path))?;
     Ok(conn)
+}
+
+/// A missing database in an existing folder is an empty console; a missing folder is a
+/// configuration to fix (a root that vanished, a mistyped path), never created behind the
+/// user's back.
+fn require_folder(path: &Path) -> Result<()> {
+    let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    if parent.is_dir() {
+        return Ok(());
+    }
+    Err(CoreError::InvalidInput(format!(
+        "the folder {} of the database {} does not exist; choose an existing root or database path",
+        parent.display(),
+        path.display()
+    )))
 }
 
 fn check_is_sqlite(conn: &Connection, path: &Path) -> Result<()> {
@@ -150,7 +169,7 @@ mod tests {
     #[test]
     fn creates_tables_and_keeps_existing_ones() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub/oryxos.db");
+        let path = dir.path().join("oryxos.db");
         assert!(open_existing(&path).unwrap().is_none());
         let conn = open_or_create(&path).unwrap();
         conn.execute(
@@ -167,6 +186,36 @@ mod tests {
         assert!(table_columns(&conn, "sessions")
             .unwrap()
             .contains(&"messages_json".to_string()));
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error_and_never_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gone/deeper/oryxos.db");
+        for err in [
+            open_existing(&path).map(|_| ()).unwrap_err(),
+            open_or_create(&path).map(|_| ()).unwrap_err(),
+        ] {
+            assert!(
+                err.to_string().contains("does not exist") && err.to_string().contains("gone"),
+                "{err}"
+            );
+        }
+        assert!(!dir.path().join("gone").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_database_is_refused_not_opened() {
+        use crate::fsx::test_support::{mkfifo, within_deadline};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oryxos.db");
+        mkfifo(&path);
+        let p = path.clone();
+        let err = within_deadline(move || open_existing(&p).map(|_| ())).unwrap_err();
+        assert!(matches!(err, CoreError::NotRegularFile { .. }), "{err}");
+        let err = within_deadline(move || open_or_create(&path).map(|_| ())).unwrap_err();
+        assert!(matches!(err, CoreError::NotRegularFile { .. }), "{err}");
     }
 
     #[test]

@@ -10,6 +10,15 @@ pub enum CoreError {
     AgentNotFound { name: String, dir: PathBuf },
     #[error("{0} resolves outside the .oryxos root; refusing to follow it")]
     OutsideRoot(PathBuf),
+    #[error(
+        "the .oryxos root {} does not exist; choose an existing root, or create one \
+         (`oryx demo PATH`, or --create-root)", .0.display()
+    )]
+    RootMissing(PathBuf),
+    #[error("{} is not a .oryxos root: {why}", path.display())]
+    NotARoot { path: PathBuf, why: String },
+    #[error("{} is a {kind}, not a regular file; refusing to open it", path.display())]
+    NotRegularFile { path: PathBuf, kind: &'static str },
     #[error("session {0:?} not found")]
     SessionNotFound(String),
     #[error("{0}")]

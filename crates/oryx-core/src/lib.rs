@@ -6,6 +6,7 @@ pub mod db;
 pub mod demo;
 pub mod error;
 pub mod frontmatter;
+pub mod fsx;
 pub mod memory;
 pub mod migrate;
 pub mod names;

@@ -72,6 +72,33 @@ pub fn memory_path(root: &Path, owner: &Owner) -> PathBuf {
     }
 }
 
+/// The inverse of [`memory_path`] for the directory holding a memory file: the root and the
+/// components below it (`["memory"]` or `["agents", name]`), so the file can be opened from the
+/// root without following links. A directory named `memory` is read as the global one first: for
+/// an agent named "memory" the walk then starts at `agents/` (still no link below that is
+/// followed), whereas the other reading would treat a root named "agents" as a missing
+/// `agents/` to create.
+pub fn memory_dir_parts(dir: &Path) -> Option<(&Path, Vec<&std::ffi::OsStr>)> {
+    let name = dir.file_name()?;
+    let parent = dir.parent().map(non_empty)?;
+    if name == "memory" {
+        return Some((parent, vec![name]));
+    }
+    let agents = parent.file_name()?;
+    if agents == "agents" {
+        return Some((parent.parent().map(non_empty)?, vec![agents, name]));
+    }
+    None
+}
+
+fn non_empty(p: &Path) -> &Path {
+    if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
+    }
+}
+
 /// True when `path`'s nearest existing ancestor, with symlinks resolved, lies inside `root`.
 /// Paths that do not exist yet are judged by the part that does.
 pub fn stays_inside(root: &Path, path: &Path) -> bool {
@@ -95,6 +122,7 @@ pub fn resolve_strict(root: &Path, name: Option<&str>) -> Result<Owner> {
         return Ok(Owner::Global);
     };
     validate_agent_name(name)?;
+    crate::fsx::require_root(root)?;
     let dir = agent_dir(root, name);
     if !dir.is_dir() {
         return Err(CoreError::AgentNotFound {
@@ -153,6 +181,33 @@ mod tests {
         ] {
             assert!(!is_valid_agent_name(bad), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn memory_dirs_split_back_into_root_and_components() {
+        let root = Path::new("/r");
+        let parts = |owner: &Owner| {
+            let path = memory_path(root, owner);
+            let (r, below) = memory_dir_parts(path.parent().unwrap()).unwrap();
+            (
+                r.to_path_buf(),
+                below
+                    .iter()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(parts(&Owner::Global), (root.into(), vec!["memory".into()]));
+        assert_eq!(
+            parts(&Owner::Agent("a".into())),
+            (root.into(), vec!["agents".into(), "a".into()])
+        );
+        // The documented ambiguity: the walk starts at agents/, never above the root.
+        assert_eq!(
+            parts(&Owner::Agent("memory".into())),
+            (root.join("agents"), vec!["memory".into()])
+        );
+        assert!(memory_dir_parts(Path::new("/r/elsewhere")).is_none());
     }
 
     #[test]

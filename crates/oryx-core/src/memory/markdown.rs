@@ -5,7 +5,7 @@
 //! section ends the file are plain appends; every other edit is an atomic rewrite (temp file in
 //! the same directory + rename) that splices the new line in and keeps all other bytes.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,7 @@ use super::entry::{render_line, Entry, Scope, Sections};
 use super::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
 use super::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
 use crate::error::{CoreError, IoContext, Result};
+use crate::fsx;
 use crate::names::{memory_path, Owner};
 use crate::timefmt::now_local;
 
@@ -102,23 +103,17 @@ pub fn lock_path(path: &Path) -> PathBuf {
 
 pub fn lock(path: &Path) -> Result<FileLock> {
     let lp = lock_path(path);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&lp)
-        .at(&lp)?;
+    let file = fsx::open_memory(&lp, fsx::Access::ReadWriteCreate)?.ok_or_else(|| missing(&lp))?;
     file.lock().at(&lp)?;
     Ok(FileLock { file })
 }
 
 pub fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
-    match fs::read(path) {
-        Ok(b) => Ok(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(CoreError::io(path, e)),
-    }
+    fsx::read_memory(path)
+}
+
+fn missing(path: &Path) -> CoreError {
+    CoreError::io(path, std::io::ErrorKind::NotFound.into())
 }
 
 /// Replaces `path` with `bytes` atomically: readers see the old or the new file, never a mix.
@@ -150,25 +145,12 @@ fn replace_if_unchanged(path: &Path, bytes: &[u8], seen: &Stamp) -> Result<bool>
 }
 
 fn replace(path: &Path, bytes: &[u8], expect: Option<&Stamp>) -> Result<bool> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".MEMORY.md.")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .at(dir)?;
-    tmp.write_all(bytes).at(path)?;
-    tmp.as_file().sync_all().at(path)?;
-    if let Ok(meta) = fs::metadata(path) {
-        let _ = fs::set_permissions(tmp.path(), meta.permissions());
-    }
-    #[cfg(test)]
-    tests::before_replace(path);
-    if expect.is_some_and(|seen| *seen != version(path)) {
-        return Ok(false); // the temp file is removed when dropped
-    }
-    tmp.persist(path)
-        .map_err(|e| CoreError::io(path, e.error))?;
-    Ok(true)
+    let (dir, name) = fsx::memory_dir(path, true)?.ok_or_else(|| missing(path))?;
+    dir.replace(name, bytes, || {
+        #[cfg(test)]
+        tests::before_replace(path);
+        expect.is_none_or(|seen| *seen == version(path))
+    })
 }
 
 /// Temp files of a rewrite that was killed before its rename. Called with the lock held, so no
@@ -187,7 +169,7 @@ fn remove_stray_temp_files(dir: &Path) {
 }
 
 fn append_bytes(path: &Path, add: &[u8]) -> Result<()> {
-    let mut f = OpenOptions::new().append(true).open(path).at(path)?;
+    let mut f = fsx::open_memory(path, fsx::Access::Append)?.ok_or_else(|| missing(path))?;
     // One write call: a reader never sees half of a short line.
     f.write_all(add).at(path)?;
     f.sync_data().at(path)?;
@@ -208,7 +190,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
     ) -> Result<Entry> {
         let path = self.path(owner);
         let dir = path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).at(dir)?;
+        fsx::memory_dir(&path, true)?;
         let ts = at.unwrap_or_else(now_local);
         let line = render_line(Some(&ts), content);
         let entry = Entry {
@@ -382,12 +364,8 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 
     fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
         let path = self.path(owner);
-        let mut file = match File::open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(ContextEntries::default())
-            }
-            Err(e) => return Err(CoreError::io(&path, e)),
+        let Some(mut file) = fsx::open_memory(&path, fsx::Access::Read)? else {
+            return Ok(ContextEntries::default());
         };
         let len = file.metadata().at(&path)?.len();
         if len > SMALL_FILE {
@@ -404,11 +382,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 }
 
 fn open_blocks(path: &Path) -> Result<Option<BlockReader<File>>> {
-    match File::open(path) {
-        Ok(f) => Ok(Some(BlockReader::new(f))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(CoreError::io(path, e)),
-    }
+    Ok(fsx::open_memory(path, fsx::Access::Read)?.map(BlockReader::new))
 }
 
 /// Reads the head up to the archival heading (core lives there) and the archival tail backwards
