@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::OpenFlags;
 
 use crate::error::{CoreError, DbContext, Result};
 
@@ -283,7 +283,7 @@ pub fn epoch_ms_sql(col: &str) -> String {
 }
 
 /// Re-exported so hosts can classify database errors without depending on rusqlite.
-pub use rusqlite::{Error as SqlError, ErrorCode as SqlErrorCode};
+pub use rusqlite::{Connection, Error as SqlError, ErrorCode as SqlErrorCode};
 
 #[cfg(test)]
 mod tests {
