@@ -867,4 +867,24 @@ mod tests {
         assert_eq!(s.recall(&Owner::Global, "kubernetes").unwrap().len(), 1);
         assert!(uses_index(&s));
     }
+
+    #[test]
+    fn indexes_of_databases_that_are_gone_are_removed() {
+        let f = Fixture::new();
+        let gone = f.path.with_file_name("temporary.db");
+        let s = SqliteMemoryStore::with_index_dir(&gone, Some(f.index_dir.clone()));
+        s.append(&Owner::Global, Scope::Archival, "x", None)
+            .unwrap();
+        s.count(&Owner::Global).unwrap();
+        let orphan = s.index_file().unwrap();
+        drop(s);
+        std::fs::remove_file(&gone).unwrap();
+        assert!(orphan.exists());
+        let s = f.store();
+        s.append(&Owner::Global, Scope::Archival, "y", None)
+            .unwrap();
+        s.count(&Owner::Global).unwrap();
+        assert!(s.index_file().unwrap().exists());
+        assert!(!orphan.exists(), "the index of a database that is gone");
+    }
 }

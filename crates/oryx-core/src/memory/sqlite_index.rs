@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::types::{Value, ValueRef};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::db;
 use crate::error::{CoreError, DbContext, Result};
@@ -128,6 +128,9 @@ impl ConsoleIndex {
     pub fn open(dir: &Path, runtime_db: &Path) -> Result<ConsoleIndex> {
         std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
         let path = index_path(dir, runtime_db);
+        if !path.exists() {
+            prune_orphans(dir, &path);
+        }
         let owner = canonical(runtime_db).to_string_lossy().into_owned();
         match Self::open_at(&path, &owner) {
             Ok(index) => Ok(index),
@@ -392,6 +395,35 @@ impl ConsoleIndex {
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 Err(e)
+            }
+        }
+    }
+}
+
+/// Removes the indexes of runtime databases that no longer exist (temporary databases, a
+/// database moved away), whenever a new index is created: nothing else would ever remove them.
+/// An index removed too eagerly is only rebuilt.
+fn prune_orphans(dir: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.path();
+        if file == keep || file.extension().is_none_or(|e| e != "db") {
+            continue;
+        }
+        let owner =
+            Connection::open_with_flags(&file, OpenFlags::SQLITE_OPEN_READ_ONLY).and_then(|c| {
+                c.query_row("SELECT value FROM meta WHERE key = 'runtime_db'", [], |r| {
+                    r.get::<_, String>(0)
+                })
+            });
+        // Only an index that names its database, and whose database is gone.
+        if owner.is_ok_and(|o| !Path::new(&o).exists()) {
+            for suffix in ["", "-wal", "-shm"] {
+                let mut p = file.clone().into_os_string();
+                p.push(suffix);
+                let _ = std::fs::remove_file(PathBuf::from(p));
             }
         }
     }
