@@ -1,7 +1,6 @@
 // Plays the OryxOS Java runtime's side of the shared database with sqlite-jdbc (the driver the
-// runtime uses), after the console has added its index, full-text table and triggers: the
-// runtime's own INSERT / SELECT / UPDATE / DELETE on memory_entries and sessions must keep
-// working. Run by crates/oryx-core/tests/java_compat.rs:
+// runtime uses), on a database the console has used: the runtime's own INSERT / SELECT /
+// UPDATE / DELETE on memory_entries and sessions must keep working. Run by crates/oryx-core/tests/java_compat.rs:
 //   java -cp /usr/share/java/sqlite-jdbc.jar tests/java-compat/RuntimeSql.java DB
 // Prints one line per check; exits non-zero on the first failure.
 

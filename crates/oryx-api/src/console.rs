@@ -26,9 +26,14 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    pub fn build(settings: Settings, overrides: &Overrides) -> ApiResult<Runtime> {
+    /// `index_dir`: where the console keeps its indexes (beside the settings file).
+    pub fn build(
+        settings: Settings,
+        overrides: &Overrides,
+        index_dir: &Path,
+    ) -> ApiResult<Runtime> {
         let effective = config::effective(&settings, overrides);
-        let store = open_store(&effective)?;
+        let store = open_store(&effective, index_dir)?;
         let memory = MemoryService::new(store, effective.archival_limit_chars);
         let sessions = SessionStore::new(&effective.db_path);
         Ok(Runtime {
@@ -63,10 +68,13 @@ impl Runtime {
     }
 }
 
-pub fn open_store(e: &Effective) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
+pub fn open_store(e: &Effective, index_dir: &Path) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
     Ok(match e.backend {
         Backend::Markdown => Arc::new(MarkdownMemoryStore::new(&e.root)),
-        Backend::Sqlite => Arc::new(SqliteMemoryStore::new(&e.db_path)),
+        Backend::Sqlite => Arc::new(SqliteMemoryStore::with_index_dir(
+            &e.db_path,
+            Some(index_dir.to_path_buf()),
+        )),
         Backend::Mem0 => Arc::new(Mem0MemoryStore::new(mem0_config(e)?)),
     })
 }
@@ -100,7 +108,8 @@ impl Console {
     pub fn open(settings_path: Option<PathBuf>, overrides: Overrides) -> ApiResult<Console> {
         let settings_path = settings_path.unwrap_or_else(config::default_settings_path);
         let settings = config::load(&settings_path)?;
-        let runtime = Runtime::build(settings, &overrides)?;
+        let index_dir = config::index_dir_beside(&settings_path);
+        let runtime = Runtime::build(settings, &overrides, &index_dir)?;
         Ok(Console::with(settings_path, overrides, runtime, None))
     }
 
@@ -125,7 +134,8 @@ impl Console {
             }
             Err(e) => return Err(e.into()),
         };
-        let runtime = match Runtime::build(settings.clone(), &overrides) {
+        let index_dir = config::index_dir_beside(&settings_path);
+        let runtime = match Runtime::build(settings.clone(), &overrides, &index_dir) {
             Ok(rt) => rt,
             Err(e) if settings.backend != Backend::Markdown => {
                 let wanted = settings.backend.as_str();
@@ -138,7 +148,7 @@ impl Console {
                     backend: Backend::Markdown,
                     ..settings
                 };
-                Runtime::build(fallback, &overrides)?
+                Runtime::build(fallback, &overrides, &index_dir)?
             }
             Err(e) => return Err(e),
         };
@@ -183,6 +193,11 @@ impl Console {
         &self.settings_path
     }
 
+    /// Where the console keeps its own indexes: beside the settings file.
+    pub fn index_dir(&self) -> PathBuf {
+        config::index_dir_beside(&self.settings_path)
+    }
+
     pub fn overrides(&self) -> &Overrides {
         &self.overrides
     }
@@ -190,7 +205,11 @@ impl Console {
     /// Validates, builds the new runtime, saves atomically, then swaps: a failure changes nothing.
     pub fn replace_settings(&self, settings: Settings) -> ApiResult<Arc<Runtime>> {
         settings.validate()?;
-        let runtime = Arc::new(Runtime::build(settings.clone(), &self.overrides)?);
+        let runtime = Arc::new(Runtime::build(
+            settings.clone(),
+            &self.overrides,
+            &self.index_dir(),
+        )?);
         config::save(&self.settings_path, &settings)?;
         *self.runtime.write().unwrap_or_else(|p| p.into_inner()) = runtime.clone();
         *self.notice.write().unwrap_or_else(|p| p.into_inner()) = None;

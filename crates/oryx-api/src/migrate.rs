@@ -93,7 +93,7 @@ impl Console {
         let store_for = |b: BackendDto| {
             let mut e = config::effective(&rt.settings, self.overrides());
             e.backend = b.into();
-            open_store(&e)
+            open_store(&e, &self.index_dir())
         };
         if req.from == req.to {
             return Err(ApiError::invalid(

@@ -25,9 +25,12 @@ pub struct ToolRunResult {
     // Typed as a plain number in TypeScript (JSON carries the full value).
     #[cfg_attr(feature = "specta", specta(type = u32))]
     pub duration_ms: i64,
+    /// `None` when the call could not be recorded (see `warning`).
     // Typed as a plain number in TypeScript (JSON carries the full value).
-    #[cfg_attr(feature = "specta", specta(type = u32))]
-    pub invocation_id: i64,
+    #[cfg_attr(feature = "specta", specta(type = Option<u32>))]
+    pub invocation_id: Option<i64>,
+    /// Why the call was not recorded in `tool_invocations`; its result stands.
+    pub warning: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -61,6 +64,7 @@ impl Console {
             bad_call: out.failure == Some(FailureKind::BadCall),
             duration_ms: out.duration_ms,
             invocation_id: out.invocation_id,
+            warning: out.warning,
         })
     }
 

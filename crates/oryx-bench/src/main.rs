@@ -57,6 +57,9 @@ fn main() {
     if args.first().map(String::as_str) == Some("profile") {
         return profile(&args[1..]);
     }
+    if args.first().map(String::as_str) == Some("sqlite-index") {
+        return sqlite_index(&args[1..]);
+    }
     let mut scale = Scale::full();
     let mut data_dir = PathBuf::from("target/bench-data");
     let mut out = PathBuf::from("target/bench/core.json");
@@ -642,6 +645,100 @@ fn profile(args: &[String]) {
         fmt_ms(count),
         fmt_ms(g)
     );
+}
+
+/// `sqlite-index [quick|full] [DATA DIR] [reuse]`: what the console's own index of the
+/// runtime's database costs: building it (unless `reuse`), the check a new process makes, the
+/// reads, and catching up after the runtime writes.
+fn sqlite_index(args: &[String]) {
+    let scale = match args.first().map(String::as_str) {
+        Some("full") => Scale::full(),
+        _ => Scale::quick(),
+    };
+    let base = args
+        .get(1)
+        .map_or_else(|| PathBuf::from("target/bench-data"), PathBuf::from);
+    let (data, _) = gen::ensure(&base, &scale);
+    let db = data.db();
+    let index_dir = data.dir.join("sqlite-index");
+    if args.get(2).map(String::as_str) != Some("reuse") {
+        let _ = std::fs::remove_dir_all(&index_dir);
+    }
+    let store =
+        || oryx_core::memory::SqliteMemoryStore::with_index_dir(&db, Some(index_dir.clone()));
+    let big = Owner::Agent(gen::BIG.into());
+    let small = Owner::Agent(gen::SMALL.into());
+    let rows = human(scale.memory_rows);
+    let t = Instant::now();
+    store().count(&small).unwrap();
+    eprintln!(
+        "first read (builds the index over {rows} rows unless reused): {}",
+        fmt_ms(t.elapsed())
+    );
+    let first = median(3, || {
+        store().count(&small).unwrap();
+    });
+    eprintln!(
+        "first read of a new process (checks every row): {}",
+        fmt_ms(first)
+    );
+    let s = store();
+    s.count(&small).unwrap();
+    for kw in [gen::RARE_ASCII, gen::RARE_CJK, gen::SHORT_CJK] {
+        let mut n = 0;
+        let t = median(scale.runs, || n = s.recall(&big, kw).unwrap().len());
+        eprintln!("recall `{kw}`: {} ({n} hits)", fmt_ms(t));
+    }
+    let t = median(scale.runs, || {
+        s.load_context(&big, 4000).unwrap();
+    });
+    eprintln!("load (window) of {}: {}", gen::BIG, fmt_ms(t));
+    let t = median(scale.runs, || {
+        s.count(&big).unwrap();
+    });
+    eprintln!("count of {}: {}", gen::BIG, fmt_ms(t));
+    let mut i = 0;
+    let t = median(scale.runs, || {
+        i += 1;
+        s.append(&big, Scope::Archival, &format!("own append {i}"), None)
+            .unwrap();
+        s.recall(&big, gen::RARE_ASCII).unwrap();
+    });
+    eprintln!("own append, then recall: {}", fmt_ms(t));
+    let runtime = rusqlite::Connection::open(&db).unwrap();
+    let t = median(scale.runs.min(5), || {
+        i += 1;
+        runtime
+            .execute(
+                "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES ('big', 'ARCHIVAL', ?1, 1)",
+                [format!("runtime append {i}")],
+            )
+            .unwrap();
+        s.recall(&big, gen::RARE_ASCII).unwrap();
+    });
+    eprintln!(
+        "runtime append, then recall (checks every row): {}",
+        fmt_ms(t)
+    );
+    runtime
+        .execute(
+            "DELETE FROM memory_entries WHERE content LIKE 'own append %' OR content LIKE 'runtime append %'",
+            [],
+        )
+        .unwrap();
+    let t = Instant::now();
+    s.recall(&big, gen::RARE_ASCII).unwrap();
+    eprintln!(
+        "runtime deletes 2 x {} rows, then recall: {}",
+        scale.runs,
+        fmt_ms(t.elapsed())
+    );
+    let size = std::fs::read_dir(&index_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().len())
+        .sum::<u64>();
+    eprintln!("index size on disk: {}", mb(size));
 }
 
 fn append_child(args: &[String]) {

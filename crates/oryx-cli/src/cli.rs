@@ -271,6 +271,9 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             };
             let r = console.run_tool(agent.as_deref(), session.as_deref(), tool, &input)?;
             render::tool(&r, json);
+            if let Some(w) = &r.warning {
+                eprintln!("warning: {w}");
+            }
             // A bad call (unknown scope, bad JSON) is the caller's to fix, even when the
             // runtime records it as an answered call.
             return Ok(match (r.bad_call, r.success) {

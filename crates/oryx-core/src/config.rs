@@ -161,6 +161,19 @@ pub fn default_settings_path() -> PathBuf {
         .join("settings.json")
 }
 
+/// Where the console keeps its own indexes of runtime databases: beside the settings, so that
+/// the runtime's database never holds anything of the console's (SPEC §12).
+pub fn default_index_dir() -> PathBuf {
+    index_dir_beside(&default_settings_path())
+}
+
+/// The index directory that belongs to the settings file at `settings_path`.
+pub fn index_dir_beside(settings_path: &Path) -> PathBuf {
+    settings_path
+        .parent()
+        .map_or_else(|| PathBuf::from("index"), |dir| dir.join("index"))
+}
+
 pub fn default_root() -> PathBuf {
     dirs::home_dir()
         .unwrap_or_else(|| PathBuf::from("."))

@@ -1,15 +1,19 @@
 //! Opening the runtime's SQLite database and creating its tables when they are missing.
-//! Existing tables are never altered: the Java runtime owns their shape.
+//! Existing tables are never altered, except for the one upgrade the runtime itself performs
+//! ([`upgrade_memory_entries`]), and only before the console writes memory: the Java runtime
+//! owns their shape.
 
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::OpenFlags;
 
 use crate::error::{CoreError, DbContext, Result};
 
 /// The Java runtime's tables and indexes, as its `schema.sql` creates them. `IF NOT EXISTS` keeps
-/// an existing database as it is.
+/// an existing database as it is. `idx_memory_agent` is not here because the runtime's script
+/// does not create it either: on a database from before per-agent memory the column does not
+/// exist yet, and the runtime adds both in [`upgrade_memory_entries`].
 pub const RUNTIME_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tool_invocations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -43,8 +47,26 @@ CREATE TABLE IF NOT EXISTS memory_entries (
     created_at TIMESTAMP NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_memory_scope ON memory_entries (scope);
-CREATE INDEX IF NOT EXISTS idx_memory_agent ON memory_entries (agent_name, scope);
 ";
+
+/// The runtime's index over per-agent memory (its `MemorySchemaUpgrade` creates it).
+pub const MEMORY_AGENT_INDEX: &str =
+    "CREATE INDEX IF NOT EXISTS idx_memory_agent ON memory_entries (agent_name, scope)";
+
+/// The runtime's upgrade of a database from before per-agent memory: every existing row becomes
+/// global memory.
+pub const MEMORY_AGENT_COLUMN: &str =
+    "ALTER TABLE memory_entries ADD COLUMN agent_name VARCHAR(128) NOT NULL DEFAULT '__global__'";
+
+/// What earlier console versions added to the runtime's database (an order index, and a trigram
+/// FTS5 table with its triggers). Dropping the table drops its shadow tables too.
+const LEGACY_CONSOLE_TRIGGERS: [&str; 3] = [
+    "memory_entries_fts_ai",
+    "memory_entries_fts_ad",
+    "memory_entries_fts_au",
+];
+const LEGACY_CONSOLE_FTS: &str = "memory_entries_fts";
+const LEGACY_CONSOLE_INDEX: &str = "idx_memory_console_order";
 
 fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<()> {
     conn.busy_timeout(Duration::from_secs(5)).at_db(path)?;
@@ -85,7 +107,7 @@ pub fn open_or_create(path: &Path) -> Result<Connection> {
     }
     let conn = Connection::open(path).at_db(path)?;
     configure(&conn, path, true).map_err(|e| corrupt_if_not_db(e, path))?;
-    conn.execute_batch(RUNTIME_SCHEMA)
+    create_runtime_schema(&conn)
         .at_db(path)
         .map_err(|e| corrupt_if_not_db(e, path))?;
     Ok(conn)
@@ -106,6 +128,126 @@ fn require_folder(path: &Path) -> Result<()> {
         parent.display(),
         path.display()
     )))
+}
+
+/// Creates the runtime's missing tables and indexes in one transaction, so that a failure
+/// leaves the database as it was rather than half-created. The agent index comes with the
+/// agent column only (a database from before it is read as it is, see [`has_memory_agent`]).
+fn create_runtime_schema(conn: &Connection) -> rusqlite::Result<()> {
+    // The usual case: everything is there, and no write lock is taken just to find that out.
+    let present: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE name IN ('tool_invocations', \
+         'idx_tool_invocations_session', 'sessions', 'idx_sessions_profile', 'memory_entries', \
+         'idx_memory_scope', 'idx_memory_agent')",
+        [],
+        |r| r.get(0),
+    )?;
+    if present == 7 || (present == 6 && !has_memory_agent(conn)?) {
+        return Ok(());
+    }
+    in_write_transaction(conn, || {
+        conn.execute_batch(RUNTIME_SCHEMA)?;
+        if has_memory_agent(conn)? {
+            conn.execute_batch(MEMORY_AGENT_INDEX)?;
+        }
+        Ok(())
+    })
+}
+
+/// Whether `memory_entries` has the runtime's `agent_name` column (older databases do not: all
+/// their rows are global memory).
+pub fn has_memory_agent(conn: &Connection) -> rusqlite::Result<bool> {
+    Ok(table_columns(conn, "memory_entries")?
+        .iter()
+        .any(|c| c.eq_ignore_ascii_case("agent_name")))
+}
+
+/// Upgrades `memory_entries` the way the runtime's `MemorySchemaUpgrade` does at its start (the
+/// agent column with the global default, then its index), for a console about to write memory
+/// into a database from before per-agent memory. `Ok(true)` when it upgraded.
+pub fn upgrade_memory_entries(conn: &Connection) -> rusqlite::Result<bool> {
+    in_write_transaction(conn, || {
+        if table_columns(conn, "memory_entries")?.is_empty() || has_memory_agent(conn)? {
+            return Ok(false);
+        }
+        conn.execute_batch(MEMORY_AGENT_COLUMN)?;
+        conn.execute_batch(MEMORY_AGENT_INDEX)?;
+        Ok(true)
+    })
+}
+
+/// Removes what earlier console versions added to the runtime's database (see
+/// [`LEGACY_CONSOLE_FTS`]); their triggers would make the runtime's inserts fail on any SQLite
+/// without FTS5 trigram. Only on a writable database. Returns the names removed.
+pub fn remove_legacy_console_objects(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut names = vec![LEGACY_CONSOLE_INDEX, LEGACY_CONSOLE_FTS];
+    names.extend(LEGACY_CONSOLE_TRIGGERS);
+    let present = |conn: &Connection| -> rusqlite::Result<Vec<String>> {
+        let mut stmt = conn.prepare_cached(
+            "SELECT name FROM sqlite_master WHERE name IN (?1, ?2, ?3, ?4, ?5) \
+                OR (type = 'table' AND name GLOB 'memory_entries_fts_*') ORDER BY name",
+        )?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(&names), |r| r.get(0))?;
+        rows.collect()
+    };
+    if present(conn)?.is_empty() || conn.is_readonly(rusqlite::MAIN_DB)? {
+        return Ok(Vec::new());
+    }
+    in_write_transaction(conn, || {
+        let found = present(conn)?;
+        for trigger in LEGACY_CONSOLE_TRIGGERS {
+            conn.execute_batch(&format!("DROP TRIGGER IF EXISTS \"{trigger}\""))?;
+        }
+        conn.execute_batch(&format!(
+            "DROP TABLE IF EXISTS \"{LEGACY_CONSOLE_FTS}\"; \
+             DROP INDEX IF EXISTS \"{LEGACY_CONSOLE_INDEX}\";"
+        ))?;
+        // Shadow tables left without their FTS table (a half-finished earlier removal).
+        for shadow in present(conn)? {
+            conn.execute_batch(&format!("DROP TABLE IF EXISTS \"{shadow}\""))?;
+        }
+        Ok(found)
+    })
+}
+
+/// [`remove_legacy_console_objects`], said once on stderr (afterwards nothing is left to
+/// remove); the sentence is returned for hosts to show. A failure only leaves them in place.
+pub fn remove_legacy_console_objects_noting(conn: &Connection, path: &Path) -> Option<String> {
+    match remove_legacy_console_objects(conn) {
+        Ok(removed) if !removed.is_empty() => {
+            let notice = format!(
+                "removed what an earlier console version had added to {} ({}): the console \
+                 keeps its indexes in a database of its own now",
+                path.display(),
+                removed.join(", ")
+            );
+            eprintln!("oryx: {notice}");
+            Some(notice)
+        }
+        Ok(_) => None,
+        Err(e) => {
+            eprintln!(
+                "oryx: could not remove an earlier console version's index objects from {}: {e}",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Runs `f` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it fails.
+fn in_write_transaction<T>(
+    conn: &Connection,
+    f: impl FnOnce() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match f().and_then(|v| conn.execute_batch("COMMIT").map(|_| v)) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
 }
 
 fn check_is_sqlite(conn: &Connection, path: &Path) -> Result<()> {
@@ -160,7 +302,7 @@ pub fn epoch_ms_sql(col: &str) -> String {
 }
 
 /// Re-exported so hosts can classify database errors without depending on rusqlite.
-pub use rusqlite::{Error as SqlError, ErrorCode as SqlErrorCode};
+pub use rusqlite::{Connection, Error as SqlError, ErrorCode as SqlErrorCode};
 
 #[cfg(test)]
 mod tests {
@@ -229,5 +371,53 @@ mod tests {
         .unwrap();
         assert!(matches!(open_existing(&path), Err(CoreError::Corrupt(_))));
         assert!(matches!(open_or_create(&path), Err(CoreError::Corrupt(_))));
+    }
+
+    fn names(path: &Path) -> Vec<String> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master ORDER BY name")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    #[test]
+    fn a_schema_that_cannot_be_completed_is_not_begun() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oryxos.db");
+        // A foreign tool_invocations: the runtime's index on session_id cannot be created.
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE tool_invocations(id INTEGER PRIMARY KEY)")
+            .unwrap();
+        let err = open_or_create(&path).unwrap_err().to_string();
+        assert!(err.contains("session_id"), "{err}");
+        assert_eq!(names(&path), ["tool_invocations"], "nothing half-created");
+    }
+
+    #[test]
+    fn an_old_memory_table_gets_no_agent_index_until_upgraded_as_the_runtime_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oryxos.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE memory_entries (id INTEGER PRIMARY KEY AUTOINCREMENT, \
+                 scope VARCHAR(16) NOT NULL, content TEXT NOT NULL, created_at TIMESTAMP NOT NULL);
+                 INSERT INTO memory_entries(scope, content, created_at) VALUES ('CORE', 'old', 1);",
+            )
+            .unwrap();
+        let conn = open_or_create(&path).unwrap();
+        assert!(!has_memory_agent(&conn).unwrap());
+        assert!(!names(&path).contains(&"idx_memory_agent".to_string()));
+        assert!(names(&path).contains(&"tool_invocations".to_string()));
+        assert!(upgrade_memory_entries(&conn).unwrap());
+        assert!(!upgrade_memory_entries(&conn).unwrap(), "once");
+        assert!(names(&path).contains(&"idx_memory_agent".to_string()));
+        let agent: String = conn
+            .query_row("SELECT agent_name FROM memory_entries", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(agent, "__global__");
     }
 }

@@ -62,6 +62,39 @@ pub fn specs() -> Vec<ToolSpec> {
     ]
 }
 
+pub const MISSING_KEYWORD: &str = "错误: 缺少 keyword 参数";
+
+/// save_memory's scope as the runtime reads it: blank (Java's `isBlank`) is archival, anything
+/// else must be `core` or `archival` in any case and without surrounding spaces (Java's
+/// `toUpperCase(Locale.ROOT)` then `MemoryScope.valueOf`).
+pub fn save_scope(raw: &str) -> Option<Scope> {
+    if raw.chars().all(is_java_whitespace) {
+        return Some(Scope::Archival);
+    }
+    match raw.to_uppercase().as_str() {
+        "CORE" => Some(Scope::Core),
+        "ARCHIVAL" => Some(Scope::Archival),
+        _ => None,
+    }
+}
+
+/// `Character.isWhitespace`: Unicode space separators except the no-break ones, and the ASCII
+/// controls \t \n \u{b} \u{c} \r and \u{1c}–\u{1f}.
+fn is_java_whitespace(c: char) -> bool {
+    match c {
+        '\u{a0}' | '\u{2007}' | '\u{202f}' => false,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{1c}'..='\u{1f}' => true,
+        ' '
+        | '\u{1680}'
+        | '\u{2000}'..='\u{200a}'
+        | '\u{2028}'
+        | '\u{2029}'
+        | '\u{205f}'
+        | '\u{3000}' => true,
+        _ => false,
+    }
+}
+
 pub fn bad_scope_message(scope: &str) -> String {
     format!("无法识别的记忆分区: {scope}（应为 core 或 archival）")
 }
@@ -91,7 +124,10 @@ pub struct ToolOutcome {
     pub success: bool,
     pub failure: Option<FailureKind>,
     pub duration_ms: i64,
-    pub invocation_id: i64,
+    /// The `tool_invocations` row; `None` when recording the call failed (see `warning`).
+    pub invocation_id: Option<i64>,
+    /// Why the call could not be recorded. The call itself happened: its result stands.
+    pub warning: Option<String>,
 }
 
 pub struct ToolExecutor {
@@ -109,8 +145,9 @@ impl ToolExecutor {
         }
     }
 
-    /// Runs one call and records it; failures of the call itself are outcomes, not errors.
-    /// Only a failure to record the invocation is an `Err`.
+    /// Runs one call and records it. Failures of the call itself are outcomes, and so is a
+    /// failure to record it (a warning, as the runtime logs it): by then the tool has done its
+    /// work, and hiding its result would invite the caller to repeat it.
     pub fn execute(&self, ctx: &ToolContext, tool: &str, input_json: &str) -> Result<ToolOutcome> {
         let started = Instant::now();
         let owner = resolve_lenient(&self.root, ctx.agent.as_deref());
@@ -123,7 +160,7 @@ impl ToolExecutor {
             Err(Failure::Answered(msg)) => (msg, true, Some(FailureKind::BadCall)),
             Err(Failure::Failed(kind, msg)) => (msg, false, Some(kind)),
         };
-        let invocation_id = self.sessions.record_invocation(&NewInvocation {
+        let recorded = self.sessions.record_invocation(&NewInvocation {
             session_id: ctx
                 .session_id
                 .clone()
@@ -135,7 +172,16 @@ impl ToolExecutor {
             success,
             error_message: (!success).then(|| output.clone()),
             duration_ms,
-        })?;
+        });
+        let (invocation_id, warning) = match recorded {
+            Ok(id) => (Some(id), None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "the {tool} call was not recorded in tool_invocations: {e}"
+                )),
+            ),
+        };
         Ok(ToolOutcome {
             tool: tool.to_string(),
             owner: owner.label(),
@@ -144,6 +190,7 @@ impl ToolExecutor {
             failure,
             duration_ms,
             invocation_id,
+            warning,
         })
     }
 
@@ -172,7 +219,7 @@ impl ToolExecutor {
             SAVE_MEMORY => {
                 let content = str_arg(&input, "content");
                 let scope_raw = str_arg(&input, "scope");
-                let scope = Scope::parse_lenient(&scope_raw)
+                let scope = save_scope(&scope_raw)
                     .ok_or_else(|| Failure::Answered(bad_scope_message(&scope_raw)))?;
                 if content.trim().is_empty() {
                     return Err(Failure::Failed(
@@ -186,6 +233,13 @@ impl ToolExecutor {
                 Ok(SAVED.to_string())
             }
             RECALL_MEMORY => {
+                // The runtime's recall fails on a missing keyword (an empty one matches all).
+                if matches!(input.get("keyword"), None | Some(Value::Null)) {
+                    return Err(Failure::Failed(
+                        FailureKind::BadCall,
+                        MISSING_KEYWORD.to_string(),
+                    ));
+                }
                 let keyword = str_arg(&input, "keyword");
                 self.memory.recall_text(owner, &keyword).map_err(store_err)
             }
@@ -311,5 +365,107 @@ mod tests {
             Some("console:oryx:__global__")
         );
         assert!(dir.path().join("memory/MEMORY.md").exists());
+    }
+
+    #[test]
+    fn a_scope_with_surrounding_spaces_is_refused_as_the_runtime_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = executor(dir.path());
+        let ctx = ToolContext {
+            agent: Some("a".into()),
+            session_id: Some("cli:u:a".into()),
+        };
+        let out = ex
+            .execute(&ctx, SAVE_MEMORY, r#"{"content":"x","scope":" core "}"#)
+            .unwrap();
+        assert_eq!(
+            out.output,
+            "无法识别的记忆分区:  core （应为 core 或 archival）"
+        );
+        assert!(
+            out.success,
+            "the runtime returns the complaint as the result"
+        );
+        assert!(
+            !dir.path().join("agents/a/MEMORY.md").exists(),
+            "nothing saved"
+        );
+        assert_eq!(save_scope("Core"), Some(Scope::Core));
+        assert_eq!(save_scope("ARCHIVAL"), Some(Scope::Archival));
+        assert_eq!(save_scope(" \t\u{3000}"), Some(Scope::Archival), "blank");
+        assert_eq!(save_scope(""), Some(Scope::Archival));
+        assert_eq!(
+            save_scope("\u{a0}"),
+            None,
+            "Java's isBlank keeps no-break spaces"
+        );
+        assert_eq!(save_scope("core\n"), None);
+        assert_eq!(
+            save_scope("archıval"),
+            Some(Scope::Archival),
+            "Java upper-cases ı to I"
+        );
+    }
+
+    #[test]
+    fn recall_without_a_keyword_is_a_failed_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = executor(dir.path());
+        let ctx = ToolContext {
+            agent: Some("a".into()),
+            session_id: Some("cli:u:a".into()),
+        };
+        ex.execute(&ctx, SAVE_MEMORY, r#"{"content":"something"}"#)
+            .unwrap();
+        for input in ["{}", r#"{"keyword":null}"#, ""] {
+            let out = ex.execute(&ctx, RECALL_MEMORY, input).unwrap();
+            assert!(!out.success, "{input}: {}", out.output);
+            assert_eq!(out.output, MISSING_KEYWORD);
+            assert_eq!(out.failure, Some(FailureKind::BadCall));
+        }
+        let out = ex
+            .execute(&ctx, RECALL_MEMORY, r#"{"keyword":""}"#)
+            .unwrap();
+        assert!(
+            out.success && out.output.ends_with("something"),
+            "an empty keyword matches all"
+        );
+        let rows = ex.sessions.tool_invocations(None, 10, 0).unwrap();
+        let failed: Vec<_> = rows.iter().filter(|r| !r.success).collect();
+        assert_eq!(failed.len(), 3);
+        assert!(failed.iter().all(
+            |r| r.result_json.is_none() && r.error_message.as_deref() == Some(MISSING_KEYWORD)
+        ));
+    }
+
+    #[test]
+    fn a_call_that_cannot_be_recorded_keeps_its_result_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        // An older runtime's tool_invocations without the columns the runtime writes today.
+        rusqlite::Connection::open(dir.path().join("oryxos.db"))
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE tool_invocations(id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, \
+                 tool_name TEXT NOT NULL, success BOOLEAN NOT NULL, created_at TIMESTAMP)",
+            )
+            .unwrap();
+        let ex = executor(dir.path());
+        let ctx = ToolContext {
+            agent: Some("a".into()),
+            session_id: None,
+        };
+        let out = ex
+            .execute(&ctx, SAVE_MEMORY, r#"{"content":"kept","scope":"core"}"#)
+            .unwrap();
+        assert!(out.success);
+        assert_eq!(out.output, SAVED);
+        assert_eq!(out.invocation_id, None);
+        let warning = out.warning.unwrap();
+        assert!(
+            warning.contains("not recorded") && warning.contains("oryxos.db"),
+            "{warning}"
+        );
+        let text = std::fs::read_to_string(dir.path().join("agents/a/MEMORY.md")).unwrap();
+        assert!(text.contains("] kept"), "the save stands: {text}");
     }
 }

@@ -1,7 +1,7 @@
-//! The Java runtime's own SQL still works on a database the console has opened (issue #7 added an
-//! index, a trigram FTS5 table and triggers to `memory_entries`), run through sqlite-jdbc, the
-//! runtime's driver (Debian's `libxerial-sqlite-jdbc-java`, installed by `make deps`), and what
-//! it writes is what the console reads and recalls.
+//! The Java runtime's own SQL works on a database the console has used, run through
+//! sqlite-jdbc, the runtime's driver (Debian's `libxerial-sqlite-jdbc-java`, installed by
+//! `make deps`), and what it writes, updates and deletes is what the console reads and recalls.
+//! The console adds nothing to the runtime's schema: its indexes live in a database of its own.
 
 use std::path::Path;
 use std::process::Command;
@@ -12,8 +12,19 @@ use oryx_core::sessions::SessionStore;
 
 const JDBC_JAR: &str = "/usr/share/java/sqlite-jdbc.jar";
 
+fn schema(db: &Path) -> Vec<(String, String, Option<String>)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT type, name, sql FROM sqlite_master ORDER BY rowid")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap();
+    rows.collect::<Result<_, _>>().unwrap()
+}
+
 #[test]
-fn the_runtimes_sql_works_after_the_console_added_its_indexes() {
+fn the_runtimes_sql_works_on_a_database_the_console_used() {
     let jar = std::env::var("ORYX_SQLITE_JDBC").unwrap_or_else(|_| JDBC_JAR.into());
     assert!(
         Path::new(&jar).exists(),
@@ -21,33 +32,22 @@ fn the_runtimes_sql_works_after_the_console_added_its_indexes() {
     );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("oryxos.db");
+    let index_dir = dir.path().join("config/index");
     let agent = Owner::Agent("assistant".into());
-    let store = SqliteMemoryStore::new(&db);
+    let store = SqliteMemoryStore::with_index_dir(&db, Some(index_dir.clone()));
     store
         .append(&agent, Scope::Archival, "console wrote this first", None)
         .unwrap();
+    let after_append = schema(&db);
     assert_eq!(store.recall(&agent, "console wrote").unwrap().len(), 1);
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    let objects: Vec<String> = conn
-        .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'memory_entries_fts%' OR name = 'idx_memory_console_order' ORDER BY name")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    for want in [
-        "idx_memory_console_order",
-        "memory_entries_fts",
-        "memory_entries_fts_ai",
-        "memory_entries_fts_ad",
-        "memory_entries_fts_au",
-    ] {
-        assert!(
-            objects.iter().any(|o| o == want),
-            "{want} missing: {objects:?}"
-        );
-    }
-    drop(conn);
+    assert_eq!(schema(&db), after_append, "a read adds nothing");
+    assert!(
+        after_append
+            .iter()
+            .all(|(_, name, _)| !name.contains("fts") && !name.contains("console")),
+        "no object of the console's in the runtime's database: {after_append:?}"
+    );
+    assert!(store.index_file().unwrap().exists());
 
     let source =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/java-compat/RuntimeSql.java");
@@ -66,8 +66,15 @@ fn the_runtimes_sql_works_after_the_console_added_its_indexes() {
     );
     assert!(stdout.contains("sessions ok"), "{stdout}");
 
-    // A new console process reads and recalls what the runtime wrote, through the triggers.
-    let store = SqliteMemoryStore::new(&db);
+    // The console that was open, and a new console process, read and recall what the runtime
+    // wrote, updated and deleted.
+    assert_eq!(
+        store.recall(&agent, "rollback plan").unwrap()[0].content,
+        "java row updated: rollback plan"
+    );
+    assert!(store.recall(&agent, "row to delete").unwrap().is_empty());
+    drop(store);
+    let store = SqliteMemoryStore::with_index_dir(&db, Some(index_dir));
     let all = store.load_all(&agent).unwrap();
     assert_eq!(
         all.core
@@ -108,4 +115,5 @@ fn the_runtimes_sql_works_after_the_console_added_its_indexes() {
 
     let session = SessionStore::new(&db).get("java:compat:1").unwrap();
     assert_eq!(session.messages.len(), 2);
+    assert_eq!(schema(&db), after_append, "the schema is the runtime's");
 }

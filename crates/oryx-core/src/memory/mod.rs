@@ -7,6 +7,7 @@ pub mod markdown;
 pub mod mem0;
 pub mod service;
 pub mod sqlite;
+mod sqlite_index;
 pub mod store;
 pub mod window;
 

@@ -1,15 +1,23 @@
 //! SqliteMemoryStore: one row per entry in the runtime's `memory_entries` table (SPEC §6).
+//!
+//! The runtime's database is the runtime's (SPEC §12): reads never change it, appends insert rows
+//! only. Reads are served from the console's own index of the table ([`ConsoleIndex`], a
+//! database of its own) after bringing it up to date with the runtime's rows; without an index
+//! (none configured, or its directory cannot be written) they read the runtime's table
+//! directly, slower, with the same results.
 
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use chrono::NaiveDateTime;
 use rusqlite::{params, Connection};
 
 use super::entry::{Entry, Scope, Sections};
+use super::sqlite_index::{ConsoleIndex, RuntimeSource, FTS};
 use super::store::{
     contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe, KELVIN_SIGN,
 };
+use crate::config;
 use crate::db;
 use crate::error::{DbContext, Result};
 use crate::names::Owner;
@@ -17,122 +25,296 @@ use crate::timefmt::{local_to_epoch_ms, now_local, parse_db_time};
 
 pub struct SqliteMemoryStore {
     path: PathBuf,
-    conn: Mutex<Option<Open>>,
+    /// Where the console's index of this database lives; `None`: no index (reads scan).
+    index_dir: Option<PathBuf>,
+    state: Mutex<State>,
 }
 
-struct Open {
+#[derive(Default)]
+struct State {
+    runtime: Option<RuntimeDb>,
+    index: IndexState,
+    notice: Option<String>,
+}
+
+#[derive(Default)]
+enum IndexState {
+    #[default]
+    NotOpened,
+    Open(ConsoleIndex),
+    /// It could not be created; said once on stderr.
+    Unavailable,
+}
+
+struct RuntimeDb {
     conn: Connection,
-    /// The trigram index covers every row (see [`ensure_console_indexes`]).
-    fts: bool,
+    /// Opened for appends: the runtime's tables exist and `memory_entries` has `agent_name`.
+    for_writes: bool,
+    /// SQLite's `data_version` when the index last checked every row; a commit by any other
+    /// connection (the runtime, another console) changes it.
+    verified: Option<i64>,
+    /// This connection appended rows the index has not copied yet.
+    own_writes: bool,
 }
 
-/// The console's own additions to the runtime's database: an index that serves the time order
-/// (the window's newest rows without sorting the whole agent), and a trigram full-text index
-/// over `content` for recall, an external-content FTS5 table kept in sync by triggers. Neither
-/// alters the runtime's tables: its INSERT/SELECT/UPDATE/DELETE on `memory_entries` work as
-/// before, the triggers run inside SQLite (this assumes the runtime's SQLite has FTS5 with the
-/// trigram tokenizer, SQLite ≥ 3.34, as sqlite-jdbc ships it).
-const CONSOLE_ORDER_INDEX: &str = "idx_memory_console_order";
-const FTS: &str = "memory_entries_fts";
-/// Rows indexed per transaction when an existing database is indexed for the first time, so
-/// that a runtime writing at the same time never waits long for the lock.
-const BACKFILL_BATCH: i64 = 50_000;
 /// Trigram queries need at least three characters.
 const MIN_FTS_CHARS: usize = 3;
 
-impl SqliteMemoryStore {
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        SqliteMemoryStore {
-            path: path.into(),
-            conn: Mutex::new(None),
+/// What a read queries: the index's copy or the runtime's table, each with the same columns.
+struct Source<'a> {
+    conn: &'a Connection,
+    path: &'a Path,
+    /// Yields `id, agent_name, scope, content, created_at`.
+    from: &'static str,
+    /// The time-order key of a row.
+    ts: String,
+    /// The trigram index covers every row of `from`.
+    fts: bool,
+}
+
+impl<'a> Source<'a> {
+    fn index(ix: &'a ConsoleIndex) -> Source<'a> {
+        Source {
+            conn: ix.conn(),
+            path: ix.path(),
+            from: "entries",
+            ts: "ts".into(),
+            fts: true,
         }
     }
 
-    pub fn path(&self) -> &std::path::Path {
+    fn runtime(conn: &'a Connection, path: &'a Path, has_agent: bool) -> Source<'a> {
+        Source {
+            conn,
+            path,
+            from: match has_agent {
+                true => "memory_entries",
+                // A database from before per-agent memory: every row is global memory.
+                false => {
+                    "(SELECT id, '__global__' AS agent_name, scope, content, created_at \
+                      FROM memory_entries)"
+                }
+            },
+            ts: db::epoch_ms_sql("created_at"),
+            fts: false,
+        }
+    }
+
+    /// Time order over rows that mix epoch-ms integers and ISO text (older runtimes), then
+    /// insertion.
+    fn order_by(&self, direction: &str) -> String {
+        format!("ORDER BY {ts}{direction}, id{direction}", ts = self.ts)
+    }
+}
+
+impl SqliteMemoryStore {
+    /// A store over the runtime database at `path`, with the console's index in the default
+    /// directory beside the settings ([`config::default_index_dir`]).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self::with_index_dir(path, Some(config::default_index_dir()))
+    }
+
+    /// A store whose index lives in `index_dir` (`None`: no index; reads scan the table).
+    pub fn with_index_dir(path: impl Into<PathBuf>, index_dir: Option<PathBuf>) -> Self {
+        SqliteMemoryStore {
+            path: path.into(),
+            index_dir,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Opens lazily (creating the tables when missing) and keeps the connection.
-    fn with_conn<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        self.with_open(|o| f(&o.conn))
+    /// The file of the console's index of this database, when there is an index directory.
+    pub fn index_file(&self) -> Option<PathBuf> {
+        let dir = self.index_dir.as_ref()?;
+        Some(super::sqlite_index::index_path(dir, &self.path))
     }
 
-    fn with_open<T>(&self, f: impl FnOnce(&Open) -> Result<T>) -> Result<T> {
-        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.is_none() {
-            let conn = db::open_or_create(&self.path)?;
-            // Without the indexes every query still answers the same, only slower.
-            let fts = ensure_console_indexes(&conn).unwrap_or(false);
-            *guard = Some(Open { conn, fts });
-        }
-        f(guard.as_ref().expect("connection opened above"))
+    /// What opening the database changed, once (an earlier console's objects removed).
+    pub fn notice(&self) -> Option<String> {
+        self.lock().notice.clone()
     }
 
-    fn query(
-        &self,
-        owner: &Owner,
-        scope: Option<Scope>,
-        sql_tail: &str,
-        extra: &[&dyn rusqlite::ToSql],
-    ) -> Result<Vec<(Scope, Entry)>> {
-        self.query_from("memory_entries", owner, scope, sql_tail, extra)
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// `query` over `from`, a source that yields memory_entries' columns.
-    fn query_from(
-        &self,
-        from: &str,
-        owner: &Owner,
-        scope: Option<Scope>,
-        sql_tail: &str,
-        extra: &[&dyn rusqlite::ToSql],
-    ) -> Result<Vec<(Scope, Entry)>> {
-        self.with_conn(|conn| {
-            let scope_filter = match scope {
-                Some(_) => "AND upper(scope) = ?2",
-                None => "",
+    /// Runs a read against an up-to-date source; `T::default()` (nothing) when the database or
+    /// its `memory_entries` table does not exist: looking creates nothing.
+    fn read<T: Default>(&self, f: impl FnOnce(&Source<'_>) -> Result<T>) -> Result<T> {
+        let mut st = self.lock();
+        if st.runtime.is_none() {
+            let Some(conn) = db::open_existing(&self.path)? else {
+                return Ok(T::default());
             };
-            let sql = format!(
-                "SELECT scope, content, created_at FROM {from} \
-                 WHERE agent_name = ?1 {scope_filter} {sql_tail}"
-            );
-            let mut stmt = conn.prepare_cached(&sql).at_db(&self.path)?;
-            let key = owner.db_key();
-            let scope_val = scope.map(Scope::db_value);
-            let mut args: Vec<&dyn rusqlite::ToSql> = vec![&key];
-            if let Some(s) = scope_val.as_ref() {
-                args.push(s);
-            }
-            args.extend_from_slice(extra);
-            let rows = stmt
-                .query_map(args.as_slice(), |r| {
-                    let scope: String = r.get(0)?;
-                    let content: String = r.get(1)?;
-                    let ts = parse_db_time(&r.get::<_, rusqlite::types::Value>(2)?);
-                    Ok((scope, content, ts))
-                })
-                .at_db(&self.path)?;
-            let mut out = Vec::new();
-            for row in rows {
-                let (scope, content, ts) = row.at_db(&self.path)?;
-                if let Some(scope) =
-                    Scope::parse_lenient(&scope).filter(|_| !scope.trim().is_empty())
-                {
-                    // The runtime shows rows as `- content` (the time lives in created_at).
-                    let line = format!("- {content}");
-                    out.push((
-                        scope,
-                        Entry {
-                            timestamp: ts,
-                            content,
-                            line,
-                        },
-                    ));
-                }
-            }
-            Ok(out)
-        })
+            self.remove_legacy_objects(&conn, &mut st);
+            st.runtime = Some(RuntimeDb {
+                conn,
+                for_writes: false,
+                verified: None,
+                own_writes: false,
+            });
+        }
+        let rt = st.runtime.as_ref().expect("opened above");
+        let columns = db::table_columns(&rt.conn, "memory_entries").at_db(&self.path)?;
+        if columns.is_empty() {
+            return Ok(T::default());
+        }
+        let has_agent = columns.iter().any(|c| c.eq_ignore_ascii_case("agent_name"));
+        let indexed = self.sync_index(&mut st, has_agent);
+        let st = &*st;
+        let rt = st.runtime.as_ref().expect("opened above");
+        match (&st.index, indexed) {
+            (IndexState::Open(ix), true) => f(&Source::index(ix)),
+            _ => f(&Source::runtime(&rt.conn, &self.path, has_agent)),
+        }
     }
+
+    /// Opens the index when needed and brings it up to date; `false` when reads must scan the
+    /// runtime's table instead (no index, or it failed: said on stderr).
+    fn sync_index(&self, st: &mut State, has_agent: bool) -> bool {
+        let Some(dir) = &self.index_dir else {
+            return false;
+        };
+        if matches!(st.index, IndexState::NotOpened) {
+            st.index = match ConsoleIndex::open(dir, &self.path) {
+                Ok(ix) => IndexState::Open(ix),
+                Err(e) => {
+                    eprintln!(
+                        "oryx: the console's index in {} cannot be used ({e}); memory is read \
+                         from {} directly (slower, same results)",
+                        dir.display(),
+                        self.path.display()
+                    );
+                    IndexState::Unavailable
+                }
+            };
+        }
+        let (IndexState::Open(ix), Some(rt)) = (&st.index, st.runtime.as_mut()) else {
+            return false;
+        };
+        let version = match data_version(&rt.conn) {
+            Ok(v) => v,
+            Err(_) => return false,
+        };
+        let verify = rt.verified != Some(version);
+        if !verify && !rt.own_writes {
+            return true;
+        }
+        let source = RuntimeSource {
+            conn: &rt.conn,
+            path: &self.path,
+            has_agent,
+        };
+        match ix.sync(&source, verify) {
+            Ok(()) => {
+                rt.verified = Some(version);
+                rt.own_writes = false;
+                true
+            }
+            Err(e) => {
+                eprintln!(
+                    "oryx: updating the console's index {} failed ({e}); this read uses {} \
+                     directly",
+                    ix.path().display(),
+                    self.path.display()
+                );
+                // Reopened (and checked row by row) on the next read.
+                st.index = IndexState::NotOpened;
+                false
+            }
+        }
+    }
+
+    /// Opens the database for an append: creates the runtime's missing tables and upgrades a
+    /// database from before per-agent memory as the runtime does (the user asked for a write).
+    fn writer<'s>(&self, st: &'s mut State) -> Result<&'s mut RuntimeDb> {
+        if !st.runtime.as_ref().is_some_and(|rt| rt.for_writes) {
+            let conn = db::open_or_create(&self.path)?;
+            self.remove_legacy_objects(&conn, st);
+            if db::upgrade_memory_entries(&conn).at_db(&self.path)? {
+                eprintln!(
+                    "oryx: {} had memory_entries from before per-agent memory; added agent_name \
+                     (existing rows are global memory) and idx_memory_agent, as the runtime does",
+                    self.path.display()
+                );
+            }
+            // A new connection: its data_version says nothing about what the index checked.
+            st.runtime = Some(RuntimeDb {
+                conn,
+                for_writes: true,
+                verified: None,
+                own_writes: false,
+            });
+        }
+        Ok(st.runtime.as_mut().expect("opened above"))
+    }
+
+    /// Drops what earlier console versions added to the runtime's database, and says so once.
+    fn remove_legacy_objects(&self, conn: &Connection, st: &mut State) {
+        if let Some(notice) = db::remove_legacy_console_objects_noting(conn, &self.path) {
+            st.notice = Some(notice);
+        }
+    }
+}
+
+fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+}
+
+/// Rows of `owner` (optionally of one scope) from `src`, then `sql_tail`; `?3…` are `extra`.
+fn query(
+    src: &Source<'_>,
+    from: &str,
+    owner: &Owner,
+    scope: Option<Scope>,
+    sql_tail: &str,
+    extra: &[&dyn rusqlite::ToSql],
+) -> Result<Vec<(Scope, Entry)>> {
+    let scope_filter = match scope {
+        Some(_) => "AND upper(scope) = ?2",
+        None => "",
+    };
+    let sql = format!(
+        "SELECT scope, content, created_at FROM {from} \
+         WHERE agent_name = ?1 {scope_filter} {sql_tail}"
+    );
+    let mut stmt = src.conn.prepare_cached(&sql).at_db(src.path)?;
+    let key = owner.db_key();
+    let scope_val = scope.map(Scope::db_value);
+    let mut args: Vec<&dyn rusqlite::ToSql> = vec![&key];
+    if let Some(s) = scope_val.as_ref() {
+        args.push(s);
+    }
+    args.extend_from_slice(extra);
+    let rows = stmt
+        .query_map(args.as_slice(), |r| {
+            let scope: String = r.get(0)?;
+            let content: String = r.get(1)?;
+            let ts = parse_db_time(&r.get::<_, rusqlite::types::Value>(2)?);
+            Ok((scope, content, ts))
+        })
+        .at_db(src.path)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (scope, content, ts) = row.at_db(src.path)?;
+        if let Some(scope) = Scope::parse_lenient(&scope).filter(|_| !scope.trim().is_empty()) {
+            // The runtime shows rows as `- content` (the time lives in created_at).
+            let line = format!("- {content}");
+            out.push((
+                scope,
+                Entry {
+                    timestamp: ts,
+                    content,
+                    line,
+                },
+            ));
+        }
+    }
+    Ok(out)
 }
 
 impl LongTermMemoryStore for SqliteMemoryStore {
@@ -148,14 +330,15 @@ impl LongTermMemoryStore for SqliteMemoryStore {
         at: Option<NaiveDateTime>,
     ) -> Result<Entry> {
         let ts = at.unwrap_or_else(now_local);
-        self.with_conn(|conn| {
-            conn.execute(
+        let mut st = self.lock();
+        let rt = self.writer(&mut st)?;
+        rt.conn
+            .execute(
                 "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES (?1, ?2, ?3, ?4)",
                 params![owner.db_key(), scope.db_value(), content, local_to_epoch_ms(&ts)],
             )
             .at_db(&self.path)?;
-            Ok(())
-        })?;
+        rt.own_writes = true;
         Ok(Entry {
             timestamp: Some(ts),
             content: content.to_string(),
@@ -164,8 +347,9 @@ impl LongTermMemoryStore for SqliteMemoryStore {
     }
 
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
+        let rows = self.read(|src| query(src, src.from, owner, None, &src.order_by(""), &[]))?;
         let mut sections = Sections::default();
-        for (scope, entry) in self.query(owner, None, &order_by(""), &[])? {
+        for (scope, entry) in rows {
             match scope {
                 Scope::Core => sections.core.push(entry),
                 Scope::Archival => sections.archival.push(entry),
@@ -175,48 +359,60 @@ impl LongTermMemoryStore for SqliteMemoryStore {
     }
 
     fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
-        let core = self
-            .query(owner, Some(Scope::Core), &order_by(""), &[])?
+        self.read(|src| {
+            let core = query(
+                src,
+                src.from,
+                owner,
+                Some(Scope::Core),
+                &src.order_by(""),
+                &[],
+            )?
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        // Every entry line is at least a few characters, so `limit` rows always cover the window.
-        let limit = archival_limit as i64 + 1;
-        let mut tail: Vec<Entry> = self
-            .query(
+            // Every entry line is at least a few characters, so `limit` rows always cover the
+            // window.
+            let limit = archival_limit as i64 + 1;
+            let mut tail: Vec<Entry> = query(
+                src,
+                src.from,
                 owner,
                 Some(Scope::Archival),
-                &format!("{} LIMIT ?3", order_by(" DESC")),
+                &format!("{} LIMIT ?3", src.order_by(" DESC")),
                 &[&limit],
             )?
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        tail.reverse();
-        Ok(ContextEntries {
-            core,
-            archival_tail: tail,
+            tail.reverse();
+            Ok(ContextEntries {
+                core,
+                archival_tail: tail,
+            })
         })
     }
 
     fn count(&self, owner: &Owner) -> Result<EntryCounts> {
-        self.with_conn(|conn| {
-            let mut stmt = conn
-                .prepare_cached(
-                    // upper() changes nothing `parse_lenient` looks at, and lets the console's
+        self.read(|src| {
+            let mut stmt = src
+                .conn
+                .prepare_cached(&format!(
+                    // upper() changes nothing `parse_lenient` looks at, and lets the index's
                     // order index serve the grouping.
-                    "SELECT upper(scope), count(*) FROM memory_entries WHERE agent_name = ?1 \
+                    "SELECT upper(scope), count(*) FROM {} WHERE agent_name = ?1 \
                      GROUP BY upper(scope)",
-                )
-                .at_db(&self.path)?;
+                    src.from
+                ))
+                .at_db(src.path)?;
             let rows = stmt
                 .query_map([owner.db_key()], |r| {
                     Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
                 })
-                .at_db(&self.path)?;
+                .at_db(src.path)?;
             let mut counts = EntryCounts::default();
             for row in rows {
-                let (scope, n) = row.at_db(&self.path)?;
+                let (scope, n) = row.at_db(src.path)?;
                 // The same rule as `query` for which rows are entries of which section.
                 match Scope::parse_lenient(&scope).filter(|_| !scope.trim().is_empty()) {
                     Some(Scope::Core) => counts.core += n as usize,
@@ -230,135 +426,72 @@ impl LongTermMemoryStore for SqliteMemoryStore {
 
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
         let needle = keyword.to_lowercase();
-        let probe = Probe::of(&needle);
-        let fts = self.with_open(|o| Ok(o.fts))?;
-        // Candidates in SQL, then the exact case-insensitive check here for every keyword: the
-        // trigram index (it folds case like `contains_ci` does for probe characters) when the
-        // probe is long enough, else instr (raw bytes: exact for a probe without letters),
-        // else LIKE for ASCII keywords (its case folding is ASCII-only).
-        let rows = match &probe {
-            Some(p) if fts && p.bytes.chars().count() >= MIN_FTS_CHARS => {
-                let phrase = format!("\"{}\"", p.bytes.replace('"', "\"\""));
-                // The index's hits drive the query (CROSS JOIN keeps that order): looking each
-                // hit up by id beats walking the agent's rows in time order to test each one.
-                self.query_from(
-                    &format!(
-                        "(SELECT rowid AS fts_id FROM {FTS} WHERE {FTS} MATCH ?3) \
-                         CROSS JOIN memory_entries ON id = fts_id"
-                    ),
-                    owner,
-                    Some(Scope::Archival),
-                    &order_by(""),
-                    &[&phrase],
-                )?
-            }
-            Some(p) if !p.ascii_folded => self.query(
-                owner,
-                Some(Scope::Archival),
-                &format!("AND instr(content, ?3) > 0 {}", order_by("")),
-                &[&p.bytes],
-            )?,
-            _ => self.recall_like(owner, &needle, probe.as_ref())?,
-        };
+        let rows = self.read(|src| recall_rows(src, owner, &needle))?;
         Ok(rows
             .into_iter()
             .map(|(_, e)| e)
             .filter(|e| contains_ci(&e.content, &needle))
+            // The runtime's recall answers with each row's raw content (its load shows
+            // `- content`).
+            .map(|e| Entry {
+                line: e.content.clone(),
+                ..e
+            })
             .collect())
     }
 }
 
-impl SqliteMemoryStore {
-    fn recall_like(
-        &self,
-        owner: &Owner,
-        needle: &str,
-        probe: Option<&Probe>,
-    ) -> Result<Vec<(Scope, Entry)>> {
-        let text = probe.map_or(needle, |p| p.bytes.as_str());
-        if !text.is_ascii() {
-            return self.query(owner, Some(Scope::Archival), &order_by(""), &[]);
+/// Candidates in SQL for the exact case-insensitive check the caller runs on every row: the
+/// trigram index (it folds case like `contains_ci` does for probe characters) when the probe
+/// is long enough, else instr (raw bytes: exact for a probe without letters), else LIKE for
+/// ASCII keywords (its case folding is ASCII-only), else every archival row.
+fn recall_rows(src: &Source<'_>, owner: &Owner, needle: &str) -> Result<Vec<(Scope, Entry)>> {
+    let probe = Probe::of(needle);
+    let archival = Some(Scope::Archival);
+    match &probe {
+        Some(p) if src.fts && p.bytes.chars().count() >= MIN_FTS_CHARS => {
+            let phrase = format!("\"{}\"", p.bytes.replace('"', "\"\""));
+            // The index's hits drive the query (CROSS JOIN keeps that order): looking each
+            // hit up by id beats walking the agent's rows in time order to test each one.
+            let from = format!(
+                "(SELECT rowid AS fts_id FROM {FTS} WHERE {FTS} MATCH ?3) \
+                 CROSS JOIN {} ON id = fts_id",
+                src.from
+            );
+            query(src, &from, owner, archival, &src.order_by(""), &[&phrase])
         }
-        // LIKE folds ASCII only: a KELVIN SIGN is a `k` to `contains_ci`.
-        let kelvin = match probe.is_some_and(|p| p.kelvin) {
-            true => format!("OR instr(content, '{KELVIN_SIGN}') > 0"),
-            false => String::new(),
-        };
-        let pattern = format!("%{}%", escape_like(text));
-        self.query(
+        Some(p) if !p.ascii_folded => query(
+            src,
+            src.from,
             owner,
-            Some(Scope::Archival),
-            &format!(
-                "AND (content LIKE ?3 ESCAPE '\\' {kelvin}) {}",
-                order_by("")
-            ),
-            &[&pattern],
-        )
-    }
-}
-
-/// Creates the console's indexes when missing (see [`CONSOLE_ORDER_INDEX`]) and indexes rows
-/// the trigram index does not cover yet. `Ok(true)` when recall can use the trigram index.
-fn ensure_console_indexes(conn: &Connection) -> rusqlite::Result<bool> {
-    let key = db::epoch_ms_sql("created_at");
-    conn.execute_batch(&format!(
-        "CREATE INDEX IF NOT EXISTS {CONSOLE_ORDER_INDEX} \
-         ON memory_entries (agent_name, upper(scope), {key}, id);"
-    ))?;
-    let has_fts: bool = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE name = ?1",
-        [FTS],
-        |r| r.get::<_, i64>(0).map(|n| n > 0),
-    )?;
-    if !has_fts {
-        // Table and triggers at once: every row written from here on is indexed by SQLite
-        // itself, whoever writes it; the rows before are indexed below. The delete side only
-        // runs for rows already indexed (an external-content index must never be told to
-        // delete what it does not hold).
-        let indexed = format!("EXISTS (SELECT 1 FROM {FTS}_docsize WHERE id = old.id)");
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE;
-             CREATE VIRTUAL TABLE {FTS} USING fts5(content, content='memory_entries', \
-                 content_rowid='id', tokenize='trigram');
-             CREATE TRIGGER {FTS}_ai AFTER INSERT ON memory_entries BEGIN
-                 INSERT INTO {FTS}(rowid, content) VALUES (new.id, new.content);
-             END;
-             CREATE TRIGGER {FTS}_ad AFTER DELETE ON memory_entries BEGIN
-                 INSERT INTO {FTS}({FTS}, rowid, content) SELECT 'delete', old.id, old.content WHERE {indexed};
-             END;
-             CREATE TRIGGER {FTS}_au AFTER UPDATE ON memory_entries BEGIN
-                 INSERT INTO {FTS}({FTS}, rowid, content) SELECT 'delete', old.id, old.content WHERE {indexed};
-                 INSERT INTO {FTS}(rowid, content) VALUES (new.id, new.content);
-             END;
-             COMMIT;"
-        ))
-        .inspect_err(|_| {
-            let _ = conn.execute_batch("ROLLBACK");
-        })?;
-    }
-    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
-    let rows = count("SELECT count(*) FROM memory_entries")?;
-    let mut indexed = count(&format!("SELECT count(*) FROM {FTS}_docsize"))?;
-    while indexed < rows {
-        let added = conn.execute(
-            &format!(
-                "INSERT INTO {FTS}(rowid, content) SELECT id, content FROM memory_entries \
-                 WHERE id NOT IN (SELECT id FROM {FTS}_docsize) ORDER BY id LIMIT ?1"
-            ),
-            [BACKFILL_BATCH],
-        )?;
-        if added == 0 {
-            break;
+            archival,
+            &format!("AND instr(content, ?3) > 0 {}", src.order_by("")),
+            &[&p.bytes],
+        ),
+        _ => {
+            let text = probe.as_ref().map_or(needle, |p| p.bytes.as_str());
+            if !text.is_ascii() {
+                return query(src, src.from, owner, archival, &src.order_by(""), &[]);
+            }
+            // LIKE folds ASCII only: a KELVIN SIGN is a `k` to `contains_ci`.
+            let kelvin = match probe.as_ref().is_some_and(|p| p.kelvin) {
+                true => format!("OR instr(content, '{KELVIN_SIGN}') > 0"),
+                false => String::new(),
+            };
+            let pattern = format!("%{}%", escape_like(text));
+            query(
+                src,
+                src.from,
+                owner,
+                archival,
+                &format!(
+                    "AND (content LIKE ?3 ESCAPE '\\' {kelvin}) {}",
+                    src.order_by("")
+                ),
+                &[&pattern],
+            )
         }
-        indexed += added as i64;
     }
-    Ok(indexed >= rows)
-}
-
-/// Time order over rows that mix epoch-ms integers and ISO text (older runtimes), then insertion.
-fn order_by(direction: &str) -> String {
-    let key = db::epoch_ms_sql("created_at");
-    format!("ORDER BY {key}{direction}, id{direction}")
 }
 
 fn escape_like(s: &str) -> String {
@@ -375,24 +508,84 @@ fn escape_like(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::sqlite_index::ORDER_INDEX;
 
-    /// What recall was before the indexes: every archival row of the owner, filtered here.
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        path: PathBuf,
+        index_dir: PathBuf,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            let dir = tempfile::tempdir().unwrap();
+            Fixture {
+                path: dir.path().join("oryxos.db"),
+                index_dir: dir.path().join("config/index"),
+                _dir: dir,
+            }
+        }
+
+        fn store(&self) -> SqliteMemoryStore {
+            SqliteMemoryStore::with_index_dir(&self.path, Some(self.index_dir.clone()))
+        }
+
+        /// The same database read without an index.
+        fn scanning(&self) -> SqliteMemoryStore {
+            SqliteMemoryStore::with_index_dir(&self.path, None)
+        }
+
+        /// A connection of "the runtime".
+        fn runtime(&self) -> Connection {
+            let conn = db::open_or_create(&self.path).unwrap();
+            conn.execute_batch(db::MEMORY_AGENT_INDEX).unwrap();
+            conn
+        }
+    }
+
+    fn schema(path: &Path) -> Vec<(String, String, Option<String>)> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap();
+        rows.collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    /// What recall must answer: every archival row of the owner, filtered here, as the runtime's
+    /// recall shows it (raw content).
     fn recall_by_scan(s: &SqliteMemoryStore, owner: &Owner, keyword: &str) -> Vec<Entry> {
         let needle = keyword.to_lowercase();
-        s.query(owner, Some(Scope::Archival), &order_by(""), &[])
+        s.load_all(owner)
             .unwrap()
+            .archival
             .into_iter()
-            .map(|(_, e)| e)
             .filter(|e| contains_ci(&e.content, &needle))
+            .map(|e| Entry {
+                line: e.content.clone(),
+                ..e
+            })
             .collect()
+    }
+
+    fn uses_index(s: &SqliteMemoryStore) -> bool {
+        matches!(s.lock().index, IndexState::Open(_))
+    }
+
+    fn with_index_conn<T>(s: &SqliteMemoryStore, f: impl FnOnce(&Connection) -> T) -> T {
+        match &s.lock().index {
+            IndexState::Open(ix) => f(ix.conn()),
+            _ => panic!("no index open"),
+        }
     }
 
     #[test]
     fn indexed_recall_equals_a_full_scan_and_follows_the_runtimes_writes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("oryxos.db");
-        // Rows written before the console ever opened the database (indexed by the backfill).
-        let conn = db::open_or_create(&path).unwrap();
+        let f = Fixture::new();
+        // Rows written before the console ever opened the database (copied on first read).
+        let conn = f.runtime();
         conn.execute_batch(
             "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES
              ('a', 'ARCHIVAL', 'scale the Kubernetes cluster', 3),
@@ -404,12 +597,11 @@ mod tests {
              ('a', 'ARCHIVAL', 'ÄRGER 100% sure_thing \"quoted\"', 7);",
         )
         .unwrap();
-        let s = SqliteMemoryStore::new(&path);
+        let before = schema(&f.path);
+        let s = f.store();
         let a = Owner::Agent("a".into());
-        assert!(
-            s.with_open(|o| Ok(o.fts)).unwrap(),
-            "trigram index available"
-        );
+        assert_eq!(s.count(&a).unwrap().archival, 5);
+        assert!(uses_index(&s), "the index is in use");
         // Rows the runtime writes, updates and deletes afterwards, on its own connection.
         conn.execute_batch(
             "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES
@@ -439,12 +631,11 @@ mod tests {
             "changed",
             "to be",
         ];
+        let scan = f.scanning();
         for kw in keywords {
-            assert_eq!(
-                s.recall(&a, kw).unwrap(),
-                recall_by_scan(&s, &a, kw),
-                "{kw:?}"
-            );
+            let want = recall_by_scan(&scan, &a, kw);
+            assert_eq!(s.recall(&a, kw).unwrap(), want, "{kw:?}");
+            assert_eq!(scan.recall(&a, kw).unwrap(), want, "{kw:?} without index");
         }
         let hits: Vec<_> = s
             .recall(&a, "kubernetes")
@@ -462,13 +653,16 @@ mod tests {
             ],
             "time order, the runtime's later writes included"
         );
-        let check: String = conn
-            .query_row(
-                "INSERT INTO memory_entries_fts(memory_entries_fts, rank) VALUES ('integrity-check', 1) RETURNING 'ok'",
+        let check: String = with_index_conn(&s, |c| {
+            c.query_row(
+                &format!(
+                    "INSERT INTO {FTS}({FTS}, rank) VALUES ('integrity-check', 1) RETURNING 'ok'"
+                ),
                 [],
                 |r| r.get(0),
             )
-            .unwrap_or_else(|e| panic!("fts integrity: {e}"));
+        })
+        .unwrap_or_else(|e| panic!("fts integrity: {e}"));
         assert_eq!(check, "ok");
         assert_eq!(
             s.count(&a).unwrap(),
@@ -484,37 +678,112 @@ mod tests {
             ),
             (1, 7)
         );
+        assert_eq!(schema(&f.path), before, "the runtime's schema is untouched");
+    }
+
+    #[test]
+    fn edits_of_the_same_length_and_deletes_are_noticed_also_by_a_later_process() {
+        let f = Fixture::new();
+        let conn = f.runtime();
+        let a = Owner::Agent("a".into());
+        let contents = |s: &SqliteMemoryStore| -> Vec<String> {
+            s.load_all(&a)
+                .unwrap()
+                .archival
+                .into_iter()
+                .map(|e| e.content)
+                .collect()
+        };
+        let s = f.store();
+        for i in 0..5 {
+            s.append(&a, Scope::Archival, &format!("note {i} teh end"), None)
+                .unwrap();
+        }
+        assert_eq!(s.recall(&a, "teh").unwrap().len(), 5);
+        // Same length, same id: only the content's hash differs.
+        conn.execute_batch(
+            "UPDATE memory_entries SET content = 'note 1 the end' WHERE content = 'note 1 teh end'",
+        )
+        .unwrap();
+        assert_eq!(s.recall(&a, "teh").unwrap().len(), 4);
+        assert_eq!(
+            s.recall(&a, "the end").unwrap()[0].content,
+            "note 1 the end"
+        );
+        drop(s);
+        // While no console runs: an edit, a delete, a moved row and a new row.
+        conn.execute_batch(
+            "UPDATE memory_entries SET content = 'note 2 tex end' WHERE content = 'note 2 teh end';
+             DELETE FROM memory_entries WHERE content = 'note 3 teh end';
+             UPDATE memory_entries SET scope = 'CORE' WHERE content = 'note 4 teh end';
+             INSERT INTO memory_entries(agent_name, scope, content, created_at)
+                 VALUES ('a', 'ARCHIVAL', 'note 5 teh end', 4102444800000);",
+        )
+        .unwrap();
+        let s = f.store();
+        assert_eq!(
+            contents(&s),
+            [
+                "note 0 teh end",
+                "note 1 the end",
+                "note 2 tex end",
+                "note 5 teh end"
+            ]
+        );
+        assert_eq!(contents(&s), contents(&f.scanning()));
+        assert_eq!(
+            s.recall(&a, "teh")
+                .unwrap()
+                .into_iter()
+                .map(|e| e.content)
+                .collect::<Vec<_>>(),
+            ["note 0 teh end", "note 5 teh end"]
+        );
+        assert_eq!(s.load_all(&a).unwrap().core[0].content, "note 4 teh end");
+        // A database replaced by another one at the same path: ids start again.
+        drop(conn);
+        drop(s);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", f.path.display()));
+        }
+        let conn = f.runtime();
+        conn.execute_batch(
+            "INSERT INTO memory_entries(agent_name, scope, content, created_at)
+                 VALUES ('a', 'ARCHIVAL', 'a new database', 1);",
+        )
+        .unwrap();
+        let s = f.store();
+        assert_eq!(contents(&s), ["a new database"]);
+        assert!(s.recall(&a, "teh").unwrap().is_empty());
     }
 
     #[test]
     fn the_window_and_the_recall_use_indexes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("oryxos.db");
-        let s = SqliteMemoryStore::new(&path);
+        let f = Fixture::new();
+        let s = f.store();
         s.append(&Owner::Global, Scope::Archival, "x", None)
             .unwrap();
+        s.count(&Owner::Global).unwrap();
         let plan = |sql: &str| -> String {
-            s.with_conn(|c| {
+            with_index_conn(&s, |c| {
                 let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
                 let rows = stmt
                     .query_map([], |r| r.get::<_, String>(3))
                     .unwrap()
                     .collect::<rusqlite::Result<Vec<_>>>()
                     .unwrap();
-                Ok(rows.join("; "))
+                rows.join("; ")
             })
-            .unwrap()
         };
-        let window = plan(&format!(
-            "SELECT content FROM memory_entries WHERE agent_name = 'a' AND upper(scope) = 'ARCHIVAL' {} LIMIT 10",
-            order_by(" DESC")
-        ));
-        assert!(window.contains(CONSOLE_ORDER_INDEX), "{window}");
+        let window = plan(
+            "SELECT content FROM entries WHERE agent_name = 'a' AND upper(scope) = 'ARCHIVAL' \
+             ORDER BY ts DESC, id DESC LIMIT 10",
+        );
+        assert!(window.contains(ORDER_INDEX), "{window}");
         assert!(!window.contains("TEMP B-TREE"), "{window}");
         let recall = plan(&format!(
             "SELECT content FROM (SELECT rowid AS fts_id FROM {FTS} WHERE {FTS} MATCH '\"abc\"') \
-             CROSS JOIN memory_entries ON id = fts_id WHERE agent_name = 'a' {}",
-            order_by("")
+             CROSS JOIN entries ON id = fts_id WHERE agent_name = 'a' ORDER BY ts, id"
         ));
         assert!(recall.contains("VIRTUAL TABLE"), "{recall}");
         assert!(recall.contains("INTEGER PRIMARY KEY"), "{recall}");
@@ -522,17 +791,16 @@ mod tests {
 
     #[test]
     fn reads_rows_the_java_runtime_wrote() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("oryxos.db");
-        let conn = db::open_or_create(&path).unwrap();
-        conn.execute_batch(
-            "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES
-             ('a', 'core', 'lower-case scope', 1753147800000),
-             ('a', 'ARCHIVAL', '100% sure_thing', '2025-07-22T09:31:10'),
-             ('__global__', 'CORE', 'global fact', 1);",
-        )
-        .unwrap();
-        let s = SqliteMemoryStore::new(&path);
+        let f = Fixture::new();
+        f.runtime()
+            .execute_batch(
+                "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES
+                 ('a', 'core', 'lower-case scope', 1753147800000),
+                 ('a', 'ARCHIVAL', '100% sure_thing', '2025-07-22T09:31:10'),
+                 ('__global__', 'CORE', 'global fact', 1);",
+            )
+            .unwrap();
+        let s = f.store();
         let a = Owner::Agent("a".into());
         let all = s.load_all(&a).unwrap();
         assert_eq!(all.core[0].content, "lower-case scope");
@@ -544,6 +812,79 @@ mod tests {
             0,
             "LIKE wildcards are escaped"
         );
-        assert_eq!(s.recall(&a, "SURE").unwrap().len(), 1);
+        assert_eq!(s.recall(&a, "SURE").unwrap()[0].line, "100% sure_thing");
+    }
+
+    #[test]
+    fn reading_a_missing_database_creates_nothing() {
+        let f = Fixture::new();
+        let s = f.store();
+        assert_eq!(s.load_all(&Owner::Global).unwrap(), Sections::default());
+        assert_eq!(s.count(&Owner::Global).unwrap(), EntryCounts::default());
+        assert!(s.recall(&Owner::Global, "x").unwrap().is_empty());
+        assert!(!f.path.exists());
+        // A database without the table (a runtime that never used sqlite memory) stays as it is.
+        Connection::open(&f.path)
+            .unwrap()
+            .execute_batch("CREATE TABLE sessions(session_id TEXT PRIMARY KEY)")
+            .unwrap();
+        let before = schema(&f.path);
+        assert!(s.load_context(&Owner::Global, 100).unwrap().core.is_empty());
+        assert_eq!(schema(&f.path), before);
+    }
+
+    #[test]
+    fn without_a_writable_index_directory_reads_scan_the_runtimes_table() {
+        let f = Fixture::new();
+        let blocker = f.path.with_file_name("not-a-dir");
+        std::fs::write(&blocker, "a file where the index directory would be").unwrap();
+        let s = SqliteMemoryStore::with_index_dir(&f.path, Some(blocker.join("index")));
+        let a = Owner::Agent("a".into());
+        s.append(&a, Scope::Archival, "kubernetes upgrade", None)
+            .unwrap();
+        assert_eq!(s.recall(&a, "KUBERNETES").unwrap().len(), 1);
+        assert!(matches!(s.lock().index, IndexState::Unavailable));
+    }
+
+    #[test]
+    fn a_damaged_index_is_rebuilt_from_the_runtimes_rows() {
+        let f = Fixture::new();
+        let s = f.store();
+        s.append(&Owner::Global, Scope::Archival, "kubernetes notes", None)
+            .unwrap();
+        assert_eq!(s.recall(&Owner::Global, "kubernetes").unwrap().len(), 1);
+        let file = s.index_file().unwrap();
+        drop(s);
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+        }
+        std::fs::write(
+            &file,
+            "not a database, only text long enough to be read as a header",
+        )
+        .unwrap();
+        let s = f.store();
+        assert_eq!(s.recall(&Owner::Global, "kubernetes").unwrap().len(), 1);
+        assert!(uses_index(&s));
+    }
+
+    #[test]
+    fn indexes_of_databases_that_are_gone_are_removed() {
+        let f = Fixture::new();
+        let gone = f.path.with_file_name("temporary.db");
+        let s = SqliteMemoryStore::with_index_dir(&gone, Some(f.index_dir.clone()));
+        s.append(&Owner::Global, Scope::Archival, "x", None)
+            .unwrap();
+        s.count(&Owner::Global).unwrap();
+        let orphan = s.index_file().unwrap();
+        drop(s);
+        std::fs::remove_file(&gone).unwrap();
+        assert!(orphan.exists());
+        let s = f.store();
+        s.append(&Owner::Global, Scope::Archival, "y", None)
+            .unwrap();
+        s.count(&Owner::Global).unwrap();
+        assert!(s.index_file().unwrap().exists());
+        assert!(!orphan.exists(), "the index of a database that is gone");
     }
 }

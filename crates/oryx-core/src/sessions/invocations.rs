@@ -70,6 +70,9 @@ impl SessionStore {
     /// creating the database and tables when missing. Returns the new row id.
     pub fn record_invocation(&self, inv: &NewInvocation) -> Result<i64> {
         let conn = db::open_or_create(&self.path)?;
+        // Tool calls reach the database on every backend: an earlier console's triggers there
+        // would break the runtime's own inserts into memory_entries.
+        db::remove_legacy_console_objects_noting(&conn, &self.path);
         conn.execute(
             "INSERT INTO tool_invocations(session_id, tool_name, input_json, result_json, \
                                           success, error_message, duration_ms, created_at) \
