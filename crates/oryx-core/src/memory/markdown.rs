@@ -3,7 +3,12 @@
 //! Writers take an advisory lock on `MEMORY.md.lock` for the whole read-modify-write, so writers
 //! in other processes that use the lock lose nothing. Archival appends to a file whose archival
 //! section ends the file are plain appends; every other edit is an atomic rewrite (temp file in
-//! the same directory + rename) that splices the new line in and keeps all other bytes.
+//! the same directory + rename) that splices the new line in, keeps all other text and writes
+//! the file as the runtime reads it (no BOM, canonical headings, one line ending: SPEC §12).
+//!
+//! The Java runtime takes no lock at all: every console access first checks, with the lock
+//! held, that the file still holds the console's recent writes and puts back any that a
+//! runtime rewrite dropped (memory/journal.rs).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -13,6 +18,7 @@ use chrono::NaiveDateTime;
 
 use super::entry::{render_line, Entry, Scope, Sections};
 use super::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
+use super::journal::{self, Journal, Record};
 use super::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
 use crate::error::{CoreError, IoContext, Result};
 use crate::names::{memory_path, Owner};
@@ -36,56 +42,120 @@ impl MarkdownMemoryStore {
     }
 }
 
+/// What identifies one version of a file: size, modification time and inode (a rename by
+/// another writer changes the inode even when size and time collide).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    mtime_ns: u128,
+    ino: u64,
+}
+
+impl FileStamp {
+    fn of(meta: &fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        FileStamp {
+            len: meta.len(),
+            mtime_ns,
+            ino,
+        }
+    }
+
+    fn mtime_ms(&self) -> i64 {
+        (self.mtime_ns / 1_000_000) as i64
+    }
+}
+
+/// `None`: no file.
+fn version(path: &Path) -> Option<FileStamp> {
+    fs::metadata(path).ok().map(|m| FileStamp::of(&m))
+}
+
+/// What the lock file remembers of MEMORY.md after our last write or check: its stamp, whether
+/// the archival section ends it with a complete line (the next archival entry can then be
+/// appended without reading the file) and its line ending. Another writer (the Java runtime
+/// does not take the lock) changes the stamp, and the file is read and checked again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hint {
+    stamp: FileStamp,
+    append_ok: bool,
+    crlf: bool,
+}
+
+impl Hint {
+    fn parse(text: &str) -> Option<Hint> {
+        let mut p = text.split_whitespace();
+        if p.next()? != "v2" {
+            return None;
+        }
+        let stamp = FileStamp {
+            len: p.next()?.parse().ok()?,
+            mtime_ns: p.next()?.parse().ok()?,
+            ino: p.next()?.parse().ok()?,
+        };
+        let flags = p.next()?;
+        Some(Hint {
+            stamp,
+            append_ok: flags.contains('a'),
+            crlf: flags.contains('c'),
+        })
+    }
+
+    fn render(&self) -> String {
+        let s = self.stamp;
+        format!(
+            "v2 {} {} {} -{}{}\n",
+            s.len,
+            s.mtime_ns,
+            s.ino,
+            if self.append_ok { "a" } else { "" },
+            if self.crlf { "c" } else { "" }
+        )
+    }
+
+    fn after(bytes: &[u8], stamp: FileStamp) -> Hint {
+        let parsed = format::parse_structure(bytes);
+        Hint {
+            stamp,
+            append_ok: parsed.archival_ends_file(bytes.len()) && bytes.last() == Some(&b'\n'),
+            crlf: parsed.crlf,
+        }
+    }
+}
+
 /// Holds the cross-process lock for as long as it lives.
-///
-/// The lock file also remembers, as `<len> <mtime-ns>`, the state of MEMORY.md after our last
-/// write when that write left the archival section at the end of the file. If the file still
-/// has exactly that length and time, nobody else has touched it and the next archival entry can
-/// be appended without reading the file at all; any other writer (the Java runtime does not
-/// take this lock) changes the length or time and we read the file again.
 pub struct FileLock {
     file: File,
 }
 
 impl FileLock {
-    fn hint_matches(&self, path: &Path) -> bool {
-        let (Ok(meta), Some(hint)) = (fs::metadata(path), self.read_hint()) else {
-            return false;
-        };
-        Some(hint) == stamp(&meta)
+    fn read_hint(&self) -> Option<Hint> {
+        read_hint_from(&self.file)
     }
 
-    fn read_hint(&self) -> Option<(u64, u128)> {
-        let mut text = String::new();
-        (&self.file).seek(SeekFrom::Start(0)).ok()?;
-        (&self.file).take(64).read_to_string(&mut text).ok()?;
-        let mut parts = text.split_whitespace();
-        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
-    }
-
-    /// Records the file's state after a write that left archival last (or forgets it).
-    fn write_hint(&self, path: &Path, archival_last: bool) {
-        let stamp = fs::metadata(path)
-            .ok()
-            .as_ref()
-            .and_then(stamp)
-            .filter(|_| archival_last);
-        let text = stamp
-            .map(|(len, ns)| format!("{len} {ns}\n"))
-            .unwrap_or_default();
+    /// Records what we know of the file now (or forgets it).
+    fn write_hint(&self, hint: Option<Hint>) {
+        let text = hint.map(|h| h.render()).unwrap_or_default();
         let _ = self.file.set_len(0);
         let _ = (&self.file).seek(SeekFrom::Start(0));
         let _ = (&self.file).write_all(text.as_bytes());
     }
 }
 
-fn stamp(meta: &fs::Metadata) -> Option<(u64, u128)> {
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    Some((meta.len(), mtime.as_nanos()))
+fn read_hint_from(file: &File) -> Option<Hint> {
+    let mut text = String::new();
+    let mut f = file;
+    f.seek(SeekFrom::Start(0)).ok()?;
+    f.take(128).read_to_string(&mut text).ok()?;
+    Hint::parse(&text)
 }
 
 impl Drop for FileLock {
@@ -121,35 +191,45 @@ pub fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
     }
 }
 
+/// The file's bytes and the version they are of (`None`: no file). The runtime replaces the
+/// file by rename and never writes it in place, so equal stamps before and after the read
+/// mean the bytes are of that version.
+fn read_versioned(path: &Path) -> Result<Option<(Vec<u8>, Option<FileStamp>)>> {
+    let before = version(path);
+    let bytes = read_or_empty(path)?;
+    if version(path) != before {
+        return Ok(None);
+    }
+    Ok(Some((bytes, before)))
+}
+
 /// Replaces `path` with `bytes` atomically: readers see the old or the new file, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    replace(path, bytes, None).map(|_| ())
+    replace(path, bytes, Expect::Any).map(|_| ())
 }
 
 const REWRITE_ATTEMPTS: usize = 20;
 
-/// What identifies one version of a file: size, modification time and inode (a rename by
-/// another writer changes the inode even when size and time collide). `None`: no file.
-#[derive(Debug, PartialEq, Eq)]
-struct Stamp(Option<(u64, Option<std::time::SystemTime>, u64)>);
-
-fn version(path: &Path) -> Stamp {
-    Stamp(fs::metadata(path).ok().map(|m| {
-        #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(&m);
-        #[cfg(not(unix))]
-        let ino = 0;
-        (m.len(), m.modified().ok(), ino)
-    }))
+/// Which file a rewrite may replace.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    Any,
+    Absent,
+    Is(FileStamp),
 }
 
-/// `write_atomic`, unless the file is no longer the version `seen` was taken of (then `false`
-/// and nothing is written).
-fn replace_if_unchanged(path: &Path, bytes: &[u8], seen: &Stamp) -> Result<bool> {
-    replace(path, bytes, Some(seen))
+#[derive(Debug)]
+enum Replaced {
+    /// Our bytes are in place (with this stamp) and replaced the expected version.
+    Done(FileStamp),
+    /// The file is not the expected version: nothing was written.
+    Changed,
+    /// Our bytes are in place, but another writer renamed its file in at the last instant and
+    /// ours replaced that one: here are its bytes, to rescue what only it held.
+    Displaced(Vec<u8>),
 }
 
-fn replace(path: &Path, bytes: &[u8], expect: Option<&Stamp>) -> Result<bool> {
+fn replace(path: &Path, bytes: &[u8], expect: Expect) -> Result<Replaced> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
         .prefix(".MEMORY.md.")
@@ -161,14 +241,95 @@ fn replace(path: &Path, bytes: &[u8], expect: Option<&Stamp>) -> Result<bool> {
     if let Ok(meta) = fs::metadata(path) {
         let _ = fs::set_permissions(tmp.path(), meta.permissions());
     }
+    let ours = FileStamp::of(&tmp.as_file().metadata().at(path)?);
     #[cfg(test)]
-    tests::before_replace(path);
-    if expect.is_some_and(|seen| *seen != version(path)) {
-        return Ok(false); // the temp file is removed when dropped
+    tests::hook(tests::Phase::BeforeCheck, path);
+    let seen = match expect {
+        Expect::Any => None,
+        Expect::Absent if version(path).is_some() => return Ok(Replaced::Changed),
+        Expect::Absent => None,
+        Expect::Is(s) if version(path) != Some(s) => return Ok(Replaced::Changed),
+        Expect::Is(s) => Some(s),
+    };
+    #[cfg(test)]
+    tests::hook(tests::Phase::BeforeRename, path);
+    match (expect, seen) {
+        (Expect::Absent, _) => match rename_flags(tmp.path(), path, RenameMode::NoReplace) {
+            Ok(true) => {
+                // The temp path no longer exists; dropping `tmp` finds nothing to remove.
+                return Ok(Replaced::Done(ours));
+            }
+            Ok(false) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Ok(Replaced::Changed)
+            }
+            Err(e) => return Err(CoreError::io(path, e)),
+        },
+        (Expect::Is(_), Some(s)) => {
+            match rename_flags(tmp.path(), path, RenameMode::Exchange) {
+                Ok(true) => {
+                    // `tmp`'s path now names the file we displaced; dropping `tmp` removes it.
+                    let displaced = fs::metadata(tmp.path()).at(path)?;
+                    if FileStamp::of(&displaced) == s {
+                        return Ok(Replaced::Done(ours));
+                    }
+                    let theirs = fs::read(tmp.path()).at(path)?;
+                    return Ok(Replaced::Displaced(theirs));
+                }
+                Ok(false) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Replaced::Changed),
+                Err(e) => return Err(CoreError::io(path, e)),
+            }
+        }
+        _ => {}
     }
+    // No atomic exchange here (another OS or file system): a plain rename right after the
+    // version check leaves only a tiny window.
     tmp.persist(path)
         .map_err(|e| CoreError::io(path, e.error))?;
-    Ok(true)
+    Ok(Replaced::Done(ours))
+}
+
+#[derive(Clone, Copy)]
+enum RenameMode {
+    NoReplace,
+    Exchange,
+}
+
+/// `renameat2` with `RENAME_NOREPLACE` or `RENAME_EXCHANGE`; `Ok(false)` when this system or
+/// file system cannot do it.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn rename_flags(from: &Path, to: &Path, mode: RenameMode) -> std::io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let from = std::ffi::CString::new(from.as_os_str().as_bytes())?;
+    let to = std::ffi::CString::new(to.as_os_str().as_bytes())?;
+    let flags = match mode {
+        RenameMode::NoReplace => libc::RENAME_NOREPLACE,
+        RenameMode::Exchange => libc::RENAME_EXCHANGE,
+    };
+    // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            flags,
+        )
+    };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn rename_flags(_from: &Path, _to: &Path, _mode: RenameMode) -> std::io::Result<bool> {
+    Ok(false)
 }
 
 /// Temp files of a rewrite that was killed before its rename. Called with the lock held, so no
@@ -186,12 +347,209 @@ fn remove_stray_temp_files(dir: &Path) {
     }
 }
 
-fn append_bytes(path: &Path, add: &[u8]) -> Result<()> {
+/// Appends `add` to the file if it is still version `expect` (`None` and nothing written
+/// otherwise); returns the version after the append. A write that fails part-way (disk full,
+/// file-size limit) is cut back off: the file is left exactly as it was.
+fn append_bytes(path: &Path, add: &[u8], expect: FileStamp) -> Result<Option<FileStamp>> {
     let mut f = OpenOptions::new().append(true).open(path).at(path)?;
+    if FileStamp::of(&f.metadata().at(path)?) != expect {
+        return Ok(None);
+    }
     // One write call: a reader never sees half of a short line.
-    f.write_all(add).at(path)?;
-    f.sync_data().at(path)?;
-    Ok(())
+    if let Err(e) = f.write_all(add) {
+        return Err(journal::cut_back(&f, path, expect.len, e));
+    }
+    if let Err(e) = f.sync_data() {
+        return Err(journal::cut_back(&f, path, expect.len, e));
+    }
+    Ok(Some(FileStamp::of(&f.metadata().at(path)?)))
+}
+
+/// Checks the file against the journal and puts back what a rewrite by someone else dropped
+/// (see memory/journal.rs). Cheap when the file is the version the lock file remembers.
+/// Returns what is known of the file afterwards (`None`: there is no file).
+fn settle(
+    path: &Path,
+    guard: &FileLock,
+    journal: &Journal,
+    skip: Option<&str>,
+) -> Result<Option<Hint>> {
+    for _ in 0..REWRITE_ATTEMPTS {
+        let hint = guard.read_hint();
+        let current = version(path);
+        if let Some(h) = hint.filter(|h| Some(h.stamp) == current) {
+            return Ok(Some(h));
+        }
+        let Some((bytes, seen)) = read_versioned(path)? else {
+            continue;
+        };
+        let now = journal::now_ms();
+        let tracked = journal.load(now)?;
+        let parsed = format::parse(&bytes);
+        let mtime = seen.map_or(now, |s| s.mtime_ms());
+        let verdict = journal::check(&parsed, &tracked, skip, mtime);
+        if !verdict.dropped.is_empty() {
+            let records: Vec<Record> = verdict
+                .dropped
+                .iter()
+                .map(|id| Record::Dropped {
+                    id: id.clone(),
+                    at: now,
+                })
+                .collect();
+            journal.append(&records)?;
+        }
+        if verdict.restore.is_empty() {
+            let hint = seen.map(|s| Hint::after(&bytes, s));
+            guard.write_hint(hint);
+            return Ok(hint);
+        }
+        // Each one at its place in time order within its section.
+        let mut out = bytes.clone();
+        for t in &verdict.restore {
+            out = if out.is_empty() {
+                format::new_file(t.scope, &t.line)
+            } else {
+                let p = format::parse(&out);
+                match format::plan_restore(&out, &p, t.scope, journal::line_time(&t.line), &t.line)
+                {
+                    Some((at, add)) => [&out[..at], &add, &out[at..]].concat(),
+                    None => format::apply(&out, &format::plan_insert(&out, &p, t.scope, &t.line)),
+                }
+            };
+        }
+        let (written, result) = match seen {
+            // Everything goes at the end: a plain append, the rest of the file as it was.
+            Some(s) if out.starts_with(&bytes) => {
+                let tail = &out[bytes.len()..];
+                match append_bytes(path, tail, s)? {
+                    Some(after) => (out.clone(), Replaced::Done(after)),
+                    None => (out.clone(), Replaced::Changed),
+                }
+            }
+            _ => {
+                let crlf = parsed.crlf;
+                let normal = format::normalize(&out, crlf);
+                let expect = seen.map_or(Expect::Absent, Expect::Is);
+                let r = replace(path, &normal, expect)?;
+                (normal, r)
+            }
+        };
+        let displaced = match result {
+            Replaced::Changed => continue,
+            Replaced::Done(_) => None,
+            Replaced::Displaced(theirs) => Some(theirs),
+        };
+        let mut records: Vec<Record> = verdict
+            .restore
+            .iter()
+            .map(|t| Record::Restored {
+                id: t.id.clone(),
+                at: now,
+            })
+            .collect();
+        if let Some(theirs) = displaced {
+            records.extend(journal::rescued(&theirs, &written, now));
+        }
+        journal.append(&records)?;
+        // Check again: the next round confirms what is there now and remembers it.
+        guard.write_hint(None);
+    }
+    Err(CoreError::Conflict(format!(
+        "{} kept changing while the console checked it for its own recent writes \
+         ({REWRITE_ATTEMPTS} tries); try again",
+        path.display()
+    )))
+}
+
+impl MarkdownMemoryStore {
+    /// Before a read: the journal check, with the lock only when the file changed since.
+    fn settle_for_read(&self, path: &Path) -> Result<()> {
+        let journal = Journal::for_memory(path);
+        if !journal.exists() {
+            return Ok(());
+        }
+        let peek = File::open(lock_path(path))
+            .ok()
+            .and_then(|f| read_hint_from(&f));
+        if peek.is_some_and(|h| Some(h.stamp) == version(path)) {
+            return Ok(());
+        }
+        let guard = lock(path)?;
+        settle(path, &guard, &journal, None).map(|_| ())
+    }
+
+    /// Adds one line to the file, on a version checked to hold our recent writes.
+    fn write_line(
+        &self,
+        path: &Path,
+        guard: &FileLock,
+        journal: &Journal,
+        scope: Scope,
+        line: &str,
+        id: &str,
+    ) -> Result<()> {
+        for _ in 0..REWRITE_ATTEMPTS {
+            let known = settle(path, guard, journal, Some(id))?;
+            if let Some(h) = known.filter(|h| h.append_ok && scope == Scope::Archival) {
+                let nl = if h.crlf { "\r\n" } else { "\n" };
+                match append_bytes(path, format!("{line}{nl}").as_bytes(), h.stamp)? {
+                    Some(after) => {
+                        guard.write_hint(Some(Hint { stamp: after, ..h }));
+                        return Ok(());
+                    }
+                    None => continue,
+                }
+            }
+            let Some((bytes, seen)) = read_versioned(path)? else {
+                continue;
+            };
+            if seen != known.map(|h| h.stamp) {
+                continue;
+            }
+            let (written, result) = match seen {
+                Some(s) if !bytes.is_empty() => {
+                    // Only the sections' places matter here, not their entries.
+                    let parsed = format::parse_structure(&bytes);
+                    match format::plan_insert(&bytes, &parsed, scope, line) {
+                        Edit::Append(add) => match append_bytes(path, &add, s)? {
+                            Some(after) => ([&bytes[..], &add].concat(), Replaced::Done(after)),
+                            None => continue,
+                        },
+                        edit @ Edit::Insert(..) => {
+                            let out = format::normalize(&format::apply(&bytes, &edit), parsed.crlf);
+                            let r = replace(path, &out, Expect::Is(s))?;
+                            (out, r)
+                        }
+                    }
+                }
+                _ => {
+                    let out = format::new_file(scope, line);
+                    let expect = seen.map_or(Expect::Absent, Expect::Is);
+                    let r = replace(path, &out, expect)?;
+                    (out, r)
+                }
+            };
+            match result {
+                Replaced::Changed => continue,
+                Replaced::Done(after) => {
+                    guard.write_hint(Some(Hint::after(&written, after)));
+                }
+                Replaced::Displaced(theirs) => {
+                    // Ours is in; what only the displaced file held is put back next.
+                    journal.append(&journal::rescued(&theirs, &written, journal::now_ms()))?;
+                    guard.write_hint(None);
+                    settle(path, guard, journal, None)?;
+                }
+            }
+            return Ok(());
+        }
+        Err(CoreError::Conflict(format!(
+            "{} kept changing while it was being rewritten ({REWRITE_ATTEMPTS} tries); \
+             nothing was written, try again",
+            path.display()
+        )))
+    }
 }
 
 impl LongTermMemoryStore for MarkdownMemoryStore {
@@ -218,65 +576,41 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         };
         let guard = lock(&path)?;
         remove_stray_temp_files(dir);
-        if scope == Scope::Archival && guard.hint_matches(&path) {
-            append_bytes(&path, format!("{}\n", entry.line).as_bytes())?;
-            guard.write_hint(&path, true);
-            return Ok(entry);
-        }
-        // A writer that ignores our lock (the Java runtime) may replace the file between our
-        // read and our rename: the rename is then skipped and the edit planned again on what it
-        // wrote, so its entry is kept (SPEC §3: lose nothing).
-        let mut attempt = 0;
-        let archival_last = loop {
-            let seen = version(&path);
-            let bytes = read_or_empty(&path)?;
-            if bytes.is_empty() {
-                if replace_if_unchanged(&path, &format::new_file(scope, &entry.line), &seen)? {
-                    break true;
-                }
+        let journal = Journal::for_memory(&path);
+        let now = journal::now_ms();
+        journal.compact_if_large(now)?;
+        // Journalled first: a write killed half-way is completed by the next check, and one
+        // that fails takes its record back out.
+        let id = journal::new_id();
+        let before = journal.byte_len();
+        journal.append(&[Record::Write {
+            id: id.clone(),
+            at: now,
+            scope,
+            line: entry.line.clone(),
+            rescued: false,
+        }])?;
+        let after = journal.byte_len();
+        if let Err(e) = self.write_line(&path, &guard, &journal, scope, &entry.line, &id) {
+            if journal.byte_len() == after {
+                let _ = journal.truncate(before);
             } else {
-                // Only the sections' places matter here, not their entries.
-                let parsed = format::parse_structure(&bytes);
-                let edit = format::plan_insert(&bytes, &parsed, scope, &entry.line);
-                let appended = matches!(edit, Edit::Append(_));
-                let done = match &edit {
-                    Edit::Append(add) => {
-                        append_bytes(&path, add)?;
-                        true
-                    }
-                    Edit::Insert(..) => {
-                        replace_if_unchanged(&path, &format::apply(&bytes, &edit), &seen)?
-                    }
-                };
-                if done {
-                    // An edit inside the file leaves its end alone (the fast append needs that
-                    // end to be a complete line); an append of a new archival section makes
-                    // archival the last one.
-                    let ends_with_line = appended || bytes.last() == Some(&b'\n');
-                    break (parsed.archival_ends_file(bytes.len()) && ends_with_line)
-                        || (scope == Scope::Archival && parsed.archival.is_none() && appended);
-                }
+                let _ = journal.append(&[Record::Dropped { id, at: now }]);
             }
-            attempt += 1;
-            if attempt == REWRITE_ATTEMPTS {
-                return Err(CoreError::Conflict(format!(
-                    "{} kept changing while it was being rewritten ({REWRITE_ATTEMPTS} tries); \
-                     nothing was written, try again",
-                    path.display()
-                )));
-            }
-        };
-        guard.write_hint(&path, archival_last);
+            return Err(e);
+        }
         Ok(entry)
     }
 
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         Ok(format::parse(&read_or_empty(&path)?).sections)
     }
 
     fn count(&self, owner: &Owner) -> Result<EntryCounts> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         let mut counts = EntryCounts::default();
         let Some(mut reader) = open_blocks(&path)? else {
             return Ok(counts);
@@ -312,6 +646,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         let needle = keyword.to_lowercase();
         let probe = Probe::of(&needle);
         let finder = probe
@@ -382,6 +717,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 
     fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         let mut file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -534,13 +870,27 @@ mod tests {
     /// What a writer without our lock does between our read and our rename.
     type Interference = Option<Box<dyn FnMut(&Path)>>;
 
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Phase {
+        /// After the temp file is written, before the version check.
+        BeforeCheck,
+        /// After the version check, right before the rename.
+        BeforeRename,
+    }
+
     thread_local! {
         static BEFORE_REPLACE: std::cell::RefCell<Interference> =
             const { std::cell::RefCell::new(None) };
+        static BEFORE_RENAME: std::cell::RefCell<Interference> =
+            const { std::cell::RefCell::new(None) };
     }
 
-    pub(super) fn before_replace(path: &Path) {
-        BEFORE_REPLACE.with(|h| {
+    pub(super) fn hook(phase: Phase, path: &Path) {
+        let slot = match phase {
+            Phase::BeforeCheck => &BEFORE_REPLACE,
+            Phase::BeforeRename => &BEFORE_RENAME,
+        };
+        slot.with(|h| {
             if let Some(f) = h.borrow_mut().as_mut() {
                 f(path)
             }
@@ -587,6 +937,172 @@ mod tests {
             .map(|e| e.content)
             .collect();
         assert_eq!(core, ["one", "java 1", "java 2", "ours"]);
+    }
+
+    /// The runtime renames its file in after our version check, right before our rename: the
+    /// exchange hands us the file we displaced, and its entry is put back.
+    #[test]
+    fn an_entry_renamed_in_at_the_last_instant_is_rescued() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            &path,
+            "## 核心记忆\n- [2026-01-01 00:00:00] one\n## 归档记忆\n- [2026-01-01 00:00:00] a\n",
+        )
+        .unwrap();
+        let mut interfered = false;
+        BEFORE_RENAME.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |p: &Path| {
+                if !interfered {
+                    interfered = true;
+                    let mut text = fs::read_to_string(p).unwrap();
+                    text.push_str("- [2026-01-01 00:00:01] java\n");
+                    let tmp = p.with_extension("java-tmp");
+                    fs::write(&tmp, text).unwrap();
+                    fs::rename(&tmp, p).unwrap();
+                }
+            }));
+        });
+        s.append(&owner, Scope::Core, "ours", None).unwrap();
+        BEFORE_RENAME.with(|h| *h.borrow_mut() = None);
+        let all = s.load_all(&owner).unwrap();
+        let core: Vec<_> = all.core.iter().map(|e| e.content.as_str()).collect();
+        let arch: Vec<_> = all.archival.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(core, ["one", "ours"]);
+        assert_eq!(arch, ["a", "java"]);
+        let journal = fs::read_to_string(journal::journal_path(&path)).unwrap();
+        assert!(journal.contains("\"rescued\":true"), "{journal}");
+    }
+
+    /// What the runtime does: read all, keep only the two sections, add its line, rename.
+    fn runtime_append(path: &Path, base: &str, line: &str) {
+        let p = format::parse(base.as_bytes());
+        let join = |v: &[Entry]| {
+            v.iter()
+                .map(|e| e.line.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let mut arch = join(&p.sections.archival);
+        if !arch.is_empty() {
+            arch.push('\n');
+        }
+        arch.push_str(line);
+        let text = format!(
+            "## 核心记忆\n{}\n## 归档记忆\n{arch}",
+            join(&p.sections.core)
+        );
+        let tmp = path.with_extension("rt-tmp");
+        fs::write(&tmp, text).unwrap();
+        fs::rename(&tmp, path).unwrap();
+    }
+
+    #[test]
+    fn a_write_dropped_by_a_runtime_rewrite_is_put_back_in_its_place() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        let ts = |t: &str| crate::timefmt::parse_entry_ts(t);
+        s.append(&owner, Scope::Archival, "first", ts("2026-01-01 00:00:01"))
+            .unwrap();
+        let base = fs::read_to_string(&path).unwrap();
+        s.append(&owner, Scope::Archival, "ours", ts("2026-01-01 00:00:02"))
+            .unwrap();
+        s.append(&owner, Scope::Core, "core ours", ts("2026-01-01 00:00:02"))
+            .unwrap();
+        // The runtime read before our two writes and renames after them.
+        runtime_append(&path, &base, "- [2026-01-01 00:00:03] runtime");
+        let all = s.load_all(&owner).unwrap();
+        let arch: Vec<_> = all.archival.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(arch, ["first", "ours", "runtime"]);
+        assert_eq!(all.core.len(), 1);
+        let journal = fs::read_to_string(journal::journal_path(&path)).unwrap();
+        assert_eq!(
+            journal.matches("\"kind\":\"restored\"").count(),
+            2,
+            "{journal}"
+        );
+        // Checked once: the next read finds the file as the lock file remembers it.
+        let stamp = version(&path);
+        s.load_all(&owner).unwrap();
+        assert_eq!(version(&path), stamp);
+    }
+
+    #[test]
+    fn an_entry_removed_by_hand_after_a_later_write_stays_removed() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        s.append(&owner, Scope::Archival, "keep me", None).unwrap();
+        s.append(&owner, Scope::Archival, "delete me", None)
+            .unwrap();
+        s.append(&owner, Scope::Archival, "later", None).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let edited: String = text
+            .lines()
+            .filter(|l| !l.ends_with("delete me"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(&path, edited).unwrap();
+        let arch: Vec<_> = s
+            .load_all(&owner)
+            .unwrap()
+            .archival
+            .into_iter()
+            .map(|e| e.content)
+            .collect();
+        assert_eq!(arch, ["keep me", "later"]);
+        let journal = fs::read_to_string(journal::journal_path(&path)).unwrap();
+        assert!(journal.contains("\"kind\":\"dropped\""), "{journal}");
+        s.append(&owner, Scope::Archival, "next", None).unwrap();
+        assert_eq!(s.load_all(&owner).unwrap().archival.len(), 3);
+    }
+
+    #[test]
+    fn a_rewrite_drops_the_bom_and_canonicalises_headings_keeping_the_line_ending() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            &path,
+            "\u{feff}# kept\r\n## Core\r\n- a\r\n## Archival (archival)\r\n- b\r\n",
+        )
+        .unwrap();
+        s.append(&owner, Scope::Core, "c", None).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("# kept\r\n## 核心记忆\r\n- a\r\n- ["),
+            "{text:?}"
+        );
+        assert!(text.contains("] c\r\n## 归档记忆\r\n- b\r\n"), "{text:?}");
+        assert_eq!(text.matches('\n').count(), text.matches("\r\n").count());
+    }
+
+    /// A plain archival append keeps the file as it is and uses its line ending, also on the
+    /// fast path that does not read the file.
+    #[test]
+    fn appends_to_a_crlf_file_stay_crlf() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let base = "\u{feff}## Core\r\n- a\r\n## 归档记忆\r\n- b\r\n";
+        fs::write(&path, base).unwrap();
+        for i in 0..3 {
+            s.append(&owner, Scope::Archival, &format!("n{i}"), None)
+                .unwrap();
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(base), "{text:?}");
+        assert_eq!(
+            text.matches('\n').count(),
+            text.matches("\r\n").count(),
+            "{text:?}"
+        );
+        assert_eq!(s.load_all(&owner).unwrap().archival.len(), 4);
     }
 
     #[test]
