@@ -566,7 +566,11 @@ fn heading_line_start(bytes: &[u8], body_start: usize) -> usize {
 /// `## 核心记忆（core）` → `## 核心记忆`), every line ended the same way. All other text stays.
 pub fn normalize(bytes: &[u8], crlf: bool) -> Vec<u8> {
     let nl: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-    let from = bom_len(bytes);
+    // Every leading BOM: a second one would become the first after the rewrite.
+    let mut from = 0;
+    while bytes[from..].starts_with(BOM) {
+        from += BOM.len();
+    }
     let heads = headings(bytes, from);
     let mut heads = heads.iter().peekable();
     let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 32);
@@ -865,6 +869,7 @@ mod tests {
         assert!(!uses_crlf(b"a\r\nb\nc\n"), "the majority decides");
         assert_eq!(normalize(b"a\r\nb\nc", false), b"a\nb\nc");
         assert_eq!(normalize(b"a \r\r\nb\r", false), b"a \nb\n");
+        assert_eq!(normalize("\u{feff}\u{feff}x".as_bytes(), false), b"x");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //!
 //! What counts as dropped by a race, and what as removed on purpose:
 //! - Only writes of the last [`WINDOW_MS`] are checked; older records are forgotten (and
-//!   compacted away), so a deletion always sticks in the end.
+//!   compacted away, as are all but the newest 128 KiB of records), so a deletion always
+//!   sticks in the end.
 //! - A missing write is a deliberate removal when a *later* console write is still in the file:
 //!   every console write is made on a file verified to hold the earlier ones, so whoever
 //!   produced the current file saw the missing entry and took it out. A racing runtime rename
@@ -222,9 +223,22 @@ impl Journal {
         if self.byte_len() < COMPACT_AT {
             return Ok(());
         }
-        let keep = self.load(now)?;
+        let live: Vec<Tracked> = self.load(now)?.into_iter().filter(|t| !t.dropped).collect();
+        // The newest records up to half the threshold: a burst of writes (an import) is
+        // protected as far back as that, and compaction runs at most once per half threshold
+        // of growth instead of at every write.
+        let mut budget = COMPACT_AT / 2;
+        let mut from = live.len();
+        while from > 0 {
+            let cost = live[from - 1].line.len() as u64 + 128;
+            if cost > budget {
+                break;
+            }
+            budget -= cost;
+            from -= 1;
+        }
         let mut text = Vec::new();
-        for t in keep.iter().filter(|t| !t.dropped) {
+        for t in &live[from..] {
             let mut records = vec![Record::Write {
                 id: t.id.clone(),
                 at: t.at,
@@ -449,6 +463,31 @@ mod tests {
             vec!["a".to_string()],
             "removed again later: on purpose"
         );
+    }
+
+    #[test]
+    fn a_large_journal_is_compacted_to_its_newest_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::for_memory(&dir.path().join("MEMORY.md"));
+        let now = now_ms();
+        let records: Vec<Record> = (0..4000)
+            .map(|i| Record::Write {
+                id: i.to_string(),
+                at: if i < 10 { now - WINDOW_MS - 1 } else { now },
+                scope: Scope::Archival,
+                line: format!("- [2026-01-01 00:00:00] entry {i} {}", "x".repeat(40)),
+                rescued: false,
+            })
+            .collect();
+        j.append(&records).unwrap();
+        assert!(j.byte_len() > COMPACT_AT);
+        j.compact_if_large(now).unwrap();
+        assert!(j.byte_len() <= COMPACT_AT / 2, "{}", j.byte_len());
+        let kept = j.load(now).unwrap();
+        assert_eq!(kept.last().unwrap().id, "3999");
+        assert!(kept.len() > 500);
+        j.compact_if_large(now).unwrap();
+        assert_eq!(j.load(now).unwrap(), kept, "small enough: left alone");
     }
 
     #[test]

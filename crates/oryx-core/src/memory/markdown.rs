@@ -191,24 +191,13 @@ pub fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
     }
 }
 
-/// The file's bytes and the version they are of (`None`: no file). The runtime replaces the
-/// file by rename and never writes it in place, so equal stamps before and after the read
-/// mean the bytes are of that version.
-fn read_versioned(path: &Path) -> Result<Option<(Vec<u8>, Option<FileStamp>)>> {
-    let before = version(path);
-    let bytes = read_or_empty(path)?;
-    if version(path) != before {
-        return Ok(None);
-    }
-    Ok(Some((bytes, before)))
-}
-
 /// Replaces `path` with `bytes` atomically: readers see the old or the new file, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     replace(path, bytes, Expect::Any).map(|_| ())
 }
 
 const REWRITE_ATTEMPTS: usize = 20;
+const SETTLE_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Which file a rewrite may replace.
 #[derive(Debug, Clone, Copy)]
@@ -347,46 +336,72 @@ fn remove_stray_temp_files(dir: &Path) {
     }
 }
 
-/// Appends `add` to the file if it is still version `expect` (`None` and nothing written
-/// otherwise); returns the version after the append. A write that fails part-way (disk full,
-/// file-size limit) is cut back off: the file is left exactly as it was.
-fn append_bytes(path: &Path, add: &[u8], expect: FileStamp) -> Result<Option<FileStamp>> {
-    let mut f = OpenOptions::new().append(true).open(path).at(path)?;
-    if FileStamp::of(&f.metadata().at(path)?) != expect {
-        return Ok(None);
+/// MEMORY.md opened for reading and appending (`None`: there is no file). Appends go through
+/// this handle, so they land in exactly the version that was checked.
+fn open_rw(path: &Path) -> Result<Option<File>> {
+    match OpenOptions::new().read(true).append(true).open(path) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CoreError::io(path, e)),
     }
+}
+
+fn read_all(f: &File, path: &Path) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut r = f;
+    r.seek(SeekFrom::Start(0)).at(path)?;
+    r.read_to_end(&mut bytes).at(path)?;
+    Ok(bytes)
+}
+
+/// Appends `add` to the file `f` (of `before` bytes) and returns its version afterwards. A
+/// write that fails part-way (disk full, file-size limit) is cut back off: the file is left
+/// exactly as it was, and the error says so.
+fn append_bytes(f: &File, path: &Path, add: &[u8], before: u64) -> Result<FileStamp> {
+    let mut w = f;
     // One write call: a reader never sees half of a short line.
-    if let Err(e) = f.write_all(add) {
-        return Err(journal::cut_back(&f, path, expect.len, e));
+    if let Err(e) = w.write_all(add) {
+        return Err(journal::cut_back(f, path, before, e));
     }
     if let Err(e) = f.sync_data() {
-        return Err(journal::cut_back(&f, path, expect.len, e));
+        return Err(journal::cut_back(f, path, before, e));
     }
-    Ok(Some(FileStamp::of(&f.metadata().at(path)?)))
+    Ok(FileStamp::of(&f.metadata().at(path)?))
+}
+
+/// The file after a check against the journal: open, with what is known of it.
+struct Checked {
+    file: Option<(File, Hint)>,
 }
 
 /// Checks the file against the journal and puts back what a rewrite by someone else dropped
 /// (see memory/journal.rs). Cheap when the file is the version the lock file remembers.
-/// Returns what is known of the file afterwards (`None`: there is no file).
-fn settle(
-    path: &Path,
-    guard: &FileLock,
-    journal: &Journal,
-    skip: Option<&str>,
-) -> Result<Option<Hint>> {
-    for _ in 0..REWRITE_ATTEMPTS {
-        let hint = guard.read_hint();
-        let current = version(path);
-        if let Some(h) = hint.filter(|h| Some(h.stamp) == current) {
-            return Ok(Some(h));
+fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) -> Result<Checked> {
+    // A time budget, not a count: a runtime writing busily can replace the file during several
+    // checks in a row, and each round puts back what it dropped.
+    let deadline = std::time::Instant::now() + SETTLE_BUDGET;
+    while std::time::Instant::now() < deadline {
+        let file = open_rw(path)?;
+        let stamp = match &file {
+            Some(f) => Some(FileStamp::of(&f.metadata().at(path)?)),
+            None => None,
+        };
+        if let (Some(f), Some(h)) = (&file, guard.read_hint()) {
+            if Some(h.stamp) == stamp {
+                return Ok(Checked {
+                    file: Some((f.try_clone().at(path)?, h)),
+                });
+            }
         }
-        let Some((bytes, seen)) = read_versioned(path)? else {
-            continue;
+        // The runtime replaces the file by rename, never in place: these bytes are `stamp`'s.
+        let bytes = match &file {
+            Some(f) => read_all(f, path)?,
+            None => Vec::new(),
         };
         let now = journal::now_ms();
         let tracked = journal.load(now)?;
         let parsed = format::parse(&bytes);
-        let mtime = seen.map_or(now, |s| s.mtime_ms());
+        let mtime = stamp.map_or(now, |s| s.mtime_ms());
         let verdict = journal::check(&parsed, &tracked, skip, mtime);
         if !verdict.dropped.is_empty() {
             let records: Vec<Record> = verdict
@@ -399,10 +414,28 @@ fn settle(
                 .collect();
             journal.append(&records)?;
         }
+        let restored: Vec<Record> = verdict
+            .restore
+            .iter()
+            .map(|t| Record::Restored {
+                id: t.id.clone(),
+                at: now,
+            })
+            .collect();
         if verdict.restore.is_empty() {
-            let hint = seen.map(|s| Hint::after(&bytes, s));
-            guard.write_hint(hint);
-            return Ok(hint);
+            return Ok(match (file, stamp) {
+                (Some(f), Some(s)) => {
+                    let hint = Hint::after(&bytes, s);
+                    guard.write_hint(Some(hint));
+                    Checked {
+                        file: Some((f, hint)),
+                    }
+                }
+                _ => {
+                    guard.write_hint(None);
+                    Checked { file: None }
+                }
+            });
         }
         // Each one at its place in time order within its section.
         let mut out = bytes.clone();
@@ -411,54 +444,49 @@ fn settle(
                 format::new_file(t.scope, &t.line)
             } else {
                 let p = format::parse(&out);
-                match format::plan_restore(&out, &p, t.scope, journal::line_time(&t.line), &t.line)
-                {
+                let ts = journal::line_time(&t.line);
+                match format::plan_restore(&out, &p, t.scope, ts, &t.line) {
                     Some((at, add)) => [&out[..at], &add, &out[at..]].concat(),
                     None => format::apply(&out, &format::plan_insert(&out, &p, t.scope, &t.line)),
                 }
             };
         }
-        let (written, result) = match seen {
+        match (file, stamp) {
             // Everything goes at the end: a plain append, the rest of the file as it was.
-            Some(s) if out.starts_with(&bytes) => {
-                let tail = &out[bytes.len()..];
-                match append_bytes(path, tail, s)? {
-                    Some(after) => (out.clone(), Replaced::Done(after)),
-                    None => (out.clone(), Replaced::Changed),
+            (Some(f), Some(s)) if out.starts_with(&bytes) => {
+                let after = append_bytes(&f, path, &out[bytes.len()..], s.len)?;
+                journal.append(&restored)?;
+                let hint = Hint::after(&out, after);
+                guard.write_hint(Some(hint));
+                return Ok(Checked {
+                    file: Some((f, hint)),
+                });
+            }
+            (_, stamp) => {
+                let normal = format::normalize(&out, parsed.crlf);
+                let expect = stamp.map_or(Expect::Absent, Expect::Is);
+                match replace(path, &normal, expect)? {
+                    Replaced::Changed => continue,
+                    Replaced::Done(ours) => {
+                        journal.append(&restored)?;
+                        guard.write_hint(Some(Hint::after(&normal, ours)));
+                    }
+                    Replaced::Displaced(theirs) => {
+                        let mut records = restored;
+                        records.extend(journal::rescued(&theirs, &normal, now));
+                        journal.append(&records)?;
+                        guard.write_hint(None);
+                    }
                 }
+                // The next round opens what is there now.
             }
-            _ => {
-                let crlf = parsed.crlf;
-                let normal = format::normalize(&out, crlf);
-                let expect = seen.map_or(Expect::Absent, Expect::Is);
-                let r = replace(path, &normal, expect)?;
-                (normal, r)
-            }
-        };
-        let displaced = match result {
-            Replaced::Changed => continue,
-            Replaced::Done(_) => None,
-            Replaced::Displaced(theirs) => Some(theirs),
-        };
-        let mut records: Vec<Record> = verdict
-            .restore
-            .iter()
-            .map(|t| Record::Restored {
-                id: t.id.clone(),
-                at: now,
-            })
-            .collect();
-        if let Some(theirs) = displaced {
-            records.extend(journal::rescued(&theirs, &written, now));
         }
-        journal.append(&records)?;
-        // Check again: the next round confirms what is there now and remembers it.
-        guard.write_hint(None);
     }
     Err(CoreError::Conflict(format!(
-        "{} kept changing while the console checked it for its own recent writes \
-         ({REWRITE_ATTEMPTS} tries); try again",
-        path.display()
+        "{path} kept changing while the console checked it for its own recent writes \
+         (for {} s); try again",
+        SETTLE_BUDGET.as_secs(),
+        path = path.display()
     )))
 }
 
@@ -479,7 +507,7 @@ impl MarkdownMemoryStore {
         settle(path, &guard, &journal, None).map(|_| ())
     }
 
-    /// Adds one line to the file, on a version checked to hold our recent writes.
+    /// Adds one line to the file, in a version checked to hold our recent writes.
     fn write_line(
         &self,
         path: &Path,
@@ -490,44 +518,42 @@ impl MarkdownMemoryStore {
         id: &str,
     ) -> Result<()> {
         for _ in 0..REWRITE_ATTEMPTS {
-            let known = settle(path, guard, journal, Some(id))?;
-            if let Some(h) = known.filter(|h| h.append_ok && scope == Scope::Archival) {
-                let nl = if h.crlf { "\r\n" } else { "\n" };
-                match append_bytes(path, format!("{line}{nl}").as_bytes(), h.stamp)? {
-                    Some(after) => {
-                        guard.write_hint(Some(Hint { stamp: after, ..h }));
+            let checked = settle(path, guard, journal, Some(id))?;
+            let Some((f, h)) = checked.file else {
+                match replace(path, &format::new_file(scope, line), Expect::Absent)? {
+                    Replaced::Done(ours) => {
+                        let bytes = format::new_file(scope, line);
+                        guard.write_hint(Some(Hint::after(&bytes, ours)));
                         return Ok(());
                     }
-                    None => continue,
+                    _ => continue,
                 }
-            }
-            let Some((bytes, seen)) = read_versioned(path)? else {
-                continue;
             };
-            if seen != known.map(|h| h.stamp) {
-                continue;
+            if scope == Scope::Archival && h.append_ok {
+                let nl = if h.crlf { "\r\n" } else { "\n" };
+                let add = format!("{line}{nl}");
+                let after = append_bytes(&f, path, add.as_bytes(), h.stamp.len)?;
+                guard.write_hint(Some(Hint { stamp: after, ..h }));
+                return Ok(());
             }
-            let (written, result) = match seen {
-                Some(s) if !bytes.is_empty() => {
-                    // Only the sections' places matter here, not their entries.
-                    let parsed = format::parse_structure(&bytes);
-                    match format::plan_insert(&bytes, &parsed, scope, line) {
-                        Edit::Append(add) => match append_bytes(path, &add, s)? {
-                            Some(after) => ([&bytes[..], &add].concat(), Replaced::Done(after)),
-                            None => continue,
-                        },
-                        edit @ Edit::Insert(..) => {
-                            let out = format::normalize(&format::apply(&bytes, &edit), parsed.crlf);
-                            let r = replace(path, &out, Expect::Is(s))?;
-                            (out, r)
-                        }
+            let bytes = read_all(&f, path)?;
+            let (written, result) = if bytes.is_empty() {
+                let out = format::new_file(scope, line);
+                let r = replace(path, &out, Expect::Is(h.stamp))?;
+                (out, r)
+            } else {
+                // Only the sections' places matter here, not their entries.
+                let parsed = format::parse_structure(&bytes);
+                match format::plan_insert(&bytes, &parsed, scope, line) {
+                    Edit::Append(add) => {
+                        let after = append_bytes(&f, path, &add, h.stamp.len)?;
+                        ([&bytes[..], &add].concat(), Replaced::Done(after))
                     }
-                }
-                _ => {
-                    let out = format::new_file(scope, line);
-                    let expect = seen.map_or(Expect::Absent, Expect::Is);
-                    let r = replace(path, &out, expect)?;
-                    (out, r)
+                    edit @ Edit::Insert(..) => {
+                        let out = format::normalize(&format::apply(&bytes, &edit), parsed.crlf);
+                        let r = replace(path, &out, Expect::Is(h.stamp))?;
+                        (out, r)
+                    }
                 }
             };
             match result {
@@ -578,7 +604,8 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         remove_stray_temp_files(dir);
         let journal = Journal::for_memory(&path);
         let now = journal::now_ms();
-        journal.compact_if_large(now)?;
+        // Best effort: a journal that cannot be compacted now (disk full) still works.
+        let _ = journal.compact_if_large(now);
         // Journalled first: a write killed half-way is completed by the next check, and one
         // that fails takes its record back out.
         let id = journal::new_id();
