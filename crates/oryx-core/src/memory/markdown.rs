@@ -503,8 +503,20 @@ impl MarkdownMemoryStore {
         if peek.is_some_and(|h| Some(h.stamp) == version(path)) {
             return Ok(());
         }
-        let guard = lock(path)?;
-        settle(path, &guard, &journal, None).map(|_| ())
+        // A file (or directory) we may only read cannot be repaired by us: read it as it is.
+        let read_only = |e: &CoreError| {
+            matches!(e, CoreError::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::PermissionDenied)
+        };
+        let guard = match lock(path) {
+            Ok(g) => g,
+            Err(e) if read_only(&e) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        match settle(path, &guard, &journal, None) {
+            Err(e) if !read_only(&e) => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// Adds one line to the file, in a version checked to hold our recent writes.
@@ -562,10 +574,13 @@ impl MarkdownMemoryStore {
                     guard.write_hint(Some(Hint::after(&written, after)));
                 }
                 Replaced::Displaced(theirs) => {
-                    // Ours is in; what only the displaced file held is put back next.
-                    journal.append(&journal::rescued(&theirs, &written, journal::now_ms()))?;
+                    // Ours is in (so this append succeeded, whatever follows); what only the
+                    // displaced file held is journalled and put back now or at the next access.
+                    let rescued = journal::rescued(&theirs, &written, journal::now_ms());
                     guard.write_hint(None);
-                    settle(path, guard, journal, None)?;
+                    if journal.append(&rescued).is_ok() {
+                        let _ = settle(path, guard, journal, None);
+                    }
                 }
             }
             return Ok(());
