@@ -46,6 +46,10 @@ pub enum Access {
     Append,
     /// Read and write, created when missing (lock files).
     ReadWriteCreate,
+    /// Read, and append to a file that must exist (MEMORY.md: appends go to the version read).
+    ReadAppend,
+    /// Read and append, created when missing (the write journal beside MEMORY.md).
+    ReadAppendCreate,
 }
 
 /// For reads: the root must exist and be a directory (a vanished root is an error, not an empty
@@ -112,7 +116,8 @@ pub fn memory_dir(file: &Path, create: bool) -> Result<Option<(Dir, &OsStr)>> {
 
 /// A memory file (or its lock) opened without following links; `None` when it does not exist.
 pub fn open_memory(file: &Path, access: Access) -> Result<Option<File>> {
-    let Some((dir, name)) = memory_dir(file, access == Access::ReadWriteCreate)? else {
+    let create = matches!(access, Access::ReadWriteCreate | Access::ReadAppendCreate);
+    let Some((dir, name)) = memory_dir(file, create)? else {
         return Ok(None);
     };
     dir.open(name, access)
@@ -267,6 +272,17 @@ impl Dir {
         bytes: &[u8],
         before_rename: impl FnOnce() -> bool,
     ) -> Result<bool> {
+        let staged = self.stage(name, bytes)?;
+        if !before_rename() {
+            return Ok(false); // the temp file is removed when dropped
+        }
+        staged.rename_over()?;
+        Ok(true)
+    }
+
+    /// `bytes` in a new temp file beside `name`, synced, with `name`'s permissions; the caller
+    /// then decides how it takes `name`'s place (dropped unused, it is removed).
+    pub fn stage(&self, name: &OsStr, bytes: &[u8]) -> Result<Staged<'_>> {
         use std::io::Write;
         let target = self.child_path(name);
         let mut tmp = self.temp_file(name)?;
@@ -275,12 +291,11 @@ impl Dir {
         if let Some(perms) = self.permissions_of(name) {
             let _ = tmp.file.set_permissions(perms);
         }
-        if !before_rename() {
-            return Ok(false); // the temp file is removed when dropped
-        }
-        self.rename(&tmp.name, name).at(&target)?;
-        tmp.persisted = true;
-        Ok(true)
+        Ok(Staged {
+            tmp,
+            name: name.to_os_string(),
+            target,
+        })
     }
 
     fn temp_file(&self, name: &OsStr) -> Result<TempFile<'_>> {
@@ -313,6 +328,69 @@ impl Dir {
             }
         }
     }
+}
+
+/// New contents waiting beside the file they are to replace, in the same checked directory.
+pub struct Staged<'a> {
+    tmp: TempFile<'a>,
+    name: std::ffi::OsString,
+    target: PathBuf,
+}
+
+impl Staged<'_> {
+    /// The staged file (its metadata identifies the version that will be in place).
+    pub fn file(&self) -> &File {
+        &self.tmp.file
+    }
+
+    /// Renames the staged file over the target, whatever is there now.
+    pub fn rename_over(mut self) -> Result<()> {
+        self.tmp
+            .dir
+            .rename(&self.tmp.name, &self.name)
+            .at(&self.target)?;
+        self.tmp.persisted = true;
+        Ok(())
+    }
+
+    /// Renames into place only if nothing has the target's name: `Ok(true)` done, an
+    /// `AlreadyExists` error when something does, `Ok(false)` when this system cannot tell.
+    pub fn rename_if_absent(&mut self) -> std::io::Result<bool> {
+        let done = self
+            .tmp
+            .dir
+            .rename_with(&self.tmp.name, &self.name, RenameMode::NoReplace)?;
+        self.tmp.persisted |= done;
+        Ok(done)
+    }
+
+    /// Swaps the staged file with the target atomically: `Ok(true)` done (the temp name then
+    /// holds the file we displaced, see [`Staged::displaced`]; it is removed on drop), a
+    /// `NotFound` error when the target is gone, `Ok(false)` when this system cannot swap.
+    pub fn exchange(&mut self) -> std::io::Result<bool> {
+        self.tmp
+            .dir
+            .rename_with(&self.tmp.name, &self.name, RenameMode::Exchange)
+    }
+
+    /// After [`Staged::exchange`]: the file it displaced, opened for reading.
+    pub fn displaced(&self) -> Result<File> {
+        self.tmp
+            .dir
+            .open(&self.tmp.name, Access::Read)?
+            .ok_or_else(|| {
+                CoreError::io(
+                    &self.target,
+                    std::io::Error::other("the displaced file vanished"),
+                )
+            })
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum RenameMode {
+    NoReplace,
+    Exchange,
 }
 
 /// A temp file in a checked directory, removed unless renamed into place.
@@ -426,6 +504,8 @@ mod sys {
                 Access::Read => OFlags::RDONLY,
                 Access::Append => OFlags::WRONLY | OFlags::APPEND,
                 Access::ReadWriteCreate => OFlags::RDWR | OFlags::CREATE,
+                Access::ReadAppend => OFlags::RDWR | OFlags::APPEND,
+                Access::ReadAppendCreate => OFlags::RDWR | OFlags::APPEND | OFlags::CREATE,
             };
             let flags = BASE | how | OFlags::NOFOLLOW | OFlags::NONBLOCK;
             match rfs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o666)) {
@@ -485,6 +565,36 @@ mod sys {
 
         pub(super) fn rename(&self, from: &OsStr, to: &OsStr) -> std::io::Result<()> {
             Ok(rfs::renameat(&self.fd, from, &self.fd, to)?)
+        }
+
+        /// `renameat2` with NOREPLACE or EXCHANGE; `Ok(false)` when the system or file system
+        /// cannot do it.
+        #[cfg(target_os = "linux")]
+        pub(super) fn rename_with(
+            &self,
+            from: &OsStr,
+            to: &OsStr,
+            mode: super::RenameMode,
+        ) -> std::io::Result<bool> {
+            let flags = match mode {
+                super::RenameMode::NoReplace => rfs::RenameFlags::NOREPLACE,
+                super::RenameMode::Exchange => rfs::RenameFlags::EXCHANGE,
+            };
+            match rfs::renameat_with(&self.fd, from, &self.fd, to, flags) {
+                Ok(()) => Ok(true),
+                Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => Ok(false),
+                Err(e) => Err(e.into()),
+            }
+        }
+
+        #[cfg(not(target_os = "linux"))]
+        pub(super) fn rename_with(
+            &self,
+            _from: &OsStr,
+            _to: &OsStr,
+            _mode: super::RenameMode,
+        ) -> std::io::Result<bool> {
+            Ok(false)
         }
 
         pub(super) fn remove(&self, name: &OsStr) -> std::io::Result<()> {
@@ -561,6 +671,8 @@ mod sys {
                 Access::Read => o.read(true),
                 Access::Append => o.append(true),
                 Access::ReadWriteCreate => o.read(true).write(true).create(true).truncate(false),
+                Access::ReadAppend => o.read(true).append(true),
+                Access::ReadAppendCreate => o.read(true).append(true).create(true),
             };
             o.open(&path).map(Some).at(&path)
         }
@@ -579,6 +691,15 @@ mod sys {
 
         pub(super) fn rename(&self, from: &OsStr, to: &OsStr) -> std::io::Result<()> {
             std::fs::rename(self.child_path(from), self.child_path(to))
+        }
+
+        pub(super) fn rename_with(
+            &self,
+            _from: &OsStr,
+            _to: &OsStr,
+            _mode: super::RenameMode,
+        ) -> std::io::Result<bool> {
+            Ok(false)
         }
 
         pub(super) fn remove(&self, name: &OsStr) -> std::io::Result<()> {

@@ -415,7 +415,7 @@ fn java_written_file_round_trips_and_stays_readable_by_java() {
 }
 
 #[test]
-fn hand_edited_legacy_file_reads_leniently_and_keeps_every_byte() {
+fn hand_edited_legacy_file_reads_leniently_and_is_rewritten_as_the_runtime_reads_it() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture_root(), dir.path());
     let svc = MemoryService::new(Arc::new(MarkdownMemoryStore::new(dir.path())), 4000);
@@ -446,9 +446,18 @@ fn hand_edited_legacy_file_reads_leniently_and_keeps_every_byte() {
     svc.append(&owner, Scope::Core, "new core").unwrap();
     let after = std::fs::read(&path).unwrap();
     let after_text = String::from_utf8(after.clone()).unwrap();
+    // A rewrite writes what the runtime reads (SPEC §12): no BOM, canonical headings, the
+    // file's own CRLF on every line; the preamble's text survives.
     assert!(after.starts_with(
-        b"\xEF\xBB\xBF# Legacy notes kept by hand\r\nThis preamble must survive every write.\r\n"
+        b"# Legacy notes kept by hand\r\nThis preamble must survive every write.\r\n"
     ));
+    assert!(after_text.contains("\r\n## 核心记忆\r\n- [2025-01-02]"));
+    assert!(after_text.contains("\r\n## 归档记忆\r\n- [2025-02-01 12:00:00]"));
+    assert!(!after_text.contains("## Archival") && !after_text.contains("（core）"));
+    assert_eq!(
+        after_text.matches('\n').count(),
+        after_text.matches("\r\n").count()
+    );
     assert!(after_text.contains("## Other heading\r\nfree text that is not memory\r\n"));
     assert!(
         after_text.contains("A line without a dash\r\n- ["),
@@ -458,7 +467,9 @@ fn hand_edited_legacy_file_reads_leniently_and_keeps_every_byte() {
     assert!(after.len() > before.len());
     let removed: Vec<_> = String::from_utf8(before)
         .unwrap()
+        .trim_start_matches('\u{feff}')
         .lines()
+        .filter(|l| !matches!(*l, "## 核心记忆（core）" | "## Archival"))
         .filter(|l| !after_text.contains(l))
         .map(str::to_string)
         .collect();

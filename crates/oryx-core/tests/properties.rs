@@ -4,7 +4,7 @@
 
 use chrono::{NaiveDate, NaiveDateTime};
 use oryx_core::frontmatter;
-use oryx_core::memory::entry::{render_line, sanitize_content, Entry, Scope};
+use oryx_core::memory::entry::{is_runtime_space, render_line, sanitize_content, Entry, Scope};
 use oryx_core::memory::format::{self, Edit};
 use oryx_core::memory::{window, LongTermMemoryStore, MarkdownMemoryStore};
 use oryx_core::names::Owner;
@@ -18,7 +18,7 @@ fn content() -> impl Strategy<Value = String> {
         2 => "[\\p{Han}\\p{Hiragana}a-z ，。！？「」]{1,40}",
         1 => Just("x\n## 核心记忆\n- y ## 归档记忆".to_string()),
         1 => Just("  - [2026-01-01 00:00:00] looks like an entry  ".to_string()),
-        1 => "(\r\n|\n|\t| |## |# |- |\\[|\\]|核心记忆|归档记忆|\u{feff}|\u{2028}|\u{85}){1,12}",
+        1 => "(\r\n|\n|\t| |## |# |- |\\[|\\]|核心记忆|归档记忆|\u{feff}|\u{2028}|\u{85}|\u{a0}|\u{3000}|\0|\u{1b}|\u{1f}){1,12}",
     ]
 }
 
@@ -86,8 +86,18 @@ fn file_bytes() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn line_texts(bytes: &[u8]) -> Vec<String> {
-    format::lines(bytes, format::bom_len(bytes))
-        .map(|span| format::line_text(bytes, span).into_owned())
+    // Every leading BOM (a rewrite drops them all, SPEC §12).
+    let mut from = 0;
+    while bytes[from..].starts_with(b"\xEF\xBB\xBF") {
+        from += 3;
+    }
+    format::lines(bytes, from)
+        // Carriage returns ending a line are its line ending (a rewrite writes one style).
+        .map(|span| {
+            format::line_text(bytes, span)
+                .trim_end_matches('\r')
+                .to_string()
+        })
         .collect()
 }
 
@@ -96,6 +106,19 @@ fn is_subsequence(small: &[String], big: &[String]) -> bool {
     let mut it = big.iter();
     small.iter().all(|s| it.any(|b| b == s))
 }
+
+/// Section headings as a rewrite writes them.
+fn canonical(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| match format::classify(l) {
+            format::LineKind::Heading(Some(s)) => format::heading_of(s).to_string(),
+            _ => l.clone(),
+        })
+        .collect()
+}
+
+const DEL: char = '\u{7f}';
 
 fn owner() -> Owner {
     Owner::Agent("prop".into())
@@ -108,10 +131,13 @@ proptest! {
     #[test]
     fn written_entries_read_back(raw in content(), ts in timestamp()) {
         let Ok(clean) = sanitize_content(&raw) else {
-            prop_assert!(raw.split(['\r', '\n']).all(|l| l.trim().is_empty()));
+            // Only what the runtime calls whitespace, and control characters (spaces to us).
+            let spaces = raw.chars().all(|c| is_runtime_space(c) || (c.is_ascii_control() && c != DEL));
+            prop_assert!(spaces, "{:?} was refused", raw);
             return Ok(());
         };
-        prop_assert!(!clean.contains('\n') && !clean.contains('\r'));
+        let controls = clean.chars().any(|c| c.is_ascii_control() && c != '\t' && c != DEL);
+        prop_assert!(!controls, "a control character in {:?}", clean);
         let line = render_line(Some(&ts), &clean);
         let parsed = format::parse(&format::new_file(Scope::Archival, &line));
         prop_assert_eq!(parsed.sections.archival.clone(), vec![Entry::new(Some(ts), clean)]);
@@ -184,7 +210,46 @@ proptest! {
             prop_assert_eq!(&now.archival, &expected.archival);
         }
         let bytes = std::fs::read(&path).unwrap();
-        prop_assert!(is_subsequence(&line_texts(&base), &line_texts(&bytes)));
+        // A rewrite writes section headings in their canonical form (SPEC §12); every other
+        // line stays.
+        prop_assert!(is_subsequence(&canonical(&line_texts(&base)), &canonical(&line_texts(&bytes))));
+    }
+
+    /// What the console rewrites, the runtime reads as we do: no BOM, canonical headings, one
+    /// line ending. A plain append leaves the file as it was, plus a line in the file's style.
+    #[test]
+    fn rewrites_are_what_the_runtime_reads(base in file_bytes(), scope in scope(), ts in timestamp()) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MarkdownMemoryStore::new(dir.path());
+        let path = store.path(&owner());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &base).unwrap();
+        let ino = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap());
+        store.append(&owner(), scope, "x", Some(ts)).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let crlf_lines = bytes.windows(2).filter(|w| w == b"\r\n").count();
+        let lf_lines = bytes.iter().filter(|&&b| b == b'\n').count();
+        let rewritten = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap()) != ino;
+        if rewritten {
+            prop_assert_eq!(format::bom_len(&bytes), 0);
+            for l in line_texts(&bytes) {
+                if let format::LineKind::Heading(Some(s)) = format::classify(&l) {
+                    prop_assert_eq!(l.as_str(), format::heading_of(s));
+                }
+            }
+            prop_assert!(crlf_lines == 0 || crlf_lines == lf_lines, "mixed line endings");
+        } else {
+            prop_assert!(bytes.starts_with(&base));
+            // A last line ending in a lone `\r` is finished with `\n`: count that pair as ours.
+            let tail = &bytes[base.len() - usize::from(base.ends_with(b"\r"))..];
+            let tail_crlf = tail.windows(2).filter(|w| w == b"\r\n").count();
+            let tail_lf = tail.iter().filter(|&&b| b == b'\n').count();
+            if format::uses_crlf(&base) {
+                prop_assert_eq!(tail_crlf, tail_lf);
+            } else {
+                prop_assert_eq!(tail_crlf, usize::from(base.ends_with(b"\r")));
+            }
+        }
     }
 
     /// The prompt's load (head and tail of a big file) gives the same core and window as a full

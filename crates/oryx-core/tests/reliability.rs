@@ -12,8 +12,10 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
+use oryx_core::memory::entry::trim_runtime;
 use oryx_core::memory::{
-    format, LongTermMemoryStore, MarkdownMemoryStore, MemoryService, Scope, SqliteMemoryStore,
+    format, journal, LongTermMemoryStore, MarkdownMemoryStore, MemoryService, Scope,
+    SqliteMemoryStore,
 };
 use oryx_core::names::Owner;
 
@@ -79,7 +81,7 @@ fn spawn(
             format!("{backend}|{}|{writer}|{count}|{mode}", root.display()),
         )
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap()
 }
@@ -227,4 +229,128 @@ fn killing_a_writer_mid_rewrite_never_leaves_a_partial_file() {
         .collect();
     assert!(strays.is_empty(), "{} temp files left", strays.len());
     println!("{rounds} writers killed mid-rewrite, {confirmed_total} confirmed core rewrites all on disk");
+}
+
+/// The Java runtime's section of `raw`: its pattern `(?m)^<header>\s*$` for the start, up to
+/// the next line of either header, `strip()`ped.
+fn runtime_section<'a>(raw: &'a str, header: &str) -> &'a str {
+    let is_header =
+        |line: &str, h: &str| line.trim_end_matches([' ', '\t', '\r', '\u{b}', '\u{c}']) == h;
+    let mut offset = 0;
+    let mut start = None;
+    for line in raw.split_inclusive('\n') {
+        let text = line.trim_end_matches('\n');
+        match start {
+            None if is_header(text, header) => start = Some(offset + line.len()),
+            Some(s) if is_header(text, "## 核心记忆") || is_header(text, "## 归档记忆") => {
+                return trim_runtime(&raw[s..offset]);
+            }
+            _ => {}
+        }
+        offset += line.len();
+    }
+    start.map_or("", |s| trim_runtime(&raw[s..]))
+}
+
+/// One append exactly as the runtime's MarkdownMemoryStore makes it: no lock file, read the
+/// whole file, keep its two sections, add the line at the end of archival, write a temp file
+/// and rename it over MEMORY.md.
+fn runtime_style_append(path: &Path, tmp_name: &str, line: &str) {
+    let raw = std::fs::read_to_string(path).unwrap_or_default();
+    let core = runtime_section(&raw, "## 核心记忆");
+    let archive = runtime_section(&raw, "## 归档记忆");
+    let archive = if archive.is_empty() {
+        line.to_string()
+    } else {
+        format!("{archive}\n{line}")
+    };
+    let tmp = path.with_file_name(tmp_name);
+    std::fs::write(&tmp, format!("## 核心记忆\n{core}\n## 归档记忆\n{archive}")).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn runtime_style_rewriters_and_console_appends_at_once_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("agents/a")).unwrap();
+    let path = dir.path().join("agents/a/MEMORY.md");
+    let owner = Owner::Agent("a".into());
+    let store = MarkdownMemoryStore::new(dir.path());
+    store
+        .append(&owner, Scope::Core, "seed core", None)
+        .unwrap();
+    let (consoles, console_each) = (2, 100 * scale());
+    let (runtimes, runtime_max) = (8, 150 * scale());
+    let children: Vec<_> = (0..consoles)
+        .map(|w| spawn("markdown", dir.path(), w, console_each, "archival"))
+        .collect();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The runtime's `synchronized` on the file: its writers exclude each other, not us.
+    let jvm = Arc::new(std::sync::Mutex::new(()));
+    let writers: Vec<_> = (0..runtimes)
+        .map(|w| {
+            let (path, done, jvm) = (path.clone(), done.clone(), jvm.clone());
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while n < runtime_max && !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    let ts = chrono::Local::now().format("%Y-%m-%d %H:%M:%S");
+                    let _held = jvm.lock().unwrap();
+                    runtime_style_append(
+                        &path,
+                        &format!("MEMORY{w}.tmp"),
+                        &format!("- [{ts}] runtime {w} entry {n}"),
+                    );
+                    n += 1;
+                    drop(_held);
+                    // Pacing, not synchronisation: eight busy sessions each saving a memory
+                    // every couple of milliseconds. A writer that never pauses would starve the
+                    // console's lock-free check, which needs one quiet instant per write.
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                n
+            })
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "a console writer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let written: Vec<usize> = writers.into_iter().map(|t| t.join().unwrap()).collect();
+    // One console access after the race: its check puts back what the last rewrites dropped.
+    let all = store.load_all(&owner).unwrap();
+    let lines: Vec<&str> = all
+        .core
+        .iter()
+        .chain(&all.archival)
+        .map(|e| e.content.as_str())
+        .collect();
+    let unique: HashSet<&str> = lines.iter().copied().collect();
+    assert_eq!(unique.len(), lines.len(), "no entry twice");
+    let mut expected = vec!["seed core".to_string()];
+    for w in 0..consoles {
+        expected.extend((0..console_each).map(|i| format!("writer {w} entry {i}")));
+    }
+    for (w, &n) in written.iter().enumerate() {
+        expected.extend((0..n).map(|i| format!("runtime {w} entry {i}")));
+    }
+    let lost: Vec<&String> = expected
+        .iter()
+        .filter(|e| !unique.contains(e.as_str()))
+        .collect();
+    assert!(lost.is_empty(), "{} entries lost: {lost:?}", lost.len());
+    assert_eq!(lines.len(), expected.len());
+    let journal = std::fs::read_to_string(journal::journal_path(&path)).unwrap_or_default();
+    println!(
+        "{} console + {} runtime-style appends at once, all held; the console put back {} \
+         writes the runtime's rewrites dropped and rescued {} runtime entries",
+        consoles * console_each,
+        written.iter().sum::<usize>(),
+        journal.matches("\"kind\":\"restored\"").count(),
+        journal.matches("\"rescued\":true").count(),
+    );
 }

@@ -102,21 +102,52 @@ impl Sections {
 const CORE_HEADING_TEXT: &str = "## 核心记忆";
 const ARCHIVAL_HEADING_TEXT: &str = "## 归档记忆";
 
-/// Makes content safe to store as one line (SPEC §3): line breaks become spaces, whitespace runs
-/// collapse, the text is trimmed, and section headings inside it are neutralised so that a
-/// line-based reader can never mistake them for a section start.
+/// Whitespace as the Java runtime's `String.strip()` / `isBlank()` see it
+/// (`Character.isWhitespace`): ASCII blanks, the information separators U+001C..U+001F and the
+/// Unicode space/line/paragraph separators, but **not** the no-break spaces U+00A0, U+2007 and
+/// U+202F (nor U+0085). Reader and writer trim with this one set, so what the console writes
+/// reads back unchanged and the runtime and the console agree on what a blank line is.
+pub fn is_runtime_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t'..='\r'
+            | '\u{1c}'..='\u{20}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{2006}'
+            | '\u{2008}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+/// `s` without leading and trailing [`is_runtime_space`] characters.
+pub fn trim_runtime(s: &str) -> &str {
+    s.trim_matches(is_runtime_space)
+}
+
+/// Makes content safe to store as one line (SPEC §3): line breaks and other C0 control
+/// characters (NUL, ESC, ...; not tab) become spaces, space runs collapse, the text is trimmed
+/// as the runtime trims it, and section headings inside it are neutralised so that a line-based
+/// reader can never mistake them for a section start.
 pub fn sanitize_content(raw: &str) -> Result<String> {
-    // Same steps as the Java runtime so both write identical lines; tabs are kept as it keeps them.
+    // Same steps as the Java runtime so both write identical lines; tabs are kept as it keeps
+    // them. It leaves other control characters in, but NUL and friends break its readers and
+    // every editor, so they go the way of CR/LF.
     let mut out = String::with_capacity(raw.len());
     for c in raw.chars() {
-        let c = if c == '\r' || c == '\n' { ' ' } else { c };
+        let c = if c.is_ascii_control() && c != '\t' && c != '\u{7f}' {
+            ' '
+        } else {
+            c
+        };
         if c == ' ' && out.ends_with(' ') {
             continue;
         }
         out.push(c);
     }
-    let out = out
-        .trim()
+    let out = trim_runtime(&out)
         .replace(CORE_HEADING_TEXT, "「核心记忆」")
         .replace(ARCHIVAL_HEADING_TEXT, "「归档记忆」");
     if out.is_empty() {
@@ -147,6 +178,39 @@ mod tests {
             "「核心记忆」（core）"
         );
         assert!(sanitize_content(" \n\t ").is_err());
+    }
+
+    /// The runtime's `strip()` keeps no-break spaces (they are not `Character.isWhitespace`) and
+    /// its `isBlank()` says an entry of only NBSP is not blank: it stores it, and so do we.
+    #[test]
+    fn no_break_spaces_are_content_as_the_runtime_keeps_them() {
+        assert_eq!(sanitize_content("\u{a0}").unwrap(), "\u{a0}");
+        assert_eq!(
+            sanitize_content(" \u{a0}x\u{202f} \n").unwrap(),
+            "\u{a0}x\u{202f}"
+        );
+        assert_eq!(
+            sanitize_content("\u{2007}\u{a0}").unwrap(),
+            "\u{2007}\u{a0}"
+        );
+        // What the runtime does strip: Unicode separators such as the ideographic space.
+        assert_eq!(sanitize_content("\u{3000}x\u{2028}").unwrap(), "x");
+        assert!(sanitize_content("\u{3000} \u{2029}").is_err());
+    }
+
+    #[test]
+    fn control_characters_become_spaces() {
+        assert_eq!(
+            sanitize_content("a\0b\u{1b}[1mc\u{7}\u{b}\u{c}d\te").unwrap(),
+            "a b [1mc d\te"
+        );
+        assert_eq!(sanitize_content("\0x\0").unwrap(), "x");
+        assert!(sanitize_content("\0\u{1}\u{1f}").is_err());
+        // DEL and C1 controls are not C0: kept as written.
+        assert_eq!(
+            sanitize_content("a\u{7f}\u{85}b").unwrap(),
+            "a\u{7f}\u{85}b"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::entry::{Entry, Scope, Sections};
+use super::entry::{is_runtime_space, trim_runtime, Entry, Scope, Sections};
 use crate::timefmt::parse_entry_ts;
 
 pub const CORE_HEADING: &str = "## 核心记忆";
@@ -19,25 +19,29 @@ pub enum LineKind {
 
 /// Classifies one line (without its terminator).
 pub fn classify(line: &str) -> LineKind {
-    let t = line.trim();
+    let t = trim_runtime(line);
     if t.is_empty() {
         return LineKind::Blank;
     }
     match heading_title(t) {
-        Some(title) => LineKind::Heading(section_of(title)),
+        Some((2, title)) => LineKind::Heading(section_of(title)),
+        // The runtime knows only `## ` section headings: `### 核心记忆` or `# Core` is a line
+        // of whatever section it stands in, for it and for us.
+        Some((_, title)) if section_of(title).is_some() => LineKind::Text,
+        Some(_) => LineKind::Heading(None),
         None => LineKind::Text,
     }
 }
 
-/// `#`…`######` followed by whitespace: a markdown heading, whatever its level.
-fn heading_title(t: &str) -> Option<&str> {
+/// `#`…`######` followed by whitespace: a markdown heading, with its level.
+fn heading_title(t: &str) -> Option<(usize, &str)> {
     let hashes = t.bytes().take_while(|&b| b == b'#').count();
     if hashes == 0 || hashes > 6 {
         return None;
     }
     let rest = &t[hashes..];
-    if rest.is_empty() || rest.starts_with(char::is_whitespace) {
-        Some(rest.trim())
+    if rest.is_empty() || rest.starts_with(is_runtime_space) {
+        Some((hashes, trim_runtime(rest)))
     } else {
         None
     }
@@ -76,11 +80,11 @@ fn split_suffix(title: &str) -> (&str, Option<&str>) {
 
 /// Reads one entry line: `- [ts] content`, `- content`, or any other text as the whole content.
 pub fn parse_entry(line: &str) -> Entry {
-    let trimmed = line.trim();
+    let trimmed = trim_runtime(line);
     let stored = trimmed.to_string();
     let Some(rest) = trimmed
         .strip_prefix('-')
-        .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+        .filter(|r| r.is_empty() || r.starts_with(is_runtime_space))
     else {
         return Entry {
             timestamp: None,
@@ -88,13 +92,13 @@ pub fn parse_entry(line: &str) -> Entry {
             line: stored,
         };
     };
-    let rest = rest.trim_start();
+    let rest = rest.trim_start_matches(is_runtime_space);
     if let Some(after) = rest.strip_prefix('[') {
         if let Some(close) = after.find(']') {
             if let Some(ts) = parse_entry_ts(&after[..close]) {
                 return Entry {
                     timestamp: Some(ts),
-                    content: after[close + 1..].trim().to_string(),
+                    content: trim_runtime(&after[close + 1..]).to_string(),
                     line: stored,
                 };
             }
@@ -167,6 +171,9 @@ pub struct Parsed {
     pub core: Option<SectionSpan>,
     pub archival: Option<SectionSpan>,
     pub crlf: bool,
+    /// Where each entry of `sections` stands in the file (filled by [`parse`] only).
+    pub core_lines: Vec<LineSpan>,
+    pub archival_lines: Vec<LineSpan>,
 }
 
 impl Parsed {
@@ -184,6 +191,14 @@ impl Parsed {
     }
 }
 
+/// The file's own line ending: CRLF when most of its line breaks are CRLF (a mixed file is
+/// written back in its majority style).
+pub fn uses_crlf(bytes: &[u8]) -> bool {
+    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
+    let lf = memchr::memchr_iter(b'\n', bytes).count();
+    crlf > 0 && crlf * 2 > lf
+}
+
 pub fn bom_len(bytes: &[u8]) -> usize {
     if bytes.starts_with(BOM) {
         BOM.len()
@@ -194,7 +209,7 @@ pub fn bom_len(bytes: &[u8]) -> usize {
 
 pub fn parse(bytes: &[u8]) -> Parsed {
     let mut parsed = Parsed {
-        crlf: memchr::memmem::find(bytes, b"\r\n").is_some(),
+        crlf: uses_crlf(bytes),
         ..Parsed::default()
     };
     let mut current: Option<(Scope, SectionSpan)> = None;
@@ -231,8 +246,14 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                     sec.insert_terminated = has_newline(bytes, span);
                     let entry = parse_entry(&text);
                     match scope {
-                        Scope::Core => parsed.sections.core.push(entry),
-                        Scope::Archival => parsed.sections.archival.push(entry),
+                        Scope::Core => {
+                            parsed.sections.core.push(entry);
+                            parsed.core_lines.push(span);
+                        }
+                        Scope::Archival => {
+                            parsed.sections.archival.push(entry);
+                            parsed.archival_lines.push(span);
+                        }
                     }
                 }
             }
@@ -257,7 +278,7 @@ pub fn line_around(bytes: &[u8], floor: usize, pos: usize) -> LineSpan {
     LineSpan { start, end, next }
 }
 
-/// Whether only whitespace (as `str::trim` sees it) precedes byte `pos` on its line.
+/// Whether only whitespace (as [`trim_runtime`] sees it) precedes byte `pos` on its line.
 fn only_whitespace_before(bytes: &[u8], floor: usize, mut pos: usize) -> bool {
     loop {
         if pos == floor || bytes[pos - 1] == b'\n' {
@@ -265,7 +286,7 @@ fn only_whitespace_before(bytes: &[u8], floor: usize, mut pos: usize) -> bool {
         }
         let b = bytes[pos - 1];
         if b.is_ascii() {
-            if !(b as char).is_whitespace() {
+            if !is_runtime_space(b as char) {
                 return false;
             }
             pos -= 1;
@@ -277,7 +298,7 @@ fn only_whitespace_before(bytes: &[u8], floor: usize, mut pos: usize) -> bool {
             start -= 1;
         }
         match std::str::from_utf8(&bytes[start..pos]) {
-            Ok(s) if s.chars().all(char::is_whitespace) => pos = start,
+            Ok(s) if s.chars().all(is_runtime_space) => pos = start,
             _ => return false,
         }
     }
@@ -312,8 +333,8 @@ pub fn headings(bytes: &[u8], from: usize) -> Vec<(LineSpan, Option<Scope>)> {
 pub fn is_blank(bytes: &[u8], span: LineSpan) -> bool {
     match bytes[span.start..span.end].first() {
         None => true,
-        Some(b) if b.is_ascii() && !(*b as char).is_whitespace() => false,
-        Some(_) => line_text(bytes, span).trim().is_empty(),
+        Some(b) if b.is_ascii() && !is_runtime_space(*b as char) => false,
+        Some(_) => trim_runtime(&line_text(bytes, span)).is_empty(),
     }
 }
 
@@ -322,7 +343,7 @@ pub fn is_blank(bytes: &[u8], span: LineSpan) -> bool {
 /// by stepping back over blank lines from its end.
 pub fn parse_structure(bytes: &[u8]) -> Parsed {
     let mut parsed = Parsed {
-        crlf: memchr::memmem::find(bytes, b"\r\n").is_some(),
+        crlf: uses_crlf(bytes),
         ..Parsed::default()
     };
     let heads = headings(bytes, bom_len(bytes));
@@ -540,6 +561,95 @@ fn heading_line_start(bytes: &[u8], body_start: usize) -> usize {
     memchr::memrchr(b'\n', before).map_or(bom_len(bytes), |i| i + 1)
 }
 
+/// What the console writes when it rewrites a file (SPEC §12), so that the runtime reads back
+/// what we read: no BOM, every section heading in its canonical form (`## Core`,
+/// `## 核心记忆（core）` → `## 核心记忆`), every line ended the same way. All other text stays.
+pub fn normalize(bytes: &[u8], crlf: bool) -> Vec<u8> {
+    let nl: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    // Every leading BOM: a second one would become the first after the rewrite.
+    let mut from = 0;
+    while bytes[from..].starts_with(BOM) {
+        from += BOM.len();
+    }
+    let heads = headings(bytes, from);
+    let mut heads = heads.iter().peekable();
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 32);
+    for span in lines(bytes, from) {
+        let mut text = &bytes[span.start..span.end];
+        if let Some((h, scope)) = heads.peek() {
+            if h.start == span.start {
+                if let Some(scope) = scope {
+                    text = heading_of(*scope).as_bytes();
+                }
+                heads.next();
+            }
+        }
+        // A line ended by `\n`, `\r\n`, `\r\r\n`... or a final lone `\r` gets the file's line
+        // ending: carriage returns at its end are part of the ending, not of the text.
+        if span.next > span.end {
+            while let [rest @ .., b'\r'] = text {
+                text = rest;
+            }
+        }
+        out.extend_from_slice(text);
+        if span.next > span.end {
+            out.extend_from_slice(nl);
+        }
+    }
+    out
+}
+
+pub fn heading_of(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Core => CORE_HEADING,
+        Scope::Archival => ARCHIVAL_HEADING,
+    }
+}
+
+/// Puts `line` back into its section of `bytes` at the place its timestamp gives it: after the
+/// last entry that is not newer (entries without a time count as not newer). The offset to
+/// insert at and the bytes to insert, or `None` when the section is missing.
+pub fn plan_restore(
+    bytes: &[u8],
+    parsed: &Parsed,
+    scope: Scope,
+    ts: Option<chrono::NaiveDateTime>,
+    line: &str,
+) -> Option<(usize, Vec<u8>)> {
+    let section = parsed.span(scope)?;
+    let nl = if parsed.crlf { "\r\n" } else { "\n" };
+    let (entries, spans) = match scope {
+        Scope::Core => (&parsed.sections.core, &parsed.core_lines),
+        Scope::Archival => (&parsed.sections.archival, &parsed.archival_lines),
+    };
+    // Only entries of the section the edits go to (the last of its kind).
+    let mut after: Option<LineSpan> = None;
+    for (e, span) in entries.iter().zip(spans).rev() {
+        if span.start < section.body_start || span.start >= section.end {
+            continue;
+        }
+        if ts.is_none() || e.timestamp.is_none_or(|t| Some(t) <= ts) {
+            after = Some(*span);
+            break;
+        }
+    }
+    let (at, terminated) = match after {
+        Some(span) => (span.next, has_newline(bytes, span)),
+        None => (section.body_start, section.insert_terminated),
+    };
+    let mut out = Vec::with_capacity(line.len() + 4);
+    if !terminated {
+        out.extend_from_slice(if bytes[..at].ends_with(b"\r") {
+            b"\n"
+        } else {
+            nl.as_bytes()
+        });
+    }
+    out.extend_from_slice(line.as_bytes());
+    out.extend_from_slice(nl.as_bytes());
+    Some((at, out))
+}
+
 pub fn apply(bytes: &[u8], edit: &Edit) -> Vec<u8> {
     match edit {
         Edit::Append(add) => [bytes, add].concat(),
@@ -713,6 +823,78 @@ mod tests {
             String::from_utf8_lossy(&out),
             "## 核心记忆\r\n- a\r\n## 归档记忆\r\n- b\r\n- c\r\n"
         );
+    }
+
+    /// The runtime's heading pattern is `^## 核心记忆\s*$`: a `###` line naming a section is an
+    /// ordinary line of the section it stands in, for it and for us.
+    #[test]
+    fn other_levels_naming_a_section_are_text() {
+        assert_eq!(classify("### 核心记忆"), LineKind::Text);
+        assert_eq!(classify("# Core"), LineKind::Text);
+        assert_eq!(classify("### Notes"), LineKind::Heading(None));
+        let p = parse("## 归档记忆\n- a\n### 核心记忆\n- b\n".as_bytes());
+        assert!(p.sections.core.is_empty());
+        let lines: Vec<_> = p
+            .sections
+            .archival
+            .iter()
+            .map(|e| e.line.as_str())
+            .collect();
+        assert_eq!(lines, ["- a", "### 核心记忆", "- b"]);
+    }
+
+    #[test]
+    fn no_break_spaces_are_not_blank() {
+        let p = parse(
+            "## 归档记忆\n\u{a0}\n- [2026-01-01 00:00:00] \u{a0}x\u{a0}\n\u{3000}\n".as_bytes(),
+        );
+        let contents: Vec<_> = p
+            .sections
+            .archival
+            .iter()
+            .map(|e| e.content.as_str())
+            .collect();
+        assert_eq!(contents, ["\u{a0}", "\u{a0}x\u{a0}"]);
+    }
+
+    #[test]
+    fn a_rewrite_is_what_the_runtime_reads() {
+        let text = "\u{feff}# notes\r\n## Core\r\n- a\n##  核心记忆（core）\r\n- b\r\n## Archival (archival)\r\n- c\r\n## Other\r\nx\r";
+        let out =
+            String::from_utf8(normalize(text.as_bytes(), uses_crlf(text.as_bytes()))).unwrap();
+        assert_eq!(
+            out,
+            "# notes\r\n## 核心记忆\r\n- a\r\n## 核心记忆\r\n- b\r\n## 归档记忆\r\n- c\r\n## Other\r\nx\r\n"
+        );
+        assert!(!uses_crlf(b"a\r\nb\nc\n"), "the majority decides");
+        assert_eq!(normalize(b"a\r\nb\nc", false), b"a\nb\nc");
+        assert_eq!(normalize(b"a \r\r\nb\r", false), b"a \nb\n");
+        assert_eq!(normalize("\u{feff}\u{feff}x".as_bytes(), false), b"x");
+    }
+
+    #[test]
+    fn restores_go_to_their_place_in_time() {
+        let text = "## 核心记忆\n- [2026-01-01 00:00:05] c\n## 归档记忆\n- [2026-01-01 00:00:01] a\n- untimed\n- [2026-01-01 00:00:09] z\n";
+        let p = parse(text.as_bytes());
+        let ts = crate::timefmt::parse_entry_ts("2026-01-01 00:00:05");
+        let (at, add) = plan_restore(
+            text.as_bytes(),
+            &p,
+            Scope::Archival,
+            ts,
+            "- [2026-01-01 00:00:05] m",
+        )
+        .unwrap();
+        let out =
+            String::from_utf8([&text.as_bytes()[..at], &add, &text.as_bytes()[at..]].concat())
+                .unwrap();
+        assert!(
+            out.contains("- untimed\n- [2026-01-01 00:00:05] m\n- [2026-01-01 00:00:09] z\n"),
+            "{out}"
+        );
+        let early = crate::timefmt::parse_entry_ts("2025-01-01 00:00:00");
+        let (at, _) = plan_restore(text.as_bytes(), &p, Scope::Core, early, "- x").unwrap();
+        assert_eq!(at, "## 核心记忆\n".len());
     }
 
     #[test]

@@ -3,7 +3,12 @@
 //! Writers take an advisory lock on `MEMORY.md.lock` for the whole read-modify-write, so writers
 //! in other processes that use the lock lose nothing. Archival appends to a file whose archival
 //! section ends the file are plain appends; every other edit is an atomic rewrite (temp file in
-//! the same directory + rename) that splices the new line in and keeps all other bytes.
+//! the same directory + rename) that splices the new line in, keeps all other text and writes
+//! the file as the runtime reads it (no BOM, canonical headings, one line ending: SPEC §12).
+//!
+//! The Java runtime takes no lock at all: every console access first checks, with the lock
+//! held, that the file still holds the console's recent writes and puts back any that a
+//! runtime rewrite dropped (memory/journal.rs).
 
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -13,6 +18,7 @@ use chrono::NaiveDateTime;
 
 use super::entry::{render_line, Entry, Scope, Sections};
 use super::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
+use super::journal::{self, Journal, Record};
 use super::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
 use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
@@ -37,56 +43,120 @@ impl MarkdownMemoryStore {
     }
 }
 
+/// What identifies one version of a file: size, modification time and inode (a rename by
+/// another writer changes the inode even when size and time collide).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    mtime_ns: u128,
+    ino: u64,
+}
+
+impl FileStamp {
+    fn of(meta: &fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        FileStamp {
+            len: meta.len(),
+            mtime_ns,
+            ino,
+        }
+    }
+
+    fn mtime_ms(&self) -> i64 {
+        (self.mtime_ns / 1_000_000) as i64
+    }
+}
+
+/// `None`: no file.
+fn version(path: &Path) -> Option<FileStamp> {
+    fs::metadata(path).ok().map(|m| FileStamp::of(&m))
+}
+
+/// What the lock file remembers of MEMORY.md after our last write or check: its stamp, whether
+/// the archival section ends it with a complete line (the next archival entry can then be
+/// appended without reading the file) and its line ending. Another writer (the Java runtime
+/// does not take the lock) changes the stamp, and the file is read and checked again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hint {
+    stamp: FileStamp,
+    append_ok: bool,
+    crlf: bool,
+}
+
+impl Hint {
+    fn parse(text: &str) -> Option<Hint> {
+        let mut p = text.split_whitespace();
+        if p.next()? != "v2" {
+            return None;
+        }
+        let stamp = FileStamp {
+            len: p.next()?.parse().ok()?,
+            mtime_ns: p.next()?.parse().ok()?,
+            ino: p.next()?.parse().ok()?,
+        };
+        let flags = p.next()?;
+        Some(Hint {
+            stamp,
+            append_ok: flags.contains('a'),
+            crlf: flags.contains('c'),
+        })
+    }
+
+    fn render(&self) -> String {
+        let s = self.stamp;
+        format!(
+            "v2 {} {} {} -{}{}\n",
+            s.len,
+            s.mtime_ns,
+            s.ino,
+            if self.append_ok { "a" } else { "" },
+            if self.crlf { "c" } else { "" }
+        )
+    }
+
+    fn after(bytes: &[u8], stamp: FileStamp) -> Hint {
+        let parsed = format::parse_structure(bytes);
+        Hint {
+            stamp,
+            append_ok: parsed.archival_ends_file(bytes.len()) && bytes.last() == Some(&b'\n'),
+            crlf: parsed.crlf,
+        }
+    }
+}
+
 /// Holds the cross-process lock for as long as it lives.
-///
-/// The lock file also remembers, as `<len> <mtime-ns>`, the state of MEMORY.md after our last
-/// write when that write left the archival section at the end of the file. If the file still
-/// has exactly that length and time, nobody else has touched it and the next archival entry can
-/// be appended without reading the file at all; any other writer (the Java runtime does not
-/// take this lock) changes the length or time and we read the file again.
 pub struct FileLock {
     file: File,
 }
 
 impl FileLock {
-    fn hint_matches(&self, path: &Path) -> bool {
-        let (Ok(meta), Some(hint)) = (fs::metadata(path), self.read_hint()) else {
-            return false;
-        };
-        Some(hint) == stamp(&meta)
+    fn read_hint(&self) -> Option<Hint> {
+        read_hint_from(&self.file)
     }
 
-    fn read_hint(&self) -> Option<(u64, u128)> {
-        let mut text = String::new();
-        (&self.file).seek(SeekFrom::Start(0)).ok()?;
-        (&self.file).take(64).read_to_string(&mut text).ok()?;
-        let mut parts = text.split_whitespace();
-        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
-    }
-
-    /// Records the file's state after a write that left archival last (or forgets it).
-    fn write_hint(&self, path: &Path, archival_last: bool) {
-        let stamp = fs::metadata(path)
-            .ok()
-            .as_ref()
-            .and_then(stamp)
-            .filter(|_| archival_last);
-        let text = stamp
-            .map(|(len, ns)| format!("{len} {ns}\n"))
-            .unwrap_or_default();
+    /// Records what we know of the file now (or forgets it).
+    fn write_hint(&self, hint: Option<Hint>) {
+        let text = hint.map(|h| h.render()).unwrap_or_default();
         let _ = self.file.set_len(0);
         let _ = (&self.file).seek(SeekFrom::Start(0));
         let _ = (&self.file).write_all(text.as_bytes());
     }
 }
 
-fn stamp(meta: &fs::Metadata) -> Option<(u64, u128)> {
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    Some((meta.len(), mtime.as_nanos()))
+fn read_hint_from(file: &File) -> Option<Hint> {
+    let mut text = String::new();
+    let mut f = file;
+    f.seek(SeekFrom::Start(0)).ok()?;
+    f.take(128).read_to_string(&mut text).ok()?;
+    Hint::parse(&text)
 }
 
 impl Drop for FileLock {
@@ -118,39 +188,77 @@ fn missing(path: &Path) -> CoreError {
 
 /// Replaces `path` with `bytes` atomically: readers see the old or the new file, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    replace(path, bytes, None).map(|_| ())
+    replace(path, bytes, Expect::Any).map(|_| ())
 }
 
 const REWRITE_ATTEMPTS: usize = 20;
+const SETTLE_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// What identifies one version of a file: size, modification time and inode (a rename by
-/// another writer changes the inode even when size and time collide). `None`: no file.
-#[derive(Debug, PartialEq, Eq)]
-struct Stamp(Option<(u64, Option<std::time::SystemTime>, u64)>);
-
-fn version(path: &Path) -> Stamp {
-    Stamp(fs::metadata(path).ok().map(|m| {
-        #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(&m);
-        #[cfg(not(unix))]
-        let ino = 0;
-        (m.len(), m.modified().ok(), ino)
-    }))
+/// Which file a rewrite may replace.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    Any,
+    Absent,
+    Is(FileStamp),
 }
 
-/// `write_atomic`, unless the file is no longer the version `seen` was taken of (then `false`
-/// and nothing is written).
-fn replace_if_unchanged(path: &Path, bytes: &[u8], seen: &Stamp) -> Result<bool> {
-    replace(path, bytes, Some(seen))
+#[derive(Debug)]
+enum Replaced {
+    /// Our bytes are in place (with this stamp) and replaced the expected version.
+    Done(FileStamp),
+    /// The file is not the expected version: nothing was written.
+    Changed,
+    /// Our bytes are in place, but another writer renamed its file in at the last instant and
+    /// ours replaced that one: here are its bytes, to rescue what only it held.
+    Displaced(Vec<u8>),
 }
 
-fn replace(path: &Path, bytes: &[u8], expect: Option<&Stamp>) -> Result<bool> {
+fn replace(path: &Path, bytes: &[u8], expect: Expect) -> Result<Replaced> {
+    // Opened from the root without following links: the rename lands in the checked folder.
     let (dir, name) = fsx::memory_dir(path, true)?.ok_or_else(|| missing(path))?;
-    dir.replace(name, bytes, || {
-        #[cfg(test)]
-        tests::before_replace(path);
-        expect.is_none_or(|seen| *seen == version(path))
-    })
+    let mut staged = dir.stage(name, bytes)?;
+    let ours = FileStamp::of(&staged.file().metadata().at(path)?);
+    #[cfg(test)]
+    tests::hook(tests::Phase::BeforeCheck, path);
+    let seen = match expect {
+        Expect::Any => None,
+        Expect::Absent if version(path).is_some() => return Ok(Replaced::Changed),
+        Expect::Absent => None,
+        Expect::Is(s) if version(path) != Some(s) => return Ok(Replaced::Changed),
+        Expect::Is(s) => Some(s),
+    };
+    #[cfg(test)]
+    tests::hook(tests::Phase::BeforeRename, path);
+    match (expect, seen) {
+        (Expect::Absent, _) => match staged.rename_if_absent() {
+            Ok(true) => return Ok(Replaced::Done(ours)),
+            Ok(false) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Ok(Replaced::Changed)
+            }
+            Err(e) => return Err(CoreError::io(path, e)),
+        },
+        (Expect::Is(_), Some(s)) => match staged.exchange() {
+            Ok(true) => {
+                // The staged name now holds the file we displaced; dropping `staged` removes it.
+                let mut displaced = staged.displaced()?;
+                if FileStamp::of(&displaced.metadata().at(path)?) == s {
+                    return Ok(Replaced::Done(ours));
+                }
+                let mut theirs = Vec::new();
+                displaced.read_to_end(&mut theirs).at(path)?;
+                return Ok(Replaced::Displaced(theirs));
+            }
+            Ok(false) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Replaced::Changed),
+            Err(e) => return Err(CoreError::io(path, e)),
+        },
+        _ => {}
+    }
+    // No atomic exchange here (another OS or file system): a plain rename right after the
+    // version check leaves only a tiny window.
+    staged.rename_over()?;
+    Ok(Replaced::Done(ours))
 }
 
 /// Temp files of a rewrite that was killed before its rename. Called with the lock held, so no
@@ -168,12 +276,258 @@ fn remove_stray_temp_files(dir: &Path) {
     }
 }
 
-fn append_bytes(path: &Path, add: &[u8]) -> Result<()> {
-    let mut f = fsx::open_memory(path, fsx::Access::Append)?.ok_or_else(|| missing(path))?;
+/// MEMORY.md opened for reading and appending, never through a link (`None`: there is no
+/// file). Appends go through this handle, so they land in exactly the version that was checked.
+fn open_rw(path: &Path) -> Result<Option<File>> {
+    fsx::open_memory(path, fsx::Access::ReadAppend)
+}
+
+fn read_all(f: &File, path: &Path) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut r = f;
+    r.seek(SeekFrom::Start(0)).at(path)?;
+    r.read_to_end(&mut bytes).at(path)?;
+    Ok(bytes)
+}
+
+/// Appends `add` to the file `f` (of `before` bytes) and returns its version afterwards. A
+/// write that fails part-way (disk full, file-size limit) is cut back off: the file is left
+/// exactly as it was, and the error says so.
+fn append_bytes(f: &File, path: &Path, add: &[u8], before: u64) -> Result<FileStamp> {
+    let mut w = f;
     // One write call: a reader never sees half of a short line.
-    f.write_all(add).at(path)?;
-    f.sync_data().at(path)?;
-    Ok(())
+    if let Err(e) = w.write_all(add) {
+        return Err(journal::cut_back(f, path, before, e));
+    }
+    if let Err(e) = f.sync_data() {
+        return Err(journal::cut_back(f, path, before, e));
+    }
+    Ok(FileStamp::of(&f.metadata().at(path)?))
+}
+
+/// The file after a check against the journal: open, with what is known of it.
+struct Checked {
+    file: Option<(File, Hint)>,
+}
+
+/// Checks the file against the journal and puts back what a rewrite by someone else dropped
+/// (see memory/journal.rs). Cheap when the file is the version the lock file remembers.
+fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) -> Result<Checked> {
+    // A time budget, not a count: a runtime writing busily can replace the file during several
+    // checks in a row, and each round puts back what it dropped.
+    let deadline = std::time::Instant::now() + SETTLE_BUDGET;
+    while std::time::Instant::now() < deadline {
+        let file = open_rw(path)?;
+        let stamp = match &file {
+            Some(f) => Some(FileStamp::of(&f.metadata().at(path)?)),
+            None => None,
+        };
+        if let (Some(f), Some(h)) = (&file, guard.read_hint()) {
+            if Some(h.stamp) == stamp {
+                return Ok(Checked {
+                    file: Some((f.try_clone().at(path)?, h)),
+                });
+            }
+        }
+        // The runtime replaces the file by rename, never in place: these bytes are `stamp`'s.
+        let bytes = match &file {
+            Some(f) => read_all(f, path)?,
+            None => Vec::new(),
+        };
+        let now = journal::now_ms();
+        let tracked = journal.load(now)?;
+        let parsed = format::parse(&bytes);
+        let mtime = stamp.map_or(now, |s| s.mtime_ms());
+        let verdict = journal::check(&parsed, &tracked, skip, mtime);
+        if !verdict.dropped.is_empty() {
+            let records: Vec<Record> = verdict
+                .dropped
+                .iter()
+                .map(|id| Record::Dropped {
+                    id: id.clone(),
+                    at: now,
+                })
+                .collect();
+            journal.append(&records)?;
+        }
+        let restored: Vec<Record> = verdict
+            .restore
+            .iter()
+            .map(|t| Record::Restored {
+                id: t.id.clone(),
+                at: now,
+            })
+            .collect();
+        if verdict.restore.is_empty() {
+            return Ok(match (file, stamp) {
+                (Some(f), Some(s)) => {
+                    let hint = Hint::after(&bytes, s);
+                    guard.write_hint(Some(hint));
+                    Checked {
+                        file: Some((f, hint)),
+                    }
+                }
+                _ => {
+                    guard.write_hint(None);
+                    Checked { file: None }
+                }
+            });
+        }
+        // Each one at its place in time order within its section.
+        let mut out = bytes.clone();
+        for t in &verdict.restore {
+            out = if out.is_empty() {
+                format::new_file(t.scope, &t.line)
+            } else {
+                let p = format::parse(&out);
+                let ts = journal::line_time(&t.line);
+                match format::plan_restore(&out, &p, t.scope, ts, &t.line) {
+                    Some((at, add)) => [&out[..at], &add, &out[at..]].concat(),
+                    None => format::apply(&out, &format::plan_insert(&out, &p, t.scope, &t.line)),
+                }
+            };
+        }
+        match (file, stamp) {
+            // Everything goes at the end: a plain append, the rest of the file as it was.
+            (Some(f), Some(s)) if out.starts_with(&bytes) => {
+                let after = append_bytes(&f, path, &out[bytes.len()..], s.len)?;
+                journal.append(&restored)?;
+                let hint = Hint::after(&out, after);
+                guard.write_hint(Some(hint));
+                return Ok(Checked {
+                    file: Some((f, hint)),
+                });
+            }
+            (_, stamp) => {
+                let normal = format::normalize(&out, parsed.crlf);
+                let expect = stamp.map_or(Expect::Absent, Expect::Is);
+                match replace(path, &normal, expect)? {
+                    Replaced::Changed => continue,
+                    Replaced::Done(ours) => {
+                        journal.append(&restored)?;
+                        guard.write_hint(Some(Hint::after(&normal, ours)));
+                    }
+                    Replaced::Displaced(theirs) => {
+                        let mut records = restored;
+                        records.extend(journal::rescued(&theirs, &normal, now));
+                        journal.append(&records)?;
+                        guard.write_hint(None);
+                    }
+                }
+                // The next round opens what is there now.
+            }
+        }
+    }
+    Err(CoreError::Conflict(format!(
+        "{path} kept changing while the console checked it for its own recent writes \
+         (for {} s); try again",
+        SETTLE_BUDGET.as_secs(),
+        path = path.display()
+    )))
+}
+
+impl MarkdownMemoryStore {
+    /// Before a read: the journal check, with the lock only when the file changed since.
+    fn settle_for_read(&self, path: &Path) -> Result<()> {
+        let journal = Journal::for_memory(path);
+        if !journal.exists() {
+            return Ok(());
+        }
+        let peek = fsx::open_memory(&lock_path(path), fsx::Access::Read)
+            .ok()
+            .flatten()
+            .and_then(|f| read_hint_from(&f));
+        if peek.is_some_and(|h| Some(h.stamp) == version(path)) {
+            return Ok(());
+        }
+        // A file (or directory) we may only read cannot be repaired by us: read it as it is.
+        let read_only = |e: &CoreError| {
+            matches!(e, CoreError::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::PermissionDenied)
+        };
+        let guard = match lock(path) {
+            Ok(g) => g,
+            Err(e) if read_only(&e) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        match settle(path, &guard, &journal, None) {
+            Err(e) if !read_only(&e) => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds one line to the file, in a version checked to hold our recent writes.
+    fn write_line(
+        &self,
+        path: &Path,
+        guard: &FileLock,
+        journal: &Journal,
+        scope: Scope,
+        line: &str,
+        id: &str,
+    ) -> Result<()> {
+        for _ in 0..REWRITE_ATTEMPTS {
+            let checked = settle(path, guard, journal, Some(id))?;
+            let Some((f, h)) = checked.file else {
+                match replace(path, &format::new_file(scope, line), Expect::Absent)? {
+                    Replaced::Done(ours) => {
+                        let bytes = format::new_file(scope, line);
+                        guard.write_hint(Some(Hint::after(&bytes, ours)));
+                        return Ok(());
+                    }
+                    _ => continue,
+                }
+            };
+            if scope == Scope::Archival && h.append_ok {
+                let nl = if h.crlf { "\r\n" } else { "\n" };
+                let add = format!("{line}{nl}");
+                let after = append_bytes(&f, path, add.as_bytes(), h.stamp.len)?;
+                guard.write_hint(Some(Hint { stamp: after, ..h }));
+                return Ok(());
+            }
+            let bytes = read_all(&f, path)?;
+            let (written, result) = if bytes.is_empty() {
+                let out = format::new_file(scope, line);
+                let r = replace(path, &out, Expect::Is(h.stamp))?;
+                (out, r)
+            } else {
+                // Only the sections' places matter here, not their entries.
+                let parsed = format::parse_structure(&bytes);
+                match format::plan_insert(&bytes, &parsed, scope, line) {
+                    Edit::Append(add) => {
+                        let after = append_bytes(&f, path, &add, h.stamp.len)?;
+                        ([&bytes[..], &add].concat(), Replaced::Done(after))
+                    }
+                    edit @ Edit::Insert(..) => {
+                        let out = format::normalize(&format::apply(&bytes, &edit), parsed.crlf);
+                        let r = replace(path, &out, Expect::Is(h.stamp))?;
+                        (out, r)
+                    }
+                }
+            };
+            match result {
+                Replaced::Changed => continue,
+                Replaced::Done(after) => {
+                    guard.write_hint(Some(Hint::after(&written, after)));
+                }
+                Replaced::Displaced(theirs) => {
+                    // Ours is in (so this append succeeded, whatever follows); what only the
+                    // displaced file held is journalled and put back now or at the next access.
+                    let rescued = journal::rescued(&theirs, &written, journal::now_ms());
+                    guard.write_hint(None);
+                    if journal.append(&rescued).is_ok() {
+                        let _ = settle(path, guard, journal, None);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        Err(CoreError::Conflict(format!(
+            "{} kept changing while it was being rewritten ({REWRITE_ATTEMPTS} tries); \
+             nothing was written, try again",
+            path.display()
+        )))
+    }
 }
 
 impl LongTermMemoryStore for MarkdownMemoryStore {
@@ -200,65 +554,42 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         };
         let guard = lock(&path)?;
         remove_stray_temp_files(dir);
-        if scope == Scope::Archival && guard.hint_matches(&path) {
-            append_bytes(&path, format!("{}\n", entry.line).as_bytes())?;
-            guard.write_hint(&path, true);
-            return Ok(entry);
-        }
-        // A writer that ignores our lock (the Java runtime) may replace the file between our
-        // read and our rename: the rename is then skipped and the edit planned again on what it
-        // wrote, so its entry is kept (SPEC §3: lose nothing).
-        let mut attempt = 0;
-        let archival_last = loop {
-            let seen = version(&path);
-            let bytes = read_or_empty(&path)?;
-            if bytes.is_empty() {
-                if replace_if_unchanged(&path, &format::new_file(scope, &entry.line), &seen)? {
-                    break true;
-                }
+        let journal = Journal::for_memory(&path);
+        let now = journal::now_ms();
+        // Best effort: a journal that cannot be compacted now (disk full) still works.
+        let _ = journal.compact_if_large(now);
+        // Journalled first: a write killed half-way is completed by the next check, and one
+        // that fails takes its record back out.
+        let id = journal::new_id();
+        let before = journal.byte_len();
+        journal.append(&[Record::Write {
+            id: id.clone(),
+            at: now,
+            scope,
+            line: entry.line.clone(),
+            rescued: false,
+        }])?;
+        let after = journal.byte_len();
+        if let Err(e) = self.write_line(&path, &guard, &journal, scope, &entry.line, &id) {
+            if journal.byte_len() == after {
+                let _ = journal.truncate(before);
             } else {
-                // Only the sections' places matter here, not their entries.
-                let parsed = format::parse_structure(&bytes);
-                let edit = format::plan_insert(&bytes, &parsed, scope, &entry.line);
-                let appended = matches!(edit, Edit::Append(_));
-                let done = match &edit {
-                    Edit::Append(add) => {
-                        append_bytes(&path, add)?;
-                        true
-                    }
-                    Edit::Insert(..) => {
-                        replace_if_unchanged(&path, &format::apply(&bytes, &edit), &seen)?
-                    }
-                };
-                if done {
-                    // An edit inside the file leaves its end alone (the fast append needs that
-                    // end to be a complete line); an append of a new archival section makes
-                    // archival the last one.
-                    let ends_with_line = appended || bytes.last() == Some(&b'\n');
-                    break (parsed.archival_ends_file(bytes.len()) && ends_with_line)
-                        || (scope == Scope::Archival && parsed.archival.is_none() && appended);
-                }
+                let _ = journal.append(&[Record::Dropped { id, at: now }]);
             }
-            attempt += 1;
-            if attempt == REWRITE_ATTEMPTS {
-                return Err(CoreError::Conflict(format!(
-                    "{} kept changing while it was being rewritten ({REWRITE_ATTEMPTS} tries); \
-                     nothing was written, try again",
-                    path.display()
-                )));
-            }
-        };
-        guard.write_hint(&path, archival_last);
+            return Err(e);
+        }
         Ok(entry)
     }
 
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         Ok(format::parse(&read_or_empty(&path)?).sections)
     }
 
     fn count(&self, owner: &Owner) -> Result<EntryCounts> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         let mut counts = EntryCounts::default();
         let Some(mut reader) = open_blocks(&path)? else {
             return Ok(counts);
@@ -294,6 +625,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         let needle = keyword.to_lowercase();
         let probe = Probe::of(&needle);
         let finder = probe
@@ -364,6 +696,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 
     fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
         let path = self.path(owner);
+        self.settle_for_read(&path)?;
         let Some(mut file) = fsx::open_memory(&path, fsx::Access::Read)? else {
             return Ok(ContextEntries::default());
         };
@@ -508,13 +841,27 @@ mod tests {
     /// What a writer without our lock does between our read and our rename.
     type Interference = Option<Box<dyn FnMut(&Path)>>;
 
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Phase {
+        /// After the temp file is written, before the version check.
+        BeforeCheck,
+        /// After the version check, right before the rename.
+        BeforeRename,
+    }
+
     thread_local! {
         static BEFORE_REPLACE: std::cell::RefCell<Interference> =
             const { std::cell::RefCell::new(None) };
+        static BEFORE_RENAME: std::cell::RefCell<Interference> =
+            const { std::cell::RefCell::new(None) };
     }
 
-    pub(super) fn before_replace(path: &Path) {
-        BEFORE_REPLACE.with(|h| {
+    pub(super) fn hook(phase: Phase, path: &Path) {
+        let slot = match phase {
+            Phase::BeforeCheck => &BEFORE_REPLACE,
+            Phase::BeforeRename => &BEFORE_RENAME,
+        };
+        slot.with(|h| {
             if let Some(f) = h.borrow_mut().as_mut() {
                 f(path)
             }
@@ -561,6 +908,172 @@ mod tests {
             .map(|e| e.content)
             .collect();
         assert_eq!(core, ["one", "java 1", "java 2", "ours"]);
+    }
+
+    /// The runtime renames its file in after our version check, right before our rename: the
+    /// exchange hands us the file we displaced, and its entry is put back.
+    #[test]
+    fn an_entry_renamed_in_at_the_last_instant_is_rescued() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            &path,
+            "## 核心记忆\n- [2026-01-01 00:00:00] one\n## 归档记忆\n- [2026-01-01 00:00:00] a\n",
+        )
+        .unwrap();
+        let mut interfered = false;
+        BEFORE_RENAME.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |p: &Path| {
+                if !interfered {
+                    interfered = true;
+                    let mut text = fs::read_to_string(p).unwrap();
+                    text.push_str("- [2026-01-01 00:00:01] java\n");
+                    let tmp = p.with_extension("java-tmp");
+                    fs::write(&tmp, text).unwrap();
+                    fs::rename(&tmp, p).unwrap();
+                }
+            }));
+        });
+        s.append(&owner, Scope::Core, "ours", None).unwrap();
+        BEFORE_RENAME.with(|h| *h.borrow_mut() = None);
+        let all = s.load_all(&owner).unwrap();
+        let core: Vec<_> = all.core.iter().map(|e| e.content.as_str()).collect();
+        let arch: Vec<_> = all.archival.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(core, ["one", "ours"]);
+        assert_eq!(arch, ["a", "java"]);
+        let journal = fs::read_to_string(journal::journal_path(&path)).unwrap();
+        assert!(journal.contains("\"rescued\":true"), "{journal}");
+    }
+
+    /// What the runtime does: read all, keep only the two sections, add its line, rename.
+    fn runtime_append(path: &Path, base: &str, line: &str) {
+        let p = format::parse(base.as_bytes());
+        let join = |v: &[Entry]| {
+            v.iter()
+                .map(|e| e.line.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let mut arch = join(&p.sections.archival);
+        if !arch.is_empty() {
+            arch.push('\n');
+        }
+        arch.push_str(line);
+        let text = format!(
+            "## 核心记忆\n{}\n## 归档记忆\n{arch}",
+            join(&p.sections.core)
+        );
+        let tmp = path.with_extension("rt-tmp");
+        fs::write(&tmp, text).unwrap();
+        fs::rename(&tmp, path).unwrap();
+    }
+
+    #[test]
+    fn a_write_dropped_by_a_runtime_rewrite_is_put_back_in_its_place() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        let ts = |t: &str| crate::timefmt::parse_entry_ts(t);
+        s.append(&owner, Scope::Archival, "first", ts("2026-01-01 00:00:01"))
+            .unwrap();
+        let base = fs::read_to_string(&path).unwrap();
+        s.append(&owner, Scope::Archival, "ours", ts("2026-01-01 00:00:02"))
+            .unwrap();
+        s.append(&owner, Scope::Core, "core ours", ts("2026-01-01 00:00:02"))
+            .unwrap();
+        // The runtime read before our two writes and renames after them.
+        runtime_append(&path, &base, "- [2026-01-01 00:00:03] runtime");
+        let all = s.load_all(&owner).unwrap();
+        let arch: Vec<_> = all.archival.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(arch, ["first", "ours", "runtime"]);
+        assert_eq!(all.core.len(), 1);
+        let journal = fs::read_to_string(journal::journal_path(&path)).unwrap();
+        assert_eq!(
+            journal.matches("\"kind\":\"restored\"").count(),
+            2,
+            "{journal}"
+        );
+        // Checked once: the next read finds the file as the lock file remembers it.
+        let stamp = version(&path);
+        s.load_all(&owner).unwrap();
+        assert_eq!(version(&path), stamp);
+    }
+
+    #[test]
+    fn an_entry_removed_by_hand_after_a_later_write_stays_removed() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        s.append(&owner, Scope::Archival, "keep me", None).unwrap();
+        s.append(&owner, Scope::Archival, "delete me", None)
+            .unwrap();
+        s.append(&owner, Scope::Archival, "later", None).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let edited: String = text
+            .lines()
+            .filter(|l| !l.ends_with("delete me"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(&path, edited).unwrap();
+        let arch: Vec<_> = s
+            .load_all(&owner)
+            .unwrap()
+            .archival
+            .into_iter()
+            .map(|e| e.content)
+            .collect();
+        assert_eq!(arch, ["keep me", "later"]);
+        let journal = fs::read_to_string(journal::journal_path(&path)).unwrap();
+        assert!(journal.contains("\"kind\":\"dropped\""), "{journal}");
+        s.append(&owner, Scope::Archival, "next", None).unwrap();
+        assert_eq!(s.load_all(&owner).unwrap().archival.len(), 3);
+    }
+
+    #[test]
+    fn a_rewrite_drops_the_bom_and_canonicalises_headings_keeping_the_line_ending() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            &path,
+            "\u{feff}# kept\r\n## Core\r\n- a\r\n## Archival (archival)\r\n- b\r\n",
+        )
+        .unwrap();
+        s.append(&owner, Scope::Core, "c", None).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("# kept\r\n## 核心记忆\r\n- a\r\n- ["),
+            "{text:?}"
+        );
+        assert!(text.contains("] c\r\n## 归档记忆\r\n- b\r\n"), "{text:?}");
+        assert_eq!(text.matches('\n').count(), text.matches("\r\n").count());
+    }
+
+    /// A plain archival append keeps the file as it is and uses its line ending, also on the
+    /// fast path that does not read the file.
+    #[test]
+    fn appends_to_a_crlf_file_stay_crlf() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let base = "\u{feff}## Core\r\n- a\r\n## 归档记忆\r\n- b\r\n";
+        fs::write(&path, base).unwrap();
+        for i in 0..3 {
+            s.append(&owner, Scope::Archival, &format!("n{i}"), None)
+                .unwrap();
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(base), "{text:?}");
+        assert_eq!(
+            text.matches('\n').count(),
+            text.matches("\r\n").count(),
+            "{text:?}"
+        );
+        assert_eq!(s.load_all(&owner).unwrap().archival.len(), 4);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod entry;
 pub mod format;
+pub mod journal;
 pub mod markdown;
 pub mod mem0;
 pub mod service;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::entry::{sanitize_content, Entry, Scope};
+use super::entry::{sanitize_content, trim_runtime, Entry, Scope};
 use super::format::{ARCHIVAL_HEADING, CORE_HEADING};
 use super::store::{Backend, LongTermMemoryStore};
 use super::window::{self, Window};
@@ -161,17 +161,30 @@ pub fn footprint_text(user: &str, reply: &str) -> String {
     )
 }
 
+/// As the runtime flattened a footprint part: blank (by its `isBlank`) is `（空）`; runs of ASCII
+/// whitespace (its regex `\s`) become one space and the ends are trimmed by its `strip()`, so
+/// no-break spaces are content, not whitespace.
 fn footprint_part(s: &str) -> String {
-    let collapsed = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.is_empty() {
+    if trim_runtime(s).is_empty() {
         return "（空）".to_string();
     }
+    let mut flat = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r') {
+            if !flat.ends_with(' ') {
+                flat.push(' ');
+            }
+        } else {
+            flat.push(c);
+        }
+    }
+    let collapsed = trim_runtime(&flat);
     if collapsed.chars().count() > FOOTPRINT_PART_LIMIT {
         let mut cut: String = collapsed.chars().take(FOOTPRINT_PART_LIMIT).collect();
         cut.push('…');
         return cut;
     }
-    collapsed
+    collapsed.to_string()
 }
 
 #[cfg(test)]
@@ -201,5 +214,14 @@ mod tests {
         let long = "字".repeat(250);
         let t = footprint_text(&long, "ok");
         assert!(t.starts_with(&format!("触发「{}…」", "字".repeat(200))));
+    }
+
+    #[test]
+    fn footprint_parts_keep_no_break_spaces_as_the_runtime_did() {
+        assert_eq!(footprint_part("\u{a0}"), "\u{a0}");
+        assert_eq!(footprint_part(" \u{a0}hi\u{a0}\n"), "\u{a0}hi\u{a0}");
+        assert_eq!(footprint_part("a \t\r\n b"), "a b");
+        assert_eq!(footprint_part("\u{3000}\u{2028} "), "（空）");
+        assert_eq!(footprint_text("\u{a0}", "\u{a0}"), "触发「\u{a0}」⇒ \u{a0}");
     }
 }
