@@ -301,6 +301,11 @@ export type EffectiveDto_Deserialize = {
 	/**  No root chosen yet and the default root does not exist: show the welcome screen. */
 	first_run: boolean,
 	/**
+	 *  Why the root in effect cannot take writes (it vanished, is not a folder, or is not a
+	 *  .oryxos root); `None` when it can. Cheap: the UI polls it for its "root missing" banner.
+	 */
+	root_problem?: string | null,
+	/**
 	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
 	 *  that could not start); shown until the settings are saved.
 	 */
@@ -317,6 +322,11 @@ export type EffectiveDto_Serialize = {
 	overridden_by: string[],
 	/**  No root chosen yet and the default root does not exist: show the welcome screen. */
 	first_run: boolean,
+	/**
+	 *  Why the root in effect cannot take writes (it vanished, is not a folder, or is not a
+	 *  .oryxos root); `None` when it can. Cheap: the UI polls it for its "root missing" banner.
+	 */
+	root_problem: string | null,
 	/**
 	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
 	 *  that could not start); shown until the settings are saved.

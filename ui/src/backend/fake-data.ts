@@ -91,7 +91,7 @@ const SPECS: Spec[] = [
     tools: ["save_memory", "recall_memory", "web_search"],
     bootstrap: ["AGENTS.md", "SOUL.md", "USER.md"],
     maxHistoryTurns: 20,
-    schedules: '- cron: "0 9 * * 1-5"\n  prompt: 早间简报\n',
+    schedules: '- key: morning-brief\n  name: 早间简报\n  cron: "0 0 9 * * MON-FRI"\n  zone: Asia/Shanghai\n  message: 早间简报\n',
     channels: "- cli\n- feishu\n",
     body: "# 小O\n\n你帮助林晓管理**日程**、提醒和资料。回答要简短。\n\n## 规则\n\n- 先用 `recall_memory` 查找，再回答。\n- 不确定时直接说不知道。\n\n```\n早间简报：日程 + 待办 + 天气\n```\n",
     skills: ["web-search", "calendar"],

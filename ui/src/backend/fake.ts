@@ -40,6 +40,8 @@ export type FakeOptions = {
   overriddenBy?: string[];
   /** What the app repaired at startup (effective.notice), until settings are saved. */
   notice?: string;
+  /** Why the configured root cannot be used (effective.root_problem): it vanished, say. */
+  rootProblem?: string;
   /** Whether pickFolder answers (with the team root) or behaves as unsupported. */
   folderPicker?: boolean;
   /** The stored mem0 base URL (the fake mem0 server answers at FAKE_MEM0_URL only). */
@@ -712,6 +714,7 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
         overridden_by: opts.overriddenBy ?? [],
         first_run: settings.root === null && !roots.has(r),
         notice,
+        root_problem: opts.rootProblem ?? null,
       },
     };
   }
@@ -772,6 +775,7 @@ export function fakeOptionsFromSearch(search: string): FakeOptions {
     archivalLimit: num("limit"),
     overriddenBy: q.get("override")?.split(",").filter(Boolean),
     notice: q.get("notice") ?? undefined,
+    rootProblem: q.get("rootproblem") ?? undefined,
     folderPicker: true,
     mem0Url: q.get("mem0") === "1" || db === "mem0" ? FAKE_MEM0_URL : undefined,
     mem0Down: q.get("mem0down") === "1",

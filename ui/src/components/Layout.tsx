@@ -96,6 +96,16 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
               </div>
             </div>
           ) : null}
+          {view?.effective.root_problem && !view.effective.first_run ? (
+            <div className="banner banner-err" role="alert" data-testid="root-problem">
+              <Icon name="warning" />
+              <div>
+                <strong>{t("rootProblem.title")}</strong>
+                <div className="banner-sub">{view.effective.root_problem}</div>
+                <a href={href({ page: "settings" })}>{t("rootProblem.pick")}</a>
+              </div>
+            </div>
+          ) : null}
           {children}
         </main>
       </div>

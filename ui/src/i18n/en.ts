@@ -238,6 +238,8 @@ export const en = {
   "settings.saved": "Saved. Every view now uses the new settings.",
   "notice.title": "The console repaired its settings to open",
   "notice.openSettings": "Open Settings",
+  "rootProblem.title": "The root folder cannot be used: nothing is written until you choose one",
+  "rootProblem.pick": "Choose another root in Settings",
   "settings.overridden": "Overridden by {names}: the effective values below differ from what is stored.",
   "settings.effective": "Effective",
   "settings.settingsFile": "Settings file",

@@ -240,6 +240,8 @@ export const zh: Record<MessageKey, string> = {
   "settings.saved": "已保存。所有视图已切换到新设置。",
   "notice.title": "控制台为了启动修复了设置",
   "notice.openSettings": "打开设置",
+  "rootProblem.title": "根目录无法使用：在重新选择之前不会写入任何内容",
+  "rootProblem.pick": "在设置中选择其他根目录",
   "settings.overridden": "已被 {names} 覆盖：下方的生效值与已保存的设置不同。",
   "settings.effective": "生效值",
   "settings.settingsFile": "设置文件",

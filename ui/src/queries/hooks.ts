@@ -8,7 +8,9 @@ import { qk } from "./keys";
 
 export function useSettings() {
   const b = useBackend();
-  return useQuery({ queryKey: qk.settings, queryFn: () => b.getSettings() });
+  // Polled: a root deleted or unmounted while the console is open sends no change event (the
+  // watcher goes with it), and the banner must still appear.
+  return useQuery({ queryKey: qk.settings, queryFn: () => b.getSettings(), refetchInterval: 15_000 });
 }
 
 export function useAgents() {

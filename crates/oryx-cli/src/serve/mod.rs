@@ -13,8 +13,7 @@ mod routes;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request};
@@ -39,67 +38,11 @@ pub struct AppState {
     pub console: Arc<Console>,
     pub token: Option<Arc<String>>,
     pub events: events::Hub,
-    pub migration: MigrationSlot,
     pub work: limits::WorkPermits,
     /// Turns true when the server is stopping: long answers (the event stream) end.
     pub stopping: watch::Receiver<bool>,
     /// How long a request body may pause (named in the answer when it does).
     pub body_timeout: Duration,
-}
-
-/// The cancel flag of the migration in progress: one migration (copy or dry run) at a time per
-/// server, as the desktop app has one flag.
-#[derive(Clone, Default)]
-pub struct MigrationSlot(Arc<Mutex<Option<Arc<AtomicBool>>>>);
-
-/// Held while a migration runs; frees the slot when dropped (when the work really ends, also
-/// if the client went away meanwhile).
-pub struct MigrationRun {
-    slot: MigrationSlot,
-    flag: Arc<AtomicBool>,
-}
-
-impl MigrationSlot {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Arc<AtomicBool>>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// A fresh cancel flag, or `None` while another migration runs.
-    pub fn begin(&self) -> Option<MigrationRun> {
-        let mut slot = self.lock();
-        if slot.is_some() {
-            return None;
-        }
-        let flag = Arc::new(AtomicBool::new(false));
-        *slot = Some(flag.clone());
-        Some(MigrationRun {
-            slot: self.clone(),
-            flag,
-        })
-    }
-
-    /// Asks the running migration to stop between entries; false when none runs.
-    pub fn cancel(&self) -> bool {
-        match self.lock().as_ref() {
-            Some(flag) => {
-                flag.store(true, Ordering::Relaxed);
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-impl MigrationRun {
-    pub fn flag(&self) -> &AtomicBool {
-        &self.flag
-    }
-}
-
-impl Drop for MigrationRun {
-    fn drop(&mut self) {
-        *self.slot.lock() = None;
-    }
 }
 
 pub struct ServeOptions {
@@ -257,7 +200,6 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             console,
             token: opts.token.filter(|t| !t.is_empty()).map(Arc::new),
             events,
-            migration: MigrationSlot::default(),
             work: limits::WorkPermits::new(
                 opts.limits.max_blocking,
                 // Well inside the request's own limit, so a full budget answers 503, not 504.
@@ -267,7 +209,7 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             body_timeout: opts.limits.body,
         };
         let hosts = host_guard::AllowedHosts::new(addr, &opts.allow_hosts);
-        let migration = state.migration.clone();
+        let console_for_stop = state.console.clone();
         let app = router(state, ui, hosts, &opts.limits);
         let grace = opts.limits.shutdown_grace;
         tokio::spawn(async move {
@@ -275,7 +217,7 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             log(&format!("{signal}: stopping"));
             let _ = stop_tx.send(true);
             // A running migration stops between entries, so the grace period ends it cleanly.
-            migration.cancel();
+            console_for_stop.cancel_migration();
             // Whatever still holds the process (a thread stuck in a blocking call that a drop
             // waits for), it ends soon after the grace period.
             let deadline = grace + Duration::from_secs(2);

@@ -563,21 +563,15 @@ async fn migrate(
         Ok(r) => r,
         Err(e) => return Reply(Err(e)),
     };
-    let Some(run) = s.migration.begin() else {
-        return Reply(Err(HttpError::from(ApiError::new(
-            ErrorCode::Conflict,
-            "a migration is already running on this server: wait for it to finish, or stop it with POST /api/v1/console/migrate/cancel",
-        ))));
-    };
     let mut throttle = Throttle {
         hub: s.events.clone(),
         last: None,
         pending: None,
     };
     let result = blocking(&s, move |c| {
-        let r = c.migrate(&req, run.flag(), &mut |p| throttle.offer(p));
+        // One migration per console, whichever host started it: a second one is `conflict`.
+        let r = c.run_migration(&req, &mut |p| throttle.offer(p));
         throttle.flush();
-        drop(run);
         r
     })
     .await;
@@ -590,7 +584,7 @@ async fn migrate(
 /// Sets the cancel flag of the running migration; 409 `conflict` when none runs (for example
 /// because it has just finished).
 async fn cancel_migration(State(s): State<AppState>) -> Reply<()> {
-    if s.migration.cancel() {
+    if s.console.cancel_migration() {
         Reply(Ok(()))
     } else {
         Reply(Err(HttpError::from(ApiError::new(

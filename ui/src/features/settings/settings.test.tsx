@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
 import { FAKE_TEAM_ROOT } from "../../backend/fake";
@@ -73,6 +73,14 @@ describe("Settings", () => {
     fireEvent.click(await screen.findByTestId("settings-save"));
     await screen.findByTestId("settings-saved");
     await waitFor(() => expect(screen.queryByTestId("startup-notice")).toBeNull());
+  });
+
+  it("says on every page when the root folder vanished, and points to Settings", async () => {
+    renderApp("#/agents", { rootProblem: "the root /srv/team/.oryxos does not exist" });
+    const banner = await screen.findByTestId("root-problem");
+    expect(banner).toHaveTextContent("The root folder cannot be used");
+    expect(banner).toHaveTextContent("/srv/team/.oryxos does not exist");
+    expect(within(banner).getByRole("link")).toHaveAttribute("href", "#/settings");
   });
 
   it("switches the language and theme at once after saving", async () => {
