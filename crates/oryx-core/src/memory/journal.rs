@@ -489,8 +489,9 @@ mod tests {
 
     #[test]
     fn records_round_trip_and_torn_lines_are_skipped() {
+        // The journal lives where MEMORY.md does: below a root (here an empty one).
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::for_memory(&dir.path().join("MEMORY.md"));
+        let j = Journal::for_memory(&dir.path().join("memory/MEMORY.md"));
         let now = now_ms();
         j.append(&[
             Record::Write {
