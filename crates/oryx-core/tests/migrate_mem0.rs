@@ -69,6 +69,10 @@ fn faults(mode: &str) {
 fn markdown_sqlite_mem0_markdown_round_trip_loses_and_doubles_nothing() {
     let _one = SERVER.lock().unwrap_or_else(|p| p.into_inner());
     let dir = tempfile::tempdir().unwrap();
+    // Roots exist before anything is written into them (a missing root is an error).
+    for root in ["a", "b"] {
+        std::fs::create_dir(dir.path().join(root)).unwrap();
+    }
     let md = MarkdownMemoryStore::new(dir.path().join("a"));
     let sql = SqliteMemoryStore::new(dir.path().join("oryxos.db"));
     let m0 = mem0(&unique("roundtrip"));
