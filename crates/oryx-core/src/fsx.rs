@@ -239,14 +239,16 @@ impl Dir {
 
     /// A write needs a root: an existing directory that holds a root's entry or nothing.
     pub fn check_writable_root(&self) -> Result<()> {
-        if ROOT_MARKERS.iter().any(|m| self.has_entry(OsStr::new(m))) {
+        let marked = || ROOT_MARKERS.iter().any(|m| self.has_entry(OsStr::new(m)));
+        if marked() {
             return Ok(());
         }
         let empty = std::fs::read_dir(&self.path)
             .at(&self.path)?
             .next()
             .is_none();
-        if empty {
+        // Asked again: a concurrent first write may have made `agents/` between the two looks.
+        if empty || marked() {
             return Ok(());
         }
         Err(CoreError::NotARoot {
