@@ -754,6 +754,48 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
             r#"/api/v1/console/migrate|{"from":"markdown","to":"sqlite","agent":{},"dry_run":true}"#,
         ),
     ),
+    // The registered operations (POST /api/v1/console/<op>, JSON arguments).
+    ("POST", At::Json(r#"/api/v1/console/get_agent|{"name":{}}"#)),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/memory_view|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/memory_overview|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/memory_context|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(
+            r#"/api/v1/console/archival_page|{"agent":{},"offset":0,"limit":5,"newest_first":true,"keyword":null}"#,
+        ),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/append_memory|{"agent":{},"scope":"core","content":"probe"}"#),
+    ),
+    (
+        "POST",
+        At::Json(
+            r#"/api/v1/console/append_memory|{"agent":{},"scope":"archival","content":"probe"}"#,
+        ),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/recall_memory|{"agent":{},"keyword":"probe"}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/list_sessions|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/prompt_preview|{"agent":{}}"#),
+    ),
 ];
 
 const REST_SESSION_ROUTES: &[(&str, At)] = &[
@@ -825,7 +867,7 @@ fn rest_refuses_every_traversal_payload_on_every_route_that_takes_a_name() {
             tried += 1;
         }
         let r = send(&s, method, at, "evil", false);
-        if label.contains("/console/sessions") {
+        if label.contains("/console/sessions") || label.contains("/console/list_sessions") {
             assert_eq!(
                 r.status, 200,
                 "{label} evil: a session filter reads no file"
