@@ -5,32 +5,21 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Command;
 
 use oryx_core::sessions::{NewSession, SessionStore};
 use serde_json::{json, Value};
 
 struct Server {
-    child: Child,
+    /// Held for its drop: the server stops with the test.
+    _child: common::ServerProcess,
     base: String,
     root: PathBuf,
     _dir: tempfile::TempDir,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn oryx(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
-    c.env("ORYXOS_CONFIG_DIR", dir.join("config"))
-        .env_remove("ORYXOS_ROOT")
-        .env_remove("ORYXOS_DB")
-        .env_remove("ORYX_TOKEN");
-    c
+    common::oryx(&dir.join("config"))
 }
 
 /// A sample root written by `oryx demo`, changed by `prepare`, then served.
@@ -58,7 +47,7 @@ fn start_with(extra: &[&str], prepare: impl FnOnce(&Path)) -> Server {
     .args(extra);
     let (child, base) = common::spawn_serve(cmd);
     Server {
-        child,
+        _child: common::ServerProcess(child),
         base,
         root,
         _dir: dir,

@@ -14,19 +14,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 struct Server {
-    child: Child,
+    child: common::ServerProcess,
     addr: String,
     port: u16,
     log: Arc<Mutex<String>>,
     root: PathBuf,
     _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Server {
@@ -39,20 +32,11 @@ impl Server {
     }
 }
 
-fn oryx(config: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
-    c.env("ORYXOS_CONFIG_DIR", config)
-        .env_remove("ORYXOS_ROOT")
-        .env_remove("ORYXOS_DB")
-        .env_remove("ORYX_TOKEN");
-    c
-}
-
 /// A demo root in a temp dir; `prepare` may change it before the server starts.
 fn demo() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    let out = oryx(&dir.path().join("config"))
+    let out = common::oryx(&dir.path().join("config"))
         .args(["demo", root.to_str().unwrap()])
         .output()
         .unwrap();
@@ -61,7 +45,7 @@ fn demo() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn start_in(dir: tempfile::TempDir, root: PathBuf, extra: &[&str]) -> Server {
-    let mut cmd = oryx(&dir.path().join("config"));
+    let mut cmd = common::oryx(&dir.path().join("config"));
     cmd.args([
         "--root",
         root.to_str().unwrap(),
@@ -71,6 +55,7 @@ fn start_in(dir: tempfile::TempDir, root: PathBuf, extra: &[&str]) -> Server {
     ])
     .args(extra);
     let (child, base, log) = common::spawn_serve_logged(cmd);
+    let child = common::ServerProcess(child);
     let addr = base.trim_start_matches("http://").to_string();
     let port = addr.rsplit(':').next().unwrap().parse().unwrap();
     Server {
@@ -686,7 +671,7 @@ fn a_closed_pipe_ends_the_cli_quietly() {
         ));
     }
     std::fs::write(&file, text).unwrap();
-    let mut child = oryx(&dir.path().join("config"))
+    let mut child = common::oryx(&dir.path().join("config"))
         .args([
             "--root",
             root.to_str().unwrap(),
@@ -722,7 +707,7 @@ fn an_unreadable_session_exits_1_with_its_error() {
     )
     .unwrap();
     drop(db);
-    let out = oryx(&dir.path().join("config"))
+    let out = common::oryx(&dir.path().join("config"))
         .args(["--root", root.to_str().unwrap(), "session", &id])
         .output()
         .unwrap();

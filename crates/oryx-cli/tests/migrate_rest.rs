@@ -4,7 +4,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command};
+use std::process::Command;
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -15,25 +15,14 @@ use serde_json::{json, Value};
 const BULK: usize = 1500;
 
 struct Server {
-    child: Child,
+    /// Held for its drop: the server stops with the test.
+    _child: common::ServerProcess,
     base: String,
     _dir: tempfile::TempDir,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn oryx(dir: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
-    c.env("ORYXOS_CONFIG_DIR", dir.join("config"))
-        .env_remove("ORYXOS_ROOT")
-        .env_remove("ORYXOS_DB")
-        .env_remove("ORYX_TOKEN");
-    c
+    common::oryx(&dir.join("config"))
 }
 
 /// The demo root plus `BULK` archival entries for the assistant (markdown), served.
@@ -82,7 +71,7 @@ fn start() -> Server {
     let (child, base) = common::spawn_serve(cmd);
     Server {
         base,
-        child,
+        _child: common::ServerProcess(child),
         _dir: dir,
     }
 }

@@ -7,10 +7,12 @@
 //! server exactly as written (an HTTP client library would normalise or re-encode them).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -62,13 +64,8 @@ impl Env {
     }
 
     fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
-        c.env("ORYXOS_CONFIG_DIR", self.base().join("config"))
-            .env_remove("ORYXOS_ROOT")
-            .env_remove("ORYXOS_DB")
-            .env_remove("ORYX_TOKEN")
-            .env_remove("MEM0_BASE_URL")
-            .env_remove("MEM0_API_KEY");
+        let mut c = common::oryx(&self.base().join("config"));
+        c.env_remove("MEM0_BASE_URL").env_remove("MEM0_API_KEY");
         c
     }
 
@@ -483,16 +480,10 @@ fn cli_run_path_falls_back_to_the_global_file() {
 // REST over a raw socket.
 
 struct Server {
-    child: Child,
+    /// Held for its drop: the server stops with the test.
+    _child: common::ServerProcess,
     addr: String,
     log: Arc<Mutex<String>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Server {
@@ -515,27 +506,16 @@ fn start(env: &Env, extra: &[&str]) -> Server {
 }
 
 fn start_with(env: &Env, args: &[&str]) -> Server {
-    let mut child = env.cmd().args(args).stderr(Stdio::piped()).spawn().unwrap();
-    let mut reader = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    // Keep draining stderr: the server must be able to log, and the log is checked for panics.
-    let log = Arc::new(Mutex::new(line));
-    let sink = log.clone();
-    std::thread::spawn(move || {
-        let mut l = String::new();
-        while reader.read_line(&mut l).unwrap_or(0) > 0 {
-            sink.lock().unwrap().push_str(&l);
-            l.clear();
-        }
-    });
-    Server { child, addr, log }
+    // Its stderr keeps being drained into the log: the server must be able to log, and the log
+    // is checked for panics.
+    let mut cmd = env.cmd();
+    cmd.args(args);
+    let (child, base, log) = common::spawn_serve_logged(cmd);
+    Server {
+        _child: common::ServerProcess(child),
+        addr: base.trim_start_matches("http://").to_string(),
+        log,
+    }
 }
 
 #[derive(Debug)]

@@ -3,31 +3,20 @@
 
 mod common;
 
-use std::process::{Child, Command};
+use std::process::Command;
 
 use serde_json::{json, Value};
 
 struct Server {
-    child: Child,
+    /// Held for its drop: the server stops with the test.
+    _child: common::ServerProcess,
     base: String,
     _dir: tempfile::TempDir,
     root: std::path::PathBuf,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn oryx(dir: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
-    c.env("ORYXOS_CONFIG_DIR", dir.join("config"))
-        .env_remove("ORYXOS_ROOT")
-        .env_remove("ORYXOS_DB")
-        .env_remove("ORYX_TOKEN");
-    c
+    common::oryx(&dir.join("config"))
 }
 
 fn start(extra: &[&str]) -> Server {
@@ -52,7 +41,7 @@ fn start(extra: &[&str]) -> Server {
     let (child, base) = common::spawn_serve(cmd);
     Server {
         base,
-        child,
+        _child: common::ServerProcess(child),
         _dir: dir,
         root,
     }

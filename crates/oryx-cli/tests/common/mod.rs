@@ -3,8 +3,43 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
+
+/// `oryx` with its settings in `config` and none of the caller's environment that would point it
+/// at another root, database or token.
+pub fn oryx(config: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_oryx"));
+    c.env("ORYXOS_CONFIG_DIR", config)
+        .env_remove("ORYXOS_ROOT")
+        .env_remove("ORYXOS_DB")
+        .env_remove("ORYX_TOKEN");
+    c
+}
+
+/// A started server process, killed when the test lets go of it.
+pub struct ServerProcess(pub Child);
+
+impl std::ops::Deref for ServerProcess {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ServerProcess {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// Spawns `cmd` (an `oryx … serve --bind 127.0.0.1:0`) and returns the child with its base URL,
 /// read from the address line the server prints first on stderr.
