@@ -868,19 +868,31 @@ mod tests {
         });
     }
 
+    /// Agent `a`'s MEMORY.md in a fresh store, holding `text`.
+    fn agent_file(text: &str) -> (tempfile::TempDir, MarkdownMemoryStore, Owner, PathBuf) {
+        let (d, s) = store();
+        let owner = Owner::Agent("a".into());
+        let path = s.path(&owner);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, text).unwrap();
+        (d, s, owner, path)
+    }
+
+    /// What the Java runtime does to write: the whole file to a temp file, renamed over it, no
+    /// lock.
+    fn replace_unlocked(path: &Path, text: String) {
+        let tmp = path.with_extension("java-tmp");
+        fs::write(&tmp, text).unwrap();
+        fs::rename(&tmp, path).unwrap();
+    }
+
     /// A writer without our lock (as the Java runtime) replaces the file between our read and
     /// our rename: its entry survives and ours lands too.
     #[test]
     fn a_rewrite_never_overwrites_what_an_unlocked_writer_just_wrote() {
-        let (_d, s) = store();
-        let owner = Owner::Agent("a".into());
-        let path = s.path(&owner);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(
-            &path,
+        let (_d, s, owner, _path) = agent_file(
             "## 核心记忆\n- [2026-01-01 00:00:00] one\n## 归档记忆\n- [2026-01-01 00:00:00] a\n",
-        )
-        .unwrap();
+        );
         let mut interfered = 0;
         BEFORE_REPLACE.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |p: &Path| {
@@ -892,9 +904,7 @@ mod tests {
                             "- [2026-01-01 00:00:0{interfered}] java {interfered}\n## 归档记忆\n"
                         ),
                     );
-                    let tmp = p.with_extension("java-tmp");
-                    fs::write(&tmp, text).unwrap();
-                    fs::rename(&tmp, p).unwrap();
+                    replace_unlocked(p, text);
                 }
             }));
         });
@@ -914,15 +924,9 @@ mod tests {
     /// exchange hands us the file we displaced, and its entry is put back.
     #[test]
     fn an_entry_renamed_in_at_the_last_instant_is_rescued() {
-        let (_d, s) = store();
-        let owner = Owner::Agent("a".into());
-        let path = s.path(&owner);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(
-            &path,
+        let (_d, s, owner, path) = agent_file(
             "## 核心记忆\n- [2026-01-01 00:00:00] one\n## 归档记忆\n- [2026-01-01 00:00:00] a\n",
-        )
-        .unwrap();
+        );
         let mut interfered = false;
         BEFORE_RENAME.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |p: &Path| {
@@ -930,9 +934,7 @@ mod tests {
                     interfered = true;
                     let mut text = fs::read_to_string(p).unwrap();
                     text.push_str("- [2026-01-01 00:00:01] java\n");
-                    let tmp = p.with_extension("java-tmp");
-                    fs::write(&tmp, text).unwrap();
-                    fs::rename(&tmp, p).unwrap();
+                    replace_unlocked(p, text);
                 }
             }));
         });
@@ -965,9 +967,7 @@ mod tests {
             "## 核心记忆\n{}\n## 归档记忆\n{arch}",
             join(&p.sections.core)
         );
-        let tmp = path.with_extension("rt-tmp");
-        fs::write(&tmp, text).unwrap();
-        fs::rename(&tmp, path).unwrap();
+        replace_unlocked(path, text);
     }
 
     #[test]
@@ -1033,15 +1033,8 @@ mod tests {
 
     #[test]
     fn a_rewrite_drops_the_bom_and_canonicalises_headings_keeping_the_line_ending() {
-        let (_d, s) = store();
-        let owner = Owner::Agent("a".into());
-        let path = s.path(&owner);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(
-            &path,
-            "\u{feff}# kept\r\n## Core\r\n- a\r\n## Archival (archival)\r\n- b\r\n",
-        )
-        .unwrap();
+        let (_d, s, owner, path) =
+            agent_file("\u{feff}# kept\r\n## Core\r\n- a\r\n## Archival (archival)\r\n- b\r\n");
         s.append(&owner, Scope::Core, "c", None).unwrap();
         let text = fs::read_to_string(&path).unwrap();
         assert!(
@@ -1078,18 +1071,12 @@ mod tests {
 
     #[test]
     fn a_file_that_never_settles_is_a_conflict_not_a_lost_write() {
-        let (_d, s) = store();
-        let owner = Owner::Agent("a".into());
-        let path = s.path(&owner);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, "## 归档记忆\n- x\n").unwrap();
+        let (_d, s, owner, _path) = agent_file("## 归档记忆\n- x\n");
         BEFORE_REPLACE.with(|h| {
             *h.borrow_mut() = Some(Box::new(|p: &Path| {
                 let mut text = fs::read_to_string(p).unwrap();
                 text.push_str("- more\n");
-                let tmp = p.with_extension("java-tmp");
-                fs::write(&tmp, text).unwrap();
-                fs::rename(&tmp, p).unwrap();
+                replace_unlocked(p, text);
             }));
         });
         let err = s.append(&owner, Scope::Core, "ours", None).unwrap_err();
@@ -1104,11 +1091,7 @@ mod tests {
     /// final newline must not let the next archival append glue itself onto that heading.
     #[test]
     fn fast_append_needs_a_finished_last_line() {
-        let (_d, s) = store();
-        let owner = Owner::Agent("a".into());
-        let path = s.path(&owner);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, "### archival").unwrap();
+        let (_d, s, owner, path) = agent_file("### archival");
         s.append(&owner, Scope::Core, "c", None).unwrap();
         s.append(&owner, Scope::Archival, "z", None).unwrap();
         let all = s.load_all(&owner).unwrap();
