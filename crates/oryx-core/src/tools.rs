@@ -282,14 +282,19 @@ mod tests {
         ToolExecutor::new(dir, memory, SessionStore::new(dir.join("oryxos.db")))
     }
 
+    /// A call by agent `a` in its CLI session.
+    fn agent_a() -> ToolContext {
+        ToolContext {
+            agent: Some("a".into()),
+            session_id: Some("cli:u:a".into()),
+        }
+    }
+
     #[test]
     fn save_and_recall_with_exact_strings() {
         let dir = tempfile::tempdir().unwrap();
         let ex = executor(dir.path());
-        let ctx = ToolContext {
-            agent: Some("a".into()),
-            session_id: Some("cli:u:a".into()),
-        };
+        let ctx = agent_a();
         let out = ex
             .execute(&ctx, SAVE_MEMORY, r#"{"content":"用户偏好简洁的回复"}"#)
             .unwrap();
@@ -371,10 +376,7 @@ mod tests {
     fn a_scope_with_surrounding_spaces_is_refused_as_the_runtime_does() {
         let dir = tempfile::tempdir().unwrap();
         let ex = executor(dir.path());
-        let ctx = ToolContext {
-            agent: Some("a".into()),
-            session_id: Some("cli:u:a".into()),
-        };
+        let ctx = agent_a();
         let out = ex
             .execute(&ctx, SAVE_MEMORY, r#"{"content":"x","scope":" core "}"#)
             .unwrap();
@@ -411,10 +413,7 @@ mod tests {
     fn recall_without_a_keyword_is_a_failed_call() {
         let dir = tempfile::tempdir().unwrap();
         let ex = executor(dir.path());
-        let ctx = ToolContext {
-            agent: Some("a".into()),
-            session_id: Some("cli:u:a".into()),
-        };
+        let ctx = agent_a();
         ex.execute(&ctx, SAVE_MEMORY, r#"{"content":"something"}"#)
             .unwrap();
         for input in ["{}", r#"{"keyword":null}"#, ""] {
