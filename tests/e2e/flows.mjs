@@ -77,6 +77,32 @@ export const flows = [
     },
   ],
   [
+    "searches what was said in sessions, opens the matching message, comes back to the same list",
+    async (ui) => {
+      await ui.goto("#/sessions");
+      await ui.fill('[data-testid="sessions-search"]', "certificate");
+      await waitFor("one matching session", async () => (await ui.count('[data-testid^="session-row-"]')) === 1);
+      const snippet = await ui.text('[data-testid="session-match"]');
+      if (!/certificate/i.test(snippet)) throw new Error(`the match snippet is ${snippet}`);
+      await ui.shot("sessions-search");
+      await ui.click('[data-testid^="session-row-"]');
+      const marked = '[data-testid="message"][aria-current="true"]';
+      const said = await ui.text(marked);
+      if (!/certificate/i.test(said)) throw new Error(`the marked message is ${said}`);
+      const hash = await ui.eval("window.location.hash");
+      if (!/[?&]m=\d+/.test(hash)) throw new Error(`the session URL does not name the message: ${hash}`);
+      await ui.click('[data-testid="crumb-sessions"]');
+      await waitFor("the list with the same search", async () => {
+        const box = await ui.eval('document.querySelector(\'[data-testid="sessions-search"]\')?.value');
+        return box === "certificate" && (await ui.count('[data-testid^="session-row-"]')) === 1;
+      });
+      await ui.eval("history.back()");
+      await ui.waitVisible(marked);
+      await ui.eval("history.back()");
+      await waitFor("Back returns to the filtered list", async () => (await ui.eval("window.location.hash")).includes("q=certificate"));
+    },
+  ],
+  [
     "prompt preview shows the four parts",
     async (ui) => {
       await ui.goto("#/agents/assistant/prompt");

@@ -81,9 +81,9 @@ function Page({ route }: { route: Route }) {
     case "global":
       return <GlobalMemoryPage />;
     case "sessions":
-      return <SessionsPage />;
+      return <SessionsPage filter={route} />;
     case "session":
-      return <SessionPage key={route.id} id={route.id} />;
+      return <SessionPage key={route.id} id={route.id} focus={route.m} />;
     case "files":
       return <FilesPage name={route.name} />;
     case "settings":

@@ -524,6 +524,15 @@ export type MessageDto_Serialize = {
 	tool_calls: ToolCallDto_Serialize[],
 };
 
+/**  Where a session search matched inside the messages. */
+export type MessageMatchDto = {
+	/**  The message's position, counted from 0 as the session view lists them. */
+	index: number,
+	role: string,
+	/**  The text around the match on one line, `…` where it was cut. */
+	snippet: string,
+};
+
 export type MigrateRequest = MigrateRequest_Serialize | MigrateRequest_Deserialize;
 
 export type MigrateRequest_Deserialize = {
@@ -845,6 +854,8 @@ export type SessionSummaryDto_Deserialize = {
 	message_count?: number | null,
 	/**  Set when this session's messages cannot be read. */
 	error?: string | null,
+	/**  With a search: the first message whose content matched (none when the id matched). */
+	message_match?: MessageMatchDto | null,
 };
 
 export type SessionSummaryDto_Serialize = {
@@ -859,6 +870,8 @@ export type SessionSummaryDto_Serialize = {
 	message_count: number | null,
 	/**  Set when this session's messages cannot be read. */
 	error: string | null,
+	/**  With a search: the first message whose content matched (none when the id matched). */
+	message_match: MessageMatchDto | null,
 };
 
 /**  The stored settings (what the user chose) — `None` fields mean "the default". */

@@ -11,11 +11,17 @@ describe("router", () => {
       { page: "global" },
       { page: "sessions" },
       { page: "session", id: "cli:linxiao:assistant:0" },
+      { page: "sessions", agent: "assistant", status: "archived", q: "证书 & more?", offset: 50 },
+      { page: "session", id: "web:a:b", m: 3, q: "certificate" },
       { page: "files", name: "USER.md" },
       { page: "files", name: null },
       { page: "settings" },
     ] as const;
     for (const r of routes) expect(parseRoute(href(r))).toEqual(r);
+  });
+  it("ignores filter values it does not know", () => {
+    expect(parseRoute("#/sessions?status=open&offset=-5&agent=")).toEqual({ page: "sessions" });
+    expect(parseRoute("#/sessions/x?m=abc")).toEqual({ page: "session", id: "x" });
   });
   it("falls back to the agents list", () => {
     expect(parseRoute("")).toEqual({ page: "agents" });

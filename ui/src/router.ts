@@ -3,12 +3,16 @@ import { useSyncExternalStore } from "react";
 
 export type AgentTab = "memory" | "prompt" | "overview";
 
+/** The sessions list's filter and page, kept in the URL so Back and reload return to them. */
+export type SessionsFilter = { agent?: string; status?: "active" | "archived"; q?: string; offset?: number };
+
 export type Route =
   | { page: "agents" }
   | { page: "agent"; name: string; tab: AgentTab }
   | { page: "global" }
-  | { page: "sessions" }
-  | { page: "session"; id: string }
+  | ({ page: "sessions" } & SessionsFilter)
+  /** `m`: the message a search matched (scrolled to and marked); `q`: the text searched. */
+  | { page: "session"; id: string; m?: number; q?: string }
   | { page: "files"; name: string | null }
   | { page: "settings" };
 
@@ -22,8 +26,30 @@ function dec(s: string): string {
   }
 }
 
+function sessionsFilter(p: URLSearchParams): SessionsFilter {
+  const f: SessionsFilter = {};
+  const agent = p.get("agent");
+  if (agent) f.agent = agent;
+  const status = p.get("status");
+  if (status === "active" || status === "archived") f.status = status;
+  const q = p.get("q");
+  if (q) f.q = q;
+  const offset = Number(p.get("offset"));
+  if (Number.isInteger(offset) && offset > 0) f.offset = offset;
+  return f;
+}
+
+function query(pairs: Record<string, string | number | undefined>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(pairs)) if (v !== undefined && v !== "") p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, "").split("?")[0]!.split("/").filter(Boolean);
+  const [path, search] = hash.replace(/^#\/?/, "").split("?");
+  const params = new URLSearchParams(search ?? "");
+  const parts = path!.split("/").filter(Boolean);
   const [head, a, b] = parts;
   switch (head) {
     case "agents":
@@ -32,7 +58,15 @@ export function parseRoute(hash: string): Route {
     case "global":
       return { page: "global" };
     case "sessions":
-      return a ? { page: "session", id: dec(a) } : { page: "sessions" };
+      if (!a) return { page: "sessions", ...sessionsFilter(params) };
+      {
+        const r: Extract<Route, { page: "session" }> = { page: "session", id: dec(a) };
+        const m = Number(params.get("m") ?? "x");
+        if (Number.isInteger(m) && m >= 0) r.m = m;
+        const q = params.get("q");
+        if (q) r.q = q;
+        return r;
+      }
     case "files":
       return { page: "files", name: a ? dec(a) : null };
     case "settings":
@@ -51,9 +85,9 @@ export function href(r: Route): string {
     case "global":
       return "#/global";
     case "sessions":
-      return "#/sessions";
+      return `#/sessions${query({ agent: r.agent, status: r.status, q: r.q, offset: r.offset })}`;
     case "session":
-      return `#/sessions/${encodeURIComponent(r.id)}`;
+      return `#/sessions/${encodeURIComponent(r.id)}${query({ m: r.m, q: r.q })}`;
     case "files":
       return r.name ? `#/files/${encodeURIComponent(r.name)}` : "#/files";
     case "settings":
@@ -63,6 +97,12 @@ export function href(r: Route): string {
 
 export function navigate(r: Route) {
   window.location.hash = href(r);
+}
+
+/** Changes the URL without a new history entry (typing in a filter is not a page visit). */
+export function replaceRoute(r: Route) {
+  const url = `${window.location.pathname}${window.location.search}${href(r)}`;
+  window.location.replace(url);
 }
 
 function subscribe(cb: () => void) {

@@ -325,6 +325,19 @@ pub struct SessionSummaryDto {
     pub message_count: Option<u32>,
     /// Set when this session's messages cannot be read.
     pub error: Option<String>,
+    /// With a search: the first message whose content matched (none when the id matched).
+    pub message_match: Option<MessageMatchDto>,
+}
+
+/// Where a session search matched inside the messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MessageMatchDto {
+    /// The message's position, counted from 0 as the session view lists them.
+    pub index: u32,
+    pub role: String,
+    /// The text around the match on one line, `…` where it was cut.
+    pub snippet: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -6,8 +6,8 @@ use oryx_core::sessions::{
 
 use crate::console::Console;
 use crate::dto::{
-    ts, MessageDto, SessionDto, SessionPageDto, SessionQuery, SessionStatsDto, SessionStatusDto,
-    SessionSummaryDto, ToolCallDto, ToolInvocationDto,
+    ts, MessageDto, MessageMatchDto, SessionDto, SessionPageDto, SessionQuery, SessionStatsDto,
+    SessionStatusDto, SessionSummaryDto, ToolCallDto, ToolInvocationDto,
 };
 use crate::error::{ApiError, ApiResult};
 
@@ -97,6 +97,11 @@ pub(crate) fn summary_dto(s: &SessionSummary) -> SessionSummaryDto {
         archived_at: ts(&s.archived_at),
         message_count: s.message_count.map(|c| c as u32),
         error: s.error.clone(),
+        message_match: s.message_match.as_ref().map(|m| MessageMatchDto {
+            index: m.index as u32,
+            role: m.role.clone(),
+            snippet: m.snippet.clone(),
+        }),
     }
 }
 

@@ -63,6 +63,7 @@ fn main() {
     let mut scale = Scale::full();
     let mut data_dir = PathBuf::from("target/bench-data");
     let mut out = PathBuf::from("target/bench/core.json");
+    let mut only: Option<String> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -75,6 +76,8 @@ fn main() {
             }
             "--data" => data_dir = it.next().expect("--data DIR").into(),
             "--out" => out = it.next().expect("--out FILE").into(),
+            // One group while working on it: the report then holds only that group's rows.
+            "--only" => only = Some(it.next().expect("--only GROUP").clone()),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -94,11 +97,25 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    b.markdown();
-    b.sqlite();
-    b.sessions();
-    b.agents();
-    b.concurrent();
+    let groups: [(&str, Group); 5] = [
+        ("markdown", Bench::markdown),
+        ("sqlite", Bench::sqlite),
+        ("sessions", Bench::sessions),
+        ("agents", Bench::agents),
+        ("concurrent", Bench::concurrent),
+    ];
+    if let Some(g) = &only {
+        assert!(
+            groups.iter().any(|(name, _)| name == g),
+            "--only takes one of {:?}",
+            groups.map(|(n, _)| n)
+        );
+    }
+    for (name, run) in groups {
+        if only.as_deref().is_none_or(|g| g == name) {
+            run(&mut b);
+        }
+    }
     let report = json!({
         "rows": b.rows,
         "notes": b.notes,
@@ -118,6 +135,9 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
 }
+
+/// One group of measurements, runnable alone with `--only`.
+type Group = fn(&mut Bench);
 
 struct Bench {
     scale: Scale,
@@ -485,6 +505,56 @@ impl Bench {
             agent,
             "",
         );
+        // Message search: what the sessions search box does, against SQLite scanning the raw
+        // messages_json for the same text (the floor: every row's text must be read once).
+        let db = rusqlite::Connection::open(self.data.db()).unwrap();
+        for (id, what, needle) in [
+            (
+                "sessions_search_messages_hit",
+                "a phrase in many messages",
+                "会议纪要",
+            ),
+            (
+                "sessions_search_messages_miss",
+                "text in no session",
+                "certificate-7f3a",
+            ),
+        ] {
+            let mut found = 0;
+            let ours = median(runs, || {
+                let page = c
+                    .list_sessions(&SessionQuery {
+                        search: Some(needle.into()),
+                        ..SessionQuery::default()
+                    })
+                    .unwrap();
+                found = page.total;
+                assert!(page.items.iter().all(|s| s.message_match.is_some()));
+            });
+            let mut raw_count: i64 = 0;
+            let floor = median(runs, || {
+                raw_count = db
+                    .query_row(
+                        "SELECT count(*) FROM sessions WHERE instr(messages_json, ?1) > 0",
+                        [needle],
+                        |r| r.get(0),
+                    )
+                    .unwrap();
+            });
+            assert_eq!(
+                i64::from(found),
+                raw_count,
+                "{needle}: same sessions as a raw scan"
+            );
+            self.ratio_row(
+                id,
+                format!("sessions search in messages, {what}, at {n} sessions: page of 50 with where it matched, vs one raw SQL scan (which cannot tell content from JSON keys: the rows it finds are parsed)"),
+                4.0,
+                ours,
+                floor,
+                &format!(" ({} found)", human(found as usize)),
+            );
+        }
         let stats = median(runs, || {
             c.session_stats().unwrap();
         });

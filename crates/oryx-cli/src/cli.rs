@@ -89,6 +89,9 @@ enum Command {
         limit: u32,
         #[arg(long, default_value_t = 0)]
         offset: u32,
+        /// Only sessions whose id, user id or a message's text contains this (any case)
+        #[arg(long)]
+        search: Option<String>,
     },
     /// Show one session as a conversation, with its tool invocations
     Session { id: String },
@@ -231,8 +234,10 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             status,
             limit,
             offset,
+            search,
         } => {
             let q = SessionQuery {
+                search,
                 agent,
                 status: status.map(|s| match s {
                     StatusArg::Active => SessionStatusDto::Active,

@@ -193,6 +193,9 @@ pub fn sessions(p: &SessionPageDto, json: bool) {
             count,
             or_dash(&s.last_active_at)
         );
+        if let Some(m) = &s.message_match {
+            println!("  #{} {}: {}", m.index, m.role, m.snippet);
+        }
         if let Some(e) = &s.error {
             println!("  ! {e}");
         }

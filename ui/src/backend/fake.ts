@@ -273,6 +273,7 @@ export function createFakeBackend(opts: FakeOptions = {}): FakeBackend {
     archived_at: s.archived_at ? formatTs(s.archived_at) : null,
     message_count: s.messages ? s.messages.length : null,
     error: s.error,
+    message_match: null,
   });
   const view = (agent: string | null): MemoryViewDto => {
     const l = listed(memStore(), memoryOf(agent));

@@ -127,6 +127,8 @@ export const en = {
   "overview.missing": "missing",
   "overview.dir": "Directory",
   "overview.noAgentMd": "This agent has no AGENT.md; the runtime uses defaults.",
+  "sessions.matchIn": "message {n} ({role}):",
+  "session.matched": "matches your search",
   "sessions.title": "Sessions",
   "sessions.agent": "Agent",
   "sessions.status": "Status",

@@ -129,6 +129,8 @@ export const zh: Record<MessageKey, string> = {
   "overview.missing": "缺失",
   "overview.dir": "目录",
   "overview.noAgentMd": "该智能体没有 AGENT.md；运行时使用默认值。",
+  "sessions.matchIn": "第 {n} 条消息（{role}）：",
+  "session.matched": "与搜索匹配",
   "sessions.title": "会话",
   "sessions.agent": "智能体",
   "sessions.status": "状态",

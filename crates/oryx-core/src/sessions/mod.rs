@@ -7,6 +7,7 @@
 
 mod invocations;
 mod model;
+mod search;
 mod sql;
 mod store;
 mod turns;
@@ -22,8 +23,8 @@ use crate::db;
 use crate::error::Result;
 
 pub use model::{
-    Message, NewInvocation, NewSession, Session, SessionFilter, SessionPage, SessionStats,
-    SessionStatus, SessionSummary, ToolCall, ToolInvocation, DEFAULT_PAGE_SIZE,
+    Message, MessageMatch, NewInvocation, NewSession, Session, SessionFilter, SessionPage,
+    SessionStats, SessionStatus, SessionSummary, ToolCall, ToolInvocation, DEFAULT_PAGE_SIZE,
 };
 pub use turns::{count_turns, last_turns};
 

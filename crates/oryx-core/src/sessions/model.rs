@@ -3,6 +3,8 @@
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Deserializer, Serialize};
 
+pub use super::search::MessageMatch;
+
 /// One entry of `sessions.messages_json`, in the runtime's camelCase JSON. Every field is
 /// optional on the way in: older runtimes wrote fewer fields, newer ones may write more.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -85,6 +87,9 @@ pub struct SessionSummary {
     /// `None` when `messages_json` is not a JSON array; `error` then says why.
     pub message_count: Option<u64>,
     pub error: Option<String>,
+    /// With a text search: the first message whose content matched (none when the session id
+    /// or user id matched).
+    pub message_match: Option<MessageMatch>,
 }
 
 impl SessionSummary {
@@ -94,7 +99,7 @@ impl SessionSummary {
 }
 
 /// What to list. Every filter is optional; `query` is a case-insensitive substring of the
-/// session id or the user id.
+/// session id, the user id or a message's content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionFilter {
     pub agent: Option<String>,
@@ -103,6 +108,16 @@ pub struct SessionFilter {
     pub query: Option<String>,
     pub limit: usize,
     pub offset: usize,
+}
+
+impl SessionFilter {
+    /// The text query, when it has anything but whitespace.
+    pub fn text_query(&self) -> Option<&str> {
+        self.query
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+    }
 }
 
 pub const DEFAULT_PAGE_SIZE: usize = 50;

@@ -7,6 +7,7 @@ use serde_json::error::Category;
 use super::model::{
     Message, NewSession, Session, SessionFilter, SessionPage, SessionStats, SessionSummary,
 };
+use super::search;
 use super::sql::{epoch_ms_sql, projection, sql_int, text_cell, TableShape};
 use super::SessionStore;
 use crate::db;
@@ -43,6 +44,9 @@ const SUMMARY_COLUMNS: &str = "session_id, profile_name, channel, user_id, statu
 
 /// Index of `messages_json` when a query appends it after the summary columns.
 const MESSAGES_COLUMN: usize = 10;
+/// Indexes of the page's total and of the first matching message in a listing's page query.
+const TOTAL_COLUMN: usize = 10;
+const MATCH_COLUMN: usize = 11;
 
 impl SessionStore {
     /// One page of sessions, most recently active first. A missing database or table is an
@@ -55,32 +59,70 @@ impl SessionStore {
             return Ok(SessionPage::default());
         };
         let cond = Conditions::of(filter);
-        let count_sql = format!("SELECT count(*) FROM ({source}) {}", cond.sql);
-        let total: i64 = conn
-            .query_row(&count_sql, params_from_iter(&cond.params), |r| r.get(0))
-            .at_db(&self.path)?;
+        let count = || -> Result<i64> {
+            let count_sql = format!("SELECT count(*) FROM ({source}) {}", cond.sql);
+            conn.query_row(&count_sql, params_from_iter(&cond.params), |r| r.get(0))
+                .at_db(&self.path)
+        };
+        // A text search reads every row's messages: its total comes with the page, from the
+        // same scan (a window count), instead of a second full read. Without one, SQLite counts
+        // a table far faster than it sorts it, so the count stays its own query.
+        let text = filter.text_query();
+        let total: Option<i64> = match text {
+            Some(_) => None,
+            None => Some(count()?),
+        };
         // The page's ids first (sorting only ids and keys), then the summary columns for those
         // rows alone: SQLite computes a sorted query's columns for every row it sorts, and
         // json_array_length over every messages_json is what made a page cost a full read.
+        // With a text query, where each page row matched is computed for the page rows only.
+        let (match_column, match_param) = match text {
+            Some(q) => {
+                let (sql, param) = search::first_match_column(q);
+                (format!(", {sql}"), Some(param))
+            }
+            None => (String::new(), None),
+        };
         let page_sql = format!(
-            "WITH page AS (SELECT session_id AS page_id, coalesce({}, {}) AS page_key \
-                 FROM ({source}) {} \
+            "WITH page AS (SELECT session_id AS page_id, coalesce({}, {}) AS page_key, \
+                 {} AS page_total FROM ({source}) {} \
                  ORDER BY page_key DESC NULLS LAST, session_id LIMIT ? OFFSET ?) \
-             SELECT {SUMMARY_COLUMNS} FROM page CROSS JOIN ({source}) ON session_id = page_id \
+             SELECT {SUMMARY_COLUMNS}, page_total{match_column} \
+             FROM page CROSS JOIN ({source}) ON session_id = page_id \
              ORDER BY page_key DESC NULLS LAST, page_id",
             epoch_ms_sql("last_active_at"),
             epoch_ms_sql("created_at"),
+            if total.is_some() {
+                "NULL"
+            } else {
+                "count(*) OVER ()"
+            },
             cond.sql,
         );
-        let mut args = cond.params;
+        let mut args = cond.params.clone();
         args.push(Value::Integer(sql_int(filter.limit)));
         args.push(Value::Integer(sql_int(filter.offset)));
+        args.extend(match_param);
         let mut stmt = conn.prepare(&page_sql).at_db(&self.path)?;
+        let mut page_total = None;
         let items = stmt
-            .query_map(params_from_iter(&args), summary_from_row)
+            .query_map(params_from_iter(&args), |r| {
+                let mut summary = summary_from_row(r)?;
+                page_total = r.get::<_, Option<i64>>(TOTAL_COLUMN)?;
+                if let Some(q) = text {
+                    summary.message_match = search::read_first_match(r.get(MATCH_COLUMN)?, q);
+                }
+                Ok(summary)
+            })
             .at_db(&self.path)?
             .collect::<rusqlite::Result<Vec<_>>>()
             .at_db(&self.path)?;
+        let total = match (total, page_total) {
+            (Some(t), _) | (None, Some(t)) => t,
+            // An empty first page means nothing matched; past the end, count what did.
+            (None, None) if filter.offset == 0 => 0,
+            (None, None) => count()?,
+        };
         Ok(SessionPage {
             total: u64::try_from(total).unwrap_or(0),
             items,
@@ -260,29 +302,25 @@ struct Conditions {
 
 impl Conditions {
     fn of(f: &SessionFilter) -> Conditions {
-        let mut clauses: Vec<&str> = Vec::new();
+        let mut clauses: Vec<String> = Vec::new();
         let mut params = Vec::new();
         if let Some(agent) = &f.agent {
-            clauses.push("profile_name = ?");
+            clauses.push("profile_name = ?".into());
             params.push(Value::Text(agent.clone()));
         }
         if let Some(status) = f.status {
             // Older rows may say ACTIVE; the filter matches either case.
-            clauses.push("lower(trim(status)) = ?");
+            clauses.push("lower(trim(status)) = ?".into());
             params.push(Value::Text(status.as_str().to_string()));
         }
         if let Some(channel) = &f.channel {
-            clauses.push("channel = ?");
+            clauses.push("channel = ?".into());
             params.push(Value::Text(channel.clone()));
         }
-        if let Some(q) = f.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
-            // instr rather than LIKE: a search for "50%" or "a_b" means those characters.
-            clauses.push(
-                "(instr(lower(session_id), lower(?)) > 0 \
-                  OR instr(lower(coalesce(user_id, '')), lower(?)) > 0)",
-            );
-            params.push(Value::Text(q.to_string()));
-            params.push(Value::Text(q.to_string()));
+        if let Some(q) = f.text_query() {
+            let (sql, values) = search::condition(q);
+            clauses.push(sql);
+            params.extend(values);
         }
         let sql = match clauses.is_empty() {
             true => String::new(),
@@ -308,6 +346,7 @@ fn summary_from_row(r: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         last_active_at: parse_db_time(&cell(6)?),
         archived_at: parse_db_time(&cell(7)?),
         message_count: count.and_then(|c| u64::try_from(c).ok()),
+        message_match: None,
     })
 }
 
@@ -490,6 +529,124 @@ mod tests {
             },
         );
         assert_eq!(literal.total, 0, "no LIKE wildcards");
+    }
+
+    #[test]
+    fn query_searches_message_contents_and_says_where() {
+        let f = five();
+        f.insert(session(
+            "web:erin:a",
+            "a",
+            r#"[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"},
+                {"role":"user","content":"The TLS Certificate of api.example.com expired"},
+                {"role":"assistant","content":"certificate renewed"}]"#,
+            T0 + 6 * MINUTE,
+        ));
+        f.insert(session(
+            "cli:zh:b",
+            "b",
+            r#"[{"role":"user","content":"用户说：证书\n明天过期"}]"#,
+            T0 + 7 * MINUTE,
+        ));
+        let q = |text: &str| {
+            list(
+                &f,
+                SessionFilter {
+                    query: Some(text.into()),
+                    ..Default::default()
+                },
+            )
+        };
+        let cert = q("certificate");
+        assert_eq!((cert.total, ids(&cert)), (1, vec!["web:erin:a"]));
+        let m = cert.items[0]
+            .message_match
+            .as_ref()
+            .expect("where it matched");
+        assert_eq!(
+            (m.index, m.role.as_str()),
+            (2, "user"),
+            "the first matching message"
+        );
+        assert_eq!(m.snippet, "The TLS Certificate of api.example.com expired");
+        let zh = q("证书");
+        assert_eq!(ids(&zh), ["cli:zh:b"]);
+        assert_eq!(
+            zh.items[0].message_match.as_ref().unwrap().snippet,
+            "用户说：证书 明天过期"
+        );
+        // The JSON around the contents is not searched, nor are roles.
+        assert_eq!(q("content").total, 0, "a JSON key");
+        assert_eq!(q("assistant").total, 0, "a role");
+        assert_eq!(q("\"").total, 0, "JSON quoting");
+        // An id match carries no message match.
+        let by_id = q("erin");
+        assert_eq!(ids(&by_id), ["web:erin:a"]);
+        assert_eq!(by_id.items[0].message_match, None);
+        // Filters still apply together with the text.
+        let other_agent = list(
+            &f,
+            SessionFilter {
+                agent: Some("b".into()),
+                query: Some("certificate".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(other_agent.total, 0);
+        let past_end = list(
+            &f,
+            SessionFilter {
+                query: Some("a".into()),
+                offset: 50,
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            (past_end.total, past_end.items.len()),
+            (6, 0),
+            "counted past the end"
+        );
+        let second = list(
+            &f,
+            SessionFilter {
+                query: Some("a".into()),
+                limit: 3,
+                offset: 3,
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            (second.total, second.items.len()),
+            (6, 3),
+            "total with a page"
+        );
+    }
+
+    #[test]
+    fn query_finds_text_in_a_corrupt_row_without_failing() {
+        let f = five();
+        f.insert(session(
+            "cli:bad:a",
+            "a",
+            r#"[{"role":"user","content":"certificate"#,
+            T0,
+        ));
+        f.insert(session(
+            "cli:obj:a",
+            "a",
+            r#"{"content":"certificate"}"#,
+            T0,
+        ));
+        let page = list(
+            &f,
+            SessionFilter {
+                query: Some("certificate".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(page.total, 2, "raw text of rows that are not arrays");
+        assert!(page.items.iter().all(|s| s.message_match.is_none()));
+        assert!(page.items.iter().all(|s| s.error.is_some()));
     }
 
     #[test]

@@ -6,15 +6,17 @@ import { Empty, ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useInvocations, useSession } from "../../queries/hooks";
 import { href } from "../../router";
-import { StatusTag } from "./SessionsPage";
+import { useEffect, useRef } from "react";
 
-export function SessionPage({ id }: { id: string }) {
+import { lastSessionsFilter, StatusTag } from "./SessionsPage";
+
+export function SessionPage({ id, focus }: { id: string; focus?: number }) {
   const { t } = useI18n();
   const q = useSession(id);
   return (
     <div className="page">
       <div className="page-head">
-        <a className="crumb" href={href({ page: "sessions" })}>
+        <a className="crumb" data-testid="crumb-sessions" href={href({ page: "sessions", ...lastSessionsFilter() })}>
           {t("nav.sessions")}
         </a>
         <span className="crumb-sep">/</span>
@@ -23,15 +25,21 @@ export function SessionPage({ id }: { id: string }) {
         </h1>
       </div>
       <Loadable query={q} rows={8}>
-        {(s) => <SessionView s={s} />}
+        {(s) => <SessionView s={s} focus={focus} />}
       </Loadable>
     </div>
   );
 }
 
-function SessionView({ s }: { s: SessionDto }) {
+function SessionView({ s, focus }: { s: SessionDto; focus?: number }) {
   const { t } = useI18n();
   const sum = s.summary;
+  const focused = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // The message a search matched: brought into view once, and focusable for the keyboard.
+    focused.current?.scrollIntoView({ block: "center" });
+    focused.current?.focus({ preventScroll: true });
+  }, [focus]);
   return (
     <div className="session">
       <div className="card">
@@ -78,7 +86,7 @@ function SessionView({ s }: { s: SessionDto }) {
             <span className="count">{s.messages.length}</span>
           </div>
           <div className="conversation" data-testid="conversation">
-            {s.messages.length === 0 ? <Empty>{t("session.noMessages")}</Empty> : s.messages.map((m, i) => <Message key={i} m={m} />)}
+            {s.messages.length === 0 ? <Empty>{t("session.noMessages")}</Empty> : s.messages.map((m, i) => <Message key={i} m={m} index={i} focusRef={i === focus ? focused : undefined} />)}
           </div>
         </section>
         <Invocations sessionId={sum.session_id} />
@@ -87,14 +95,23 @@ function SessionView({ s }: { s: SessionDto }) {
   );
 }
 
-function Message({ m }: { m: MessageDto }) {
+function Message({ m, index, focusRef }: { m: MessageDto; index: number; focusRef?: React.Ref<HTMLDivElement> }) {
   const { t } = useI18n();
   const role = m.role === "user" || m.role === "assistant" || m.role === "tool" ? m.role : "other";
   const label = role === "other" ? m.role : t(`session.role.${role}`);
   return (
-    <div className={`msg msg-${role}`} data-testid="message" data-role={m.role}>
+    <div
+      className={`msg msg-${role}${focusRef ? " msg-match" : ""}`}
+      data-testid="message"
+      data-role={m.role}
+      data-index={index}
+      ref={focusRef}
+      tabIndex={focusRef ? -1 : undefined}
+      aria-current={focusRef ? "true" : undefined}
+    >
       <div className="msg-head">
         <span className="msg-role">{label}</span>
+        {focusRef ? <span className="tag tag-warn">{t("session.matched")}</span> : null}
         {m.role === "tool" ? (
           <span className="muted">
             {t("session.toolResult")} · <code>{m.tool_name ?? "?"}</code>

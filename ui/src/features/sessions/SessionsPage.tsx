@@ -1,5 +1,5 @@
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
-import { useMemo, useState } from "react";
+import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type RowData } from "@tanstack/react-table";
+import { useEffect, useMemo, useState } from "react";
 
 import type { SessionQuery, SessionStatusDto, SessionSummaryDto } from "../../backend/types";
 import { useDebounced, onRowKeyDown } from "../../components/hooks";
@@ -8,10 +8,18 @@ import { Empty, ErrorState, Skeleton } from "../../components/States";
 import { WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
 import { useAgents, useSessions } from "../../queries/hooks";
-import { navigate } from "../../router";
+import { navigate, parseRoute, replaceRoute, type SessionsFilter } from "../../router";
 
 const PAGE = 50;
 const col = createColumnHelper<SessionSummaryDto>();
+
+declare module "@tanstack/react-table" {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface TableMeta<TData extends RowData> {
+    /** The text the sessions list was searched for, to mark in the match snippets. */
+    term?: string;
+  }
+}
 
 export function StatusTag({ status }: { status: string }) {
   const { t } = useI18n();
@@ -19,15 +27,42 @@ export function StatusTag({ status }: { status: string }) {
   return <span className={`tag ${status === "active" ? "tag-ok" : "tag-muted"}`}>{label}</span>;
 }
 
+/** The snippet with the searched text marked (same ASCII-only case folding as the search). */
+function Marked({ text, term }: { text: string; term: string }) {
+  const at = term ? text.toLowerCase().indexOf(term.toLowerCase()) : -1;
+  if (at < 0 || text.toLowerCase().length !== text.length) return <>{text}</>;
+  return (
+    <>
+      {text.slice(0, at)}
+      <mark>{text.slice(at, at + term.length)}</mark>
+      {text.slice(at + term.length)}
+    </>
+  );
+}
+
+function roleLabel(t: TFunction, role: string): string {
+  return role === "user" || role === "assistant" || role === "tool" ? t(`session.role.${role}`) : role;
+}
+
 function columns(t: TFunction) {
   return [
     col.accessor("session_id", {
       header: t("sessions.col.id"),
-      cell: (c) => (
-        <span className="cell-code mono">
-          {c.getValue()} {c.row.original.error ? <WarningBadge warnings={[c.row.original.error]} /> : null}
-        </span>
-      ),
+      cell: (c) => {
+        const m = c.row.original.message_match;
+        return (
+          <>
+            <span className="cell-code mono">
+              {c.getValue()} {c.row.original.error ? <WarningBadge warnings={[c.row.original.error]} /> : null}
+            </span>
+            {m ? (
+              <span className="match-snippet" data-testid="session-match">
+                <span className="muted">{t("sessions.matchIn", { n: m.index + 1, role: roleLabel(t, m.role) })}</span> <Marked text={m.snippet} term={c.table.options.meta?.term ?? ""} />
+              </span>
+            ) : null}
+          </>
+        );
+      },
     }),
     col.accessor("agent", { header: t("sessions.col.agent"), cell: (c) => c.getValue() ?? t("common.none") }),
     col.accessor("channel", { header: t("sessions.col.channel"), cell: (c) => c.getValue() ?? t("common.none") }),
@@ -41,18 +76,45 @@ function columns(t: TFunction) {
   ];
 }
 
-export function SessionsPage() {
+let lastFilter: SessionsFilter = {};
+
+/** The list as it was last shown, for the session page's breadcrumb. */
+export function lastSessionsFilter(): SessionsFilter {
+  return lastFilter;
+}
+
+/** The list's filter and page live in the URL (the route), so Back, the breadcrumb and a reload
+ * come back to the same rows; only the text being typed is local until it settles. */
+export function SessionsPage({ filter }: { filter: SessionsFilter }) {
   const { t, num } = useI18n();
   const agents = useAgents();
-  const [agent, setAgent] = useState<string | null>(null);
-  const [status, setStatus] = useState<SessionStatusDto | null>(null);
-  const [search, setSearch] = useState("");
-  const [offset, setOffset] = useState(0);
+  const agent = filter.agent ?? null;
+  const status: SessionStatusDto | null = filter.status ?? null;
+  const offset = filter.offset ?? 0;
+  const [search, setSearch] = useState(filter.q ?? "");
   const debounced = useDebounced(search.trim(), 250);
-  const query: SessionQuery = { agent, status, channel: null, search: debounced || null, limit: PAGE, offset };
+  // Changes start from the URL as it is now: two changes in one tick must not undo each other.
+  const current = (): SessionsFilter => {
+    const r = parseRoute(window.location.hash);
+    return r.page === "sessions" ? r : filter;
+  };
+  const setFilter = (change: Partial<SessionsFilter>) => replaceRoute({ ...current(), ...change, page: "sessions" });
+  const setOffset = (o: number) => setFilter({ offset: o || undefined });
+  lastFilter = filter;
+  useEffect(() => {
+    if ((filter.q ?? "") !== search.trim()) setSearch(filter.q ?? "");
+    // A URL change from outside (Back, a link) replaces what the box shows.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [filter.q]);
+  useEffect(() => {
+    if ((filter.q ?? "") !== debounced) setFilter({ q: debounced || undefined, offset: undefined });
+    // Only a settled change of the typed text moves the URL.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [debounced]);
+  const query: SessionQuery = { agent, status, channel: null, search: filter.q || null, limit: PAGE, offset };
   const q = useSessions(query);
   const cols = useMemo(() => columns(t), [t]);
-  const table = useReactTable({ data: q.data?.items ?? [], columns: cols, getCoreRowModel: getCoreRowModel() });
+  const table = useReactTable({ data: q.data?.items ?? [], columns: cols, getCoreRowModel: getCoreRowModel(), meta: { term: filter.q ?? "" } });
   const page = q.data;
 
   return (
@@ -67,10 +129,7 @@ export function SessionsPage() {
           <select
             value={agent ?? ""}
             data-testid="sessions-agent"
-            onChange={(e) => {
-              setAgent(e.target.value || null);
-              setOffset(0);
-            }}
+            onChange={(e) => setFilter({ agent: e.target.value || undefined, offset: undefined })}
           >
             <option value="">{t("sessions.allAgents")}</option>
             {(agents.data?.agents ?? []).map((a) => (
@@ -85,10 +144,7 @@ export function SessionsPage() {
           <select
             value={status ?? ""}
             data-testid="sessions-status"
-            onChange={(e) => {
-              setStatus((e.target.value || null) as SessionStatusDto | null);
-              setOffset(0);
-            }}
+            onChange={(e) => setFilter({ status: (e.target.value || undefined) as SessionsFilter["status"], offset: undefined })}
           >
             <option value="">{t("sessions.allStatuses")}</option>
             <option value="active">{t("sessions.active")}</option>
@@ -104,10 +160,7 @@ export function SessionsPage() {
             aria-label={t("sessions.search")}
             data-search
             data-testid="sessions-search"
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setOffset(0);
-            }}
+            onChange={(e) => setSearch(e.target.value)}
           />
         </label>
         <span className="spacer" />
@@ -145,7 +198,8 @@ export function SessionsPage() {
             <tbody onKeyDown={onRowKeyDown}>
               {table.getRowModel().rows.map((row) => {
                 const id = row.original.session_id;
-                const go = () => navigate({ page: "session", id });
+                const m = row.original.message_match;
+                const go = () => navigate(m ? { page: "session", id, m: m.index, q: filter.q } : { page: "session", id });
                 return (
                   <tr
                     key={id}
