@@ -7,7 +7,7 @@ use oryx_api::dto::{SessionStatsDto, SessionStatusDto};
 use serde::{Deserialize, Serialize};
 
 use super::iso_ms;
-use crate::serve::{blocking, path_param, AppState, HttpError, Reply};
+use crate::{blocking, path_param, AppState, HttpError, Reply};
 
 /// The runtime lists at most this many sessions and shows this many messages of one.
 const LIMIT: usize = 100;

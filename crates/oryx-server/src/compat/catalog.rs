@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agents::java_schedule;
-use crate::serve::{blocking, path_param, AppState, HttpError, Reply};
+use crate::{blocking, path_param, AppState, HttpError, Reply};
 
 #[derive(Serialize)]
 pub struct Info {

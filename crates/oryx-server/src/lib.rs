@@ -1,4 +1,8 @@
-//! `oryx serve`: the console's operations over HTTP (SPEC §10) and the built UI for a browser.
+//! The console's REST server (`oryx serve`): the runtime's routes of SPEC §10, every registered
+//! operation as `POST /api/v1/console/<op>`, and the built UI for a browser.
+//!
+//! Hosts call [`serve`] with an opened `Console` and [`ServeOptions`]; [`router`] is the same
+//! application without a listener, for tests.
 
 mod auth;
 mod compat;
@@ -27,14 +31,14 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
-pub use envelope::{path_param, HttpError, Reply};
+pub(crate) use envelope::{path_param, HttpError, Reply};
 pub use limits::{parse_duration, Limits};
 
 /// Request bodies larger than this are refused with 413 (memory entries are one line).
-pub const BODY_LIMIT: usize = 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 1024 * 1024;
 
 #[derive(Clone)]
-pub struct AppState {
+pub(crate) struct AppState {
     pub console: Arc<Console>,
     pub token: Option<Arc<String>>,
     pub events: events::Hub,
@@ -78,7 +82,7 @@ fn find_ui_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
         .find(|p| p.join("index.html").is_file())
 }
 
-pub fn router(
+pub(crate) fn router(
     state: AppState,
     ui_dir: Option<PathBuf>,
     hosts: host_guard::AllowedHosts,
@@ -253,7 +257,7 @@ async fn stop_signal() -> &'static str {
 }
 
 /// Runs blocking console work off the async threads, within the server's worker budget.
-pub async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&Console) -> ApiResult<T> + Send + 'static,
 ) -> Result<T, HttpError> {
