@@ -111,7 +111,7 @@ async fn refuse_busy(mut stream: tokio::net::TcpStream, max: usize) {
         message: format!("the server has {max} connections open (its limit); try again shortly"),
         data: None,
         timestamp: now_ms(),
-        error_code: None,
+        error_code: Some(oryx_api::ErrorCode::BackendUnavailable),
     })
     .unwrap_or_default();
     let head = format!(

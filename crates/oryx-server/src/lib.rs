@@ -15,6 +15,9 @@ mod openapi;
 mod ops;
 mod routes;
 
+#[cfg(test)]
+mod rejections_tests;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,7 +35,7 @@ use tower_http::services::{ServeDir, ServeFile};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub(crate) use envelope::{path_param, HttpError, Reply};
-pub use limits::{parse_duration, Limits};
+pub use limits::{parse_duration, DurationError, Limits};
 
 /// Request bodies larger than this are refused with 413 (memory entries are one line).
 pub(crate) const BODY_LIMIT: usize = 1024 * 1024;

@@ -65,7 +65,7 @@ pub async fn list(
 ) -> Reply<Vec<JavaSessionSummary>> {
     let q = match q {
         Ok(Query(q)) => q,
-        Err(e) => return Reply(Err(HttpError::bad_request(e.body_text()))),
+        Err(e) => return Reply(Err(HttpError::rejected("the query string", e.body_text()))),
     };
     let status = match parse_status(&q) {
         Ok(st) => st,
