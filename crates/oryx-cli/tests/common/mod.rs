@@ -2,10 +2,14 @@
 
 #![allow(dead_code)]
 
+pub mod mem0;
+pub mod traversal;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// `oryx` with its settings in `config` and none of the caller's environment that would point it
 /// at another root, database or token.
@@ -71,4 +75,17 @@ pub fn spawn_serve_logged(mut cmd: Command) -> (Child, String, Arc<Mutex<String>
         }
     });
     (child, format!("http://{addr}"), log)
+}
+
+/// Polls `ok` until it holds; panics naming `what` after `limit`. The one way these tests wait
+/// for something to happen: never a fixed sleep.
+pub fn wait_until(what: &str, limit: Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !ok() {
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
