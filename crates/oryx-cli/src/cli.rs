@@ -167,6 +167,12 @@ enum Command {
         /// After SIGTERM or Ctrl-C, how long open requests may finish
         #[arg(long, value_name = "SECS", default_value = "3", value_parser = oryx_server::parse_duration, hide = true)]
         shutdown_grace: std::time::Duration,
+        /// Serve HTTPS with this certificate chain (PEM); needs --tls-key
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The private key of --tls-cert (PEM: PKCS#8, RSA or EC)
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
         /// Console operations running at once (each may hold a database handle)
         #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=400), hide = true)]
         max_workers: u32,
@@ -318,6 +324,8 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             body_timeout,
             shutdown_grace,
             max_workers,
+            tls_cert,
+            tls_key,
         } => {
             oryx_server::serve(
                 console,
@@ -326,6 +334,9 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                     token,
                     ui_dir,
                     allow_hosts,
+                    tls: tls_cert
+                        .zip(tls_key)
+                        .map(|(cert, key)| oryx_server::TlsFiles { cert, key }),
                     limits: oryx_server::Limits {
                         request: request_timeout,
                         header: header_timeout,

@@ -14,6 +14,7 @@ mod limits;
 mod openapi;
 mod ops;
 mod routes;
+mod tls;
 
 #[cfg(test)]
 mod rejections_tests;
@@ -36,6 +37,7 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub(crate) use envelope::{path_param, HttpError, Reply};
 pub use limits::{parse_duration, DurationError, Limits};
+pub use tls::{TlsError, TlsFiles};
 
 /// Request bodies larger than this are refused with 413 (memory entries are one line).
 pub(crate) const BODY_LIMIT: usize = 1024 * 1024;
@@ -59,6 +61,8 @@ pub struct ServeOptions {
     /// `--allow-host`: more names the server answers to (behind a proxy, on a LAN name).
     pub allow_hosts: Vec<String>,
     pub limits: Limits,
+    /// `--tls-cert/--tls-key`: serve HTTPS instead of HTTP.
+    pub tls: Option<TlsFiles>,
 }
 
 /// One line on the server's stderr. Never panics: a closed stderr (the terminal went away)
@@ -168,6 +172,8 @@ pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {
 
 pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
     check_bind(&opts.bind, &opts.token)?;
+    // Bad certificate files stop the server before it listens.
+    let tls = opts.tls.as_ref().map(tls::acceptor).transpose()?;
     limits::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -193,11 +199,12 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             .local_addr()
             .map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
         let ui = find_ui_dir(opts.ui_dir);
+        let scheme = if tls.is_some() { "https" } else { "http" };
         // The address line comes first: scripts and tests read it from stderr.
         match &ui {
-            Some(d) => log(&format!("http://{addr}/ (UI from {})", d.display())),
+            Some(d) => log(&format!("{scheme}://{addr}/ (UI from {})", d.display())),
             None => log(&format!(
-                "http://{addr}/api/v1/ (UI not built: run `make ui`)"
+                "{scheme}://{addr}/api/v1/ (UI not built: run `make ui`)"
             )),
         }
         let (stop_tx, stop_rx) = watch::channel(false);
@@ -234,7 +241,7 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
                 std::process::exit(0);
             });
         });
-        connections::serve(listener, app, &opts.limits, stop_rx).await;
+        connections::serve(listener, tls, app, &opts.limits, stop_rx).await;
         Ok(())
     });
     // Work stuck in a blocking call (a FIFO, a dead mount) cannot be interrupted: leave it

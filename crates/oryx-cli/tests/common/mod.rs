@@ -59,8 +59,14 @@ pub fn spawn_serve_logged(mut cmd: Command) -> (Child, String, Arc<Mutex<String>
     let mut reader = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
+    // `https://` when the server was given a certificate.
+    let scheme = if line.contains("https://") {
+        "https"
+    } else {
+        "http"
+    };
     let addr = line
-        .split("http://")
+        .split(&format!("{scheme}://"))
         .nth(1)
         .and_then(|r| r.split('/').next())
         .unwrap_or_else(|| panic!("no address in {line:?}"))
@@ -74,7 +80,7 @@ pub fn spawn_serve_logged(mut cmd: Command) -> (Child, String, Arc<Mutex<String>
             l.clear();
         }
     });
-    (child, format!("http://{addr}"), log)
+    (child, format!("{scheme}://{addr}"), log)
 }
 
 /// Polls `ok` until it holds; panics naming `what` after `limit`. The one way these tests wait
