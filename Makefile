@@ -62,7 +62,7 @@ rust-test: ui
 
 ## The store contract (and migrations, and the CLI) against the real mem0ai library.
 mem0-contract: ui
-	tests/mem0/with-server.sh $(CARGO) test --workspace -- --ignored
+	tests/mem0/contract.sh $(CARGO) test --workspace -- --ignored
 
 desktop: ui
 	$(CARGO) build -p oryx-desktop

@@ -5,8 +5,8 @@ pub mod command_names;
 pub mod commands;
 pub mod state;
 
+use oryx_api::Overrides;
 use oryx_api::{ApiError, Console};
-use oryx_core::config::Overrides;
 use tauri::Manager;
 use tauri_specta::{collect_commands, Builder};
 

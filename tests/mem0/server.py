@@ -104,6 +104,10 @@ LOCK = threading.Lock()  # qdrant local mode is single-process and not thread-sa
 FAULT = {"mode": os.environ.get("MEM0_FAULT", "none"),
          "delay_ms": int(os.environ.get("MEM0_FAULT_DELAY_MS", "0") or 0)}
 FAULT_MODES = ("none", "error500", "slow", "malformed")
+# Requests being answered (test control excluded): tests poll GET /__faults until it is 0
+# instead of sleeping for as long as a slow fault might still hold one.
+IN_FLIGHT = {"n": 0}
+IN_FLIGHT_LOCK = threading.Lock()
 API_KEY = os.environ.get("MEM0_TEST_API_KEY") or None
 # Minimum similarity for /search hits when the request gives no "threshold";
 # unset means mem0's own default (0.1).
@@ -197,6 +201,18 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if path == "/__faults":  # test control: exempt from faults and auth
                 return self._faults(method)
+            with IN_FLIGHT_LOCK:
+                IN_FLIGHT["n"] += 1
+            try:
+                return self._answer(method, path, query)
+            finally:
+                with IN_FLIGHT_LOCK:
+                    IN_FLIGHT["n"] -= 1
+        except HttpError as e:
+            self._send(e.status, {"detail": e.detail})
+
+    def _answer(self, method, path, query):
+        try:
             mode = FAULT["mode"]
             if mode == "slow":
                 time.sleep(FAULT["delay_ms"] / 1000.0)
@@ -227,7 +243,9 @@ class Handler(BaseHTTPRequestHandler):
             FAULT["mode"], FAULT["delay_ms"] = mode, delay
         elif method != "GET":
             raise HttpError(404, "Not found")
-        self._send(200, dict(FAULT))
+        with IN_FLIGHT_LOCK:
+            in_flight = IN_FLIGHT["n"]
+        self._send(200, dict(FAULT, in_flight=in_flight))
 
     # --- the mem0 endpoints ---------------------------------------------------
     def _route(self, method, path, query):

@@ -20,3 +20,7 @@ pub mod watch;
 
 pub use console::{Console, Runtime};
 pub use error::{ApiError, ApiResult, ErrorCode};
+
+// What a host needs to open a console, so hosts depend on oryx-api alone.
+pub use oryx_core::config::Overrides;
+pub use oryx_core::memory::Backend;

@@ -5,9 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use oryx_api::dto::{AppendRequest, ScopeDto, SessionQuery, SessionStatusDto};
-use oryx_api::{ApiError, ApiResult, Console};
-use oryx_core::config::Overrides;
-use oryx_core::memory::Backend;
+use oryx_api::{ApiError, ApiResult, Backend, Console, Overrides};
 
 use crate::render;
 
@@ -158,20 +156,26 @@ enum Command {
         #[arg(long = "allow-host", value_name = "NAME")]
         allow_hosts: Vec<String>,
         /// A request not answered within this time gets 504 (events and migrate excepted)
-        #[arg(long, value_name = "SECS", default_value = "30", value_parser = crate::serve::parse_duration)]
+        #[arg(long, value_name = "SECS", default_value = "30", value_parser = oryx_server::parse_duration)]
         request_timeout: std::time::Duration,
         /// Open connections at most; more are answered 503
         #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
         max_connections: u32,
         /// Time to send a complete request head, and to keep an idle connection
-        #[arg(long, value_name = "SECS", default_value = "10", value_parser = crate::serve::parse_duration, hide = true)]
+        #[arg(long, value_name = "SECS", default_value = "10", value_parser = oryx_server::parse_duration, hide = true)]
         header_timeout: std::time::Duration,
         /// Longest pause inside a request body
-        #[arg(long, value_name = "SECS", default_value = "10", value_parser = crate::serve::parse_duration, hide = true)]
+        #[arg(long, value_name = "SECS", default_value = "10", value_parser = oryx_server::parse_duration, hide = true)]
         body_timeout: std::time::Duration,
         /// After SIGTERM or Ctrl-C, how long open requests may finish
-        #[arg(long, value_name = "SECS", default_value = "3", value_parser = crate::serve::parse_duration, hide = true)]
+        #[arg(long, value_name = "SECS", default_value = "3", value_parser = oryx_server::parse_duration, hide = true)]
         shutdown_grace: std::time::Duration,
+        /// Serve HTTPS with this certificate chain (PEM); needs --tls-key
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The private key of --tls-cert (PEM: PKCS#8, RSA or EC)
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
         /// Console operations running at once (each may hold a database handle)
         #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=400), hide = true)]
         max_workers: u32,
@@ -325,15 +329,20 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             body_timeout,
             shutdown_grace,
             max_workers,
+            tls_cert,
+            tls_key,
         } => {
-            crate::serve::serve(
+            oryx_server::serve(
                 console,
-                crate::serve::ServeOptions {
+                oryx_server::ServeOptions {
                     bind,
                     token,
                     ui_dir,
                     allow_hosts,
-                    limits: crate::serve::Limits {
+                    tls: tls_cert
+                        .zip(tls_key)
+                        .map(|(cert, key)| oryx_server::TlsFiles { cert, key }),
+                    limits: oryx_server::Limits {
                         request: request_timeout,
                         header: header_timeout,
                         body: body_timeout,

@@ -3,7 +3,6 @@
 mod cli;
 mod progress;
 mod render;
-mod serve;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,5 +1,7 @@
 //! The `oryx` binary end to end: real files, a real SQLite database, real processes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -392,7 +394,7 @@ fn migrate_copies_once_and_leaves_the_source() {
 #[test]
 #[ignore = "needs the mem0 test server: make mem0-contract"]
 fn memory_commands_against_a_real_mem0() {
-    let url = std::env::var("ORYX_MEM0_URL").expect("ORYX_MEM0_URL");
+    let url = common::mem0::url();
     let env = Env::new();
     env.sample();
     let user = format!("cli-{}", std::process::id());

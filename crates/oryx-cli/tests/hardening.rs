@@ -9,7 +9,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -149,14 +149,6 @@ fn assert_error(r: &Resp, status: u16, what: &str) -> Value {
     v
 }
 
-fn wait_until(what: &str, limit: Duration, mut ok: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !ok() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Whether the server closed `stream`: EOF or a reset, as opposed to our read timeout.
 fn closed_by_server(stream: &mut TcpStream, within: Duration) -> bool {
     stream.set_read_timeout(Some(within)).unwrap();
@@ -215,7 +207,7 @@ fn a_foreign_host_is_refused_for_reads_writes_the_ui_and_events() {
     assert_eq!(s.memory("assistant"), before, "nothing written");
     let now = get(&s, "/api/v1/console/settings").json();
     assert_ne!(now["data"]["settings"]["archival_limit_chars"], json!(10));
-    wait_until("the refusal in the log", Duration::from_secs(10), || {
+    common::wait_until("the refusal in the log", Duration::from_secs(10), || {
         s.log().contains("refused POST /api/v1/console/memory")
     });
 
@@ -298,20 +290,16 @@ fn allow_host_adds_a_name() {
     assert_error(&no, 403, "a name not allowed");
 }
 
-/// Memory that hangs: the mem0 backend pointed at a port that completes the handshake and never
-/// answers, with a mem0 timeout far longer than the request's (a FIFO no longer hangs anything).
-/// Keep the listener alive for as long as the hang is wanted.
-fn hang_memory(dir: &Path) -> std::net::TcpListener {
-    let hung = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+/// Memory that hangs: the mem0 backend pointed at a server that accepts and never answers,
+/// with a mem0 timeout far longer than the request's (a FIFO no longer hangs anything).
+/// Keep the server alive for as long as the hang is wanted.
+fn hang_memory(dir: &Path) -> common::mem0::Hung {
+    let hung = common::mem0::Hung::start();
     let config = dir.join("config");
     std::fs::create_dir_all(&config).unwrap();
     std::fs::write(
         config.join("settings.json"),
-        serde_json::json!({"backend": "mem0", "mem0": {
-            "baseUrl": format!("http://{}", hung.local_addr().unwrap()),
-            "timeoutMs": 600_000
-        }})
-        .to_string(),
+        common::mem0::settings(&hung.url, 600_000).to_string(),
     )
     .unwrap();
     hung
@@ -328,7 +316,7 @@ fn a_hung_operation_answers_504_other_routes_keep_answering_and_the_budget_holds
         v["message"].as_str().unwrap().contains("did not finish"),
         "{v}"
     );
-    wait_until("the timeout in the log", Duration::from_secs(10), || {
+    common::wait_until("the timeout in the log", Duration::from_secs(10), || {
         s.log().contains("GET /api/v1/agents did not finish")
     });
     // The stuck work holds a worker, not the server; retries of the same read do not start
@@ -399,14 +387,14 @@ fn sigterm_stops_the_server_while_a_request_hangs_and_events_stream() {
     events.read_exact(&mut head).unwrap();
     assert_eq!(&head, b"HTTP/1.1 200");
     // The one worker is taken once the hung request waits on mem0.
-    wait_until(
+    common::wait_until(
         "the hung request to take the worker",
         Duration::from_secs(30),
         || get(&s, "/api/v1/console/sessions").status == 503,
     );
     sigterm(&s.child);
     let mut status = None;
-    wait_until(
+    common::wait_until(
         "the server to exit after SIGTERM",
         Duration::from_secs(15),
         || {
@@ -423,7 +411,7 @@ fn sigterm_stops_the_server_while_a_request_hangs_and_events_stream() {
         hung.join().unwrap(),
         "the hung request's connection was closed"
     );
-    wait_until("the stop in the log", Duration::from_secs(10), || {
+    common::wait_until("the stop in the log", Duration::from_secs(10), || {
         s.log().contains("SIGTERM: stopping")
     });
 }
@@ -503,7 +491,7 @@ fn connections_beyond_the_cap_get_503_and_the_server_recovers() {
         .collect();
     // The two are accepted in order; the next one is over the cap.
     let mut over = None;
-    wait_until("a refused connection", Duration::from_secs(10), || {
+    common::wait_until("a refused connection", Duration::from_secs(10), || {
         let r = get(&s, "/api/v1/auth/me");
         over = Some(r);
         over.as_ref().unwrap().status == 503
@@ -514,7 +502,7 @@ fn connections_beyond_the_cap_get_503_and_the_server_recovers() {
         "{v}"
     );
     drop(held);
-    wait_until("a free connection slot", Duration::from_secs(10), || {
+    common::wait_until("a free connection slot", Duration::from_secs(10), || {
         get(&s, "/api/v1/auth/me").status == 200
     });
 }
@@ -529,7 +517,7 @@ fn events_outlive_the_request_and_header_timeouts() {
         s.addr
     )
     .unwrap();
-    // Longer than both limits: the stream must still be open and deliver.
+    // Not synchronisation: the stream must outlive both limits, so the test lets them pass.
     std::thread::sleep(Duration::from_millis(2500));
     let r = post(
         &s,
@@ -778,7 +766,7 @@ fn a_burst_leaves_few_database_handles_and_little_memory_behind() {
     burst(&s);
     let peak = proc_status(s.child.id(), "VmRSS:");
     let mut now = peak;
-    wait_until(
+    common::wait_until(
         "the memory of the burst to be returned",
         Duration::from_secs(20),
         || {

@@ -147,6 +147,26 @@ fn is_progress(e: &Sse) -> bool {
     e.event.as_deref() == Some("migration")
 }
 
+/// Events from `rx` until `done` holds for what has arrived (then whatever else is already
+/// there), or a panic naming them after `limit`.
+fn collect_until(
+    rx: &mpsc::Receiver<Sse>,
+    limit: Duration,
+    done: impl Fn(&[Sse]) -> bool,
+) -> Vec<Sse> {
+    let deadline = std::time::Instant::now() + limit;
+    let mut seen = Vec::new();
+    while !done(&seen) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(e) => seen.push(e),
+            Err(_) => panic!("events within {limit:?} were only {seen:?}"),
+        }
+    }
+    seen.extend(rx.try_iter());
+    seen
+}
+
 /// Waits for the first migration progress event.
 fn first_progress(rx: &mpsc::Receiver<Sse>) -> Value {
     loop {
@@ -179,10 +199,19 @@ fn progress_arrives_on_events_while_the_migrate_post_runs() {
     assert_eq!(report["cancelled"], false, "{report}");
     assert_eq!(report["total"]["copied"].as_u64().unwrap(), missing);
 
-    // Everything the server sent until now: the dry run's and the copy's progress, the change
-    // events (unnamed, {kind, agent}, as before).
-    thread::sleep(Duration::from_millis(300));
-    let all: Vec<Sse> = rx.try_iter().collect();
+    // Everything the server sent for both runs: the dry run's and the copy's progress, the
+    // change events (unnamed, {kind, agent}, as before). The stream may deliver the last of them
+    // after the answers: collect until both final progress events and the copy's change are in.
+    let all = collect_until(&rx, Duration::from_secs(30), |seen| {
+        let ends = seen
+            .iter()
+            .filter(|e| is_progress(e) && e.data["done"].as_u64() == Some(found))
+            .count();
+        ends >= 2
+            && seen.iter().any(|e| {
+                e.event.is_none() && e.data["kind"] == "memory" && e.data.get("agent").is_some()
+            })
+    });
     let progress: Vec<&Value> = all
         .iter()
         .filter(|e| is_progress(e))

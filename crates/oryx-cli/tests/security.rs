@@ -157,91 +157,11 @@ fn stdout(o: &Output) -> String {
 // ---------------------------------------------------------------------------------------------
 // The payloads.
 
-/// Names every strict path (console, CLI, REST) must refuse as `invalid_agent_name`.
+/// Names every strict path (console, CLI, REST) must refuse as `invalid_agent_name`
+/// (tests/fixtures/traversal.json).
 fn name_payloads(env: &Env) -> Vec<String> {
-    let abs_outside = env.outside().display().to_string();
-    let mut v: Vec<String> = [
-        "..",
-        ".",
-        "...",
-        "../x",
-        "../../escaped",
-        "../../outside",
-        "../assistant",
-        "assistant/..",
-        "assistant/../../escaped",
-        "assistant/",
-        "./assistant",
-        "..\\..\\escaped",
-        "a/b",
-        "a\\b",
-        "/etc/passwd",
-        "/",
-        "C:\\Windows\\System32",
-        "\\\\server\\share",
-        "%2e%2e",
-        "%2e%2e%2f%2e%2e%2fescaped",
-        "..%2F..%2Fescaped",
-        "%00",
-        "a b",
-        " assistant",
-        "assistant\n",
-        "assistant\r\nX-Injected: 1",
-        "é",
-        "．．",
-        "‥",
-        "~",
-        "~root",
-        "$HOME",
-        "*",
-        "assistant;rm",
-        "a\0b",
-        "\0",
-        "assistant\0",
-        "assistant\0/../../escaped",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    v.push(abs_outside.clone());
-    v.push(format!("{abs_outside}/../escaped"));
-    v.push("x".repeat(65));
-    v.push("a".repeat(4096));
-    v.push(format!("{}/../../escaped", "a".repeat(300)));
-    v
+    common::traversal::names(&env.outside())
 }
-
-/// Written into the URL exactly as is (path segment or query value): the server decodes them.
-const RAW_URL_FORMS: &[&str] = &[
-    "..",
-    ".",
-    "%2e%2e",
-    "%2E%2E",
-    ".%2e",
-    "%2e.",
-    "%2e",
-    "..%2Fescaped",
-    "..%2F..%2Fescaped",
-    "%2e%2e%2f%2e%2e%2fescaped",
-    "%2F",
-    "a%2Fb",
-    "%2Fetc%2Fpasswd",
-    "a%5Cb",
-    "..%5C..%5Cescaped",
-    "%5C%5Cserver%5Cshare",
-    "%00",
-    "a%00b",
-    "assistant%00",
-    "assistant%00%2F..%2F..%2Fescaped",
-    "%252e%252e",
-    "%252F",
-    "%c0%ae%c0%ae",
-    "%ff",
-    "%e2%80%a5",
-    "assistant%0d%0aX-Injected:%201",
-    "assistant%20",
-    "..;",
-];
 
 /// Percent-encodes every byte outside the unreserved set.
 fn enc(s: &str) -> String {
@@ -838,6 +758,7 @@ fn rest_refuses_every_traversal_payload_on_every_route_that_takes_a_name() {
     let s = start(&env, &["--ui-dir", ui.to_str().unwrap()]);
     let before = env.snapshot();
     let payloads = name_payloads(&env);
+    let raw_url_forms = common::traversal::url_forms();
     let mut tried = 0;
     for &(method, at) in REST_AGENT_ROUTES {
         let label = route_label(method, at);
@@ -860,12 +781,12 @@ fn rest_refuses_every_traversal_payload_on_every_route_that_takes_a_name() {
         if let At::Json(_) = at {
             continue;
         }
-        for form in RAW_URL_FORMS {
+        for form in &raw_url_forms {
             let r = send(&s, method, at, form, true);
             let what = format!("{label} raw {form:?}");
             // `..` and `.` as a whole path segment may instead miss every route (404); either
             // way the answer is an envelope and nothing is read.
-            if matches!(at, At::Path(_)) && matches!(*form, ".." | ".") && r.status == 404 {
+            if matches!(at, At::Path(_)) && matches!(form.as_str(), ".." | ".") && r.status == 404 {
                 assert_error_envelope(&r, &what);
             } else {
                 // Not UTF-8 once decoded: refused before it is a name at all.
@@ -879,7 +800,7 @@ fn rest_refuses_every_traversal_payload_on_every_route_that_takes_a_name() {
         let forms = payloads
             .iter()
             .map(|p| (p.as_str(), false))
-            .chain(RAW_URL_FORMS.iter().map(|f| (*f, true)));
+            .chain(raw_url_forms.iter().map(|f| (f.as_str(), true)));
         for (p, raw_form) in forms {
             let r = send(&s, method, at, p, raw_form);
             let what = format!("{label} {p:?}");
@@ -1366,24 +1287,8 @@ fn server_errors_carry_no_internals() {
 // ---------------------------------------------------------------------------------------------
 // mem0 failures through the CLI and REST.
 
-/// A port nothing listens on.
-fn closed_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
-
-/// A listener that completes the TCP handshake (the kernel does) and never answers.
-fn hung_listener() -> (std::net::TcpListener, String) {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", l.local_addr().unwrap());
-    (l, url)
-}
-
 fn mem0_settings(env: &Env, url: &str, timeout_ms: u64) {
-    env.settings(json!({
-        "backend": "mem0",
-        "mem0": {"baseUrl": url, "timeoutMs": timeout_ms}
-    }));
+    env.settings(common::mem0::settings(url, timeout_ms));
 }
 
 fn assert_cli_mem0_failure(out: &Output, code: &str, url: &str, bound: Duration, took: Duration) {
@@ -1398,7 +1303,7 @@ fn assert_cli_mem0_failure(out: &Output, code: &str, url: &str, bound: Duration,
 #[test]
 fn cli_reports_a_dead_or_hung_mem0_in_one_line_within_the_timeout() {
     let env = Env::new();
-    let dead = format!("http://127.0.0.1:{}", closed_port());
+    let dead = common::mem0::unreachable_url();
     let timeout = Duration::from_millis(1500);
     mem0_settings(&env, "http://127.0.0.1:9", timeout.as_millis() as u64);
     for args in [
@@ -1431,7 +1336,8 @@ fn cli_reports_a_dead_or_hung_mem0_in_one_line_within_the_timeout() {
         assert!(stderr(&out).contains("unreachable"), "{}", stderr(&out));
         eprintln!("cli {:?} on a closed port: {took:?}", args[..2].join(" "));
     }
-    let (_hold, hung) = hung_listener();
+    let hung_server = common::mem0::Hung::start();
+    let hung = hung_server.url.clone();
     for args in [
         vec![
             "memory",
@@ -1510,7 +1416,8 @@ fn mem0_request(s: &Server, method: &str, target: &str) -> Resp {
 #[test]
 fn rest_stays_responsive_while_mem0_hangs() {
     let env = Env::new();
-    let (_hold, hung) = hung_listener();
+    let hung_server = common::mem0::Hung::start();
+    let hung = hung_server.url.clone();
     let timeout = Duration::from_millis(4000);
     mem0_settings(&env, &hung, timeout.as_millis() as u64);
     let s = Arc::new(start(&env, &[]));
@@ -1527,7 +1434,8 @@ fn rest_stays_responsive_while_mem0_hangs() {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(500));
+    // Every one of them is waiting on mem0 before the other routes are tried.
+    hung_server.wait_for_calls(8, Duration::from_secs(10));
     for target in [
         "/api/v1/console/settings",
         "/api/v1/auth/me",
@@ -1564,7 +1472,7 @@ fn rest_stays_responsive_while_mem0_hangs() {
 #[test]
 fn rest_reports_a_dead_mem0_as_503() {
     let env = Env::new();
-    let dead = format!("http://127.0.0.1:{}", closed_port());
+    let dead = common::mem0::unreachable_url();
     mem0_settings(&env, &dead, 1500);
     let s = start(&env, &[]);
     for (m, t) in MEM0_ROUTES {
@@ -1581,37 +1489,7 @@ fn rest_reports_a_dead_mem0_as_503() {
 
 // --- with the real mem0 test server (tests/mem0/with-server.sh sets ORYX_MEM0_URL) -----------
 
-/// Fault injection is global to the server: these cases run one at a time.
-static MEM0_SERVER: Mutex<()> = Mutex::new(());
-
-fn mem0_url() -> String {
-    std::env::var("ORYX_MEM0_URL").expect("ORYX_MEM0_URL must point at tests/mem0/serve.sh")
-}
-
-fn set_fault(mode: &str, delay_ms: u64) {
-    let r = reqwest::blocking::Client::new()
-        .post(format!("{}/__faults", mem0_url()))
-        .json(&json!({"mode": mode, "delay_ms": delay_ms}))
-        .send()
-        .unwrap();
-    assert!(r.status().is_success());
-}
-
-/// Turns the fault off again however the test ends.
-struct Fault;
-
-impl Fault {
-    fn on(mode: &str, delay_ms: u64) -> Fault {
-        set_fault(mode, delay_ms);
-        Fault
-    }
-}
-
-impl Drop for Fault {
-    fn drop(&mut self) {
-        set_fault("none", 0);
-    }
-}
+use common::mem0::{url as mem0_url, Fault, SERVER as MEM0_SERVER};
 
 #[test]
 #[ignore = "needs the mem0 test server: make mem0-contract"]
@@ -1653,7 +1531,7 @@ fn rest_maps_each_mem0_fault_to_a_clear_5xx_envelope() {
     }
     // Let the slow server finish what it was still sleeping on, then count: the appends that
     // failed fast (500, malformed) are absent; the timed-out ones may have landed, as the error said.
-    std::thread::sleep(Duration::from_millis(4000));
+    common::mem0::wait_idle(Duration::from_secs(20));
     let r = get(&s, "/api/v1/console/memory?agent=assistant");
     assert_eq!(r.status, 200, "{}", r.text());
     let n = r.json()["data"]["archival"]

@@ -2,10 +2,14 @@
 
 #![allow(dead_code)]
 
+pub mod mem0;
+pub mod traversal;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// `oryx` with its settings in `config` and none of the caller's environment that would point it
 /// at another root, database or token.
@@ -55,8 +59,14 @@ pub fn spawn_serve_logged(mut cmd: Command) -> (Child, String, Arc<Mutex<String>
     let mut reader = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
+    // `https://` when the server was given a certificate.
+    let scheme = if line.contains("https://") {
+        "https"
+    } else {
+        "http"
+    };
     let addr = line
-        .split("http://")
+        .split(&format!("{scheme}://"))
         .nth(1)
         .and_then(|r| r.split('/').next())
         .unwrap_or_else(|| panic!("no address in {line:?}"))
@@ -70,5 +80,18 @@ pub fn spawn_serve_logged(mut cmd: Command) -> (Child, String, Arc<Mutex<String>
             l.clear();
         }
     });
-    (child, format!("http://{addr}"), log)
+    (child, format!("{scheme}://{addr}"), log)
+}
+
+/// Polls `ok` until it holds; panics naming `what` after `limit`. The one way these tests wait
+/// for something to happen: never a fixed sleep.
+pub fn wait_until(what: &str, limit: Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !ok() {
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -13,6 +13,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
 
 use super::envelope::{now_ms, Envelope};
 use super::limits::Limits;
@@ -21,6 +22,7 @@ use super::log;
 /// Serves until `stop` turns true, then lets open requests finish for the grace period.
 pub async fn serve(
     listener: TcpListener,
+    tls: Option<TlsAcceptor>,
     app: Router,
     limits: &Limits,
     mut stop: watch::Receiver<bool>,
@@ -56,7 +58,10 @@ pub async fn serve(
                 refused = 0;
                 last_refusal_log = Some(Instant::now());
             }
-            conns.spawn(refuse_busy(stream, limits.max_connections));
+            // Over TLS a plain-text answer would be noise: the connection just closes.
+            if tls.is_none() {
+                conns.spawn(refuse_busy(stream, limits.max_connections));
+            }
             continue;
         };
         let _ = stream.set_nodelay(true);
@@ -67,15 +72,19 @@ pub async fn serve(
             .header_read_timeout(limits.header)
             .keep_alive(true);
         let mut stop = stop.clone();
+        let tls = tls.clone();
+        let handshake_limit = limits.header;
         conns.spawn(async move {
-            let conn = builder.serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(conn);
-            tokio::select! {
-                _ = conn.as_mut() => {}
-                _ = stopped(&mut stop) => {
-                    // Finish the request in progress, take no new one.
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.as_mut().await;
+            match tls {
+                None => serve_one(stream, builder, service, &mut stop).await,
+                Some(acceptor) => {
+                    // The handshake gets the same time as a request head: a silent client
+                    // cannot hold a connection slot.
+                    match tokio::time::timeout(handshake_limit, acceptor.accept(stream)).await {
+                        Ok(Ok(stream)) => serve_one(stream, builder, service, &mut stop).await,
+                        Ok(Err(e)) => log(&format!("TLS handshake with {peer} failed: {e}")),
+                        Err(_) => log(&format!("TLS handshake with {peer} timed out")),
+                    }
                 }
             }
             drop(slot);
@@ -99,6 +108,27 @@ pub async fn serve(
     }
 }
 
+/// One connection, plain or TLS, until it ends or the server stops.
+async fn serve_one<S>(
+    stream: S,
+    builder: http1::Builder,
+    service: TowerToHyperService<Router>,
+    stop: &mut watch::Receiver<bool>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = stopped(stop) => {
+            // Finish the request in progress, take no new one.
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.as_mut().await;
+        }
+    }
+}
+
 async fn stopped(stop: &mut watch::Receiver<bool>) {
     // The guard `wait_for` returns must not live across an await (it is not Send).
     let _ = stop.wait_for(|s| *s).await;
@@ -111,7 +141,7 @@ async fn refuse_busy(mut stream: tokio::net::TcpStream, max: usize) {
         message: format!("the server has {max} connections open (its limit); try again shortly"),
         data: None,
         timestamp: now_ms(),
-        error_code: None,
+        error_code: Some(oryx_api::ErrorCode::BackendUnavailable),
     })
     .unwrap_or_default();
     let head = format!(

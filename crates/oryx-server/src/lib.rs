@@ -1,4 +1,8 @@
-//! `oryx serve`: the console's operations over HTTP (SPEC §10) and the built UI for a browser.
+//! The console's REST server (`oryx serve`): the runtime's routes of SPEC §10, every registered
+//! operation as `POST /api/v1/console/<op>`, and the built UI for a browser.
+//!
+//! Hosts call [`serve`] with an opened `Console` and [`ServeOptions`]; [`router`] is the same
+//! application without a listener, for tests.
 
 mod auth;
 mod compat;
@@ -10,6 +14,10 @@ mod limits;
 mod openapi;
 mod ops;
 mod routes;
+mod tls;
+
+#[cfg(test)]
+mod rejections_tests;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -27,14 +35,15 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
-pub use envelope::{path_param, HttpError, Reply};
-pub use limits::{parse_duration, Limits};
+pub(crate) use envelope::{path_param, HttpError, Reply};
+pub use limits::{parse_duration, DurationError, Limits};
+pub use tls::{TlsError, TlsFiles};
 
 /// Request bodies larger than this are refused with 413 (memory entries are one line).
-pub const BODY_LIMIT: usize = 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 1024 * 1024;
 
 #[derive(Clone)]
-pub struct AppState {
+pub(crate) struct AppState {
     pub console: Arc<Console>,
     pub token: Option<Arc<String>>,
     pub events: events::Hub,
@@ -52,6 +61,8 @@ pub struct ServeOptions {
     /// `--allow-host`: more names the server answers to (behind a proxy, on a LAN name).
     pub allow_hosts: Vec<String>,
     pub limits: Limits,
+    /// `--tls-cert/--tls-key`: serve HTTPS instead of HTTP.
+    pub tls: Option<TlsFiles>,
 }
 
 /// One line on the server's stderr. Never panics: a closed stderr (the terminal went away)
@@ -78,7 +89,7 @@ fn find_ui_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
         .find(|p| p.join("index.html").is_file())
 }
 
-pub fn router(
+pub(crate) fn router(
     state: AppState,
     ui_dir: Option<PathBuf>,
     hosts: host_guard::AllowedHosts,
@@ -161,6 +172,8 @@ pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {
 
 pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
     check_bind(&opts.bind, &opts.token)?;
+    // Bad certificate files stop the server before it listens.
+    let tls = opts.tls.as_ref().map(tls::acceptor).transpose()?;
     limits::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -186,11 +199,12 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             .local_addr()
             .map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
         let ui = find_ui_dir(opts.ui_dir);
+        let scheme = if tls.is_some() { "https" } else { "http" };
         // The address line comes first: scripts and tests read it from stderr.
         match &ui {
-            Some(d) => log(&format!("http://{addr}/ (UI from {})", d.display())),
+            Some(d) => log(&format!("{scheme}://{addr}/ (UI from {})", d.display())),
             None => log(&format!(
-                "http://{addr}/api/v1/ (UI not built: run `make ui`)"
+                "{scheme}://{addr}/api/v1/ (UI not built: run `make ui`)"
             )),
         }
         let (stop_tx, stop_rx) = watch::channel(false);
@@ -227,7 +241,7 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
                 std::process::exit(0);
             });
         });
-        connections::serve(listener, app, &opts.limits, stop_rx).await;
+        connections::serve(listener, tls, app, &opts.limits, stop_rx).await;
         Ok(())
     });
     // Work stuck in a blocking call (a FIFO, a dead mount) cannot be interrupted: leave it
@@ -253,7 +267,7 @@ async fn stop_signal() -> &'static str {
 }
 
 /// Runs blocking console work off the async threads, within the server's worker budget.
-pub async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&Console) -> ApiResult<T> + Send + 'static,
 ) -> Result<T, HttpError> {

@@ -2,7 +2,9 @@
 //! arguments as the body: mounted by walking the registry, so a new operation needs no code here.
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Router;
 use oryx_api::ops::{self, Operation, Visitor};
@@ -34,11 +36,38 @@ fn args_of(body: &[u8]) -> Result<Value, HttpError> {
         return Ok(Value::Null);
     }
     serde_json::from_slice(body)
-        .map_err(|e| HttpError::bad_request(format!("the request body is not valid JSON: {e}")))
+        .map_err(|e| HttpError::rejected("the request body is not valid JSON", e))
 }
 
-async fn handle<O: Operation>(State(s): State<AppState>, body: Bytes) -> Reply<O::Output> {
-    let args = match args_of(&body).and_then(|v| ops::parse_args::<O>(v).map_err(HttpError::from)) {
+/// A body over the limit stays 413 and one that stopped arriving is 408, both in the envelope
+/// (axum's own answer would be plain text).
+fn bytes_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, HttpError> {
+    body.map_err(|e| {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+        while let Some(c) = cause {
+            if c.is::<tower_http::timeout::TimeoutError>() {
+                return HttpError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "the request body stopped arriving before its announced length (Content-Length); send the whole body",
+                );
+            }
+            cause = c.source();
+        }
+        match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => HttpError::new(e.status(), e.body_text()),
+            _ => HttpError::rejected("the request body", e.body_text()),
+        }
+    })
+}
+
+async fn handle<O: Operation>(
+    State(s): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Reply<O::Output> {
+    let args = match bytes_of(body)
+        .and_then(|b| args_of(&b))
+        .and_then(|v| ops::parse_args::<O>(v).map_err(HttpError::from))
+    {
         Ok(a) => a,
         Err(e) => return Reply(Err(e)),
     };

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agents::java_schedule;
-use crate::serve::{blocking, path_param, AppState, HttpError, Reply};
+use crate::{blocking, path_param, AppState, HttpError, Reply};
 
 #[derive(Serialize)]
 pub struct Info {
@@ -315,7 +315,7 @@ pub async fn file(
 ) -> Reply<String> {
     let path = match q {
         Ok(Query(q)) => q.path,
-        Err(e) => return Reply(Err(HttpError::bad_request(e.body_text()))),
+        Err(e) => return Reply(Err(HttpError::rejected("the query string", e.body_text()))),
     };
     Reply(blocking(&s, move |c| c.workspace_file(&path)).await)
 }

@@ -5,7 +5,7 @@ use axum::extract::State;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::serve::{blocking, AppState, Reply};
+use crate::{blocking, AppState, Reply};
 
 pub async fn empty_list() -> Reply<Vec<Value>> {
     Reply(Ok(Vec::new()))

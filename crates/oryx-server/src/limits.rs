@@ -35,8 +35,17 @@ pub struct Limits {
     pub max_blocking: usize,
 }
 
+/// A timeout flag's value that is not a duration the server accepts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    #[error("{0:?} is not a duration (e.g. 30, 30s or 500ms)")]
+    NotADuration(String),
+    #[error("{0:?}: a duration must be above 0 and at most a day")]
+    OutOfRange(String),
+}
+
 /// `250ms`, `2s`, `1.5` (seconds): the timeout flags.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let s = s.trim();
     let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
         (n, 0.001)
@@ -48,11 +57,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let v: f64 = num
         .trim()
         .parse()
-        .map_err(|_| format!("{s:?} is not a duration (e.g. 30, 30s or 500ms)"))?;
+        .map_err(|_| DurationError::NotADuration(s.to_string()))?;
     if !v.is_finite() || v <= 0.0 || v * scale > 86_400.0 {
-        return Err(format!(
-            "{s:?}: a duration must be above 0 and at most a day"
-        ));
+        return Err(DurationError::OutOfRange(s.to_string()));
     }
     Ok(Duration::from_secs_f64(v * scale))
 }
@@ -306,8 +313,19 @@ mod tests {
         assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
-        for bad in ["", "0", "-1", "abc", "1h", "nan", "100000"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
+        for bad in ["", "abc", "1h"] {
+            assert_eq!(
+                parse_duration(bad),
+                Err(DurationError::NotADuration(bad.to_string())),
+                "{bad}"
+            );
+        }
+        for bad in ["0", "-1", "nan", "100000"] {
+            assert_eq!(
+                parse_duration(bad),
+                Err(DurationError::OutOfRange(bad.to_string())),
+                "{bad}"
+            );
         }
     }
 

@@ -10,7 +10,7 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
-use crate::serve::{AppState, HttpError, Reply};
+use crate::{AppState, HttpError, Reply};
 
 const SESSION_COOKIE: &str = "oryxos_session";
 /// Who logged in, for `/auth/me` to echo; not a credential.

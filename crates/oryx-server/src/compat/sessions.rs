@@ -7,7 +7,7 @@ use oryx_api::dto::{SessionStatsDto, SessionStatusDto};
 use serde::{Deserialize, Serialize};
 
 use super::iso_ms;
-use crate::serve::{blocking, path_param, AppState, HttpError, Reply};
+use crate::{blocking, path_param, AppState, HttpError, Reply};
 
 /// The runtime lists at most this many sessions and shows this many messages of one.
 const LIMIT: usize = 100;
@@ -65,7 +65,7 @@ pub async fn list(
 ) -> Reply<Vec<JavaSessionSummary>> {
     let q = match q {
         Ok(Query(q)) => q,
-        Err(e) => return Reply(Err(HttpError::bad_request(e.body_text()))),
+        Err(e) => return Reply(Err(HttpError::rejected("the query string", e.body_text()))),
     };
     let status = match parse_status(&q) {
         Ok(st) => st,

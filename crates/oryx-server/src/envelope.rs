@@ -12,7 +12,8 @@ pub struct Envelope<T: Serialize> {
     pub message: String,
     pub data: Option<T>,
     pub timestamp: i64,
-    /// On errors from a console operation: the closed `ErrorCode`, so our UI can branch exactly.
+    /// On every error: the closed `ErrorCode`, so our UI can branch exactly (the runtime's
+    /// clients read `code` and ignore it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_code: Option<ErrorCode>,
 }
@@ -45,20 +46,41 @@ impl<T: Serialize> IntoResponse for Reply<T> {
 pub struct HttpError {
     pub status: StatusCode,
     pub message: String,
-    pub code: Option<ErrorCode>,
+    pub code: ErrorCode,
 }
 
 impl HttpError {
+    /// An error the server itself raises (not a console operation's): its code follows from
+    /// the status.
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
         HttpError {
             status,
             message: message.into(),
-            code: None,
+            code: code_for(status),
         }
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
         HttpError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// An extractor's rejection (bad JSON, a missing or mistyped field, a bad query string or
+    /// path segment): always the caller's to fix, so 400 `invalid_input` whatever status axum
+    /// would have chosen (422, 415, or 500 for a path that does not fit the route).
+    pub fn rejected(what: &str, rejection: impl std::fmt::Display) -> Self {
+        HttpError::bad_request(format!("{what}: {rejection}"))
+    }
+}
+
+/// The `ErrorCode` of an answer the server makes without a console operation (a rejected
+/// request, a full work budget, a timeout): 4xx are the caller's input, 503 means "not now".
+pub fn code_for(status: StatusCode) -> ErrorCode {
+    match status {
+        StatusCode::REQUEST_TIMEOUT | StatusCode::GATEWAY_TIMEOUT => ErrorCode::Timeout,
+        StatusCode::SERVICE_UNAVAILABLE => ErrorCode::BackendUnavailable,
+        StatusCode::CONFLICT => ErrorCode::Conflict,
+        s if s.is_client_error() => ErrorCode::InvalidInput,
+        _ => ErrorCode::Internal,
     }
 }
 
@@ -76,7 +98,7 @@ impl From<ApiError> for HttpError {
         HttpError {
             status,
             message,
-            code: Some(e.code),
+            code: e.code,
         }
     }
 }
@@ -88,7 +110,7 @@ impl IntoResponse for HttpError {
             message: self.message,
             data: None,
             timestamp: now_ms(),
-            error_code: self.code,
+            error_code: Some(self.code),
         };
         (self.status, Json(body)).into_response()
     }
@@ -99,11 +121,16 @@ impl IntoResponse for HttpError {
 pub fn path_param(
     p: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
 ) -> Result<String, HttpError> {
-    p.map(|axum::extract::Path(v)| v).map_err(|e| HttpError {
-        status: e.status(),
-        message: e.body_text(),
-        code: Some(ErrorCode::InvalidInput),
-    })
+    p.map(|axum::extract::Path(v)| v)
+        .map_err(|e| HttpError::rejected("the path", e.body_text()))
+}
+
+/// A query string, or its rejection (a missing or mistyped parameter) as `invalid_input`.
+pub fn query_param<T>(
+    q: Result<axum::extract::Query<T>, axum::extract::rejection::QueryRejection>,
+) -> Result<T, HttpError> {
+    q.map(|axum::extract::Query(v)| v)
+        .map_err(|e| HttpError::rejected("the query string", e.body_text()))
 }
 
 /// Answers requests the router or an extractor rejected (bad JSON, bad query, unknown route)

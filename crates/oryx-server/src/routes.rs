@@ -155,8 +155,7 @@ pub fn routes() -> Router<AppState> {
 }
 
 fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, HttpError> {
-    q.map(|Query(v)| v)
-        .map_err(|e| HttpError::bad_request(e.body_text()))
+    crate::envelope::query_param(q)
 }
 
 /// Bad bodies are the caller's to fix: 400 `invalid_input` (axum says 422 for JSON of the
@@ -177,7 +176,7 @@ fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, HttpError> {
         HttpError {
             status,
             message: e.body_text(),
-            code: Some(ErrorCode::InvalidInput),
+            code: ErrorCode::InvalidInput,
         }
     })
 }
@@ -223,7 +222,7 @@ fn same_agent(
             name(&from_query),
             name(&from_body)
         ),
-        code: Some(ErrorCode::InvalidInput),
+        code: ErrorCode::InvalidInput,
     })
 }
 
@@ -468,7 +467,7 @@ fn settings_body(
     serde_json::from_value(v).map_err(|e| HttpError {
         status: StatusCode::BAD_REQUEST,
         message: format!("the settings in the body: {e}"),
-        code: Some(ErrorCode::InvalidInput),
+        code: ErrorCode::InvalidInput,
     })
 }
 

@@ -8,7 +8,7 @@ use oryx_api::ErrorCode;
 use serde::Serialize;
 
 use super::sessions::{java_session, JavaSession};
-use crate::serve::{blocking, path_param, AppState, Reply};
+use crate::{blocking, path_param, AppState, Reply};
 
 /// The runtime keeps one conversation per agent for its admin UI: channel `admin`, user `console`.
 const CONSOLE_SESSION: (&str, &str) = ("admin", "console");
