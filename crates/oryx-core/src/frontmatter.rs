@@ -25,16 +25,25 @@ pub fn split(text: &str) -> (Option<&str>, &str) {
     (None, text)
 }
 
+/// Why front matter cannot be read; shown to the user as a warning beside the agent.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontMatterError {
+    #[error("{0}")]
+    Yaml(#[from] serde_yaml_ng::Error),
+    #[error("front matter is not a mapping of keys to values")]
+    NotAMapping,
+}
+
 /// Parses the YAML into a JSON value (a mapping), or says why it cannot.
-pub fn parse(yaml: &str) -> Result<Value, String> {
+pub fn parse(yaml: &str) -> Result<Value, FrontMatterError> {
     if yaml.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    let value: Value = serde_yaml_ng::from_str(yaml).map_err(|e| e.to_string())?;
+    let value: Value = serde_yaml_ng::from_str(yaml)?;
     match value {
         Value::Object(_) => Ok(value),
         Value::Null => Ok(Value::Object(Default::default())),
-        _ => Err("front matter is not a mapping of keys to values".into()),
+        _ => Err(FrontMatterError::NotAMapping),
     }
 }
 

@@ -376,7 +376,7 @@ fn with_messages(mut summary: SessionSummary, raw: Value) -> Session {
         }
         Err(reason) => {
             summary.message_count = None;
-            summary.error = Some(reason);
+            summary.error = Some(reason.to_string());
             Session {
                 summary,
                 messages: Vec::new(),
@@ -385,13 +385,27 @@ fn with_messages(mut summary: SessionSummary, raw: Value) -> Session {
     }
 }
 
-fn parse_messages(id: &str, text: &str) -> std::result::Result<Vec<Message>, String> {
-    serde_json::from_str(text).map_err(|e| match e.classify() {
-        Category::Data => {
-            format!("messages_json of session {id} is not a JSON array of messages: {e}")
-        }
-        Category::Syntax | Category::Eof | Category::Io => {
-            format!("messages_json of session {id} is not valid JSON: {e}")
+/// Why a row's `messages_json` is not a message list, in serde's precise words.
+#[derive(Debug, thiserror::Error)]
+enum MessagesError {
+    #[error("messages_json of session {id} is not a JSON array of messages: {source}")]
+    Shape {
+        id: String,
+        source: serde_json::Error,
+    },
+    #[error("messages_json of session {id} is not valid JSON: {source}")]
+    Syntax {
+        id: String,
+        source: serde_json::Error,
+    },
+}
+
+fn parse_messages(id: &str, text: &str) -> std::result::Result<Vec<Message>, MessagesError> {
+    serde_json::from_str(text).map_err(|source| {
+        let id = id.to_string();
+        match source.classify() {
+            Category::Data => MessagesError::Shape { id, source },
+            Category::Syntax | Category::Eof | Category::Io => MessagesError::Syntax { id, source },
         }
     })
 }
