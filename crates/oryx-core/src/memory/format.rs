@@ -377,7 +377,9 @@ pub fn parse_structure(bytes: &[u8]) -> Parsed {
 
 /// Reads a MEMORY.md as a stream of blocks of whole lines (with [`headings`] and
 /// [`SectionCursor`], the caller knows each line's section as `parse` would). Memory use is
-/// about one block, whatever the file's size.
+/// about one block plus the line cap, whatever the file's size: a line longer than the cap
+/// (a sparse or corrupt file can hold one line of a gigabyte) is handed out as its first
+/// `line_cap` bytes, and the rest of it is skipped unread into memory.
 pub struct BlockReader<R> {
     src: R,
     /// Allocated (and zeroed) once; `buf[..len]` holds data, `buf[..done]` was handed out.
@@ -386,12 +388,23 @@ pub struct BlockReader<R> {
     done: usize,
     first: bool,
     eof: bool,
+    line_cap: usize,
+    /// Lines cut at `line_cap` so far.
+    cut_lines: usize,
 }
 
 const BLOCK: usize = 4 << 20;
+/// The longest line a streaming scan holds whole: an entry longer than this is seen as its
+/// first 64 MiB (a recall still finds a keyword in a 50 MB entry).
+pub const LINE_CAP: usize = 64 << 20;
 
 impl<R: std::io::Read> BlockReader<R> {
     pub fn new(src: R) -> Self {
+        Self::with_line_cap(src, LINE_CAP)
+    }
+
+    /// A reader that keeps at most `line_cap` bytes of any one line.
+    pub fn with_line_cap(src: R, line_cap: usize) -> Self {
         BlockReader {
             src,
             buf: Vec::new(),
@@ -399,6 +412,34 @@ impl<R: std::io::Read> BlockReader<R> {
             done: 0,
             first: true,
             eof: false,
+            line_cap: line_cap.max(1),
+            cut_lines: 0,
+        }
+    }
+
+    /// How many lines were longer than the cap and handed out cut.
+    pub fn cut_lines(&self) -> usize {
+        self.cut_lines
+    }
+
+    /// The buffer holds one unfinished line of at least `line_cap` bytes from its start: keeps
+    /// its first `line_cap` bytes and reads past the rest, through a fixed part of the buffer,
+    /// up to its line break (kept, with what follows it).
+    fn skip_rest_of_line(&mut self) -> std::io::Result<Option<usize>> {
+        self.cut_lines += 1;
+        let keep = self.line_cap;
+        loop {
+            let n = read_full(&mut self.src, &mut self.buf[keep..])?;
+            if n == 0 {
+                self.len = keep;
+                self.eof = true;
+                return Ok(None);
+            }
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[keep..keep + n]) {
+                self.buf.copy_within(keep + i..keep + n, keep);
+                self.len = keep + n - i;
+                return Ok(memchr::memrchr(b'\n', &self.buf[..self.len]).map(|i| i + 1));
+            }
         }
     }
 
@@ -424,8 +465,14 @@ impl<R: std::io::Read> BlockReader<R> {
                     self.done = end;
                     break;
                 }
-                // A line longer than the buffer grows it.
-                let grow = self.buf.len().max(BLOCK);
+                let most = self.line_cap + BLOCK;
+                if self.buf.len() >= most {
+                    // One line fills the buffer (it starts at 0): cut it at the cap.
+                    complete = self.skip_rest_of_line()?;
+                    continue;
+                }
+                // A line longer than the buffer grows it, up to the cap and a block.
+                let grow = self.buf.len().max(BLOCK).min(most - self.buf.len());
                 self.buf.resize(self.buf.len() + grow, 0);
             }
             let start = self.len;

@@ -10,6 +10,7 @@ pub mod service;
 pub mod sqlite;
 mod sqlite_index;
 pub mod store;
+pub mod tail;
 pub mod window;
 
 pub use entry::{sanitize_content, Entry, Scope, Sections};
