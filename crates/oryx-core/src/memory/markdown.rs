@@ -561,7 +561,7 @@ fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) 
 
 impl MarkdownMemoryStore {
     /// Before a read: the journal check, with the lock only when the file changed since.
-    fn settle_for_read(&self, path: &Path) -> Result<()> {
+    pub(crate) fn settle_for_read(&self, path: &Path) -> Result<()> {
         let journal = Journal::for_memory(path);
         if !journal.exists() {
             return Ok(());

@@ -6,6 +6,7 @@ pub mod format;
 pub mod journal;
 pub mod markdown;
 pub mod mem0;
+pub mod paged;
 pub mod service;
 pub mod sqlite;
 mod sqlite_index;
