@@ -710,6 +710,30 @@ mod tests {
 
     const JAVA: &str = "# Agent memory\nsome preamble\n\n## 核心记忆\n- [2026-07-22 09:30:00] 用户偏好简洁的回复，不用列表。\n\n## 归档记忆\n- [2026-07-22 09:31:10] 触发「帮我总结日志」⇒ 已总结 3 个错误…\n";
 
+    /// A line longer than the cap is handed out as its first `cap` bytes: the buffer never
+    /// grows past the cap and a block, and the lines after it arrive whole.
+    #[test]
+    fn the_block_reader_cuts_a_giant_line_at_its_cap() {
+        let mut text = b"- a\n- ".to_vec();
+        text.resize(text.len() + (BLOCK * 2 + 5), b'x');
+        text.extend_from_slice(b"\r\n- b\n- c");
+        let cap = 1000;
+        let mut r = BlockReader::with_line_cap(std::io::Cursor::new(&text), cap);
+        let mut got = Vec::new();
+        while let Some((block, from)) = r.next_block().unwrap() {
+            for span in lines(block, from) {
+                got.push(block[span.start..span.end].to_vec());
+            }
+            assert!(r.buf.len() <= cap + BLOCK, "{}", r.buf.len());
+        }
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0], b"- a");
+        assert_eq!(got[1].len(), cap);
+        assert!(got[1].starts_with(b"- xxx"));
+        assert_eq!((&got[2][..], &got[3][..]), (&b"- b"[..], &b"- c"[..]));
+        assert_eq!(r.cut_lines(), 1);
+    }
+
     /// Found by the property tests: a last line ending in a lone `\r` is not a finished line.
     #[test]
     fn an_entry_after_a_lone_carriage_return_starts_its_own_line() {
