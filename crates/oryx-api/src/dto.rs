@@ -125,6 +125,9 @@ pub struct MemoryViewDto {
     pub context: String,
     /// mem0 returned a full page of 1000: there may be entries not shown.
     pub possibly_more: bool,
+    /// Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
+    /// why only the prompt window's entries are listed here (the others come in pages).
+    pub paged_reason: Option<String>,
 }
 
 /// The memory screen's header without the archival list (which comes in pages, see
@@ -145,6 +148,9 @@ pub struct MemoryOverviewDto {
     pub context: String,
     /// mem0 returned a full page of 1000: there may be entries not shown.
     pub possibly_more: bool,
+    /// Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
+    /// why only the prompt window's entries are listed here (the others come in pages).
+    pub paged_reason: Option<String>,
 }
 
 /// Largest `limit` of one archival page.

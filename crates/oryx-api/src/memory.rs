@@ -34,12 +34,13 @@ impl Console {
                     timestamp: crate::dto::ts(&e.timestamp),
                     content: e.content.clone(),
                     line: e.line.clone(),
-                    in_window: i >= first_in_window,
+                    in_window: i + view.archival_offset >= first_in_window,
                 })
                 .collect(),
             window: memory_page::window_dto(view),
             context: view.context.clone(),
             possibly_more: view.possibly_more,
+            paged_reason: view.paged_reason.clone(),
         })
     }
 

@@ -7,13 +7,14 @@
 //! served after a change is visible on disk; our own appends also drop the owner's views at once.
 //! mem0 is not cached (its listing is one request of at most 1000 entries).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use oryx_core::memory::service::MemoryView;
 use oryx_core::memory::store::contains_ci;
-use oryx_core::memory::Backend;
+use oryx_core::memory::{Backend, Entry, MarkdownMemoryStore};
 use oryx_core::names::{self, Owner};
 use oryx_core::CoreError;
 
@@ -44,6 +45,9 @@ struct Key {
 pub(crate) struct Snapshot {
     pub view: MemoryView,
     matches: Mutex<Option<(String, Arc<Vec<u32>>)>>,
+    /// A MEMORY.md above the full-parse ceiling: the view holds only the window, and the other
+    /// entries are read from the file (streaming) when a page asks for them.
+    paged: Option<(MarkdownMemoryStore, Owner)>,
 }
 
 impl Snapshot {
@@ -51,29 +55,56 @@ impl Snapshot {
         Snapshot {
             view,
             matches: Mutex::new(None),
+            paged: None,
         }
     }
 
+    /// How many archival entries the file holds (the view may hold only the window's).
+    fn archival_count(&self) -> usize {
+        self.view.archival_offset + self.view.archival.len()
+    }
+
     /// Indexes of the archival entries containing `keyword` (recall_memory's rule).
-    fn matching(&self, keyword: &str) -> Arc<Vec<u32>> {
+    fn matching(&self, keyword: &str) -> ApiResult<Arc<Vec<u32>>> {
         let mut memo = lock(&self.matches);
         if let Some((k, m)) = memo.as_ref() {
             if k == keyword {
-                return m.clone();
+                return Ok(m.clone());
             }
         }
         let needle = keyword.to_lowercase();
-        let m: Arc<Vec<u32>> = Arc::new(
-            self.view
+        let m: Arc<Vec<u32>> = Arc::new(match &self.paged {
+            Some((store, owner)) => store.archival_matching(owner, keyword)?,
+            None => self
+                .view
                 .archival
                 .iter()
                 .enumerate()
                 .filter(|(_, e)| contains_ci(&e.content, &needle))
                 .map(|(i, _)| i as u32)
                 .collect(),
-        );
+        });
         *memo = Some((keyword.to_string(), m.clone()));
-        m
+        Ok(m)
+    }
+
+    /// The archival entries at these file indexes, in the order asked.
+    fn entries_at(&self, indexes: &[usize]) -> ApiResult<Vec<Entry>> {
+        let offset = self.view.archival_offset;
+        let mut outside: Vec<usize> = indexes.iter().copied().filter(|&i| i < offset).collect();
+        let mut read = HashMap::new();
+        if let (Some((store, owner)), false) = (&self.paged, outside.is_empty()) {
+            outside.sort_unstable();
+            outside.dedup();
+            read = store.archival_at(owner, &outside)?.into_iter().collect();
+        }
+        Ok(indexes
+            .iter()
+            .filter_map(|&i| match i.checked_sub(offset) {
+                Some(j) => self.view.archival.get(j).cloned(),
+                None => read.get(&i).cloned(),
+            })
+            .collect())
     }
 }
 
@@ -130,6 +161,11 @@ pub(crate) fn snapshot(rt: &Runtime, owner: &Owner) -> ApiResult<Arc<Snapshot>> 
     let Some(key) = key_of(rt, owner) else {
         return Ok(Arc::new(Snapshot::new(rt.memory.view(owner)?)));
     };
+    let ceiling = rt.effective.memory_full_parse_max_bytes;
+    let size = key.stamps[0].map_or(0, |(len, _)| len);
+    if key.backend == Backend::Markdown && size > ceiling {
+        return paged_snapshot(rt, owner, &key, size, ceiling);
+    }
     let cache = &rt.page_cache;
     if let Some(s) = lookup(cache, &key) {
         return Ok(s);
@@ -147,6 +183,44 @@ pub(crate) fn snapshot(rt: &Runtime, owner: &Owner) -> ApiResult<Arc<Snapshot>> 
             entries.remove(0);
         }
         entries.push((key, snap.clone()));
+    }
+    Ok(snap)
+}
+
+/// A MEMORY.md above the ceiling: the window and the counts, read with bounded memory (issue
+/// #17: a whole parse of a 1 GB file took 4 GB). Cached like a parsed view.
+fn paged_snapshot(
+    rt: &Runtime,
+    owner: &Owner,
+    key: &Key,
+    size: u64,
+    ceiling: u64,
+) -> ApiResult<Arc<Snapshot>> {
+    if let Some(s) = lookup(&rt.page_cache, key) {
+        return Ok(s);
+    }
+    let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+    let reason = format!(
+        "{} is {}, more than the {} the console reads at once (setting \
+         memoryFullParseMaxBytes): shown is the prompt window; older entries come in pages",
+        key.source.display(),
+        mb(size),
+        mb(ceiling)
+    );
+    let store = MarkdownMemoryStore::new(rt.root());
+    let view = store.paged_view(owner, key.limit, reason)?;
+    let snap = Arc::new(Snapshot {
+        view,
+        matches: Mutex::new(None),
+        paged: Some((store, owner.clone())),
+    });
+    if key_of(rt, owner).as_ref() == Some(key) {
+        let mut entries = lock(&rt.page_cache.entries);
+        entries.retain(|(k, _)| !same_source(k, key));
+        if entries.len() >= CACHE_SIZE {
+            entries.remove(0);
+        }
+        entries.push((key.clone(), snap.clone()));
     }
     Ok(snap)
 }
@@ -196,10 +270,11 @@ impl Console {
             backend: view.backend.into(),
             source: rt.source(&owner),
             core: view.core.iter().map(EntryDto::from).collect(),
-            archival_total: view.archival.len() as u32,
+            archival_total: snap.archival_count() as u32,
             window: window_dto(view),
             context: view.context.clone(),
             possibly_more: view.possibly_more,
+            paged_reason: view.paged_reason.clone(),
         })
     }
 
@@ -215,19 +290,19 @@ impl Console {
         let rt = self.runtime();
         let owner = rt.owner(q.agent.as_deref())?;
         let snap = snapshot(&rt, &owner)?;
-        let all = &snap.view.archival;
+        let count = snap.archival_count();
         let first_in_window = snap.view.window.first_in_window;
         let keyword = q
             .keyword
             .as_deref()
             .map(str::trim)
             .filter(|k| !k.is_empty());
-        let matches = keyword.map(|k| snap.matching(k));
-        let total = matches.as_ref().map_or(all.len(), |m| m.len());
+        let matches = keyword.map(|k| snap.matching(k)).transpose()?;
+        let total = matches.as_ref().map_or(count, |m| m.len());
         // Matches outside the window (they come first in file order).
         let outside = match &matches {
             Some(m) => m.partition_point(|&i| (i as usize) < first_in_window),
-            None => first_in_window.min(all.len()),
+            None => first_in_window.min(count),
         };
         let cut_at = (outside > 0 && outside < total).then(|| {
             if q.newest_first {
@@ -238,18 +313,21 @@ impl Console {
         });
         let start = (q.offset as usize).min(total);
         let end = (start + q.limit as usize).min(total);
-        let items = (start..end)
+        let indexes: Vec<usize> = (start..end)
             .map(|pos| {
                 let p = if q.newest_first { total - 1 - pos } else { pos };
-                let index = matches.as_ref().map_or(p, |m| m[p] as usize);
-                let e = &all[index];
-                ArchivalItemDto {
-                    index: index as u32,
-                    timestamp: crate::dto::ts(&e.timestamp),
-                    content: e.content.clone(),
-                    chars: e.line_chars() as u32,
-                    in_window: index >= first_in_window,
-                }
+                matches.as_ref().map_or(p, |m| m[p] as usize)
+            })
+            .collect();
+        let items = indexes
+            .iter()
+            .zip(snap.entries_at(&indexes)?)
+            .map(|(&index, e)| ArchivalItemDto {
+                index: index as u32,
+                timestamp: crate::dto::ts(&e.timestamp),
+                content: e.content.clone(),
+                chars: e.line_chars() as u32,
+                in_window: index >= first_in_window,
             })
             .collect();
         Ok(ArchivalPageDto {
@@ -358,6 +436,55 @@ mod tests {
         let past = page(&c, 5000, 10, false, None);
         assert!(past.items.is_empty());
         assert_eq!(past.total, 300);
+    }
+
+    /// Above the full-parse ceiling (set low here) the console lists the window, says why, and
+    /// pages the rest from the file: every page equals the page of a full parse.
+    #[test]
+    fn above_the_ceiling_the_window_is_shown_and_pages_stream() {
+        let full_dir = tempfile::tempdir().unwrap();
+        write_memory(full_dir.path(), 300);
+        let full = console(full_dir.path());
+        let dir = tempfile::tempdir().unwrap();
+        write_memory(dir.path(), 300);
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"memoryFullParseMaxBytes": 1024}"#,
+        )
+        .unwrap();
+        let c = console(dir.path());
+
+        let ov = c.memory_overview(None).unwrap();
+        let reason = ov.paged_reason.clone().expect("paged above the ceiling");
+        assert!(
+            reason.contains("MEMORY.md") && reason.contains("memoryFullParseMaxBytes"),
+            "{reason}"
+        );
+        let want = full.memory_overview(None).unwrap();
+        assert_eq!(want.paged_reason, None);
+        assert_eq!(
+            (ov.archival_total, &ov.window, &ov.core, &ov.context),
+            (want.archival_total, &want.window, &want.core, &want.context)
+        );
+
+        let v = c.memory_view(None).unwrap();
+        let fv = full.memory_view(None).unwrap();
+        assert_eq!(v.paged_reason.as_deref(), Some(reason.as_str()));
+        let fiw = fv.window.first_in_window as usize;
+        assert_eq!(v.archival, fv.archival[fiw..], "only the window's entries");
+        assert!(v.archival.iter().all(|e| e.in_window));
+
+        for (offset, limit, newest_first, kw) in [
+            (0, 1000, false, None),
+            (0, 7, true, None),
+            (250, 100, false, None),
+            (3, 40, true, Some("gateway")),
+            (0, 1000, false, Some("entry 29")),
+        ] {
+            let got = page(&c, offset, limit, newest_first, kw);
+            let want = page(&full, offset, limit, newest_first, kw);
+            assert_eq!(got, want, "{offset} {limit} {newest_first} {kw:?}");
+        }
     }
 
     #[test]

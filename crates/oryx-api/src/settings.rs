@@ -232,6 +232,8 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<Settings> {
         },
         language: d.language.into(),
         theme: d.theme.into(),
+        // Not on the settings screen: kept as the settings file has it.
+        memory_full_parse_max_bytes: current.memory_full_parse_max_bytes,
     };
     s.validate()?;
     Ok(s)

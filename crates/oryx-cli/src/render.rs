@@ -122,16 +122,20 @@ pub fn memory(v: &MemoryViewDto, json: bool) {
         println!("  {}  {}", or_dash(&e.timestamp), e.content);
     }
     let w = &v.window;
+    if let Some(why) = &v.paged_reason {
+        println!("\nnote: {why}");
+    }
     println!(
         "\narchival ({}; window {} chars: {} in, {} entries / {} characters outside)",
-        v.archival.len(),
+        w.in_window_entries + w.outside_entries,
         w.limit_chars,
         w.in_window_entries,
         w.outside_entries,
         w.outside_chars
     );
     for (i, e) in v.archival.iter().enumerate() {
-        if i as u32 == w.first_in_window && w.outside_entries > 0 {
+        // A paged view lists only the window (its first entry is not at `first_in_window`).
+        if v.paged_reason.is_none() && i as u32 == w.first_in_window && w.outside_entries > 0 {
             println!("  ---- prompt window starts here ----");
         }
         let mark = if e.in_window { ' ' } else { '·' };

@@ -69,7 +69,14 @@ pub struct Settings {
     pub mem0: Mem0Settings,
     pub language: Language,
     pub theme: Theme,
+    /// A MEMORY.md larger than this is not parsed whole for the console: it shows the window
+    /// and pages through the entries by streaming (memory per request stays bounded).
+    pub memory_full_parse_max_bytes: u64,
 }
+
+/// 64 MiB: a whole parse of that takes about 150 MB of memory.
+pub const DEFAULT_FULL_PARSE_MAX_BYTES: u64 = 64 << 20;
+pub const MIN_FULL_PARSE_MAX_BYTES: u64 = 1024;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -82,6 +89,7 @@ impl Default for Settings {
             mem0: Mem0Settings::default(),
             language: Language::System,
             theme: Theme::System,
+            memory_full_parse_max_bytes: DEFAULT_FULL_PARSE_MAX_BYTES,
         }
     }
 }
@@ -92,6 +100,12 @@ impl Settings {
             return Err(CoreError::InvalidInput(format!(
                 "archival window must be between {MIN_ARCHIVAL_LIMIT} and {MAX_ARCHIVAL_LIMIT} characters, got {}",
                 self.archival_limit_chars
+            )));
+        }
+        if self.memory_full_parse_max_bytes < MIN_FULL_PARSE_MAX_BYTES {
+            return Err(CoreError::InvalidInput(format!(
+                "memoryFullParseMaxBytes must be at least {MIN_FULL_PARSE_MAX_BYTES} bytes, got {}",
+                self.memory_full_parse_max_bytes
             )));
         }
         for (what, p) in [
@@ -268,6 +282,7 @@ pub struct Effective {
     #[serde(skip)]
     pub mem0_api_key: Option<String>,
     pub mem0_timeout_ms: u64,
+    pub memory_full_parse_max_bytes: u64,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -317,6 +332,7 @@ pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
         mem0_user_id: settings.mem0.user_id.clone(),
         mem0_api_key: env_string(ENV_MEM0_KEY).or_else(|| settings.mem0.api_key.clone()),
         mem0_timeout_ms: settings.mem0.timeout_ms,
+        memory_full_parse_max_bytes: settings.memory_full_parse_max_bytes,
         root,
     }
 }
@@ -347,6 +363,29 @@ mod tests {
             let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o600);
         }
+    }
+
+    /// Settings files written before the full-parse ceiling existed load with its default.
+    #[test]
+    fn the_full_parse_ceiling_defaults_and_is_validated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, r#"{"backend": "markdown"}"#).unwrap();
+        let s = load(&path).unwrap();
+        assert_eq!(s.memory_full_parse_max_bytes, DEFAULT_FULL_PARSE_MAX_BYTES);
+        std::fs::write(&path, r#"{"memoryFullParseMaxBytes": 4096}"#).unwrap();
+        let s = load(&path).unwrap();
+        assert_eq!(s.memory_full_parse_max_bytes, 4096);
+        assert_eq!(
+            effective(&s, &Overrides::default()).memory_full_parse_max_bytes,
+            4096
+        );
+        let bad = Settings {
+            memory_full_parse_max_bytes: 10,
+            ..Settings::default()
+        };
+        let err = bad.validate().unwrap_err().to_string();
+        assert!(err.contains("memoryFullParseMaxBytes"), "{err}");
     }
 
     #[test]

@@ -377,7 +377,9 @@ pub fn parse_structure(bytes: &[u8]) -> Parsed {
 
 /// Reads a MEMORY.md as a stream of blocks of whole lines (with [`headings`] and
 /// [`SectionCursor`], the caller knows each line's section as `parse` would). Memory use is
-/// about one block, whatever the file's size.
+/// about one block plus the line cap, whatever the file's size: a line longer than the cap
+/// (a sparse or corrupt file can hold one line of a gigabyte) is handed out as its first
+/// `line_cap` bytes, and the rest of it is skipped unread into memory.
 pub struct BlockReader<R> {
     src: R,
     /// Allocated (and zeroed) once; `buf[..len]` holds data, `buf[..done]` was handed out.
@@ -386,12 +388,23 @@ pub struct BlockReader<R> {
     done: usize,
     first: bool,
     eof: bool,
+    line_cap: usize,
+    /// Lines cut at `line_cap` so far.
+    cut_lines: usize,
 }
 
 const BLOCK: usize = 4 << 20;
+/// The longest line a streaming scan holds whole: an entry longer than this is seen as its
+/// first 64 MiB (a recall still finds a keyword in a 50 MB entry).
+pub const LINE_CAP: usize = 64 << 20;
 
 impl<R: std::io::Read> BlockReader<R> {
     pub fn new(src: R) -> Self {
+        Self::with_line_cap(src, LINE_CAP)
+    }
+
+    /// A reader that keeps at most `line_cap` bytes of any one line.
+    pub fn with_line_cap(src: R, line_cap: usize) -> Self {
         BlockReader {
             src,
             buf: Vec::new(),
@@ -399,6 +412,34 @@ impl<R: std::io::Read> BlockReader<R> {
             done: 0,
             first: true,
             eof: false,
+            line_cap: line_cap.max(1),
+            cut_lines: 0,
+        }
+    }
+
+    /// How many lines were longer than the cap and handed out cut.
+    pub fn cut_lines(&self) -> usize {
+        self.cut_lines
+    }
+
+    /// The buffer holds one unfinished line of at least `line_cap` bytes from its start: keeps
+    /// its first `line_cap` bytes and reads past the rest, through a fixed part of the buffer,
+    /// up to its line break (kept, with what follows it).
+    fn skip_rest_of_line(&mut self) -> std::io::Result<Option<usize>> {
+        self.cut_lines += 1;
+        let keep = self.line_cap;
+        loop {
+            let n = read_full(&mut self.src, &mut self.buf[keep..])?;
+            if n == 0 {
+                self.len = keep;
+                self.eof = true;
+                return Ok(None);
+            }
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[keep..keep + n]) {
+                self.buf.copy_within(keep + i..keep + n, keep);
+                self.len = keep + n - i;
+                return Ok(memchr::memrchr(b'\n', &self.buf[..self.len]).map(|i| i + 1));
+            }
         }
     }
 
@@ -424,8 +465,14 @@ impl<R: std::io::Read> BlockReader<R> {
                     self.done = end;
                     break;
                 }
-                // A line longer than the buffer grows it.
-                let grow = self.buf.len().max(BLOCK);
+                let most = self.line_cap + BLOCK;
+                if self.buf.len() >= most {
+                    // One line fills the buffer (it starts at 0): cut it at the cap.
+                    complete = self.skip_rest_of_line()?;
+                    continue;
+                }
+                // A line longer than the buffer grows it, up to the cap and a block.
+                let grow = self.buf.len().max(BLOCK).min(most - self.buf.len());
                 self.buf.resize(self.buf.len() + grow, 0);
             }
             let start = self.len;
@@ -662,6 +709,30 @@ mod tests {
     use super::*;
 
     const JAVA: &str = "# Agent memory\nsome preamble\n\n## 核心记忆\n- [2026-07-22 09:30:00] 用户偏好简洁的回复，不用列表。\n\n## 归档记忆\n- [2026-07-22 09:31:10] 触发「帮我总结日志」⇒ 已总结 3 个错误…\n";
+
+    /// A line longer than the cap is handed out as its first `cap` bytes: the buffer never
+    /// grows past the cap and a block, and the lines after it arrive whole.
+    #[test]
+    fn the_block_reader_cuts_a_giant_line_at_its_cap() {
+        let mut text = b"- a\n- ".to_vec();
+        text.resize(text.len() + (BLOCK * 2 + 5), b'x');
+        text.extend_from_slice(b"\r\n- b\n- c");
+        let cap = 1000;
+        let mut r = BlockReader::with_line_cap(std::io::Cursor::new(&text), cap);
+        let mut got = Vec::new();
+        while let Some((block, from)) = r.next_block().unwrap() {
+            for span in lines(block, from) {
+                got.push(block[span.start..span.end].to_vec());
+            }
+            assert!(r.buf.len() <= cap + BLOCK, "{}", r.buf.len());
+        }
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0], b"- a");
+        assert_eq!(got[1].len(), cap);
+        assert!(got[1].starts_with(b"- xxx"));
+        assert_eq!((&got[2][..], &got[3][..]), (&b"- b"[..], &b"- c"[..]));
+        assert_eq!(r.cut_lines(), 1);
+    }
 
     /// Found by the property tests: a last line ending in a lone `\r` is not a finished line.
     #[test]

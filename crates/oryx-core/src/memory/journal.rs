@@ -313,10 +313,26 @@ pub fn check(parsed: &Parsed, tracked: &[Tracked], skip: Option<&str>, file_mtim
             *have.entry((scope, e.line.as_str())).or_default() += 1;
         }
     }
-    let live: Vec<&Tracked> = tracked
+    check_counts(have, tracked, skip, file_mtime)
+}
+
+/// The writes a check looks for (neither dropped nor the write being made).
+pub fn live<'a>(tracked: &'a [Tracked], skip: Option<&str>) -> Vec<&'a Tracked> {
+    tracked
         .iter()
         .filter(|t| !t.dropped && Some(t.id.as_str()) != skip)
-        .collect();
+        .collect()
+}
+
+/// [`check`] from how many times each line stands in each section (at least every live
+/// write's line must be counted; a streaming scan of a large file counts only those).
+pub fn check_counts<'a>(
+    mut have: HashMap<(Scope, &'a str), usize>,
+    tracked: &'a [Tracked],
+    skip: Option<&str>,
+    file_mtime: i64,
+) -> Verdict {
+    let live = live(tracked, skip);
     let present: Vec<bool> = live
         .iter()
         .map(|t| match have.get_mut(&(t.scope, t.line.as_str())) {

@@ -10,16 +10,19 @@
 //! held, that the file still holds the console's recent writes and puts back any that a
 //! runtime rewrite dropped (memory/journal.rs).
 
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDateTime;
 
+use super::entry::trim_runtime;
 use super::entry::{render_line, Entry, Scope, Sections};
 use super::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
-use super::journal::{self, Journal, Record};
+use super::journal::{self, Journal, Record, Tracked};
 use super::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
+use super::tail;
 use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
 use crate::names::{memory_path, Owner};
@@ -28,6 +31,36 @@ use crate::timefmt::now_local;
 /// Files up to this size are simply read whole by the prompt's load.
 const SMALL_FILE: u64 = 256 * 1024;
 const CHUNK: usize = 64 * 1024;
+/// Up to this size a check or an edit reads the whole file; a larger one is checked with
+/// bounded reads (its tail, a streaming count) and only a rewrite reads it whole.
+const FULL_READ_MAX: u64 = 16 << 20;
+/// The most of one line the prompt's tail load keeps: the window needs only the newest line's
+/// end, and a gigabyte line must not be held whole.
+const TAIL_LINE_KEEP: usize = 1 << 20;
+/// The most of one line a count holds (it looks only at how a line starts).
+const COUNT_LINE_CAP: usize = 1 << 20;
+
+#[cfg(test)]
+thread_local! {
+    static BYTES_READ: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts the bytes this thread read from memory files (tests check how much a write reads).
+pub(crate) fn count_read(_n: usize) {
+    #[cfg(test)]
+    BYTES_READ.with(|c| c.set(c.get() + _n as u64));
+}
+
+/// A reader that counts what it reads (see [`count_read`]).
+struct Counted<R>(R);
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        count_read(n);
+        Ok(n)
+    }
+}
 
 pub struct MarkdownMemoryStore {
     root: PathBuf,
@@ -287,7 +320,97 @@ fn read_all(f: &File, path: &Path) -> Result<Vec<u8>> {
     let mut r = f;
     r.seek(SeekFrom::Start(0)).at(path)?;
     r.read_to_end(&mut bytes).at(path)?;
+    count_read(bytes.len());
     Ok(bytes)
+}
+
+/// How many times each live write's line stands in its section, counted in one streaming pass
+/// (memory: a block and the journalled lines). `None` when a journalled line is too long for
+/// the stream's line cap (the whole-file check handles it).
+fn count_live_lines<'a>(
+    f: &File,
+    path: &Path,
+    live: &[&'a Tracked],
+) -> Result<Option<HashMap<(Scope, &'a str), usize>>> {
+    if live.iter().any(|t| t.line.len() >= format::LINE_CAP / 2) {
+        return Ok(None);
+    }
+    let mut want: [HashMap<&str, usize>; 2] = Default::default();
+    for t in live {
+        want[t.scope as usize].insert(t.line.as_str(), 0);
+    }
+    let mut r = f.try_clone().at(path)?;
+    r.seek(SeekFrom::Start(0)).at(path)?;
+    let mut reader = BlockReader::new(Counted(r));
+    let mut section = None;
+    while let Some((block, from)) = reader.next_block().at(path)? {
+        let heads = format::headings(block, from);
+        let mut cursor = SectionCursor::new(&heads, section);
+        for span in format::lines(block, from) {
+            let Some(scope) = cursor.at(span.start) else {
+                continue;
+            };
+            let map = &mut want[scope as usize];
+            if map.is_empty() || format::is_blank(block, span) {
+                continue;
+            }
+            let text = format::line_text(block, span);
+            if let Some(n) = map.get_mut(trim_runtime(&text)) {
+                *n += 1;
+            }
+        }
+        section = cursor.end();
+    }
+    let mut have = HashMap::new();
+    for t in live {
+        let n = want[t.scope as usize]
+            .get(t.line.as_str())
+            .copied()
+            .unwrap_or(0);
+        have.insert((t.scope, t.line.as_str()), n);
+    }
+    Ok(Some(have))
+}
+
+/// The journal check of a large file with bounded reads: `Some(hint)` when nothing has to be
+/// put back (what was removed on purpose is recorded), `None` when the whole-file check must
+/// run (a write to restore, or a shape the bounded reads cannot judge).
+fn settle_large(
+    f: &File,
+    path: &Path,
+    stamp: FileStamp,
+    journal: &Journal,
+    tracked: &[Tracked],
+    skip: Option<&str>,
+    now: i64,
+) -> Result<Option<Hint>> {
+    let live = journal::live(tracked, skip);
+    let mut dropped = Vec::new();
+    if !live.is_empty() {
+        let Some(have) = count_live_lines(f, path, &live)? else {
+            return Ok(None);
+        };
+        let verdict = journal::check_counts(have, tracked, skip, stamp.mtime_ms());
+        if !verdict.restore.is_empty() {
+            return Ok(None);
+        }
+        dropped = verdict.dropped;
+    }
+    let Some(facts) = tail::scan(f, stamp.len).at(path)? else {
+        return Ok(None);
+    };
+    if !dropped.is_empty() {
+        let records: Vec<Record> = dropped
+            .into_iter()
+            .map(|id| Record::Dropped { id, at: now })
+            .collect();
+        journal.append(&records)?;
+    }
+    Ok(Some(Hint {
+        stamp,
+        append_ok: facts.archival_last() && facts.ends_with_lf,
+        crlf: facts.crlf,
+    }))
 }
 
 /// Appends `add` to the file `f` (of `before` bytes) and returns its version afterwards. A
@@ -329,13 +452,23 @@ fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) 
                 });
             }
         }
+        let now = journal::now_ms();
+        let tracked = journal.load(now)?;
+        if let (Some(f), Some(s)) = (&file, stamp) {
+            if s.len > FULL_READ_MAX {
+                if let Some(hint) = settle_large(f, path, s, journal, &tracked, skip, now)? {
+                    guard.write_hint(Some(hint));
+                    return Ok(Checked {
+                        file: Some((f.try_clone().at(path)?, hint)),
+                    });
+                }
+            }
+        }
         // The runtime replaces the file by rename, never in place: these bytes are `stamp`'s.
         let bytes = match &file {
             Some(f) => read_all(f, path)?,
             None => Vec::new(),
         };
-        let now = journal::now_ms();
-        let tracked = journal.load(now)?;
         let parsed = format::parse(&bytes);
         let mtime = stamp.map_or(now, |s| s.mtime_ms());
         let verdict = journal::check(&parsed, &tracked, skip, mtime);
@@ -428,7 +561,7 @@ fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) 
 
 impl MarkdownMemoryStore {
     /// Before a read: the journal check, with the lock only when the file changed since.
-    fn settle_for_read(&self, path: &Path) -> Result<()> {
+    pub(crate) fn settle_for_read(&self, path: &Path) -> Result<()> {
         let journal = Journal::for_memory(path);
         if !journal.exists() {
             return Ok(());
@@ -484,6 +617,21 @@ impl MarkdownMemoryStore {
                 let after = append_bytes(&f, path, add.as_bytes(), h.stamp.len)?;
                 guard.write_hint(Some(Hint { stamp: after, ..h }));
                 return Ok(());
+            }
+            // A large file whose archival section ends it, in an unfinished line: still an
+            // append, planned from the tail. Anything else (a core entry, archival not last)
+            // is a rewrite, which reads the whole file.
+            if scope == Scope::Archival && h.stamp.len > FULL_READ_MAX {
+                let facts = tail::scan(&f, h.stamp.len).at(path)?;
+                if let Some(add) = facts.and_then(|t| t.archival_append(line)) {
+                    let after = append_bytes(&f, path, &add, h.stamp.len)?;
+                    guard.write_hint(Some(Hint {
+                        stamp: after,
+                        append_ok: true,
+                        crlf: h.crlf,
+                    }));
+                    return Ok(());
+                }
             }
             let bytes = read_all(&f, path)?;
             let (written, result) = if bytes.is_empty() {
@@ -591,7 +739,11 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         let path = self.path(owner);
         self.settle_for_read(&path)?;
         let mut counts = EntryCounts::default();
-        let Some(mut reader) = open_blocks(&path)? else {
+        // Counting needs only where each line starts: a line is held up to 1 MiB, so the
+        // agents list of a gigabyte MEMORY.md stays small.
+        let Some(mut reader) = fsx::open_memory(&path, fsx::Access::Read)?
+            .map(|f| BlockReader::with_line_cap(f, COUNT_LINE_CAP))
+        else {
             return Ok(counts);
         };
         let mut section = None;
@@ -706,12 +858,63 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
                 return Ok(ctx);
             }
         }
+        if len > FULL_READ_MAX {
+            file.seek(SeekFrom::Start(0)).at(&path)?;
+            return stream_context(file, archival_limit).at(&path);
+        }
         let sections = self.load_all(owner)?;
         Ok(ContextEntries {
             core: sections.core,
             archival_tail: sections.archival,
         })
     }
+}
+
+/// The prompt's entries in one streaming pass (a large file whose archival section is not last):
+/// every core entry, and only as many of the newest archival entries as the window can use.
+fn stream_context(file: File, archival_limit: usize) -> std::io::Result<ContextEntries> {
+    let mut reader = BlockReader::new(file);
+    let mut ctx = ContextEntries::default();
+    let mut tail = std::collections::VecDeque::new();
+    // Characters of `tail` as the window counts them (each line and its joining break).
+    let mut chars = 0usize;
+    let mut section = None;
+    while let Some((block, from)) = reader.next_block()? {
+        let heads = format::headings(block, from);
+        let mut cursor = SectionCursor::new(&heads, section);
+        for span in format::lines(block, from) {
+            let Some(scope) = cursor.at(span.start) else {
+                continue;
+            };
+            if format::is_blank(block, span) {
+                continue;
+            }
+            let text = format::line_text(block, span);
+            if classify(&text) != LineKind::Text {
+                continue;
+            }
+            let entry = format::parse_entry(&text);
+            match scope {
+                Scope::Core => ctx.core.push(entry),
+                Scope::Archival => {
+                    chars += entry.line_chars() + 1;
+                    tail.push_back(entry);
+                    // The oldest kept entry is not needed once the newer ones fill the window.
+                    while tail.len() > 1 {
+                        let oldest = tail.front().map_or(0, |e: &Entry| e.line_chars() + 1);
+                        if chars - oldest <= archival_limit + 1 {
+                            break;
+                        }
+                        chars -= oldest;
+                        tail.pop_front();
+                    }
+                }
+            }
+        }
+        section = cursor.end();
+    }
+    ctx.archival_tail = tail.into();
+    Ok(ctx)
 }
 
 fn open_blocks(path: &Path) -> Result<Option<BlockReader<File>>> {
@@ -763,7 +966,9 @@ fn read_head(file: &mut File, len: u64) -> std::io::Result<Option<(Vec<u8>, u64)
             return Ok(Some((head, span.next as u64)));
         }
         scanned = complete;
-        if head.len() as u64 >= len {
+        // A head this long (a giant line before the archival heading) is left to the
+        // streaming load, which holds no more than a block of it.
+        if head.len() as u64 >= len || head.len() > format::LINE_CAP {
             return Ok(None);
         }
     }
@@ -784,6 +989,10 @@ fn read_tail(
     let mut carry: Vec<Vec<u8>> = Vec::new();
     let mut newest_first: Vec<Entry> = Vec::new();
     let mut chars = 0usize;
+    // Of a line longer than this only its end is kept (and its start, read last): the window
+    // shows at most `limit` characters of the newest line, taken from its end.
+    let keep = TAIL_LINE_KEEP.max(4 * limit + 64);
+    let mut carried = 0usize;
     while pos > body_start {
         let start = pos.saturating_sub(CHUNK as u64).max(body_start);
         let mut chunk = vec![0u8; (pos - start) as usize];
@@ -797,7 +1006,10 @@ fn read_tail(
             match memchr::memchr(b'\n', &chunk) {
                 Some(i) => i + 1,
                 None => {
-                    carry.push(chunk);
+                    if carried < keep {
+                        carried += chunk.len();
+                        carry.push(chunk);
+                    }
                     continue;
                 }
             }
@@ -805,6 +1017,7 @@ fn read_tail(
         for piece in carry.drain(..).rev() {
             chunk.extend_from_slice(&piece);
         }
+        carried = first_complete;
         let spans: Vec<_> = format::lines(&chunk, first_complete).collect();
         for span in spans.iter().rev() {
             let text = format::line_text(&chunk, *span);
@@ -1308,6 +1521,120 @@ mod tests {
         assert_eq!(
             s.count(&Owner::Agent("missing".into())).unwrap(),
             EntryCounts::default()
+        );
+    }
+
+    fn bytes_read() -> u64 {
+        BYTES_READ.with(|c| c.get())
+    }
+
+    /// A large sparse MEMORY.md: entries, then `hole` NUL bytes never written (one long line of
+    /// the archival section), then `tail`.
+    fn sparse_file(path: &Path, hole: u64, tail: &str) -> u64 {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let head = "## 核心记忆\n- [2026-01-01 00:00:00] core fact\n## 归档记忆\n- [2026-01-01 00:00:01] first\n";
+        fs::write(path, head).unwrap();
+        let f = fs::OpenOptions::new().append(true).open(path).unwrap();
+        f.set_len(head.len() as u64 + hole).unwrap();
+        (&f).write_all(tail.as_bytes()).unwrap();
+        f.metadata().unwrap().len()
+    }
+
+    /// Issue #17: an archival append read the whole file (twice: the journal check and the
+    /// structure). Now it reads the file's tail back to the archival heading.
+    #[test]
+    fn an_archival_append_to_a_large_sparse_file_reads_only_its_tail() {
+        let (_d, s) = store();
+        for (n, (hole, tail)) in [
+            (512u64 << 20, ""),
+            (256 << 20, "\n- [2026-01-01 00:00:02] last\n"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let owner = Owner::Agent(format!("big{n}"));
+            let path = s.path(&owner);
+            let before = sparse_file(&path, hole, tail);
+            let read0 = bytes_read();
+            let ts = crate::timefmt::parse_entry_ts("2026-02-01 00:00:00");
+            s.append(&owner, Scope::Archival, "appended", ts).unwrap();
+            s.append(&owner, Scope::Archival, "again", ts).unwrap();
+            let read = bytes_read() - read0;
+            assert!(read < 1 << 20, "read {read} bytes of a {before}-byte file");
+            // Exactly the bytes the whole-file plan adds: a line break ends the NUL line first.
+            let sep = if tail.is_empty() { "\n" } else { "" };
+            let want =
+                format!("{sep}- [2026-02-01 00:00:00] appended\n- [2026-02-01 00:00:00] again\n");
+            let f = File::open(&path).unwrap();
+            let len = f.metadata().unwrap().len();
+            assert_eq!(len, before + want.len() as u64);
+            let mut end = vec![0u8; want.len()];
+            std::os::unix::fs::FileExt::read_exact_at(&f, &mut end, before).unwrap();
+            assert_eq!(String::from_utf8(end).unwrap(), want);
+            // Counted as archival entries, streaming, with the long line cut in memory.
+            let counts = s.count(&owner).unwrap();
+            let nul_line = usize::from(hole > 0);
+            let tail_entries = usize::from(!tail.is_empty());
+            assert_eq!(
+                (counts.core, counts.archival),
+                (1, 1 + nul_line + tail_entries + 2)
+            );
+            // The prompt's window: the newest entries, the core fact, nothing of the hole.
+            let ctx = s.load_context(&owner, 4000).unwrap();
+            assert_eq!(ctx.core.len(), 1);
+            let w = window::compute(&ctx.archival_tail, 4000);
+            assert!(
+                w.text.ends_with("appended\n- [2026-02-01 00:00:00] again"),
+                "{}",
+                w.text.len()
+            );
+        }
+    }
+
+    /// The journal check of a large file that changed behind the lock counts the journalled
+    /// lines in one streaming pass: a write still there is not put back twice, a core write
+    /// still rewrites the file, and a runtime-dropped write is put back.
+    #[test]
+    fn the_journal_check_of_a_large_file_streams() {
+        let (_d, s) = store();
+        let owner = Owner::Agent("big".into());
+        let path = s.path(&owner);
+        let before = sparse_file(&path, 32 << 20, "\n");
+        s.append(&owner, Scope::Archival, "ours", None).unwrap();
+        // Someone else appends (no lock, so the lock file's stamp no longer matches).
+        fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"- [2026-01-01 00:00:09] theirs\n")
+            .unwrap();
+        s.append(&owner, Scope::Archival, "ours 2", None).unwrap();
+        let all = s.load_all(&owner).unwrap();
+        let arch: Vec<_> = all.archival.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(arch.len(), 5, "{:?}", &arch[arch.len() - 3..]);
+        assert_eq!(&arch[2..], ["ours", "theirs", "ours 2"]);
+        // The runtime rewrites the file without our two writes: both come back.
+        let text = fs::read(&path).unwrap();
+        let cut = memchr::memmem::find(&text, b"- [20")
+            .map(|_| ())
+            .and(Some(before as usize + 1))
+            .unwrap();
+        let mut base = text[..cut].to_vec();
+        base.extend_from_slice(b"- [2026-01-01 00:00:10] runtime\n");
+        let tmp = path.with_extension("java-tmp");
+        fs::write(&tmp, &base).unwrap();
+        fs::rename(&tmp, &path).unwrap();
+        let arch: Vec<_> = s
+            .load_all(&owner)
+            .unwrap()
+            .archival
+            .into_iter()
+            .map(|e| e.content)
+            .collect();
+        assert!(
+            arch.contains(&"ours".to_string()) && arch.contains(&"ours 2".to_string()),
+            "{:?}",
+            &arch[2..]
         );
     }
 

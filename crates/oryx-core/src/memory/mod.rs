@@ -6,10 +6,12 @@ pub mod format;
 pub mod journal;
 pub mod markdown;
 pub mod mem0;
+pub mod paged;
 pub mod service;
 pub mod sqlite;
 mod sqlite_index;
 pub mod store;
+pub mod tail;
 pub mod window;
 
 pub use entry::{sanitize_content, Entry, Scope, Sections};

@@ -44,6 +44,11 @@ pub struct MemoryView {
     pub context: String,
     /// The backend listed a full page (mem0): there may be more entries than shown.
     pub possibly_more: bool,
+    /// File index of `archival[0]`: 0, or in a paged view the first entry of the window.
+    pub archival_offset: usize,
+    /// Set when the file was too large to parse whole: `archival` holds only the window's
+    /// entries, the others come in pages (memory/paged.rs). Says why, for the person.
+    pub paged_reason: Option<String>,
 }
 
 impl MemoryService {
@@ -95,6 +100,8 @@ impl MemoryService {
             window: stats,
             context,
             possibly_more,
+            archival_offset: 0,
+            paged_reason: None,
         })
     }
 
