@@ -144,7 +144,7 @@ impl Console {
                     }
                 }
                 Ok(None) => skill.warnings.push("SKILL.md is missing".into()),
-                Err(e) => skill.warnings.push(e),
+                Err(e) => skill.warnings.push(e.to_string()),
             }
             out.push(skill);
         }
@@ -363,22 +363,37 @@ fn child_dirs(root: &Path, dir: &Path) -> ApiResult<Vec<(String, std::path::Path
     Ok(out)
 }
 
-/// `Ok(None)` when missing; an error text when too large or unreadable.
-fn read_text(path: &Path) -> Result<Option<String>, String> {
+/// Why a text file of the root is not shown.
+#[derive(Debug, thiserror::Error)]
+enum TextFileError {
+    #[error("{} cannot be read: {source}", path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is larger than the {MAX_TEXT_FILE} byte limit", path.display())]
+    TooLarge { path: std::path::PathBuf },
+}
+
+/// `Ok(None)` when missing.
+fn read_text(path: &Path) -> Result<Option<String>, TextFileError> {
+    let unreadable = |source| TextFileError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
     let file = match fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{} cannot be read: {e}", path.display())),
+        Err(e) => return Err(unreadable(e)),
     };
     let mut bytes = Vec::new();
     file.take(MAX_TEXT_FILE + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("{} cannot be read: {e}", path.display()))?;
+        .map_err(unreadable)?;
     if bytes.len() as u64 > MAX_TEXT_FILE {
-        return Err(format!(
-            "{} is larger than the {MAX_TEXT_FILE} byte limit",
-            path.display()
-        ));
+        return Err(TextFileError::TooLarge {
+            path: path.to_path_buf(),
+        });
     }
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }

@@ -31,7 +31,7 @@ pub struct Mem0Config {
 
 pub struct Mem0MemoryStore {
     cfg: Mem0Config,
-    client: OnceLock<std::result::Result<Client, String>>,
+    client: OnceLock<std::result::Result<Client, reqwest::Error>>,
     /// The last `ts` this store wrote: the server keeps no order, so entries written within one
     /// second (a migration, a burst of saves) get increasing milliseconds to keep theirs.
     last_ts: std::sync::Mutex<Option<NaiveDateTime>>,
@@ -77,7 +77,6 @@ impl Mem0MemoryStore {
                 .timeout(self.cfg.timeout)
                 .connect_timeout(self.cfg.timeout.min(Duration::from_secs(5)))
                 .build()
-                .map_err(|e| e.to_string())
         });
         c.as_ref().map_err(|e| {
             CoreError::BackendUnavailable(format!("cannot create the HTTP client for mem0: {e}"))
