@@ -216,7 +216,9 @@ impl Server {
 
 fn start(place: &Place, state: &State) -> Server {
     let mut cmd = common::oryx(&place.config);
-    cmd.env("HOME", &place.home);
+    // Session rows hold epoch ms shown in local time: one zone makes the recording the same
+    // on every machine.
+    cmd.env("HOME", &place.home).env("TZ", "UTC");
     let extra: Vec<String> = state
         .serve_args
         .iter()
@@ -319,6 +321,7 @@ fn record_state(states: &BTreeMap<String, State>, state: &State) -> Value {
     write_team_root(&place.home);
     if first.demo {
         let out = common::oryx(&place.config)
+            .env("TZ", "UTC")
             .args(["demo", place.root().to_str().unwrap()])
             .output()
             .unwrap();
