@@ -29,7 +29,7 @@ import type {
  * bootstrap file; sessions: the database; settings: the settings (every view). */
 export type ChangeKind = "memory" | "agents" | "sessions" | "settings";
 export type ChangeEvent = { kind: ChangeKind; agent: string | null };
-export type BackendKind = "tauri" | "http" | "fake";
+export type BackendKind = "tauri" | "http";
 
 /** The UI's only door to data. Every method rejects with a BackendError. */
 export interface Backend {
@@ -37,8 +37,8 @@ export interface Backend {
   /** Whether pickFolder can show a native dialog (false: the UI hides "Browse…"). */
   readonly supportsFolderPicker: boolean;
   /** Whether migrate reports progress and cancelMigration can stop it (both backends do: Tauri
-   * over a Channel, REST over the /events stream; false only in the fake's `rest=1` mode, which
-   * keeps the UI's indeterminate bar without a Cancel button tested). */
+   * over a Channel, REST over the /events stream; without it the UI shows an indeterminate bar
+   * and no Cancel button). */
   readonly supportsMigrationProgress: boolean;
   listAgents(): Promise<AgentList>;
   getAgent(name: string): Promise<AgentDetail>;

@@ -1,9 +1,33 @@
 import type { ReactNode } from "react";
 
 import { BackendError } from "../backend";
-import { useI18n } from "../i18n";
+import type { ErrorCode } from "../backend/types";
+import { useI18n, type MessageKey, type TFunction } from "../i18n";
 import { Icon } from "./Icon";
 
+// One headline per ErrorCode: a code added in Rust (and the bindings) fails to compile here.
+const HEADLINES: Record<ErrorCode, MessageKey> = {
+  invalid_input: "error.invalid_input",
+  invalid_agent_name: "error.invalid_agent_name",
+  agent_not_found: "error.agent_not_found",
+  session_not_found: "error.session_not_found",
+  outside_root: "error.outside_root",
+  conflict: "error.conflict",
+  corrupt: "error.corrupt",
+  backend_unavailable: "error.backend_unavailable",
+  timeout: "error.timeout",
+  cancelled: "error.cancelled",
+  io: "error.io",
+  internal: "error.internal",
+};
+
+/** The headline of an error in the user's language. */
+export function errorHeadline(t: TFunction, code: ErrorCode): string {
+  return t(HEADLINES[code]);
+}
+
+/** An error as the user reads it: the localised headline and the code; the console's technical
+ * message (English, naming the path or thing) behind "Details". */
 export function ErrorState({ error, onRetry, compact }: { error: unknown; onRetry?: () => void; compact?: boolean }) {
   const { t } = useI18n();
   const e = BackendError.from(error);
@@ -12,9 +36,16 @@ export function ErrorState({ error, onRetry, compact }: { error: unknown; onRetr
       <Icon name="error" className="error-icon" />
       <div className="error-body">
         <div className="error-title">
-          {t("common.error")} <code className="error-code" data-testid="error-code">{e.code}</code>
+          <span data-testid="error-headline">{errorHeadline(t, e.code)}</span> <code className="error-code" data-testid="error-code">{e.code}</code>
         </div>
-        <div className="error-message" data-testid="error-message">{e.message}</div>
+        {e.message ? (
+          <details className="error-details">
+            <summary>{t("error.details")}</summary>
+            <div className="error-message" data-testid="error-message">
+              {e.message}
+            </div>
+          </details>
+        ) : null}
       </div>
       {onRetry ? (
         <button type="button" className="btn" onClick={onRetry}>

@@ -60,7 +60,7 @@ export function useInvocations(sessionId: string) {
 export function usePrompt(agent: string, sessionId: string | null) {
   const b = useBackend();
   return useQuery({
-    queryKey: [...qk.prompt(agent), sessionId] as const,
+    queryKey: qk.promptWith(agent, sessionId),
     queryFn: () => b.promptPreview(agent, sessionId),
     placeholderData: (prev) => prev,
   });
@@ -97,13 +97,13 @@ export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: Ch
       return;
     case "agents":
       await Promise.all(
-        [qk.agents, ["agent"] as const, qk.prompt(), qk.files].map((queryKey) => qc.invalidateQueries({ queryKey })),
+        [qk.agents, qk.agentAll, qk.prompt(), qk.files].map((queryKey) => qc.invalidateQueries({ queryKey })),
       );
       return;
     case "sessions":
       await Promise.all(
         // The database also holds the sqlite backend's memory_entries.
-        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, ["memory"] as const, ["recall"] as const].map((queryKey) =>
+        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery].map((queryKey) =>
           qc.invalidateQueries({ queryKey }),
         ),
       );

@@ -7,16 +7,24 @@ export const qk = {
   settings: ["settings"] as const,
   agents: ["agents"] as const,
   agent: (name: string) => ["agent", name] as const,
+  /** Prefix of every agent detail query. */
+  agentAll: ["agent"] as const,
   /** Prefix of every memory query of an owner (the full view, the overview and the pages). */
   memory: (agent: string | null) => ["memory", agent ?? GLOBAL] as const,
   memoryOverview: (agent: string | null) => ["memory", agent ?? GLOBAL, "overview"] as const,
   archivalPage: (agent: string | null, keyword: string, dir: "asc" | "desc", page: number) => ["memory", agent ?? GLOBAL, "archival", keyword, dir, page] as const,
   recall: (agent: string | null, keyword: string) => ["recall", agent ?? GLOBAL, keyword] as const,
   recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
+  /** Prefixes of every owner's memory and recall queries. */
+  memoryAll: ["memory"] as const,
+  recallEvery: ["recall"] as const,
   preview: (content: string) => ["preview", content] as const,
   sessions: (q?: SessionQuery) => (q ? (["sessions", q] as const) : (["sessions"] as const)),
   session: (id?: string) => (id ? (["session", id] as const) : (["session"] as const)),
   invocations: (sessionId?: string | null) => (sessionId === undefined ? (["invocations"] as const) : (["invocations", sessionId] as const)),
   prompt: (agent?: string) => (agent ? (["prompt", agent] as const) : (["prompt"] as const)),
+  /** One agent's prompt, with a session's history or without (null). */
+  promptWith: (agent: string, sessionId: string | null) => ["prompt", agent, sessionId] as const,
   files: ["files"] as const,
+  inspect: (path: string, dbPath: string | null) => ["inspect", path, dbPath] as const,
 };

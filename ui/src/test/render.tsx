@@ -2,14 +2,25 @@ import { QueryClient } from "@tanstack/react-query";
 import { render } from "@testing-library/react";
 
 import { AppRoot } from "../App";
-import { createFakeBackend, type FakeOptions } from "../backend/fake";
+import { createRecordedBackend, type RecordedBackend, type StateName } from "./recorded";
 
-export function renderApp(hash: string, opts: FakeOptions = {}) {
+const rendered: RecordedBackend[] = [];
+
+/** The app on the recorded console in `state` (the demo root, configured, in English). */
+export function renderApp(hash: string, state: StateName = "demo") {
   window.location.hash = hash;
-  const backend = createFakeBackend({ language: "en", ...opts });
+  const backend = createRecordedBackend(state);
+  rendered.push(backend);
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: 0, refetchOnWindowFocus: false }, mutations: { retry: false } },
   });
   const utils = render(<AppRoot backend={backend} queryClient={queryClient} />);
   return { ...utils, backend, queryClient };
+}
+
+/** The requests a test sent that were never recorded: each one is a missing fixture. */
+export function takeMisses(): string[] {
+  const misses = rendered.flatMap((b) => b.misses);
+  rendered.length = 0;
+  return misses;
 }

@@ -1,6 +1,8 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup } from "@testing-library/react";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
+
+import { takeMisses } from "./render";
 
 // jsdom has no layout: give the virtual scroll container a viewport so the virtualizer renders rows.
 Object.defineProperty(HTMLElement.prototype, "clientHeight", {
@@ -57,5 +59,7 @@ if (!window.matchMedia) {
 
 afterEach(() => {
   cleanup();
+  // A request the console was never asked during the recording: add it to fixtures/script.json.
+  expect(takeMisses()).toEqual([]);
   window.location.hash = "";
 });

@@ -1,36 +1,24 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 
-import { useBackend } from "../../backend";
 import type { AppendResult, ScopeDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { qk } from "../../queries/keys";
+import { useAppendMemory, usePreviewEntry } from "./hooks";
 
 export function AddEntryForm({ agent, onAdded }: { agent: string | null; onAdded: (r: AppendResult) => Promise<void> | void }) {
   const { t } = useI18n();
-  const backend = useBackend();
   const [scope, setScope] = useState<ScopeDto>("archival");
   const [content, setContent] = useState("");
   const debounced = useDebounced(content, 250);
-  const preview = useQuery({
-    queryKey: qk.preview(debounced),
-    queryFn: () => backend.previewEntry(debounced),
-    enabled: debounced.trim() !== "",
-    retry: false,
-    staleTime: 60_000,
-  });
-  const add = useMutation({
-    mutationFn: () => backend.appendMemory({ agent, scope, content }),
-    onSuccess: async (r) => {
-      setContent("");
-      await onAdded(r);
-    },
+  const preview = usePreviewEntry(debounced);
+  const add = useAppendMemory(agent, async (r) => {
+    setContent("");
+    await onAdded(r);
   });
   const canSubmit = content.trim() !== "" && !add.isPending;
   const submit = () => {
-    if (canSubmit) add.mutate();
+    if (canSubmit) add.mutate({ scope, content });
   };
   const showPreview = content.trim() !== "" && debounced === content;
   return (
@@ -76,7 +64,7 @@ export function AddEntryForm({ agent, onAdded }: { agent: string | null; onAdded
             {preview.data.changed ? <span className="tag tag-warn">{t("memory.add.changed")}</span> : null}
           </>
         ) : showPreview && preview.isError ? (
-          <span className="inline-error">{preview.error.message}</span>
+          <ErrorState error={preview.error} compact />
         ) : (
           <span className="muted">{t("memory.add.storedAs")} …</span>
         )}

@@ -1,7 +1,6 @@
 import { useEffect, useRef } from "react";
 
 import type { EntryDto } from "../../backend/types";
-import { charCount } from "../../backend/memory-rules";
 import { onRowKeyDown } from "../../components/hooks";
 import { Empty } from "../../components/States";
 import { useI18n } from "../../i18n";
@@ -30,7 +29,7 @@ export function CoreTable({ entries, flash }: { entries: EntryDto[]; flash: { in
               <td className="c-idx muted">{i + 1}</td>
               <td className="c-time">{e.timestamp ?? <span className="muted">{t("memory.noTime")}</span>}</td>
               <td className="wrap">{e.content}</td>
-              <td className="num">{num(charCount(e.line))}</td>
+              <td className="num">{num(Array.from(e.line).length)}</td>
             </tr>
           ))}
         </tbody>

@@ -1,8 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 
-import { useBackend } from "../../backend";
-import { MEM0_LIST_LIMIT } from "../../backend/memory-rules";
+import { MEM0_LIST_LIMIT } from "./limits";
 import type { AppendResult, MemoryOverviewDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
@@ -14,6 +13,7 @@ import { AddEntryForm } from "./AddEntryForm";
 import { shapeOf, useFilteredShape, type SortDir } from "./archival";
 import { ArchivalList } from "./ArchivalList";
 import { CoreTable } from "./CoreTable";
+import { useNewestArchival } from "./hooks";
 import { WindowBanner } from "./WindowBanner";
 
 type Flash = { scope: "core" | "archival"; index: number; nonce: number };
@@ -31,7 +31,7 @@ export function MemoryTab({ agent }: { agent: string | null }) {
 function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOverviewDto }) {
   const { t, num } = useI18n();
   const qc = useQueryClient();
-  const backend = useBackend();
+  const newestArchival = useNewestArchival(agent);
   const [keyword, setKeyword] = useState("");
   const [dir, setDir] = useState<SortDir>("asc");
   const [flash, setFlash] = useState<Flash | null>(null);
@@ -68,7 +68,7 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
     } else {
       // The newest entries: the added one is normally the last (a store in time order may
       // place it before entries stamped later).
-      const newest = await backend.archivalPage({ agent, offset: 0, limit: 50, newest_first: true, keyword: null }).catch(() => null);
+      const newest = await newestArchival(50).catch(() => null);
       index = newest?.items.find((e) => e.content === r.entry.content && e.timestamp === r.entry.timestamp)?.index ?? fresh.archival_total - 1;
     }
     setFlash({ scope: r.scope, index, nonce: Date.now() });

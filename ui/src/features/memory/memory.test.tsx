@@ -1,14 +1,13 @@
-import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
-import { createFakeBackend } from "../../backend/fake";
+import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
 
 describe("Memory tab", () => {
   it("shows the cut line between the last outside entry and the first in-window entry, and the banner", async () => {
-    const { backend } = renderApp("#/agents/log_analyst", { archivalLimit: 500 });
-    const view = await createFakeBackend({ archivalLimit: 500 }).memoryView("log_analyst");
-    const w = view.window;
+    const { backend } = renderApp("#/agents/log_analyst", "window500");
+    const w = recordedResult("window500", "memory_overview", { agent: "log_analyst" }).window;
     expect(w.outside_entries).toBeGreaterThan(0);
     const banner = await screen.findByTestId("window-banner");
     const n = (x: number) => x.toLocaleString("en-US");
@@ -31,13 +30,13 @@ describe("Memory tab", () => {
     }
     expect(within(rows.find((r) => r.getAttribute("data-in-window") === "false")!).getByText("outside")).toBeInTheDocument();
     // The screen pages: the overview and archival pages, never the whole list at once.
-    expect(backend.calls.some((c) => c.method === "memoryOverview")).toBe(true);
-    expect(backend.calls.some((c) => c.method === "archivalPage")).toBe(true);
-    expect(backend.calls.some((c) => c.method === "memoryView")).toBe(false);
+    expect(backend.calls.some((c) => c.op === "memory_overview")).toBe(true);
+    expect(backend.calls.some((c) => c.op === "archival_page")).toBe(true);
+    expect(backend.calls.some((c) => c.op === "memory_view")).toBe(false);
   });
 
   it("keeps the cut line in newest-first order", async () => {
-    renderApp("#/agents/log_analyst", { archivalLimit: 500 });
+    renderApp("#/agents/log_analyst", "window500");
     await screen.findByTestId("window-cut");
     fireEvent.click(screen.getByTestId("memory-sort"));
     await waitFor(() => expect(screen.getAllByTestId("archival-row")[0]).toHaveAttribute("data-entry-index", "23"));
@@ -55,12 +54,12 @@ describe("Memory tab", () => {
   });
 
   it("search filters archival rows with the recall rule and shows the authoritative recall count", async () => {
-    const { backend } = renderApp("#/agents/log_analyst");
+    renderApp("#/agents/log_analyst");
     await screen.findByTestId("archival-table");
     fireEvent.change(screen.getByTestId("memory-search"), { target: { value: "GATEWAY" } });
     await waitFor(() => expect(screen.getAllByTestId("archival-row")).toHaveLength(12));
     for (const r of screen.getAllByTestId("archival-row")) expect(r.textContent?.toLowerCase()).toContain("gateway");
-    const expected = (await backend.recallMemory("log_analyst", "GATEWAY")).entries.length;
+    const expected = recordedResult("demo", "recall_memory", { agent: "log_analyst", keyword: "GATEWAY" }).entries.length;
     await waitFor(() => expect(screen.getByTestId("recall-count")).toHaveTextContent(`recall_memory: ${expected} matches`), { timeout: 2000 });
     expect(screen.getByTestId("memory-match-count")).toHaveTextContent("12 of 24 shown");
     fireEvent.change(screen.getByTestId("memory-search"), { target: { value: "no-such-thing" } });
@@ -72,17 +71,17 @@ describe("Memory tab", () => {
     await screen.findByTestId("archival-table");
     const content = screen.getByTestId("add-content");
     fireEvent.change(content, { target: { value: "  line one\n## 核心记忆  x " } });
-    await waitFor(() => expect(screen.getByTestId("add-preview")).toHaveTextContent("- [2026-07-22 09:30:00] line one 「核心记忆」 x"), { timeout: 2000 });
+    await waitFor(() => expect(screen.getByTestId("add-preview")).toHaveTextContent("- [2026-07-01 09:00:00] line one 「核心记忆」 x"), { timeout: 2000 });
     expect(screen.getByTestId("add-preview")).toHaveTextContent("sanitised");
     fireEvent.keyDown(content, { key: "Enter", ctrlKey: true });
-    await waitFor(() => expect(backend.calls.some((c) => c.method === "appendMemory")).toBe(true));
-    const call = backend.calls.find((c) => c.method === "appendMemory")!;
-    expect(call.args[0]).toEqual({ agent: "assistant", scope: "archival", content: "  line one\n## 核心记忆  x " });
+    await waitFor(() => expect(backend.calls.some((c) => c.op === "append_memory")).toBe(true));
+    const call = backend.calls.find((c) => c.op === "append_memory")!;
+    expect(call.args).toEqual({ agent: "assistant", scope: "archival", content: "  line one\n## 核心记忆  x " });
     const row = await screen.findByText("line one 「核心记忆」 x");
     const r = row.closest("[data-testid='archival-row']")!;
     expect(r).toHaveClass("flash");
     expect(r).toHaveAttribute("data-in-window", "true");
-    expect(r).toHaveAttribute("data-entry-index", "141");
+    expect(r).toHaveAttribute("data-entry-index", "140");
     expect(content).toHaveValue("");
   });
 
@@ -94,11 +93,11 @@ describe("Memory tab", () => {
     fireEvent.click(screen.getByTestId("add-submit"));
     const cell = await within(screen.getByTestId("core-table")).findByText("Runs at 09:00");
     expect(cell.closest("tr")).toHaveClass("flash");
-    expect((await backend.memoryView("scheduler")).core).toHaveLength(1);
+    expect(backend.calls.find((c) => c.op === "append_memory")!.args).toEqual({ agent: "scheduler", scope: "core", content: "Runs at 09:00" });
   });
 
   it("renders at most 200 rows for 100 000 archival entries", async () => {
-    renderApp("#/agents/assistant", { assistantArchival: 100_000 });
+    renderApp("#/agents/assistant", "long_archive");
     await screen.findByTestId("archival-table", undefined, { timeout: 8000 });
     const rows = screen.getAllByTestId("archival-row");
     expect(rows.length).toBeGreaterThan(10);
@@ -109,35 +108,26 @@ describe("Memory tab", () => {
     await waitFor(() => expect(scroller.scrollTop).toBeGreaterThan(1_000_000));
     scroller.focus();
     fireEvent.keyDown(scroller, { key: "End" });
-    await waitFor(() => expect(document.querySelector('[data-entry-index="100000"]')).not.toBeNull(), { timeout: 3000 });
+    await waitFor(() => expect(document.querySelector('[data-entry-index="100139"]')).not.toBeNull(), { timeout: 3000 });
     expect(screen.getAllByTestId("archival-row").length).toBeLessThanOrEqual(200);
   });
 
   it("fetches only the pages around the visible rows, newest first when sorted so", async () => {
-    const { backend } = renderApp("#/agents/assistant", { assistantArchival: 100_000 });
+    const { backend } = renderApp("#/agents/assistant", "long_archive");
     await screen.findByTestId("archival-table", undefined, { timeout: 8000 });
     await waitFor(() => expect(screen.getAllByTestId("archival-row").length).toBeGreaterThan(10));
-    const pages = () => backend.calls.filter((c) => c.method === "archivalPage").map((c) => c.args[0] as { offset: number; limit: number; newest_first: boolean });
+    const pages = () => backend.calls.filter((c) => c.op === "archival_page").map((c) => c.args as { offset: number; limit: number; newest_first: boolean });
     expect(pages().length).toBeLessThanOrEqual(4);
     for (const p of pages()) expect(p.limit).toBeLessThanOrEqual(200);
     fireEvent.click(screen.getByTestId("memory-sort"));
-    await waitFor(() => expect(screen.getAllByTestId("archival-row")[0]).toHaveAttribute("data-entry-index", "100000"));
+    await waitFor(() => expect(screen.getAllByTestId("archival-row")[0]).toHaveAttribute("data-entry-index", "100139"));
     expect(pages().some((p) => p.newest_first && p.offset === 0)).toBe(true);
-  });
-
-  it("rejects a page limit above 1000 like the console", async () => {
-    const backend = createFakeBackend();
-    await expect(backend.archivalPage({ agent: "assistant", offset: 0, limit: 1001, newest_first: false, keyword: null })).rejects.toMatchObject({ code: "invalid_input" });
-    const p = await backend.archivalPage({ agent: "log_analyst", offset: 0, limit: 5, newest_first: true, keyword: "gateway" });
-    expect(p.total).toBe(12);
-    expect(p.items.map((i) => i.index)).toEqual([...p.items.map((i) => i.index)].sort((a, b) => b - a));
-    for (const i of p.items) expect(i.content.toLowerCase()).toContain("gateway");
   });
 
   it("refreshes when the backend reports a change made elsewhere", async () => {
     const { backend } = renderApp("#/agents/log_analyst");
     await screen.findByTestId("archival-table");
-    await backend.appendMemory({ agent: "log_analyst", scope: "archival", content: "written by the runtime" });
+    act(() => backend.writeElsewhere("append_memory", { agent: "log_analyst", scope: "archival", content: "written by the runtime" }));
     expect(await screen.findByText("written by the runtime")).toBeInTheDocument();
   });
 

@@ -1,9 +1,9 @@
-import { useMutation } from "@tanstack/react-query";
 
-import { BackendError, useBackend } from "../../backend";
+import { BackendError } from "../../backend";
 import type { SettingsDto } from "../../backend/types";
 import { Icon } from "../../components/Icon";
 import { useI18n, type MessageKey } from "../../i18n";
+import { useTestMem0 } from "./hooks";
 
 export const MAX_TIMEOUT_MS = 3_600_000;
 
@@ -46,10 +46,9 @@ export function Mem0Fields({
   testPayload: () => SettingsDto;
 }) {
   const { t, num } = useI18n();
-  const backend = useBackend();
   const problems = mem0Problems(draft, timeoutValue);
   const problem = (f: Problem["field"]) => problems.find((p) => p.field === f);
-  const test = useMutation({ mutationFn: (s: SettingsDto) => backend.testMem0(s) });
+  const test = useTestMem0();
   const typedKey = !!draft.mem0_api_key;
   const keyStored = stored.mem0_api_key_set && draft.mem0_api_key_set;
   const user = draft.mem0_user_id.trim() || "oryxos";

@@ -2,13 +2,14 @@
 // run), copy it with progress, count again to verify, and only then save the new backend.
 import { useEffect, useRef, useState, type ReactNode } from "react";
 
-import { BackendError, useBackend } from "../../backend";
-import { MEM0_LIST_LIMIT } from "../../backend/memory-rules";
+import { BackendError } from "../../backend";
 import type { BackendDto, MigrationProgress, MigrationReport, OwnerCounts, SettingsDto, SettingsView } from "../../backend/types";
 import { Dialog } from "../../components/Dialog";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n, type TFunction } from "../../i18n";
+import { useMigration, useSettingsWrites } from "./hooks";
+import { MEM0_LIST_LIMIT } from "../memory/limits";
 
 type Stage =
   | "counting" // the first dry run
@@ -47,7 +48,8 @@ export function backendLabel(t: TFunction, b: BackendDto): string {
 
 export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }: MigrateDialogProps) {
   const { t, num } = useI18n();
-  const backend = useBackend();
+  const migration = useMigration();
+  const writes = useSettingsWrites();
   const [stage, setStage] = useState<Stage>("counting");
   const [dry, setDry] = useState<MigrationReport | null>(null);
   const [run, setRun] = useState<MigrationReport | null>(null);
@@ -61,7 +63,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
   const started = useRef(false);
 
   const names = { from: backendLabel(t, from), to: backendLabel(t, to) };
-  const dryRun = () => backend.migrate({ from, to, agent: null, dry_run: true }, () => {});
+  const dryRun = () => migration.migrate({ from, to, agent: null, dry_run: true }, () => {});
 
   const applyCount = (p: Promise<MigrationReport>) =>
     p.then(
@@ -94,7 +96,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
     setError(null);
     setStage("saving");
     try {
-      const v = await backend.updateSettings(settings);
+      const v = await writes.updateSettings(settings);
       await onSaved(v);
       if (close) onClose();
       else setStage("done");
@@ -114,7 +116,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
     setVerifyError(null);
     let r: MigrationReport | null = null;
     try {
-      r = await backend.migrate({ from, to, agent: null, dry_run: false }, (p) => setProgress(p));
+      r = await migration.migrate({ from, to, agent: null, dry_run: false }, (p) => setProgress(p));
       setRun(r);
     } catch (e) {
       setRunError(e);
@@ -135,7 +137,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
   const cancel = async () => {
     setCancelling(true);
     try {
-      await backend.cancelMigration();
+      await migration.cancel();
     } catch (e) {
       setCancelling(false);
       setRunError(e);
@@ -144,7 +146,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
 
   const onEscape = () => {
     if (stage === "copying") {
-      if (backend.supportsMigrationProgress && !cancelling) void cancel();
+      if (migration.supportsProgress && !cancelling) void cancel();
       return;
     }
     if (stage === "verifying" || stage === "saving") return;
@@ -249,15 +251,15 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
       body = (
         <>
           <p className="modal-lead">{stage === "copying" ? t("migrate.copying", names) : t("migrate.verifying", names)}</p>
-          <ProgressBar progress={progress} determinate={backend.supportsMigrationProgress} verifying={stage === "verifying"} />
-          {!backend.supportsMigrationProgress ? <p className="field-hint">{t("migrate.noProgress")}</p> : null}
+          <ProgressBar progress={progress} determinate={migration.supportsProgress} verifying={stage === "verifying"} />
+          {!migration.supportsProgress ? <p className="field-hint">{t("migrate.noProgress")}</p> : null}
           {cancelling && stage === "copying" ? <p className="field-hint">{t("migrate.cancellingHint")}</p> : null}
         </>
       );
       footer = (
         <>
           <span className="spacer" />
-          {backend.supportsMigrationProgress ? (
+          {migration.supportsProgress ? (
             <button type="button" className="btn" onClick={() => void cancel()} disabled={cancelling || stage !== "copying"} data-testid="migrate-cancel">
               {cancelling ? t("migrate.cancelling") : t("migrate.cancel")}
             </button>

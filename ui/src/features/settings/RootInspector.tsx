@@ -1,23 +1,10 @@
-import { useQuery } from "@tanstack/react-query";
-
-import { useBackend } from "../../backend";
 import type { RootInspection } from "../../backend/types";
-import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
+import { useSettingsWrites } from "./hooks";
 
-export function useInspection(path: string, dbPath: string | null) {
-  const backend = useBackend();
-  const p = useDebounced(path.trim(), 400);
-  const d = useDebounced(dbPath?.trim() || null, 400);
-  return useQuery({
-    queryKey: ["inspect", p, d],
-    queryFn: () => backend.inspectRoot(p, d),
-    enabled: p !== "",
-    retry: false,
-  });
-}
+export { useInspection } from "./hooks";
 
 /** Path field + Browse… + Inspect, as used by Settings and the welcome screen. */
 export function RootField({
@@ -34,7 +21,7 @@ export function RootField({
   testId?: string;
 }) {
   const { t } = useI18n();
-  const backend = useBackend();
+  const writes = useSettingsWrites();
   return (
     <div className="path-field">
       <input
@@ -53,13 +40,13 @@ export function RootField({
         }}
         data-testid={testId}
       />
-      {backend.supportsFolderPicker ? (
+      {writes.supportsFolderPicker ? (
         <button
           type="button"
           className="btn"
           data-testid="settings-browse"
           onClick={() =>
-            void backend.pickFolder().then((p) => {
+            void writes.pickFolder().then((p) => {
               if (p) onChange(p);
             })
           }

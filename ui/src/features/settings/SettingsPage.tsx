@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 
-import { useBackend } from "../../backend";
 import type { BackendDto, LanguageDto, SettingsDto, SettingsView, ThemeDto } from "../../backend/types";
 import { Icon } from "../../components/Icon";
 import { ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
+import { qk } from "../../queries/keys";
+import { useSettingsWrites } from "./hooks";
 import { Mem0Fields, mem0Problems, parseTimeout } from "./Mem0Fields";
 import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateDialog";
 import { InspectionView, RootField, useInspection } from "./RootInspector";
@@ -51,7 +52,7 @@ export function SettingsPage() {
 
 function SettingsForm({ view }: { view: SettingsView }) {
   const { t } = useI18n();
-  const backend = useBackend();
+  const writes = useSettingsWrites();
   const qc = useQueryClient();
   const [draft, setDraft] = useState<SettingsDto>(view.settings);
   const [root, setRoot] = useState(view.settings.root ?? view.effective.root);
@@ -91,18 +92,18 @@ function SettingsForm({ view }: { view: SettingsView }) {
     setRoot(v.settings.root ?? v.effective.root);
     setWindowText(String(v.settings.archival_limit_chars));
     setTimeoutText(String(v.settings.mem0_timeout_ms));
-    qc.setQueryData(["settings"], v);
+    qc.setQueryData(qk.settings, v);
     // Every view switches at once: the root, backend or window changed under all of them.
     await qc.invalidateQueries();
   };
 
   const save = useMutation({
     mutationFn: async (next: SettingsDto) => {
-      if (next.backend === stored.backend) return { view: await backend.updateSettings(next), switching: null };
+      if (next.backend === stored.backend) return { view: await writes.updateSettings(next), switching: null };
       // Switching backends: the memories stay behind unless copied, so the dialog decides. It
       // migrates with the stored settings: save the other changes first, backend unchanged.
       const presave = changesMigrationSources(next, stored);
-      const base = presave ? await backend.updateSettings({ ...next, backend: stored.backend }) : null;
+      const base = presave ? await writes.updateSettings({ ...next, backend: stored.backend }) : null;
       const target = base ? { ...base.settings, backend: next.backend } : next;
       return { view: base, switching: { from: stored.backend, to: next.backend, settings: target, presaved: presave } };
     },

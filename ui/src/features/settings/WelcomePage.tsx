@@ -1,32 +1,33 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 
-import { useBackend } from "../../backend";
 import type { SettingsView } from "../../backend/types";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
+import { qk } from "../../queries/keys";
 import { href } from "../../router";
+import { useSettingsWrites } from "./hooks";
 import { InspectionView, RootField, useInspection } from "./RootInspector";
 
 /** First run: open an existing root or create the sample one, then save it as the root. */
 export function WelcomePage({ view }: { view: SettingsView }) {
   const { t } = useI18n();
-  const backend = useBackend();
+  const writes = useSettingsWrites();
   const qc = useQueryClient();
   const [openPath, setOpenPath] = useState("");
   const [samplePath, setSamplePath] = useState(view.effective.root);
   const inspection = useInspection(openPath, null);
 
   const applyRoot = async (root: string) => {
-    const v = await backend.updateSettings({ ...view.settings, root });
-    qc.setQueryData(["settings"], v);
+    const v = await writes.updateSettings({ ...view.settings, root });
+    qc.setQueryData(qk.settings, v);
     await qc.invalidateQueries();
     window.location.hash = "#/agents";
   };
   const open = useMutation({ mutationFn: () => applyRoot(openPath.trim()) });
   const sample = useMutation({
     mutationFn: async () => {
-      const r = await backend.createSampleRoot(samplePath.trim());
+      const r = await writes.createSampleRoot(samplePath.trim());
       await applyRoot(r.path);
     },
   });

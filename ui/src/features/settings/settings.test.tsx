@@ -1,8 +1,10 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
-import { FAKE_TEAM_ROOT } from "../../backend/fake";
 import { renderApp } from "../../test/render";
+
+/** The second root the recording makes beside the demo (two agents, no database). */
+const TEAM_ROOT = "/home/linxiao/team";
 
 describe("Settings", () => {
   it("inspects a root, saves it, invalidates every query and shows the new root everywhere", async () => {
@@ -11,16 +13,16 @@ describe("Settings", () => {
     fireEvent.click(screen.getByTestId("nav-settings"));
     window.location.hash = "#/settings";
     const root = await screen.findByTestId("settings-root");
-    fireEvent.change(root, { target: { value: FAKE_TEAM_ROOT } });
+    fireEvent.change(root, { target: { value: TEAM_ROOT } });
     fireEvent.click(screen.getByTestId("settings-inspect"));
     await waitFor(() => expect(screen.getByTestId("inspection-agents")).toHaveTextContent("2 agents: helpdesk, oncall"), { timeout: 2000 });
     expect(screen.getByTestId("inspection-db")).toHaveTextContent("not found");
 
     fireEvent.click(screen.getByTestId("settings-save"));
     expect(await screen.findByTestId("settings-saved")).toBeInTheDocument();
-    expect(screen.getByTestId("root-label")).toHaveTextContent(FAKE_TEAM_ROOT);
-    const update = backend.calls.find((c) => c.method === "updateSettings")!;
-    expect((update.args[0] as { root: string }).root).toBe(FAKE_TEAM_ROOT);
+    expect(screen.getByTestId("root-label")).toHaveTextContent(TEAM_ROOT);
+    const update = backend.calls.find((c) => c.op === "update_settings")!;
+    expect((update.args as { root: string }).root).toBe(TEAM_ROOT);
 
     window.location.hash = "#/agents";
     expect(await screen.findByTestId("agent-row-helpdesk")).toBeInTheDocument();
@@ -62,24 +64,15 @@ describe("Settings", () => {
   });
 
   it("warns when environment variables or flags override the stored settings", async () => {
-    renderApp("#/settings", { overriddenBy: ["ORYXOS_ROOT", "--db"] });
-    expect(await screen.findByTestId("settings-overridden")).toHaveTextContent("Overridden by ORYXOS_ROOT, --db");
-  });
-
-  it("shows what was repaired at startup on every page until the settings are saved", async () => {
-    renderApp("#/agents", { notice: "settings file is not valid JSON; kept as settings.json.corrupt-1" });
-    expect(await screen.findByTestId("startup-notice")).toHaveTextContent("kept as settings.json.corrupt-1");
-    window.location.hash = "#/settings";
-    fireEvent.click(await screen.findByTestId("settings-save"));
-    await screen.findByTestId("settings-saved");
-    await waitFor(() => expect(screen.queryByTestId("startup-notice")).toBeNull());
+    renderApp("#/settings", "overridden");
+    expect(await screen.findByTestId("settings-overridden")).toHaveTextContent("Overridden by --db");
   });
 
   it("says on every page when the root folder vanished, and points to Settings", async () => {
-    renderApp("#/agents", { rootProblem: "the root /srv/team/.oryxos does not exist" });
+    renderApp("#/agents", "root_gone");
     const banner = await screen.findByTestId("root-problem");
     expect(banner).toHaveTextContent("The root folder cannot be used");
-    expect(banner).toHaveTextContent("/srv/team/.oryxos does not exist");
+    expect(banner).toHaveTextContent("/home/linxiao/.oryxos");
     expect(within(banner).getByRole("link")).toHaveAttribute("href", "#/settings");
   });
 
@@ -96,20 +89,20 @@ describe("Settings", () => {
 
 describe("First run", () => {
   it("shows the welcome screen and creates the sample root", async () => {
-    const { backend } = renderApp("#/agents", { firstRun: true });
+    const { backend } = renderApp("#/agents", "first_run");
     expect(await screen.findByTestId("welcome")).toBeInTheDocument();
     const path = screen.getByTestId("welcome-sample-path");
     expect(path).toHaveValue("/home/linxiao/.oryxos");
     fireEvent.click(screen.getByTestId("welcome-sample"));
     expect(await screen.findByTestId("agent-row-assistant", undefined, { timeout: 3000 })).toBeInTheDocument();
-    expect(backend.calls.map((c) => c.method)).toEqual(expect.arrayContaining(["createSampleRoot", "updateSettings"]));
+    expect(backend.calls.map((c) => c.op)).toEqual(expect.arrayContaining(["create_sample_root", "update_settings"]));
     expect(screen.queryByTestId("welcome")).toBeNull();
   });
 
   it("opens an existing root after inspecting it", async () => {
-    renderApp("#/agents", { firstRun: true });
+    renderApp("#/agents", "first_run");
     const input = await screen.findByTestId("welcome-open-path");
-    fireEvent.change(input, { target: { value: FAKE_TEAM_ROOT } });
+    fireEvent.change(input, { target: { value: TEAM_ROOT } });
     await waitFor(() => expect(screen.getByTestId("inspection-agents")).toHaveTextContent("2 agents"), { timeout: 2000 });
     fireEvent.click(screen.getByTestId("welcome-open"));
     expect(await screen.findByTestId("agent-row-oncall")).toBeInTheDocument();

@@ -1,0 +1,47 @@
+// The settings screens' server calls: every one goes through these hooks.
+import { useMutation, useQuery } from "@tanstack/react-query";
+
+import { useBackend } from "../../backend";
+import type { MigrateRequest, MigrationProgress, SettingsDto } from "../../backend/types";
+import { useDebounced } from "../../components/hooks";
+import { qk } from "../../queries/keys";
+
+/** What a folder holds (debounced as the path is typed). */
+export function useInspection(path: string, dbPath: string | null) {
+  const backend = useBackend();
+  const p = useDebounced(path.trim(), 400);
+  const d = useDebounced(dbPath?.trim() || null, 400);
+  return useQuery({
+    queryKey: qk.inspect(p, d),
+    queryFn: () => backend.inspectRoot(p, d),
+    enabled: p !== "",
+    retry: false,
+  });
+}
+
+/** Tries mem0 settings as typed (nothing is saved). */
+export function useTestMem0() {
+  const backend = useBackend();
+  return useMutation({ mutationFn: (s: SettingsDto) => backend.testMem0(s) });
+}
+
+/** The writes of Settings and the welcome screen, and the native folder picker. */
+export function useSettingsWrites() {
+  const backend = useBackend();
+  return {
+    updateSettings: (s: SettingsDto) => backend.updateSettings(s),
+    createSampleRoot: (path: string) => backend.createSampleRoot(path),
+    supportsFolderPicker: backend.supportsFolderPicker,
+    pickFolder: () => backend.pickFolder(),
+  };
+}
+
+/** Counting, copying and cancelling a migration between memory backends. */
+export function useMigration() {
+  const backend = useBackend();
+  return {
+    migrate: (req: MigrateRequest, onProgress: (p: MigrationProgress) => void) => backend.migrate(req, onProgress),
+    cancel: () => backend.cancelMigration(),
+    supportsProgress: backend.supportsMigrationProgress,
+  };
+}

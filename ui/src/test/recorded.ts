@@ -1,0 +1,170 @@
+// The component tests' backend: answers from responses the real console gave (`oryx serve` on
+// `oryx demo` roots, recorded by crates/oryx-cli/tests/ui_fixtures.rs into fixtures/recorded.json
+// from the requests in fixtures/script.json). Nothing here computes an answer: a request either
+// was recorded in the current state or fails the test, naming what to add to the script.
+//
+// States form a tree: a write recorded as a child state's `via` moves the backend into that
+// child (whose reads were recorded after the write), and announces the change as the server's
+// event stream would.
+import { BackendError, type Backend, type ChangeEvent } from "../backend/backend";
+import { operationMethods, type OpArgs, type OpName, type OpResult } from "../backend/client";
+import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport } from "../backend/types";
+import recordedJson from "./fixtures/recorded.json";
+
+type Exchange = { op: string; args: unknown; result?: unknown; error?: { code: ErrorCode; message: string } };
+type RecordedState = { parent: string | null; via: Exchange | null; calls: Exchange[] };
+const STATES = (recordedJson as unknown as { states: Record<string, RecordedState> }).states;
+
+export type StateName = keyof typeof recordedJson.states;
+
+/** One request the UI sent: the operation and its arguments, as the server received them. */
+export type SentCall = { op: string; args: unknown };
+
+/** JSON with sorted keys and without undefined fields: how two argument objects compare. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+function answer(x: Exchange): unknown {
+  if (x.error) throw new BackendError(x.error.code, x.error.message);
+  // Each caller gets its own copy, as each HTTP response is parsed anew.
+  return structuredClone(x.result);
+}
+
+/** What the server's event stream announces after a write (the registry's `changes`). */
+function changeOf(op: string, args: unknown): ChangeEvent | null {
+  if (op === "append_memory") return { kind: "memory", agent: (args as { agent: string | null }).agent ?? null };
+  if (op === "update_settings") return { kind: "settings", agent: null };
+  return null;
+}
+
+export type RecordedBackend = Backend & {
+  /** Every request sent, in order. */
+  readonly calls: SentCall[];
+  /** The state the answers currently come from. */
+  readonly state: string;
+  /** Requests that were not recorded (the test fails on the first one). */
+  readonly misses: string[];
+  /** A recorded write made by another client (the runtime, the CLI): the UI only hears the event. */
+  writeElsewhere(op: OpName, args: unknown): void;
+  /** Makes the running migration's answer wait until `release` is called (progress is sent). */
+  holdMigration(): { release: () => void };
+};
+
+export function recordedResult<K extends OpName>(state: StateName, op: K, args: OpArgs<K>): OpResult<K> {
+  const key = canonical(args);
+  const x = STATES[state]!.calls.find((c) => c.op === op && canonical(c.args) === key);
+  if (!x) {
+    console.error(`ORYX-MISS ${JSON.stringify({ state, call: [op, args] })}`);
+    throw new Error(`no recorded ${op} ${key} in state ${state}`);
+  }
+  return answer(x) as OpResult<K>;
+}
+
+export function createRecordedBackend(start: StateName = "demo"): RecordedBackend {
+  let state: string = start;
+  const calls: SentCall[] = [];
+  const misses: string[] = [];
+  const listeners = new Set<(e: ChangeEvent) => void>();
+  let hold: Promise<void> | null = null;
+
+  function transition(op: string, args: unknown): Exchange | null {
+    const key = canonical(args);
+    for (const [name, s] of Object.entries(STATES)) {
+      if (s.parent === state && s.via && s.via.op === op && canonical(s.via.args) === key) {
+        // A write that failed changes nothing.
+        if (!s.via.error) state = name;
+        return s.via;
+      }
+    }
+    return null;
+  }
+
+  function lookup(op: string, args: unknown): unknown {
+    const key = canonical(args);
+    const read = STATES[state]!.calls.find((c) => c.op === op && canonical(c.args) === key);
+    if (read) return answer(read);
+    const write = transition(op, args);
+    if (write) {
+      const out = answer(write);
+      const change = changeOf(op, args);
+      if (change) queueMicrotask(() => listeners.forEach((l) => l(change)));
+      return out;
+    }
+    const miss = `["${op}", ${key}] in state ${state}`;
+    misses.push(miss);
+    // One line per miss, for the script's maintainer (the DOM shows it with whitespace collapsed).
+    console.error(`ORYX-MISS ${JSON.stringify({ state, call: [op, args] })}`);
+    throw new BackendError("internal", `no recorded response for ${miss}: add it to ui/src/test/fixtures/script.json`);
+  }
+
+  const invoke = async <K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>> => {
+    calls.push({ op, args });
+    await Promise.resolve();
+    return lookup(op, args) as OpResult<K>;
+  };
+
+  return {
+    kind: "http",
+    supportsFolderPicker: false,
+    supportsMigrationProgress: true,
+    ...operationMethods(invoke),
+    get calls() {
+      return calls;
+    },
+    get state() {
+      return state;
+    },
+    get misses() {
+      return misses;
+    },
+    async migrate(req: MigrateRequest, onProgress: (p: MigrationProgress) => void): Promise<MigrationReport> {
+      calls.push({ op: "migrate", args: req });
+      const report = lookup("migrate", req) as MigrationReport;
+      // The server's progress stream: one event per owner as its entries are handled.
+      let done = 0;
+      for (const o of report.owners) {
+        await Promise.resolve();
+        done += o.found;
+        if (!req.dry_run && o.found > 0) onProgress({ owner: o.owner, done, total: report.total.found });
+      }
+      if (hold) await hold;
+      return report;
+    },
+    async cancelMigration() {
+      calls.push({ op: "migrate/cancel", args: null });
+    },
+    async pickFolder() {
+      return null;
+    },
+    onChange(cb) {
+      listeners.add(cb);
+      return () => listeners.delete(cb);
+    },
+    writeElsewhere(op, args) {
+      const x = transition(op, args);
+      if (!x) throw new Error(`no recorded write ${op} ${canonical(args)} from state ${state}`);
+      const change = changeOf(op, args);
+      if (change) listeners.forEach((l) => l(change));
+    },
+    holdMigration() {
+      let release!: () => void;
+      hold = new Promise<void>((r) => (release = r));
+      return {
+        release: () => {
+          hold = null;
+          release();
+        },
+      };
+    },
+  };
+}
