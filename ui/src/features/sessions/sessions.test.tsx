@@ -27,6 +27,21 @@ describe("Sessions", () => {
     for (const id of ["feishu:ops-bot:assistant", "web:ops-bot:log_analyst"]) expect(screen.getByTestId(`session-row-${id}`)).toBeInTheDocument();
   });
 
+  it("searches what was said, shows where it matched and opens that message", async () => {
+    renderApp("#/sessions");
+    await screen.findByTestId("sessions-table");
+    fireEvent.change(screen.getByTestId("sessions-search"), { target: { value: "certificate" } });
+    await waitFor(() => expect(screen.getAllByTestId(/^session-row-/)).toHaveLength(1), { timeout: 2000 });
+    const match = screen.getByTestId("session-match");
+    expect(match).toHaveTextContent("message 1 (User): Remind me to renew the TLS certificate");
+    expect(match.querySelector("mark")).toHaveTextContent("certificate");
+    expect(window.location.hash).toBe("#/sessions?q=certificate");
+    fireEvent.click(screen.getByTestId("session-row-web:chen.wei:assistant"));
+    await waitFor(() => expect(window.location.hash).toBe("#/sessions/web%3Achen.wei%3Aassistant?m=0&q=certificate"));
+    const marked = await screen.findByText("Remind me to renew the TLS certificate");
+    expect(marked.closest('[data-testid="message"]')).toHaveAttribute("aria-current", "true");
+  });
+
   it("marks the unreadable row in the list", async () => {
     renderApp("#/sessions");
     const row = await screen.findByTestId(`session-row-${BAD}`);
