@@ -17,4 +17,4 @@ pub use markdown::MarkdownMemoryStore;
 pub use mem0::{Mem0Config, Mem0MemoryStore};
 pub use service::{MemoryService, MemoryView, WindowStats};
 pub use sqlite::SqliteMemoryStore;
-pub use store::{Backend, EntryCounts, LongTermMemoryStore};
+pub use store::{Backend, EntryCounts, FileVersion, LongTermMemoryStore, Stamp};
