@@ -5,10 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use oryx_core::config::{self, Effective, Overrides, Settings};
-use oryx_core::memory::{
-    Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService,
-    SqliteMemoryStore,
-};
+use oryx_core::memory::{Backend, LongTermMemoryStore, Mem0Config, MemoryService};
 use oryx_core::names::{self, Owner};
 use oryx_core::sessions::SessionStore;
 use oryx_core::CoreError;
@@ -68,30 +65,12 @@ impl Runtime {
 }
 
 pub fn open_store(e: &Effective, index_dir: &Path) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
-    Ok(match e.backend {
-        Backend::Markdown => Arc::new(MarkdownMemoryStore::new(&e.root)),
-        Backend::Sqlite => Arc::new(SqliteMemoryStore::with_index_dir(
-            &e.db_path,
-            Some(index_dir.to_path_buf()),
-        )),
-        Backend::Mem0 => Arc::new(Mem0MemoryStore::new(mem0_config(e)?)),
-    })
+    Ok(oryx_core::memory::open_store(e, index_dir)?)
 }
 
 /// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.
 pub fn mem0_config(e: &Effective) -> ApiResult<Mem0Config> {
-    let Some(base_url) = e.mem0_base_url.clone().filter(|u| !u.trim().is_empty()) else {
-        return Err(CoreError::InvalidInput(
-            "the mem0 backend needs a base URL: set it in Settings, with --mem0-url or MEM0_BASE_URL".into(),
-        )
-        .into());
-    };
-    Ok(Mem0Config {
-        base_url,
-        user_id: e.mem0_user_id.clone(),
-        api_key: e.mem0_api_key.clone(),
-        timeout: std::time::Duration::from_millis(e.mem0_timeout_ms),
-    })
+    Ok(oryx_core::memory::open::mem0_config(e)?)
 }
 
 pub struct Console {
