@@ -23,15 +23,12 @@ async fn blocking<T: Send + 'static>(
 pub struct Json(#[specta(type = specta_typescript::Unknown)] pub serde_json::Value);
 
 /// Runs any registered operation (`oryx_api::ops`) by name with its JSON arguments: the UI's
-/// one generic client sends `{op, args}`. A write is announced on the change stream at once.
+/// one generic client sends `{op, args}`. A write announces itself on the console's change
+/// stream, which `AppState::attach` forwards to the window.
 #[tauri::command]
 #[specta::specta]
 pub async fn console(state: State<'_, AppState>, op: String, args: Json) -> Result<Json, ApiError> {
-    let (value, change) =
-        blocking(state.console(), move |c| ops::call_json(c, &op, args.0)).await?;
-    if let Some(change) = change {
-        state.announce(change);
-    }
+    let (value, _) = blocking(state.console(), move |c| ops::call_json(c, &op, args.0)).await?;
     Ok(Json(value))
 }
 
@@ -50,10 +47,6 @@ pub async fn migrate(
         })
     })
     .await?;
-    state.announce(oryx_api::watch::ChangeEvent {
-        kind: oryx_api::watch::ChangeKind::Memory,
-        agent: None,
-    });
     Ok(report)
 }
 

@@ -1,10 +1,7 @@
 //! Agent listing and detail.
 
-use std::path::Path;
-
 use oryx_core::agents::{self, Agent};
-use oryx_core::memory::Backend;
-use oryx_core::names::{memory_path, Owner};
+use oryx_core::names::Owner;
 use oryx_core::sessions::SessionFilter;
 use oryx_core::CoreError;
 
@@ -110,12 +107,7 @@ fn summary(
 }
 
 pub(crate) fn counts(rt: &Runtime, owner: &Owner) -> MemoryCounts {
-    let bytes = match rt.effective.backend {
-        Backend::Markdown => std::fs::metadata(memory_path(rt.root(), owner))
-            .ok()
-            .map(|m| m.len()),
-        _ => None,
-    };
+    let bytes = rt.memory.store().size(owner);
     // Counted by the store without building the entries (a MEMORY.md can be 100 MB).
     match rt.memory.store().count(owner) {
         Ok(s) => MemoryCounts {
@@ -139,7 +131,7 @@ fn last_activity(
     a: &Agent,
     session: Option<chrono::NaiveDateTime>,
 ) -> Option<String> {
-    let file = modified_local(&memory_path(rt.root(), &Owner::Agent(a.name.clone())));
+    let file = agents::memory_modified(rt.root(), &Owner::Agent(a.name.clone()));
     ts(&session.into_iter().chain(file).max())
 }
 
@@ -154,10 +146,4 @@ fn last_session_activity(rt: &Runtime, a: &Agent) -> Option<chrono::NaiveDateTim
         .ok()
         .and_then(|p| p.items.into_iter().next())
         .and_then(|s| s.last_active_at)
-}
-
-fn modified_local(path: &Path) -> Option<chrono::NaiveDateTime> {
-    let t = std::fs::metadata(path).ok()?.modified().ok()?;
-    let dt: chrono::DateTime<chrono::Local> = t.into();
-    Some(dt.naive_local())
 }

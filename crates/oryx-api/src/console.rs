@@ -5,39 +5,43 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use oryx_core::config::{self, Effective, Overrides, Settings};
-use oryx_core::memory::{
-    Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService,
-    SqliteMemoryStore,
-};
+use oryx_core::memory::{Backend, LongTermMemoryStore, Mem0Config, MemoryService};
 use oryx_core::names::{self, Owner};
 use oryx_core::sessions::SessionStore;
 use oryx_core::CoreError;
 
 use crate::error::ApiResult;
+use crate::settings::{Preferences, SettingsFile};
 
 /// Services for one configuration.
 pub struct Runtime {
     pub settings: Settings,
+    pub preferences: Preferences,
     pub effective: Effective,
     pub memory: MemoryService,
     pub sessions: SessionStore,
     /// Parsed memory views for the paged memory screen.
-    pub page_cache: crate::memory_page::PageCache,
+    pub page_cache: crate::view_cache::PageCache,
 }
 
 impl Runtime {
     /// `index_dir`: where the console keeps its indexes (beside the settings file).
     pub fn build(
-        settings: Settings,
+        file: SettingsFile,
         overrides: &Overrides,
         index_dir: &Path,
     ) -> ApiResult<Runtime> {
+        let SettingsFile {
+            settings,
+            preferences,
+        } = file;
         let effective = config::effective(&settings, overrides);
         let store = open_store(&effective, index_dir)?;
         let memory = MemoryService::new(store, effective.archival_limit_chars);
         let sessions = SessionStore::new(&effective.db_path);
         Ok(Runtime {
             settings,
+            preferences,
             effective,
             memory,
             sessions,
@@ -56,43 +60,17 @@ impl Runtime {
 
     /// Where an owner's entries are stored, for display.
     pub fn source(&self, owner: &Owner) -> String {
-        match self.effective.backend {
-            Backend::Markdown => names::memory_path(self.root(), owner).display().to_string(),
-            Backend::Sqlite => format!(
-                "{} (memory_entries, agent_name = {})",
-                self.effective.db_path.display(),
-                owner.db_key()
-            ),
-            Backend::Mem0 => self.effective.mem0_base_url.clone().unwrap_or_default(),
-        }
+        self.memory.store().location(owner)
     }
 }
 
 pub fn open_store(e: &Effective, index_dir: &Path) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
-    Ok(match e.backend {
-        Backend::Markdown => Arc::new(MarkdownMemoryStore::new(&e.root)),
-        Backend::Sqlite => Arc::new(SqliteMemoryStore::with_index_dir(
-            &e.db_path,
-            Some(index_dir.to_path_buf()),
-        )),
-        Backend::Mem0 => Arc::new(Mem0MemoryStore::new(mem0_config(e)?)),
-    })
+    Ok(oryx_core::memory::open_store(e, index_dir)?)
 }
 
 /// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.
 pub fn mem0_config(e: &Effective) -> ApiResult<Mem0Config> {
-    let Some(base_url) = e.mem0_base_url.clone().filter(|u| !u.trim().is_empty()) else {
-        return Err(CoreError::InvalidInput(
-            "the mem0 backend needs a base URL: set it in Settings, with --mem0-url or MEM0_BASE_URL".into(),
-        )
-        .into());
-    };
-    Ok(Mem0Config {
-        base_url,
-        user_id: e.mem0_user_id.clone(),
-        api_key: e.mem0_api_key.clone(),
-        timeout: std::time::Duration::from_millis(e.mem0_timeout_ms),
-    })
+    Ok(oryx_core::memory::open::mem0_config(e)?)
 }
 
 pub struct Console {
@@ -101,15 +79,16 @@ pub struct Console {
     runtime: RwLock<Arc<Runtime>>,
     notice: RwLock<Option<String>>,
     migration: crate::exclusive::MigrationSlot,
+    events: crate::watch::Events,
 }
 
 impl Console {
     /// Opens with the settings file at `settings_path` (the default location when `None`).
     pub fn open(settings_path: Option<PathBuf>, overrides: Overrides) -> ApiResult<Console> {
         let settings_path = settings_path.unwrap_or_else(config::default_settings_path);
-        let settings = config::load(&settings_path)?;
+        let file = SettingsFile::load(&settings_path)?;
         let index_dir = config::index_dir_beside(&settings_path);
-        let runtime = Runtime::build(settings, &overrides, &index_dir)?;
+        let runtime = Runtime::build(file, &overrides, &index_dir)?;
         Ok(Console::with(settings_path, overrides, runtime, None))
     }
 
@@ -122,7 +101,7 @@ impl Console {
         overrides: Overrides,
     ) -> ApiResult<Console> {
         let settings_path = settings_path.unwrap_or_else(config::default_settings_path);
-        let (settings, mut notice) = match config::load(&settings_path) {
+        let (file, mut notice) = match config::load_file::<SettingsFile>(&settings_path) {
             Ok(s) => (s, None),
             Err(CoreError::Corrupt(why)) => {
                 let kept = set_aside(&settings_path)?;
@@ -130,23 +109,26 @@ impl Console {
                     "{why}. It was kept as {} and the defaults are in use until you save Settings.",
                     kept.display()
                 );
-                (Settings::default(), Some(notice))
+                (SettingsFile::default(), Some(notice))
             }
             Err(e) => return Err(e.into()),
         };
         let index_dir = config::index_dir_beside(&settings_path);
-        let runtime = match Runtime::build(settings.clone(), &overrides, &index_dir) {
+        let runtime = match Runtime::build(file.clone(), &overrides, &index_dir) {
             Ok(rt) => rt,
-            Err(e) if settings.backend != Backend::Markdown => {
-                let wanted = settings.backend.as_str();
+            Err(e) if file.settings.backend != Backend::Markdown => {
+                let wanted = file.settings.backend.as_str();
                 notice = Some(format!(
                     "The {wanted} backend could not start ({}); showing the markdown backend. \
                      Fix it in Settings.",
                     e.message
                 ));
-                let fallback = Settings {
-                    backend: Backend::Markdown,
-                    ..settings
+                let fallback = SettingsFile {
+                    settings: Settings {
+                        backend: Backend::Markdown,
+                        ..file.settings
+                    },
+                    ..file
                 };
                 Runtime::build(fallback, &overrides, &index_dir)?
             }
@@ -167,6 +149,7 @@ impl Console {
             runtime: RwLock::new(Arc::new(runtime)),
             notice: RwLock::new(notice),
             migration: Default::default(),
+            events: Default::default(),
         }
     }
 
@@ -189,6 +172,10 @@ impl Console {
         &self.migration
     }
 
+    pub(crate) fn events(&self) -> &crate::watch::Events {
+        &self.events
+    }
+
     pub fn settings_path(&self) -> &Path {
         &self.settings_path
     }
@@ -203,16 +190,22 @@ impl Console {
     }
 
     /// Validates, builds the new runtime, saves atomically, then swaps: a failure changes nothing.
-    pub fn replace_settings(&self, settings: Settings) -> ApiResult<Arc<Runtime>> {
-        settings.validate()?;
+    pub fn replace_settings(&self, file: SettingsFile) -> ApiResult<Arc<Runtime>> {
+        file.settings.validate()?;
         let runtime = Arc::new(Runtime::build(
-            settings.clone(),
+            file.clone(),
             &self.overrides,
             &self.index_dir(),
         )?);
-        config::save(&self.settings_path, &settings)?;
+        file.save(&self.settings_path)?;
         *self.runtime.write().unwrap_or_else(|p| p.into_inner()) = runtime.clone();
         *self.notice.write().unwrap_or_else(|p| p.into_inner()) = None;
+        // Subscribers follow the new root and database from here on; then they refetch.
+        self.events.follow(&runtime);
+        self.events.publish(crate::watch::ChangeEvent {
+            kind: crate::watch::ChangeKind::Settings,
+            agent: None,
+        });
         Ok(runtime)
     }
 }
@@ -265,7 +258,7 @@ mod tests {
             "{\"backend\": \"sqlite\","
         );
         assert_eq!(c.runtime().effective.backend, Backend::Markdown);
-        c.replace_settings(Settings::default()).unwrap();
+        c.replace_settings(SettingsFile::default()).unwrap();
         assert_eq!(c.notice(), None, "saving settings clears the notice");
         assert!(path.exists());
     }

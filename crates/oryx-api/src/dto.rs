@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use oryx_core::config::{Language, Theme};
+use crate::settings::{Language, Theme};
 use oryx_core::memory::{Backend, Entry, Scope};
 use oryx_core::timefmt::format_entry_ts;
 

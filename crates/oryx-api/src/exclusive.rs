@@ -48,7 +48,13 @@ impl Console {
             flag
         };
         let _running = Running(slot);
-        self.migrate(req, &flag, on_progress)
+        let report = self.migrate(req, &flag, on_progress)?;
+        // Many owners may have changed: every memory view refetches.
+        self.announce(crate::watch::ChangeEvent {
+            kind: crate::watch::ChangeKind::Memory,
+            agent: None,
+        });
+        Ok(report)
     }
 
     /// Asks the running migration to stop between entries; `false` when none runs.

@@ -16,6 +16,7 @@ pub mod prompt;
 pub mod run;
 pub mod sessions;
 pub mod settings;
+mod view_cache;
 pub mod watch;
 
 pub use console::{Console, Runtime};

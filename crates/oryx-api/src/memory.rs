@@ -10,7 +10,7 @@ use crate::dto::{
     SanitizedPreview,
 };
 use crate::error::ApiResult;
-use crate::memory_page;
+use crate::view_cache;
 
 impl Console {
     /// Every entry with its window flag (`oryx memory show --json`, `GET /memory`); the UI pages
@@ -18,7 +18,12 @@ impl Console {
     pub fn memory_view(&self, agent: Option<&str>) -> ApiResult<MemoryViewDto> {
         let rt = self.runtime();
         let owner = rt.owner(agent)?;
-        let snap = memory_page::snapshot(&rt, &owner)?;
+        let snap = rt.page_cache.snapshot(
+            &rt.memory,
+            &owner,
+            rt.root(),
+            rt.effective.memory_full_parse_max_bytes,
+        )?;
         let view = &snap.view;
         let first_in_window = view.window.first_in_window;
         Ok(MemoryViewDto {
@@ -37,7 +42,7 @@ impl Console {
                     in_window: i + view.archival_offset >= first_in_window,
                 })
                 .collect(),
-            window: memory_page::window_dto(view),
+            window: view_cache::window_dto(view),
             context: view.context.clone(),
             possibly_more: view.possibly_more,
             paged_reason: view.paged_reason.clone(),
@@ -55,8 +60,9 @@ impl Console {
         let rt = self.runtime();
         let owner = rt.owner(req.agent.as_deref())?;
         let entry = rt.memory.append(&owner, req.scope.into(), &req.content);
-        memory_page::forget(&rt, &owner);
+        rt.page_cache.forget(&rt.memory, &owner);
         let entry = entry?;
+        self.announce_write(&rt, &owner);
         Ok(AppendResult {
             agent: owner.agent_name().map(str::to_string),
             scope: req.scope,

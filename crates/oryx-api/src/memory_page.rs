@@ -1,269 +1,28 @@
 //! The memory screen in parts: an overview (core, counts, window) and the archival list in
-//! pages, so a 100 000-entry MEMORY.md does not cross to the UI in one 34 MB answer.
-//!
-//! Paging a markdown file still means parsing it, so the parsed view of the last few files is
-//! kept, keyed by what identifies a version of the file: its path, length and modification time
-//! (for sqlite the database and its WAL file). A write changes the key, so a stale view is never
-//! served after a change is visible on disk; our own appends also drop the owner's views at once.
-//! mem0 is not cached (its listing is one request of at most 1000 entries).
+//! pages, so a 100 000-entry MEMORY.md does not cross to the UI in one 34 MB answer (the parsed
+//! views they page through are kept in `view_cache`).
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::SystemTime;
-
-use oryx_core::memory::service::MemoryView;
-use oryx_core::memory::store::contains_ci;
-use oryx_core::memory::{Backend, Entry, MarkdownMemoryStore};
-use oryx_core::names::{self, Owner};
 use oryx_core::CoreError;
 
-use crate::console::{Console, Runtime};
+use crate::console::Console;
 use crate::dto::{
-    ArchivalItemDto, ArchivalPageDto, ArchivalPageQuery, EntryDto, MemoryOverviewDto, WindowDto,
+    ArchivalItemDto, ArchivalPageDto, ArchivalPageQuery, EntryDto, MemoryOverviewDto,
     ARCHIVAL_PAGE_MAX,
 };
 use crate::error::ApiResult;
-
-/// How many parsed views are kept (each holds one owner's entries).
-const CACHE_SIZE: usize = 4;
-
-type Stamp = Option<(u64, SystemTime)>;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Key {
-    backend: Backend,
-    /// MEMORY.md or the database file.
-    source: PathBuf,
-    /// The owner's database key (sqlite: one file holds every owner).
-    owner: String,
-    limit: usize,
-    stamps: [Stamp; 2],
-}
-
-/// A parsed view and the last keyword's matches (file-order indexes), computed once per view.
-pub(crate) struct Snapshot {
-    pub view: MemoryView,
-    matches: Mutex<Option<(String, Arc<Vec<u32>>)>>,
-    /// A MEMORY.md above the full-parse ceiling: the view holds only the window, and the other
-    /// entries are read from the file (streaming) when a page asks for them.
-    paged: Option<(MarkdownMemoryStore, Owner)>,
-}
-
-impl Snapshot {
-    fn new(view: MemoryView) -> Snapshot {
-        Snapshot {
-            view,
-            matches: Mutex::new(None),
-            paged: None,
-        }
-    }
-
-    /// How many archival entries the file holds (the view may hold only the window's).
-    fn archival_count(&self) -> usize {
-        self.view.archival_offset + self.view.archival.len()
-    }
-
-    /// Indexes of the archival entries containing `keyword` (recall_memory's rule).
-    fn matching(&self, keyword: &str) -> ApiResult<Arc<Vec<u32>>> {
-        let mut memo = lock(&self.matches);
-        if let Some((k, m)) = memo.as_ref() {
-            if k == keyword {
-                return Ok(m.clone());
-            }
-        }
-        let needle = keyword.to_lowercase();
-        let m: Arc<Vec<u32>> = Arc::new(match &self.paged {
-            Some((store, owner)) => store.archival_matching(owner, keyword)?,
-            None => self
-                .view
-                .archival
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| contains_ci(&e.content, &needle))
-                .map(|(i, _)| i as u32)
-                .collect(),
-        });
-        *memo = Some((keyword.to_string(), m.clone()));
-        Ok(m)
-    }
-
-    /// The archival entries at these file indexes, in the order asked.
-    fn entries_at(&self, indexes: &[usize]) -> ApiResult<Vec<Entry>> {
-        let offset = self.view.archival_offset;
-        let mut outside: Vec<usize> = indexes.iter().copied().filter(|&i| i < offset).collect();
-        let mut read = HashMap::new();
-        if let (Some((store, owner)), false) = (&self.paged, outside.is_empty()) {
-            outside.sort_unstable();
-            outside.dedup();
-            read = store.archival_at(owner, &outside)?.into_iter().collect();
-        }
-        Ok(indexes
-            .iter()
-            .filter_map(|&i| match i.checked_sub(offset) {
-                Some(j) => self.view.archival.get(j).cloned(),
-                None => read.get(&i).cloned(),
-            })
-            .collect())
-    }
-}
-
-/// The parsed views of one runtime (a settings change builds a new runtime, and with it an empty
-/// cache, so views of the previous root do not stay in memory).
-#[derive(Default)]
-pub struct PageCache {
-    /// Most recently used last.
-    entries: Mutex<Vec<(Key, Arc<Snapshot>)>>,
-    /// Held while a view is built, so concurrent requests for the same file parse it once.
-    loading: Mutex<()>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn stamp(path: &Path) -> Stamp {
-    let m = std::fs::metadata(path).ok()?;
-    Some((m.len(), m.modified().ok()?))
-}
-
-fn key_of(rt: &Runtime, owner: &Owner) -> Option<Key> {
-    let limit = rt.memory.archival_limit();
-    match rt.memory.backend() {
-        Backend::Markdown => {
-            let path = names::memory_path(rt.root(), owner);
-            Some(Key {
-                backend: Backend::Markdown,
-                stamps: [stamp(&path), None],
-                source: path,
-                owner: owner.db_key().to_string(),
-                limit,
-            })
-        }
-        Backend::Sqlite => {
-            let db = rt.effective.db_path.clone();
-            let mut wal = db.clone().into_os_string();
-            wal.push("-wal");
-            Some(Key {
-                backend: Backend::Sqlite,
-                stamps: [stamp(&db), stamp(Path::new(&wal))],
-                source: db,
-                owner: owner.db_key().to_string(),
-                limit,
-            })
-        }
-        Backend::Mem0 => None,
-    }
-}
-
-/// The owner's view, from the cache when the file has not changed since it was parsed.
-pub(crate) fn snapshot(rt: &Runtime, owner: &Owner) -> ApiResult<Arc<Snapshot>> {
-    let Some(key) = key_of(rt, owner) else {
-        return Ok(Arc::new(Snapshot::new(rt.memory.view(owner)?)));
-    };
-    let ceiling = rt.effective.memory_full_parse_max_bytes;
-    let size = key.stamps[0].map_or(0, |(len, _)| len);
-    if key.backend == Backend::Markdown && size > ceiling {
-        return paged_snapshot(rt, owner, &key, size, ceiling);
-    }
-    let cache = &rt.page_cache;
-    if let Some(s) = lookup(cache, &key) {
-        return Ok(s);
-    }
-    let _loading = lock(&cache.loading);
-    if let Some(s) = lookup(cache, &key) {
-        return Ok(s);
-    }
-    let snap = Arc::new(Snapshot::new(rt.memory.view(owner)?));
-    // The file may have changed while it was read: keep the view only if the key still holds.
-    if key_of(rt, owner).as_ref() == Some(&key) {
-        let mut entries = lock(&cache.entries);
-        entries.retain(|(k, _)| !same_source(k, &key));
-        if entries.len() >= CACHE_SIZE {
-            entries.remove(0);
-        }
-        entries.push((key, snap.clone()));
-    }
-    Ok(snap)
-}
-
-/// A MEMORY.md above the ceiling: the window and the counts, read with bounded memory (issue
-/// #17: a whole parse of a 1 GB file took 4 GB). Cached like a parsed view.
-fn paged_snapshot(
-    rt: &Runtime,
-    owner: &Owner,
-    key: &Key,
-    size: u64,
-    ceiling: u64,
-) -> ApiResult<Arc<Snapshot>> {
-    if let Some(s) = lookup(&rt.page_cache, key) {
-        return Ok(s);
-    }
-    let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
-    let reason = format!(
-        "{} is {}, more than the {} the console reads at once (setting \
-         memoryFullParseMaxBytes): shown is the prompt window; older entries come in pages",
-        key.source.display(),
-        mb(size),
-        mb(ceiling)
-    );
-    let store = MarkdownMemoryStore::new(rt.root());
-    let view = store.paged_view(owner, key.limit, reason)?;
-    let snap = Arc::new(Snapshot {
-        view,
-        matches: Mutex::new(None),
-        paged: Some((store, owner.clone())),
-    });
-    if key_of(rt, owner).as_ref() == Some(key) {
-        let mut entries = lock(&rt.page_cache.entries);
-        entries.retain(|(k, _)| !same_source(k, key));
-        if entries.len() >= CACHE_SIZE {
-            entries.remove(0);
-        }
-        entries.push((key.clone(), snap.clone()));
-    }
-    Ok(snap)
-}
-
-fn same_source(a: &Key, b: &Key) -> bool {
-    a.backend == b.backend && a.source == b.source && a.owner == b.owner
-}
-
-fn lookup(cache: &PageCache, key: &Key) -> Option<Arc<Snapshot>> {
-    let mut entries = lock(&cache.entries);
-    let pos = entries.iter().position(|(k, _)| k == key)?;
-    let hit = entries.remove(pos);
-    let snap = hit.1.clone();
-    entries.push(hit);
-    Some(snap)
-}
-
-/// Drops the cached views of `owner` (after our own write, whatever the file's timestamps say).
-pub(crate) fn forget(rt: &Runtime, owner: &Owner) {
-    if let Some(key) = key_of(rt, owner) {
-        lock(&rt.page_cache.entries).retain(|(k, _)| !same_source(k, &key));
-    }
-}
-
-pub(crate) fn window_dto(view: &MemoryView) -> WindowDto {
-    let w = &view.window;
-    WindowDto {
-        limit_chars: w.limit_chars as u32,
-        first_in_window: w.first_in_window as u32,
-        in_window_entries: w.in_window_entries as u32,
-        in_window_chars: w.in_window_chars as u32,
-        outside_entries: w.outside_entries as u32,
-        outside_chars: w.outside_chars as u32,
-        newest_cut: w.newest_cut,
-    }
-}
+use crate::view_cache::window_dto;
 
 impl Console {
     /// Everything the memory screen shows above the archival table.
     pub fn memory_overview(&self, agent: Option<&str>) -> ApiResult<MemoryOverviewDto> {
         let rt = self.runtime();
         let owner = rt.owner(agent)?;
-        let snap = snapshot(&rt, &owner)?;
+        let snap = rt.page_cache.snapshot(
+            &rt.memory,
+            &owner,
+            rt.root(),
+            rt.effective.memory_full_parse_max_bytes,
+        )?;
         let view = &snap.view;
         Ok(MemoryOverviewDto {
             agent: owner.agent_name().map(str::to_string),
@@ -289,7 +48,12 @@ impl Console {
         }
         let rt = self.runtime();
         let owner = rt.owner(q.agent.as_deref())?;
-        let snap = snapshot(&rt, &owner)?;
+        let snap = rt.page_cache.snapshot(
+            &rt.memory,
+            &owner,
+            rt.root(),
+            rt.effective.memory_full_parse_max_bytes,
+        )?;
         let count = snap.archival_count();
         let first_in_window = snap.view.window.first_in_window;
         let keyword = q
@@ -347,6 +111,8 @@ mod tests {
     use super::*;
     use crate::dto::{AppendRequest, ScopeDto};
     use oryx_core::config::Overrides;
+    use oryx_core::names;
+    use std::path::Path;
 
     fn console(root: &Path) -> Console {
         let o = Overrides {

@@ -4,22 +4,71 @@ use std::path::{Path, PathBuf};
 
 use oryx_core::config::{self, Settings, ENV_DB, ENV_MEM0_KEY, ENV_MEM0_URL, ENV_ROOT};
 use oryx_core::names::{agents_dir, global_memory_path, is_valid_agent_name};
+use serde::{Deserialize, Serialize};
 
 use crate::console::Console;
 use crate::dto::{EffectiveDto, Mem0Status, RootInspection, SettingsDto, SettingsView};
 use crate::error::{ApiError, ApiResult};
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    #[default]
+    System,
+    Zh,
+    En,
+}
+
+/// How the console looks: its own business, not the memory system's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Preferences {
+    pub language: Language,
+    pub theme: Theme,
+}
+
+/// The settings file: the core's settings and the console's preferences side by side in one
+/// JSON object, keys in the order earlier versions wrote them, so existing files load and
+/// saving writes the same bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SettingsFile {
+    #[serde(flatten)]
+    pub settings: Settings,
+    #[serde(flatten)]
+    pub preferences: Preferences,
+}
+
+impl SettingsFile {
+    pub fn load(path: &Path) -> ApiResult<SettingsFile> {
+        Ok(config::load_file(path)?)
+    }
+
+    pub fn save(&self, path: &Path) -> ApiResult<()> {
+        self.settings.validate()?;
+        Ok(config::save_file(path, self)?)
+    }
+}
+
 impl Console {
     pub fn get_settings(&self) -> ApiResult<SettingsView> {
         let rt = self.runtime();
-        Ok(self.view(&rt.settings, &rt.effective))
+        Ok(self.view(&rt.settings, &rt.preferences, &rt.effective))
     }
 
     /// Replaces the stored settings; an empty API key field keeps the stored key.
     pub fn update_settings(&self, dto: &SettingsDto) -> ApiResult<SettingsView> {
         let current = self.runtime().settings.clone();
-        let settings = from_dto(dto, &current)?;
-        if let Some(root) = &settings.root {
+        let file = from_dto(dto, &current)?;
+        if let Some(root) = &file.settings.root {
             if !root.is_dir() {
                 return Err(ApiError::invalid(format!(
                     "{} is not a folder; pick an existing .oryxos root or create the sample root",
@@ -27,11 +76,11 @@ impl Console {
                 )));
             }
         }
-        let rt = self.replace_settings(settings)?;
-        Ok(self.view(&rt.settings, &rt.effective))
+        let rt = self.replace_settings(file)?;
+        Ok(self.view(&rt.settings, &rt.preferences, &rt.effective))
     }
 
-    fn view(&self, s: &Settings, e: &config::Effective) -> SettingsView {
+    fn view(&self, s: &Settings, p: &Preferences, e: &config::Effective) -> SettingsView {
         let o = self.overrides();
         let mut overridden_by = Vec::new();
         let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
@@ -59,7 +108,7 @@ impl Console {
         let first_run =
             s.root.is_none() && o.root.is_none() && !env_set(ENV_ROOT) && !e.root.is_dir();
         SettingsView {
-            settings: to_dto(s),
+            settings: to_dto(s, p),
             effective: EffectiveDto {
                 root: e.root.display().to_string(),
                 db_path: e.db_path.display().to_string(),
@@ -78,13 +127,15 @@ impl Console {
     pub fn create_root(&self) -> ApiResult<RootInspection> {
         let rt = self.runtime();
         oryx_core::fsx::create_root(rt.root())?;
+        // A root that did not exist could not be watched: live refresh starts now.
+        self.events().follow(&rt);
         Ok(inspect(rt.root(), &rt.effective.db_path))
     }
 
     /// Tries the mem0 settings being edited (before they are saved).
     pub fn test_mem0(&self, dto: &SettingsDto) -> ApiResult<Mem0Status> {
-        let settings = from_dto(dto, &self.runtime().settings)?;
-        let e = config::effective(&settings, self.overrides());
+        let file = from_dto(dto, &self.runtime().settings)?;
+        let e = config::effective(&file.settings, self.overrides());
         let cfg = crate::console::mem0_config(&e)?;
         let store = oryx_core::memory::Mem0MemoryStore::new(cfg.clone());
         Ok(match store.ping() {
@@ -189,7 +240,7 @@ pub fn inspect(root: &Path, db: &Path) -> RootInspection {
     }
 }
 
-fn to_dto(s: &Settings) -> SettingsDto {
+fn to_dto(s: &Settings, p: &Preferences) -> SettingsDto {
     SettingsDto {
         root: s.root.as_ref().map(|p| p.display().to_string()),
         backend: s.backend.into(),
@@ -201,8 +252,8 @@ fn to_dto(s: &Settings) -> SettingsDto {
         mem0_api_key: None,
         mem0_api_key_set: s.mem0.api_key.is_some(),
         mem0_timeout_ms: s.mem0.timeout_ms as u32,
-        language: s.language.into(),
-        theme: s.theme.into(),
+        language: p.language.into(),
+        theme: p.theme.into(),
     }
 }
 
@@ -212,7 +263,7 @@ fn non_blank(s: &Option<String>) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<Settings> {
+fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
     let api_key = match non_blank(&d.mem0_api_key) {
         Some(k) => Some(k),
         None if d.mem0_api_key_set => current.mem0.api_key.clone(),
@@ -230,11 +281,63 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<Settings> {
             api_key,
             timeout_ms: d.mem0_timeout_ms as u64,
         },
-        language: d.language.into(),
-        theme: d.theme.into(),
         // Not on the settings screen: kept as the settings file has it.
         memory_full_parse_max_bytes: current.memory_full_parse_max_bytes,
     };
     s.validate()?;
-    Ok(s)
+    Ok(SettingsFile {
+        settings: s,
+        preferences: Preferences {
+            language: d.language.into(),
+            theme: d.theme.into(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oryx_core::memory::Backend;
+
+    #[test]
+    fn a_byte_order_mark_before_the_json_is_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            "\u{FEFF}{\"backend\": \"sqlite\", \"theme\": \"dark\"}\n",
+        )
+        .unwrap();
+        let s = SettingsFile::load(&path).unwrap();
+        assert_eq!(s.settings.backend, Backend::Sqlite);
+        assert_eq!(s.preferences.theme, Theme::Dark);
+    }
+
+    #[test]
+    fn a_settings_file_of_earlier_versions_loads_and_saves_to_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        // What the console wrote when the preferences were part of the core's settings (keys
+        // sorted: the file is written from a `serde_json::Value`, whose maps are ordered).
+        let before = "{\n  \"archivalLimitChars\": 8000,\n  \"backend\": \"sqlite\",\n  \
+                      \"language\": \"zh\",\n  \"mem0\": {\n    \"userId\": \"me\"\n  },\n  \
+                      \"root\": \"/data/.oryxos\",\n  \"theme\": \"dark\"\n}\n";
+        std::fs::write(&path, before).unwrap();
+        let file = SettingsFile::load(&path).unwrap();
+        assert_eq!(file.settings.backend, Backend::Sqlite);
+        assert_eq!(file.settings.archival_limit_chars, 8000);
+        assert_eq!(file.settings.mem0.user_id, "me");
+        assert_eq!(
+            file.preferences,
+            Preferences {
+                language: Language::Zh,
+                theme: Theme::Dark
+            }
+        );
+        std::fs::remove_file(&path).unwrap();
+        file.save(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        // The core alone reads the same file and ignores the preferences.
+        assert_eq!(config::load(&path).unwrap(), file.settings);
+    }
 }

@@ -130,6 +130,12 @@ pub fn parse_schedules(v: &Value) -> (Vec<Schedule>, Vec<String>) {
     (out, warnings)
 }
 
+/// When an owner's MEMORY.md was last written (its modification time, local), whatever the
+/// backend: the runtime's own file is part of an agent's activity.
+pub fn memory_modified(root: &Path, owner: &crate::names::Owner) -> Option<chrono::NaiveDateTime> {
+    crate::memory::FileVersion::of(&crate::names::memory_path(root, owner))?.modified_local()
+}
+
 /// Lists every directory under `agents/`, sorted by name.
 pub fn list(root: &Path) -> Result<Vec<Agent>> {
     // A vanished root is an error, not an empty catalog.

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, IoContext, Result};
@@ -17,24 +18,6 @@ pub const ENV_MEM0_KEY: &str = "MEM0_API_KEY";
 pub const DB_FILE: &str = "oryxos.db";
 pub const MIN_ARCHIVAL_LIMIT: usize = 100;
 pub const MAX_ARCHIVAL_LIMIT: usize = 1_000_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Theme {
-    #[default]
-    System,
-    Light,
-    Dark,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    #[default]
-    System,
-    Zh,
-    En,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -67,8 +50,6 @@ pub struct Settings {
     pub archival_limit_chars: usize,
     pub footprint_enabled: bool,
     pub mem0: Mem0Settings,
-    pub language: Language,
-    pub theme: Theme,
     /// A MEMORY.md larger than this is not parsed whole for the console: it shows the window
     /// and pages through the entries by streaming (memory per request stays bounded).
     pub memory_full_parse_max_bytes: u64,
@@ -87,8 +68,6 @@ impl Default for Settings {
             archival_limit_chars: DEFAULT_ARCHIVAL_LIMIT,
             footprint_enabled: true,
             mem0: Mem0Settings::default(),
-            language: Language::System,
-            theme: Theme::System,
             memory_full_parse_max_bytes: DEFAULT_FULL_PARSE_MAX_BYTES,
         }
     }
@@ -196,10 +175,16 @@ pub fn default_root() -> PathBuf {
 
 /// Reads settings; a missing file is the defaults, a corrupt one is an error naming the file.
 pub fn load(path: &Path) -> Result<Settings> {
+    load_file(path)
+}
+
+/// Reads a settings file into `T`, which may hold more than [`Settings`] (the console keeps its
+/// own preferences in the same file); keys `T` does not know are ignored.
+pub fn load_file<T: DeserializeOwned + Default>(path: &Path) -> Result<T> {
     use std::io::Read;
     // Non-blocking open: a FIFO in place of the file is an error, not a hang.
     let Some(mut file) = crate::fsx::open_read(path)? else {
-        return Ok(Settings::default());
+        return Ok(T::default());
     };
     let mut text = String::new();
     file.read_to_string(&mut text).at(path)?;
@@ -217,6 +202,11 @@ pub fn load(path: &Path) -> Result<Settings> {
 /// (it may hold the mem0 API key).
 pub fn save(path: &Path, settings: &Settings) -> Result<()> {
     settings.validate()?;
+    save_file(path, settings)
+}
+
+/// [`save`] for a `T` that holds more than [`Settings`]; the caller validates.
+pub fn save_file<T: Serialize + Default>(path: &Path, settings: &T) -> Result<()> {
     let value = non_defaults(settings);
     let text = serde_json::to_string_pretty(&value).expect("settings serialise");
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -239,8 +229,8 @@ pub fn save(path: &Path, settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-fn non_defaults(settings: &Settings) -> serde_json::Value {
-    let defaults = serde_json::to_value(Settings::default()).expect("defaults serialise");
+fn non_defaults<T: Serialize + Default>(settings: &T) -> serde_json::Value {
+    let defaults = serde_json::to_value(T::default()).expect("defaults serialise");
     let mut value = serde_json::to_value(settings).expect("settings serialise");
     prune(&mut value, &defaults);
     value
@@ -423,7 +413,7 @@ mod tests {
         .unwrap();
         let s = load(&path).unwrap();
         assert_eq!(s.backend, Backend::Sqlite);
-        assert_eq!(s.theme, Theme::Dark);
+        // The theme is the console's (oryx-api reads it from the same file).
     }
 
     #[cfg(unix)]

@@ -14,5 +14,6 @@ pub mod prompt;
 pub mod sessions;
 pub mod timefmt;
 pub mod tools;
+pub mod watch;
 
 pub use error::{CoreError, Result};

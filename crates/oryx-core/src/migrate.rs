@@ -320,6 +320,9 @@ mod tests {
         fn backend(&self) -> crate::memory::Backend {
             crate::memory::Backend::Mem0
         }
+        fn location(&self, _: &Owner) -> String {
+            "a full page".into()
+        }
         fn append(&self, _: &Owner, _: Scope, _: &str, _: Option<NaiveDateTime>) -> Result<Entry> {
             unreachable!("a source is only read")
         }

@@ -6,7 +6,7 @@
 //! `data:` line as a change event still skips it.
 
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -14,7 +14,7 @@ use axum::routing::get;
 use axum::Router;
 use futures_util::stream::Stream;
 use oryx_api::migrate::MigrationProgress;
-use oryx_api::watch::{ChangeEvent, ChangeKind, Watcher};
+use oryx_api::watch::ChangeEvent;
 use oryx_api::Console;
 use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
@@ -34,50 +34,22 @@ enum Message {
 #[derive(Clone)]
 pub struct Hub {
     tx: broadcast::Sender<Message>,
-    console: Arc<Console>,
-    watcher: Arc<Mutex<Option<Watcher>>>,
 }
 
 impl Hub {
+    /// Forwards the console's change stream (the watcher and the console's own writes, once
+    /// each, following the settings in effect) to every connected browser.
     pub fn start(console: Arc<Console>) -> Hub {
         let (tx, _) = broadcast::channel(256);
-        let hub = Hub {
-            tx,
-            console,
-            watcher: Arc::new(Mutex::new(None)),
-        };
-        hub.rewatch();
-        hub
-    }
-
-    /// Follows the current root and database (after a settings change too).
-    pub fn rewatch(&self) {
-        let tx = self.tx.clone();
-        let w = self.console.watch_current(move |changes| {
+        let changes = console.subscribe();
+        let forward = tx.clone();
+        // Ends when the console is dropped (the stream's senders with it).
+        std::thread::spawn(move || {
             for c in changes {
-                let _ = tx.send(Message::Change(c));
+                let _ = forward.send(Message::Change(c));
             }
         });
-        let mut slot = self.watcher.lock().unwrap_or_else(|p| p.into_inner());
-        *slot = match w {
-            Ok(w) => Some(w),
-            Err(e) => {
-                super::log(&format!("live refresh disabled: {}", e.message));
-                None
-            }
-        };
-        let _ = self.tx.send(Message::Change(ChangeEvent {
-            kind: ChangeKind::Settings,
-            agent: None,
-        }));
-    }
-
-    /// Our own writes are announced at once (the watcher may also report them).
-    pub fn notify_memory(&self, agent: Option<String>) {
-        let _ = self.tx.send(Message::Change(ChangeEvent {
-            kind: ChangeKind::Memory,
-            agent,
-        }));
+        Hub { tx }
     }
 
     /// Progress of the running migration, to every connected browser (callers throttle).

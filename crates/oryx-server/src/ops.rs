@@ -8,7 +8,6 @@ use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Router;
 use oryx_api::ops::{self, Operation, Visitor};
-use oryx_api::watch::ChangeKind;
 use serde_json::{json, Value};
 
 use super::{blocking, AppState, HttpError, Reply};
@@ -71,15 +70,8 @@ async fn handle<O: Operation>(
         Ok(a) => a,
         Err(e) => return Reply(Err(e)),
     };
-    let result = blocking(&s, move |c| O::run(c, args)).await;
-    if let Some(change) = result.as_ref().ok().and_then(O::changed) {
-        // The watcher may report the same write again; announcing it here makes it immediate.
-        match change.kind {
-            ChangeKind::Settings => s.events.rewatch(),
-            _ => s.events.notify_memory(change.agent),
-        }
-    }
-    Reply(result)
+    // A write announces itself on the console's change stream (/events).
+    Reply(blocking(&s, move |c| O::run(c, args)).await)
 }
 
 /// The registered operations' entries for the OpenAPI document.

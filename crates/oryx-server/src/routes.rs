@@ -354,11 +354,7 @@ async fn append(
         Ok(r) => r,
         Err(e) => return Reply(Err(e)),
     };
-    let result = blocking(&s, move |c| c.append_memory(&req)).await;
-    if let Ok(r) = &result {
-        s.events.notify_memory(r.agent.clone());
-    }
-    Reply(result)
+    Reply(blocking(&s, move |c| c.append_memory(&req)).await)
 }
 
 async fn recall(
@@ -479,11 +475,7 @@ async fn put_settings(
         Ok(d) => d,
         Err(e) => return Reply(Err(e)),
     };
-    let result = blocking(&s, move |c| c.update_settings(&dto)).await;
-    if result.is_ok() {
-        s.events.rewatch();
-    }
-    Reply(result)
+    Reply(blocking(&s, move |c| c.update_settings(&dto)).await)
 }
 
 async fn inspect_root(
@@ -574,9 +566,6 @@ async fn migrate(
         r
     })
     .await;
-    if result.is_ok() {
-        s.events.notify_memory(None);
-    }
     Reply(result)
 }
 

@@ -683,6 +683,18 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         Backend::Markdown
     }
 
+    fn location(&self, owner: &Owner) -> String {
+        self.path(owner).display().to_string()
+    }
+
+    fn stamp(&self, owner: &Owner) -> Option<super::store::Stamp> {
+        Some(super::store::Stamp::of_files(&[&self.path(owner)]))
+    }
+
+    fn size(&self, owner: &Owner) -> Option<u64> {
+        super::store::FileVersion::of(&self.path(owner)).map(|v| v.bytes())
+    }
+
     fn append(
         &self,
         owner: &Owner,

@@ -267,6 +267,10 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         Backend::Mem0
     }
 
+    fn location(&self, _owner: &Owner) -> String {
+        self.cfg.base_url.clone()
+    }
+
     fn append(
         &self,
         owner: &Owner,

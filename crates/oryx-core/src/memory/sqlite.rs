@@ -322,6 +322,25 @@ impl LongTermMemoryStore for SqliteMemoryStore {
         Backend::Sqlite
     }
 
+    fn location(&self, owner: &Owner) -> String {
+        format!(
+            "{} (memory_entries, agent_name = {})",
+            self.path.display(),
+            owner.db_key()
+        )
+    }
+
+    /// The database and its WAL: a commit in WAL mode grows or rewrites the `-wal` file, a
+    /// checkpoint the main one.
+    fn stamp(&self, _owner: &Owner) -> Option<super::store::Stamp> {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        Some(super::store::Stamp::of_files(&[
+            &self.path,
+            Path::new(&wal),
+        ]))
+    }
+
     fn append(
         &self,
         owner: &Owner,

@@ -1,5 +1,7 @@
 //! The store trait every backend implements (SPEC §6).
 
+use std::path::Path;
+
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +63,23 @@ pub struct ContextEntries {
 pub trait LongTermMemoryStore: Send + Sync {
     fn backend(&self) -> Backend;
 
+    /// Where an owner's entries are stored, for display: a file, a table, a server.
+    fn location(&self, owner: &Owner) -> String;
+
+    /// Identifies the version of an owner's stored entries: equal stamps mean nothing was
+    /// written in between, so a parsed view may be reused. `None`: the store cannot tell
+    /// cheaply (a server), and nothing may be cached.
+    fn stamp(&self, owner: &Owner) -> Option<Stamp> {
+        let _ = owner;
+        None
+    }
+
+    /// Bytes an owner's memory takes where it is one file of its own; `None` otherwise.
+    fn size(&self, owner: &Owner) -> Option<u64> {
+        let _ = owner;
+        None
+    }
+
     /// Appends one entry; `at` keeps an existing timestamp (migration), `None` stamps now.
     fn append(
         &self,
@@ -101,6 +120,64 @@ pub trait LongTermMemoryStore: Send + Sync {
             .into_iter()
             .filter(|e| contains_ci(&e.content, &needle))
             .collect())
+    }
+}
+
+/// One version of the files an owner's entries are read from (see
+/// [`LongTermMemoryStore::stamp`]). Opaque: stamps are only compared.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Stamp(Vec<Option<FileVersion>>);
+
+impl Stamp {
+    /// The versions of `paths` now (a missing file is a version too).
+    pub fn of_files(paths: &[&Path]) -> Stamp {
+        Stamp(paths.iter().map(|p| FileVersion::of(p)).collect())
+    }
+}
+
+/// Size, modification time and file identity: a rename by another writer changes the identity
+/// even when size and time collide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileVersion {
+    len: u64,
+    mtime_ns: u128,
+    id: (u64, u64),
+}
+
+impl FileVersion {
+    /// `None`: no such file (links are followed, as the stores follow them).
+    pub fn of(path: &Path) -> Option<FileVersion> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let id = (0, 0);
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        Some(FileVersion {
+            len: meta.len(),
+            mtime_ns,
+            id,
+        })
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.len
+    }
+
+    /// The modification time, in the local time zone (as the runtime writes timestamps).
+    pub fn modified_local(&self) -> Option<NaiveDateTime> {
+        let t = std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_nanos(
+            self.mtime_ns.try_into().ok()?,
+        ))?;
+        let dt: chrono::DateTime<chrono::Local> = t.into();
+        Some(dt.naive_local())
     }
 }
 

@@ -5,13 +5,15 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use oryx_api::dto::SessionQuery;
-use oryx_api::watch::{watch, ChangeEvent, ChangeKind, Watcher};
-use oryx_api::Console;
-use oryx_core::config::Overrides;
-use oryx_core::memory::Backend;
+use oryx_core::memory::{
+    Backend, LongTermMemoryStore, MarkdownMemoryStore, MemoryService, SqliteMemoryStore,
+};
+use oryx_core::names::Owner;
+use oryx_core::sessions::{SessionFilter, SessionPage, SessionStore};
+use oryx_core::watch::{watch, Change, Watcher};
 
 const MEMORY: &str = "## 核心记忆\n- [2026-01-01 00:00:00] 用户叫小林\n## 归档记忆\n";
 
@@ -83,20 +85,65 @@ fn session_row(id: &str) -> String {
     )
 }
 
-fn console(f: &Fixture, backend: Backend) -> Console {
-    Console::open(
-        Some(f.settings.clone()),
-        Overrides {
-            root: Some(f.root.clone()),
-            db_path: Some(f.db.clone()),
-            backend: Some(backend),
-            mem0_url: None,
-        },
-    )
-    .unwrap()
+/// What the console reads through: a memory store of `backend` (its index beside the
+/// settings, as the console keeps it) and the session store.
+struct Console {
+    root: PathBuf,
+    memory: MemoryService,
+    sessions: SessionStore,
 }
 
-fn start(f: &Fixture) -> (Watcher, Receiver<Vec<ChangeEvent>>) {
+struct View {
+    core: Vec<oryx_core::memory::Entry>,
+}
+
+fn console(f: &Fixture, backend: Backend) -> Console {
+    let store: Arc<dyn LongTermMemoryStore> = match backend {
+        Backend::Markdown => Arc::new(MarkdownMemoryStore::new(&f.root)),
+        Backend::Sqlite => Arc::new(SqliteMemoryStore::with_index_dir(
+            &f.db,
+            Some(f.settings.with_file_name("index")),
+        )),
+        Backend::Mem0 => unreachable!("mem0 is not on disk"),
+    };
+    Console {
+        root: f.root.clone(),
+        memory: MemoryService::new(store, 4000),
+        sessions: SessionStore::new(&f.db),
+    }
+}
+
+impl Console {
+    fn memory_view(&self, agent: Option<&str>) -> oryx_core::Result<View> {
+        let owner = agent.map_or(Owner::Global, |a| Owner::Agent(a.into()));
+        Ok(View {
+            core: self.memory.view(&owner)?.core,
+        })
+    }
+
+    fn list_sessions(&self, filter: &SessionFilter) -> oryx_core::Result<SessionPage> {
+        self.sessions.list(filter)
+    }
+
+    /// What the agent list reads: the catalog, every agent's last session and memory counts.
+    fn list_agents(&self) -> oryx_core::Result<()> {
+        let last = self.sessions.last_active_by_agent()?;
+        for a in oryx_core::agents::list(&self.root)? {
+            let owner = Owner::Agent(a.name.clone());
+            self.memory.store().count(&owner)?;
+            self.memory.store().size(&owner);
+            oryx_core::agents::memory_modified(&self.root, &owner);
+            let _ = last.get(&a.name);
+        }
+        Ok(())
+    }
+
+    fn session_stats(&self) -> oryx_core::Result<()> {
+        self.sessions.stats().map(|_| ())
+    }
+}
+
+fn start(f: &Fixture) -> (Watcher, Receiver<Vec<Change>>) {
     let (tx, rx) = channel();
     let w = watch(&f.root, &f.db, move |c| {
         let _ = tx.send(c);
@@ -106,7 +153,7 @@ fn start(f: &Fixture) -> (Watcher, Receiver<Vec<ChangeEvent>>) {
 }
 
 /// Everything reported within `window`.
-fn collect(rx: &Receiver<Vec<ChangeEvent>>, window: Duration) -> Vec<ChangeEvent> {
+fn collect(rx: &Receiver<Vec<Change>>, window: Duration) -> Vec<Change> {
     let end = Instant::now() + window;
     let mut got = Vec::new();
     while let Some(left) = end.checked_duration_since(Instant::now()) {
@@ -118,18 +165,12 @@ fn collect(rx: &Receiver<Vec<ChangeEvent>>, window: Duration) -> Vec<ChangeEvent
     got
 }
 
-fn sessions() -> ChangeEvent {
-    ChangeEvent {
-        kind: ChangeKind::Sessions,
-        agent: None,
-    }
+fn sessions() -> Change {
+    Change::Database
 }
 
-fn memory_of(agent: &str) -> ChangeEvent {
-    ChangeEvent {
-        kind: ChangeKind::Memory,
-        agent: Some(agent.into()),
-    }
+fn memory_of(agent: &str) -> Change {
+    Change::Memory(Some(agent.into()))
 }
 
 fn reads_are_not_changes(db_inside_root: bool) {
@@ -142,7 +183,7 @@ fn reads_are_not_changes(db_inside_root: bool) {
         let text = fs::read(f.root.join("agents/a/MEMORY.md")).unwrap();
         assert_eq!(text, MEMORY.as_bytes());
         fs::read(f.root.join("agents/a/AGENT.md")).unwrap();
-        let page = md.list_sessions(&SessionQuery::default()).unwrap();
+        let page = md.list_sessions(&SessionFilter::default()).unwrap();
         assert_eq!(page.total, 1);
         assert_eq!(md.memory_view(Some("a")).unwrap().core.len(), 1);
         assert_eq!(sq.memory_view(Some("a")).unwrap().core.len(), 1);
@@ -200,7 +241,7 @@ fn an_insert_is_reported_once(db_inside_root: bool) {
     assert!(probes <= 4, "{probes} probes for one write");
     // And the console reading the new row afterwards is still no change.
     let page = console(&f, Backend::Markdown)
-        .list_sessions(&SessionQuery::default())
+        .list_sessions(&SessionFilter::default())
         .unwrap();
     assert_eq!(page.total, 2);
     let after = collect(&rx, Duration::from_millis(1000));
@@ -262,7 +303,7 @@ fn the_consoles_first_open_is_reported_at_most_once() {
     assert!(got.len() <= 1, "{got:?}");
     for _ in 0..3 {
         c.memory_view(Some("a")).unwrap();
-        c.list_sessions(&SessionQuery::default()).unwrap();
+        c.list_sessions(&SessionFilter::default()).unwrap();
     }
     let again = console(&f, Backend::Sqlite);
     again.memory_view(Some("a")).unwrap();

@@ -1,0 +1,39 @@
+//! The store that the settings in effect select: which backend, and where it keeps its entries.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::Effective;
+use crate::error::{CoreError, Result};
+
+use super::{
+    Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore,
+    SqliteMemoryStore,
+};
+
+/// `index_dir`: where the console keeps its indexes of the database (never inside it).
+pub fn open_store(e: &Effective, index_dir: &Path) -> Result<Arc<dyn LongTermMemoryStore>> {
+    Ok(match e.backend {
+        Backend::Markdown => Arc::new(MarkdownMemoryStore::new(&e.root)),
+        Backend::Sqlite => Arc::new(SqliteMemoryStore::with_index_dir(
+            &e.db_path,
+            Some(index_dir.to_path_buf()),
+        )),
+        Backend::Mem0 => Arc::new(Mem0MemoryStore::new(mem0_config(e)?)),
+    })
+}
+
+/// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.
+pub fn mem0_config(e: &Effective) -> Result<Mem0Config> {
+    let Some(base_url) = e.mem0_base_url.clone().filter(|u| !u.trim().is_empty()) else {
+        return Err(CoreError::InvalidInput(
+            "the mem0 backend needs a base URL: set it in Settings, with --mem0-url or MEM0_BASE_URL".into(),
+        ));
+    };
+    Ok(Mem0Config {
+        base_url,
+        user_id: e.mem0_user_id.clone(),
+        api_key: e.mem0_api_key.clone(),
+        timeout: std::time::Duration::from_millis(e.mem0_timeout_ms),
+    })
+}
