@@ -200,3 +200,70 @@ fn a_missing_model_names_the_file_and_make_model() {
     let err = Embedder::load(dir.path()).err().expect("garbage refused");
     assert!(matches!(err, EmbedError::InvalidAsset { .. }), "{err}");
 }
+
+#[test]
+fn recall_finds_entries_across_languages_and_syncs_incrementally() {
+    let e = embedder();
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = VectorStore::open(&store_path(dir.path(), dir.path()), MODEL_ID).unwrap();
+    let mut entries: Vec<(String, String)> = [
+        ("1", "用户喜欢在所有编辑器中使用深色模式。"),
+        ("2", "The deployment failed because the disk was full."),
+        ("3", "Alice's birthday is on 14 March; she likes lilies."),
+        ("4", "每周五给办公室的植物浇水。"),
+    ]
+    .iter()
+    .map(|(k, t)| (k.to_string(), t.to_string()))
+    .collect();
+    let none = AtomicBool::new(false);
+    let report = sync_owner(&e, &mut store, "agent-a", &entries, &none).unwrap();
+    assert_eq!(
+        report,
+        SyncReport {
+            embedded: 4,
+            removed: 0
+        }
+    );
+
+    let top = |store: &mut VectorStore, q: &str| -> Vec<String> {
+        recall(&e, store, "agent-a", q, 2, DEFAULT_FLOOR)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.key)
+            .collect()
+    };
+    assert_eq!(top(&mut store, "Which theme does the user like?")[0], "1");
+    assert_eq!(top(&mut store, "磁盘满了导致部署失败")[0], "2");
+    assert_eq!(
+        top(&mut store, "When should the plants be watered?")[0],
+        "4"
+    );
+    assert!(
+        recall(&e, &mut store, "agent-b", "dark mode", 2, DEFAULT_FLOOR)
+            .unwrap()
+            .is_empty()
+    );
+
+    // Unchanged entries are not embedded again; a changed one is, a removed one is dropped.
+    assert_eq!(
+        sync_owner(&e, &mut store, "agent-a", &entries, &none).unwrap(),
+        SyncReport::default()
+    );
+    entries[1].1 = "The release was delayed by a flaky test.".into();
+    entries.remove(2);
+    assert_eq!(
+        sync_owner(&e, &mut store, "agent-a", &entries, &none).unwrap(),
+        SyncReport {
+            embedded: 1,
+            removed: 1
+        }
+    );
+    assert_eq!(store.len("agent-a").unwrap(), 3);
+    assert!(!top(&mut store, "Alice's birthday flowers").contains(&"3".to_string()));
+
+    // A cancelled sync stores nothing.
+    entries.push(("5".into(), "New entry".into()));
+    let cancelled = AtomicBool::new(true);
+    assert!(sync_owner(&e, &mut store, "agent-a", &entries, &cancelled).is_err());
+    assert_eq!(store.len("agent-a").unwrap(), 3);
+}
