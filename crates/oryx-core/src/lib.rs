@@ -4,6 +4,7 @@ pub mod agents;
 pub mod config;
 pub mod db;
 pub mod demo;
+pub mod embed;
 pub mod error;
 pub mod frontmatter;
 pub mod fsx;

