@@ -8,7 +8,8 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 export const commands = {
 	/**
 	 *  Runs any registered operation (`oryx_api::ops`) by name with its JSON arguments: the UI's
-	 *  one generic client sends `{op, args}`. A write is announced on the change stream at once.
+	 *  one generic client sends `{op, args}`. A write announces itself on the console's change
+	 *  stream, which `AppState::attach` forwards to the window.
 	 */
 	console: (op: string, args: Json) => typedError<Json, ApiError>(__TAURI_INVOKE("console", { op, args })),
 	/**
@@ -334,6 +335,17 @@ export type EffectiveDto_Serialize = {
 	notice: string | null,
 };
 
+/**  The embedding model the console recalls with. */
+export type EmbedModelDto = {
+	name: string,
+	dir: string,
+	/**  Its files are there (`make model` puts them there; the .deb bundles them). */
+	present: boolean,
+	loaded: boolean,
+	/**  Bytes of its files on disk. */
+	size_bytes: number | null,
+};
+
 export type EntryDto = EntryDto_Serialize | EntryDto_Deserialize;
 
 export type EntryDto_Deserialize = {
@@ -354,6 +366,65 @@ export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_foun
 
 export type IdArgs = {
 	id: string,
+};
+
+/**  The index build running or last run in this console. */
+export type IndexJobDto = IndexJobDto_Serialize | IndexJobDto_Deserialize;
+
+/**  The index build running or last run in this console. */
+export type IndexJobDto_Deserialize = {
+	running: boolean,
+	/**  The owner being indexed now (`None`: global or none). */
+	current?: string | null,
+	owners_done: number,
+	owners_total: number,
+	/**  Entries embedded so far and to embed for the current owner. */
+	done: number,
+	todo: number,
+	embedded_total: number,
+	cancelled: boolean,
+	error?: string | null,
+};
+
+/**  The index build running or last run in this console. */
+export type IndexJobDto_Serialize = {
+	running: boolean,
+	/**  The owner being indexed now (`None`: global or none). */
+	current: string | null,
+	owners_done: number,
+	owners_total: number,
+	/**  Entries embedded so far and to embed for the current owner. */
+	done: number,
+	todo: number,
+	embedded_total: number,
+	cancelled: boolean,
+	error: string | null,
+};
+
+export type IndexStatusDto = IndexStatusDto_Serialize | IndexStatusDto_Deserialize;
+
+export type IndexStatusDto_Deserialize = {
+	mode: RecallModeDto,
+	floor: number | null,
+	model: EmbedModelDto,
+	/**  Where the vectors of this root are kept (the console's own file). */
+	store_path: string,
+	/**  mem0 ranks with its own search: the console keeps no vectors for it. */
+	native_search: boolean,
+	owners: OwnerIndexDto_Deserialize[],
+	job?: IndexJobDto_Deserialize | null,
+};
+
+export type IndexStatusDto_Serialize = {
+	mode: RecallModeDto,
+	floor: number | null,
+	model: EmbedModelDto,
+	/**  Where the vectors of this root are kept (the console's own file). */
+	store_path: string,
+	/**  mem0 ranks with its own search: the console keeps no vectors for it. */
+	native_search: boolean,
+	owners: OwnerIndexDto_Serialize[],
+	job: IndexJobDto_Serialize | null,
 };
 
 export type InspectArgs = InspectArgs_Serialize | InspectArgs_Deserialize;
@@ -452,6 +523,11 @@ export type MemoryOverviewDto_Deserialize = {
 	context: string,
 	/**  mem0 returned a full page of 1000: there may be entries not shown. */
 	possibly_more: boolean,
+	/**
+	 *  Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
+	 *  why only the prompt window's entries are listed here (the others come in pages).
+	 */
+	paged_reason?: string | null,
 };
 
 /**
@@ -472,6 +548,11 @@ export type MemoryOverviewDto_Serialize = {
 	context: string,
 	/**  mem0 returned a full page of 1000: there may be entries not shown. */
 	possibly_more: boolean,
+	/**
+	 *  Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
+	 *  why only the prompt window's entries are listed here (the others come in pages).
+	 */
+	paged_reason: string | null,
 };
 
 export type MemoryViewDto = MemoryViewDto_Serialize | MemoryViewDto_Deserialize;
@@ -489,6 +570,11 @@ export type MemoryViewDto_Deserialize = {
 	context: string,
 	/**  mem0 returned a full page of 1000: there may be entries not shown. */
 	possibly_more: boolean,
+	/**
+	 *  Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
+	 *  why only the prompt window's entries are listed here (the others come in pages).
+	 */
+	paged_reason?: string | null,
 };
 
 export type MemoryViewDto_Serialize = {
@@ -504,6 +590,11 @@ export type MemoryViewDto_Serialize = {
 	context: string,
 	/**  mem0 returned a full page of 1000: there may be entries not shown. */
 	possibly_more: boolean,
+	/**
+	 *  Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
+	 *  why only the prompt window's entries are listed here (the others come in pages).
+	 */
+	paged_reason: string | null,
 };
 
 export type MessageDto = MessageDto_Serialize | MessageDto_Deserialize;
@@ -603,6 +694,10 @@ export type Operations_Deserialize = {
 	memory_context: Signature<AgentArgs_Deserialize, string>,
 	append_memory: Signature<AppendRequest_Deserialize, AppendResult_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
+	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
+	build_index: Signature<AgentArgs_Deserialize, IndexJobDto_Deserialize>,
+	cancel_index_build: Signature<NoArgs, boolean>,
+	clear_index: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	preview_entry: Signature<ContentArgs, SanitizedPreview>,
 	list_sessions: Signature<SessionQuery_Deserialize, SessionPageDto_Deserialize>,
 	session_stats: Signature<NoArgs, SessionStatsDto>,
@@ -630,6 +725,10 @@ export type Operations_Serialize = {
 	memory_context: Signature<AgentArgs_Serialize, string>,
 	append_memory: Signature<AppendRequest_Serialize, AppendResult_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
+	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
+	build_index: Signature<AgentArgs_Serialize, IndexJobDto_Serialize>,
+	cancel_index_build: Signature<NoArgs, boolean>,
+	clear_index: Signature<NoArgs, IndexStatusDto_Serialize>,
 	preview_entry: Signature<ContentArgs, SanitizedPreview>,
 	list_sessions: Signature<SessionQuery_Serialize, SessionPageDto_Serialize>,
 	session_stats: Signature<NoArgs, SessionStatsDto>,
@@ -665,6 +764,33 @@ export type OwnerCounts_Serialize = {
 	copied: number,
 	skipped: number,
 	failed: number,
+	error: string | null,
+};
+
+/**  How much of one owner's memory has vectors for its current text. */
+export type OwnerIndexDto = OwnerIndexDto_Serialize | OwnerIndexDto_Deserialize;
+
+/**  How much of one owner's memory has vectors for its current text. */
+export type OwnerIndexDto_Deserialize = {
+	/**  `None`: the global memory. */
+	agent?: string | null,
+	entries: number,
+	indexed: number,
+	/**  Vectors of lines that are gone (dropped at the next sync). */
+	orphaned: number,
+	/**  Why this owner could not be counted (an unreadable MEMORY.md …). */
+	error?: string | null,
+};
+
+/**  How much of one owner's memory has vectors for its current text. */
+export type OwnerIndexDto_Serialize = {
+	/**  `None`: the global memory. */
+	agent: string | null,
+	entries: number,
+	indexed: number,
+	/**  Vectors of lines that are gone (dropped at the next sync). */
+	orphaned: number,
+	/**  Why this owner could not be counted (an unreadable MEMORY.md …). */
 	error: string | null,
 };
 
@@ -727,18 +853,35 @@ export type RecallArgs = RecallArgs_Serialize | RecallArgs_Deserialize;
 export type RecallArgs_Deserialize = {
 	agent?: string | null,
 	keyword: string,
+	/**  Absent: the mode in Settings (what the `recall_memory` tool uses). */
+	mode?: RecallModeDto | null,
+	/**  Absent: the limit in Settings. */
+	limit?: number | null,
 };
 
 export type RecallArgs_Serialize = {
 	agent: string | null,
 	keyword: string,
+	/**  Absent: the mode in Settings (what the `recall_memory` tool uses). */
+	mode: RecallModeDto | null,
+	/**  Absent: the limit in Settings. */
+	limit: number | null,
 };
+
+export type RecallModeDto = "keyword" | "semantic" | "hybrid";
 
 export type RecallResult = RecallResult_Serialize | RecallResult_Deserialize;
 
 export type RecallResult_Deserialize = {
 	agent?: string | null,
 	keyword: string,
+	/**  The mode this recall ran in (the configured one unless the caller chose). */
+	mode: RecallModeDto,
+	/**  The similarity floor applied (semantic and hybrid). */
+	floor: number | null,
+	/**  Most entries returned in semantic and hybrid modes. */
+	limit: number,
+	results: RecalledDto_Deserialize[],
 	entries: EntryDto_Deserialize[],
 	/**  The recall_memory tool's result string. */
 	text: string,
@@ -747,9 +890,49 @@ export type RecallResult_Deserialize = {
 export type RecallResult_Serialize = {
 	agent: string | null,
 	keyword: string,
+	/**  The mode this recall ran in (the configured one unless the caller chose). */
+	mode: RecallModeDto,
+	/**  The similarity floor applied (semantic and hybrid). */
+	floor: number | null,
+	/**  Most entries returned in semantic and hybrid modes. */
+	limit: number,
+	results: RecalledDto_Serialize[],
 	entries: EntryDto_Serialize[],
 	/**  The recall_memory tool's result string. */
 	text: string,
+};
+
+/**  One recalled entry with where it lives and how well it matched. */
+export type RecalledDto = RecalledDto_Serialize | RecalledDto_Deserialize;
+
+/**  One recalled entry with where it lives and how well it matched. */
+export type RecalledDto_Deserialize = {
+	/**
+	 *  The backend's id where it has one (mem0); `None` for lines of MEMORY.md and rows
+	 *  found by their text.
+	 */
+	id?: string | null,
+	timestamp?: string | null,
+	content: string,
+	line: string,
+	scope: ScopeDto,
+	/**  Cosine similarity (plus the keyword bonus in hybrid mode); `None` in keyword mode. */
+	score?: number | null,
+};
+
+/**  One recalled entry with where it lives and how well it matched. */
+export type RecalledDto_Serialize = {
+	/**
+	 *  The backend's id where it has one (mem0); `None` for lines of MEMORY.md and rows
+	 *  found by their text.
+	 */
+	id: string | null,
+	timestamp: string | null,
+	content: string,
+	line: string,
+	scope: ScopeDto,
+	/**  Cosine similarity (plus the keyword bonus in hybrid mode); `None` in keyword mode. */
+	score: number | null,
 };
 
 /**  What a candidate `.oryxos` root holds, shown before the user commits to it. */
@@ -890,6 +1073,11 @@ export type SettingsDto_Deserialize = {
 	mem0_api_key?: string | null,
 	mem0_api_key_set: boolean,
 	mem0_timeout_ms: number,
+	recall_mode: RecallModeDto,
+	/**  Cosine similarity under which semantic recall answers "nothing found" (0–1). */
+	recall_floor: number | null,
+	/**  Most entries a semantic or hybrid recall returns (1–100). */
+	recall_limit: number,
 	language: LanguageDto,
 	theme: ThemeDto,
 };
@@ -907,6 +1095,11 @@ export type SettingsDto_Serialize = {
 	mem0_api_key: string | null,
 	mem0_api_key_set: boolean,
 	mem0_timeout_ms: number,
+	recall_mode: RecallModeDto,
+	/**  Cosine similarity under which semantic recall answers "nothing found" (0–1). */
+	recall_floor: number | null,
+	/**  Most entries a semantic or hybrid recall returns (1–100). */
+	recall_limit: number,
 	language: LanguageDto,
 	theme: ThemeDto,
 };

@@ -36,8 +36,7 @@ impl Runtime {
             preferences,
         } = file;
         let effective = config::effective(&settings, overrides);
-        let store = open_store(&effective, index_dir)?;
-        let memory = MemoryService::new(store, effective.archival_limit_chars);
+        let memory = oryx_core::memory::open_memory(&effective, index_dir)?;
         let sessions = SessionStore::new(&effective.db_path);
         Ok(Runtime {
             settings,
@@ -79,6 +78,7 @@ pub struct Console {
     runtime: RwLock<Arc<Runtime>>,
     notice: RwLock<Option<String>>,
     migration: crate::exclusive::MigrationSlot,
+    index_job: Arc<crate::recall::IndexJobSlot>,
     events: crate::watch::Events,
 }
 
@@ -149,6 +149,7 @@ impl Console {
             runtime: RwLock::new(Arc::new(runtime)),
             notice: RwLock::new(notice),
             migration: Default::default(),
+            index_job: Default::default(),
             events: Default::default(),
         }
     }
@@ -170,6 +171,10 @@ impl Console {
 
     pub(crate) fn migration_slot(&self) -> &crate::exclusive::MigrationSlot {
         &self.migration
+    }
+
+    pub(crate) fn index_job(&self) -> &Arc<crate::recall::IndexJobSlot> {
+        &self.index_job
     }
 
     pub(crate) fn events(&self) -> &crate::watch::Events {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::settings::{Language, Theme};
-use oryx_core::memory::{Backend, Entry, Scope};
+use oryx_core::memory::{Backend, Entry, RecallMode, Scope};
 use oryx_core::timefmt::format_entry_ts;
 
 #[cfg(feature = "specta")]
@@ -223,14 +223,124 @@ pub struct SanitizedPreview {
     pub changed: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum RecallModeDto {
+    Keyword,
+    Semantic,
+    Hybrid,
+}
+
+impl From<RecallMode> for RecallModeDto {
+    fn from(m: RecallMode) -> Self {
+        match m {
+            RecallMode::Keyword => RecallModeDto::Keyword,
+            RecallMode::Semantic => RecallModeDto::Semantic,
+            RecallMode::Hybrid => RecallModeDto::Hybrid,
+        }
+    }
+}
+
+impl From<RecallModeDto> for RecallMode {
+    fn from(m: RecallModeDto) -> Self {
+        match m {
+            RecallModeDto::Keyword => RecallMode::Keyword,
+            RecallModeDto::Semantic => RecallMode::Semantic,
+            RecallModeDto::Hybrid => RecallMode::Hybrid,
+        }
+    }
+}
+
+/// One recalled entry with where it lives and how well it matched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RecalledDto {
+    /// The backend's id where it has one (mem0); `None` for lines of MEMORY.md and rows
+    /// found by their text.
+    pub id: Option<String>,
+    pub timestamp: Option<String>,
+    pub content: String,
+    pub line: String,
+    pub scope: ScopeDto,
+    /// Cosine similarity (plus the keyword bonus in hybrid mode); `None` in keyword mode.
+    pub score: Option<f32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct RecallResult {
     pub agent: Option<String>,
     pub keyword: String,
+    /// The mode this recall ran in (the configured one unless the caller chose).
+    pub mode: RecallModeDto,
+    /// The similarity floor applied (semantic and hybrid).
+    pub floor: f32,
+    /// Most entries returned in semantic and hybrid modes.
+    pub limit: u32,
+    pub results: Vec<RecalledDto>,
     pub entries: Vec<EntryDto>,
     /// The recall_memory tool's result string.
     pub text: String,
+}
+
+/// The embedding model the console recalls with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EmbedModelDto {
+    pub name: String,
+    pub dir: String,
+    /// Its files are there (`make model` puts them there; the .deb bundles them).
+    pub present: bool,
+    pub loaded: bool,
+    /// Bytes of its files on disk.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub size_bytes: u64,
+}
+
+/// How much of one owner's memory has vectors for its current text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct OwnerIndexDto {
+    /// `None`: the global memory.
+    pub agent: Option<String>,
+    pub entries: u32,
+    pub indexed: u32,
+    /// Vectors of lines that are gone (dropped at the next sync).
+    pub orphaned: u32,
+    /// Why this owner could not be counted (an unreadable MEMORY.md …).
+    pub error: Option<String>,
+}
+
+/// The index build running or last run in this console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct IndexJobDto {
+    pub running: bool,
+    /// The owner being indexed now (`None`: global or none).
+    pub current: Option<String>,
+    pub owners_done: u32,
+    pub owners_total: u32,
+    /// Entries embedded so far and to embed for the current owner.
+    pub done: u32,
+    pub todo: u32,
+    pub embedded_total: u32,
+    pub cancelled: bool,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct IndexStatusDto {
+    pub mode: RecallModeDto,
+    pub floor: f32,
+    pub model: EmbedModelDto,
+    /// Where the vectors of this root are kept (the console's own file).
+    pub store_path: String,
+    /// mem0 ranks with its own search: the console keeps no vectors for it.
+    pub native_search: bool,
+    pub owners: Vec<OwnerIndexDto>,
+    pub job: Option<IndexJobDto>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -512,7 +622,7 @@ impl From<LanguageDto> for Language {
 }
 
 /// The stored settings (what the user chose) — `None` fields mean "the default".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SettingsDto {
     pub root: Option<String>,
@@ -526,6 +636,11 @@ pub struct SettingsDto {
     pub mem0_api_key: Option<String>,
     pub mem0_api_key_set: bool,
     pub mem0_timeout_ms: u32,
+    pub recall_mode: RecallModeDto,
+    /// Cosine similarity under which semantic recall answers "nothing found" (0–1).
+    pub recall_floor: f32,
+    /// Most entries a semantic or hybrid recall returns (1–100).
+    pub recall_limit: u32,
     pub language: LanguageDto,
     pub theme: ThemeDto,
 }
@@ -550,7 +665,7 @@ pub struct EffectiveDto {
     pub notice: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SettingsView {
     pub settings: SettingsDto,

@@ -13,6 +13,7 @@ pub mod memory_page;
 pub mod migrate;
 pub mod ops;
 pub mod prompt;
+pub mod recall;
 pub mod run;
 pub mod sessions;
 pub mod settings;

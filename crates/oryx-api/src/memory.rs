@@ -6,8 +6,7 @@ use oryx_core::timefmt::now_local;
 
 use crate::console::Console;
 use crate::dto::{
-    AppendRequest, AppendResult, ArchivalEntryDto, EntryDto, MemoryViewDto, RecallResult,
-    SanitizedPreview,
+    AppendRequest, AppendResult, ArchivalEntryDto, EntryDto, MemoryViewDto, SanitizedPreview,
 };
 use crate::error::ApiResult;
 use crate::view_cache;
@@ -67,19 +66,6 @@ impl Console {
             agent: owner.agent_name().map(str::to_string),
             scope: req.scope,
             entry: EntryDto::from(&entry),
-        })
-    }
-
-    pub fn recall_memory(&self, agent: Option<&str>, keyword: &str) -> ApiResult<RecallResult> {
-        let rt = self.runtime();
-        let owner = rt.owner(agent)?;
-        let entries = rt.memory.recall(&owner, keyword)?;
-        let text = oryx_core::memory::service::recall_result_text(&entries);
-        Ok(RecallResult {
-            agent: owner.agent_name().map(str::to_string),
-            keyword: keyword.to_string(),
-            entries: entries.iter().map(EntryDto::from).collect(),
-            text,
         })
     }
 

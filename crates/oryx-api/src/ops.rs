@@ -70,6 +70,12 @@ pub struct RecallArgs {
     #[serde(default)]
     pub agent: Option<String>,
     pub keyword: String,
+    /// Absent: the mode in Settings (what the `recall_memory` tool uses).
+    #[serde(default)]
+    pub mode: Option<RecallModeDto>,
+    /// Absent: the limit in Settings.
+    #[serde(default)]
+    pub limit: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -218,8 +224,17 @@ operations! {
     append_memory(AppendRequest) -> AppendResult,
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.append_memory(&a);
-    /// Archival entries of an owner containing the keyword
-    recall_memory(RecallArgs) -> RecallResult => |c, a| c.recall_memory(given(&a.agent), &a.keyword);
+    /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
+    recall_memory(RecallArgs) -> RecallResult
+        => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);
+    /// The embedding model, the vector index per owner, and the index build in progress
+    index_status(NoArgs) -> IndexStatusDto => |c, _| c.index_status();
+    /// Start indexing an owner's entries (every owner without `agent`) in the background
+    build_index(AgentArgs) -> IndexJobDto => |c, a| c.build_index(given(&a.agent));
+    /// Stop the index build after its current batch (false when none runs)
+    cancel_index_build(NoArgs) -> bool => |c, _| Ok(c.cancel_index_build());
+    /// Drop every vector of the current root (rebuilt on the next semantic recall or build)
+    clear_index(NoArgs) -> IndexStatusDto => |c, _| c.clear_index();
     /// How a content would be stored (sanitised, one line)
     preview_entry(ContentArgs) -> SanitizedPreview => |c, a| c.preview_entry(&a.content);
     /// One page of sessions, filtered by agent, status, channel and search text

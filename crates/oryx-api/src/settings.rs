@@ -39,7 +39,7 @@ pub struct Preferences {
 /// The settings file: the core's settings and the console's preferences side by side in one
 /// JSON object, keys in the order earlier versions wrote them, so existing files load and
 /// saving writes the same bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SettingsFile {
     #[serde(flatten)]
     pub settings: Settings,
@@ -68,6 +68,7 @@ impl Console {
     pub fn update_settings(&self, dto: &SettingsDto) -> ApiResult<SettingsView> {
         let current = self.runtime().settings.clone();
         let file = from_dto(dto, &current)?;
+        crate::recall::check_mode(file.settings.recall.mode)?;
         if let Some(root) = &file.settings.root {
             if !root.is_dir() {
                 return Err(ApiError::invalid(format!(
@@ -252,6 +253,9 @@ fn to_dto(s: &Settings, p: &Preferences) -> SettingsDto {
         mem0_api_key: None,
         mem0_api_key_set: s.mem0.api_key.is_some(),
         mem0_timeout_ms: s.mem0.timeout_ms as u32,
+        recall_mode: s.recall.mode.into(),
+        recall_floor: s.recall.floor,
+        recall_limit: s.recall.limit as u32,
         language: p.language.into(),
         theme: p.theme.into(),
     }
@@ -283,6 +287,11 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
         },
         // Not on the settings screen: kept as the settings file has it.
         memory_full_parse_max_bytes: current.memory_full_parse_max_bytes,
+        recall: config::RecallSettings {
+            mode: d.recall_mode.into(),
+            floor: d.recall_floor,
+            limit: d.recall_limit as usize,
+        },
     };
     s.validate()?;
     Ok(SettingsFile {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use oryx_api::dto::{AppendRequest, ScopeDto, SessionQuery, SessionStatusDto};
+use oryx_api::dto::{AppendRequest, RecallModeDto, ScopeDto, SessionQuery, SessionStatusDto};
 use oryx_api::{ApiError, ApiResult, Backend, Console, Overrides};
 
 use crate::render;
@@ -124,6 +124,9 @@ enum Command {
     Demo { path: PathBuf },
     /// Show the settings in effect
     Settings,
+    /// The vector index semantic recall uses
+    #[command(subcommand)]
+    Index(IndexCmd),
     /// Copy memories from one backend to another (missing entries only; the source is untouched)
     Migrate {
         #[arg(long, value_enum)]
@@ -202,12 +205,41 @@ enum MemoryCmd {
         scope: ScopeArg,
         text: String,
     },
-    /// Archival entries containing KEYWORD (case-insensitive), as the recall_memory tool returns them
+    /// Recall as the recall_memory tool does (the mode in Settings), or in the mode given.
+    /// keyword: archival entries containing QUERY; semantic/hybrid: entries closest in meaning
     Recall {
         #[arg(long)]
         agent: Option<String>,
+        #[arg(long, value_enum)]
+        mode: Option<ModeArg>,
+        /// Most entries (semantic and hybrid; default: Settings)
+        #[arg(long, value_name = "K")]
+        limit: Option<u32>,
+        #[arg(value_name = "QUERY")]
         keyword: String,
     },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ModeArg {
+    Keyword,
+    Semantic,
+    Hybrid,
+}
+
+/// The console's vector index of the entries (semantic recall).
+#[derive(Subcommand, Debug)]
+enum IndexCmd {
+    /// The model, the index of every owner, the build in progress
+    Status,
+    /// Embed what is not indexed yet (every owner, or one agent), with progress; Ctrl-C stops
+    /// after the current batch and keeps what is done
+    Build {
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Drop every vector of this root (they are rebuilt on demand)
+    Clear,
 }
 
 pub fn run(args: Args) -> ApiResult<ExitCode> {
@@ -296,6 +328,20 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             json,
         ),
         Command::Settings => render::settings(&console.get_settings()?, json),
+        Command::Index(cmd) => match cmd {
+            IndexCmd::Status => render::index_status(&console.index_status()?, json),
+            IndexCmd::Build { agent } => {
+                let job = crate::progress::build_index(&console, agent.as_deref(), json)?;
+                render::index_job(&job, json);
+                if job.cancelled {
+                    return Ok(ExitCode::from(130));
+                }
+                if let Some(e) = job.error {
+                    return Err(ApiError::new(oryx_api::ErrorCode::Internal, e));
+                }
+            }
+            IndexCmd::Clear => render::index_status(&console.clear_index()?, json),
+        },
         Command::Migrate {
             from,
             to,
@@ -384,8 +430,21 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             };
             render::appended(&console.append_memory(&req)?, json)
         }
-        MemoryCmd::Recall { agent, keyword } => {
-            render::recall(&console.recall_memory(agent.as_deref(), &keyword)?, json)
+        MemoryCmd::Recall {
+            agent,
+            mode,
+            limit,
+            keyword,
+        } => {
+            let mode = mode.map(|m| match m {
+                ModeArg::Keyword => RecallModeDto::Keyword,
+                ModeArg::Semantic => RecallModeDto::Semantic,
+                ModeArg::Hybrid => RecallModeDto::Hybrid,
+            });
+            render::recall(
+                &console.recall_memory(agent.as_deref(), &keyword, mode, limit)?,
+                json,
+            )
         }
     }
     Ok(())

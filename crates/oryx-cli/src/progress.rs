@@ -1,9 +1,10 @@
-//! `oryx migrate`'s progress bar and Ctrl-C handling.
+//! The progress bars and Ctrl-C handling of `oryx migrate` and `oryx index build`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use oryx_api::dto::IndexJobDto;
 use oryx_api::migrate::{MigrateRequest, MigrationReport};
 use oryx_api::{ApiResult, Console};
 
@@ -33,4 +34,39 @@ pub fn run_migration(
     });
     bar.finish_and_clear();
     report
+}
+
+/// Starts the console's index build and follows it to the end; Ctrl-C cancels it after its
+/// current batch (what was embedded stays).
+pub fn build_index(console: &Console, agent: Option<&str>, json: bool) -> ApiResult<IndexJobDto> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let bar = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg:20} [{bar:40}] {pos}/{len} entries ({eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let mut job = console.build_index(agent)?;
+    let mut asked = false;
+    while job.running {
+        if cancel.load(Ordering::Relaxed) && !asked {
+            asked = console.cancel_index_build();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        job = match console.index_status()?.job {
+            Some(j) => j,
+            None => break,
+        };
+        bar.set_length(job.todo as u64);
+        bar.set_position(job.done as u64);
+        bar.set_message(job.current.clone().unwrap_or_else(|| "global".into()));
+    }
+    bar.finish_and_clear();
+    Ok(job)
 }

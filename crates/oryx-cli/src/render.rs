@@ -168,6 +168,76 @@ pub fn recall(r: &RecallResult, json: bool) {
     println!("{}", r.text);
 }
 
+pub fn index_status(s: &IndexStatusDto, json: bool) {
+    if json {
+        return print_json(s);
+    }
+    let mb = s.model.size_bytes as f64 / 1e6;
+    println!(
+        "recall: {} (floor {:.2})",
+        serde_json::to_value(s.mode)
+            .unwrap_or_default()
+            .as_str()
+            .unwrap_or(""),
+        s.floor
+    );
+    println!(
+        "model: {} — {} ({mb:.1} MB{})",
+        s.model.name,
+        s.model.dir,
+        if s.model.present {
+            ""
+        } else {
+            ", MISSING: run `make model`"
+        }
+    );
+    if s.native_search {
+        println!("mem0 ranks with its own search: no console index");
+        return;
+    }
+    println!("index: {}", s.store_path);
+    for o in &s.owners {
+        let who = o.agent.as_deref().unwrap_or("(global)");
+        match &o.error {
+            Some(e) => println!("  {who:24} error: {e}"),
+            None => println!(
+                "  {who:24} {}/{} indexed{}",
+                o.indexed,
+                o.entries,
+                if o.orphaned > 0 {
+                    format!(", {} stale vectors", o.orphaned)
+                } else {
+                    String::new()
+                }
+            ),
+        }
+    }
+    if let Some(j) = &s.job {
+        if j.running {
+            println!("building: {}/{} owners", j.owners_done, j.owners_total);
+        }
+    }
+}
+
+pub fn index_job(j: &IndexJobDto, json: bool) {
+    if json {
+        return print_json(j);
+    }
+    if j.cancelled {
+        println!(
+            "cancelled: {} entries embedded before the stop (kept)",
+            j.embedded_total
+        );
+    } else if let Some(e) = &j.error {
+        println!("failed after {} entries: {e}", j.embedded_total);
+    } else {
+        println!(
+            "indexed {} owners: {} entries embedded",
+            j.owners_total, j.embedded_total
+        );
+    }
+}
+
 pub fn sessions(p: &SessionPageDto, json: bool) {
     if json {
         return print_json(p);

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, IoContext, Result};
+use crate::memory::semantic::{RecallConfig, RecallMode};
 use crate::memory::window::DEFAULT_ARCHIVAL_LIMIT;
 use crate::memory::Backend;
 
@@ -39,7 +40,40 @@ impl Default for Mem0Settings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// How recall finds entries (issue #14): the mode, the similarity floor and how many entries
+/// a semantic recall returns.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RecallSettings {
+    pub mode: RecallMode,
+    pub floor: f32,
+    pub limit: usize,
+}
+
+impl Default for RecallSettings {
+    fn default() -> Self {
+        let d = RecallConfig::default();
+        RecallSettings {
+            mode: d.mode,
+            floor: d.floor,
+            limit: d.limit,
+        }
+    }
+}
+
+impl From<RecallSettings> for RecallConfig {
+    fn from(r: RecallSettings) -> Self {
+        RecallConfig {
+            mode: r.mode,
+            floor: r.floor,
+            limit: r.limit,
+        }
+    }
+}
+
+pub const MAX_RECALL_LIMIT: usize = 100;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Settings {
     /// The `.oryxos` root; `None` means the default `~/.oryxos`.
@@ -53,6 +87,7 @@ pub struct Settings {
     /// A MEMORY.md larger than this is not parsed whole for the console: it shows the window
     /// and pages through the entries by streaming (memory per request stays bounded).
     pub memory_full_parse_max_bytes: u64,
+    pub recall: RecallSettings,
 }
 
 /// 64 MiB: a whole parse of that takes about 150 MB of memory.
@@ -69,6 +104,7 @@ impl Default for Settings {
             footprint_enabled: true,
             mem0: Mem0Settings::default(),
             memory_full_parse_max_bytes: DEFAULT_FULL_PARSE_MAX_BYTES,
+            recall: RecallSettings::default(),
         }
     }
 }
@@ -85,6 +121,18 @@ impl Settings {
             return Err(CoreError::InvalidInput(format!(
                 "memoryFullParseMaxBytes must be at least {MIN_FULL_PARSE_MAX_BYTES} bytes, got {}",
                 self.memory_full_parse_max_bytes
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.recall.floor) {
+            return Err(CoreError::InvalidInput(format!(
+                "the recall floor is a cosine similarity between 0 and 1, got {}",
+                self.recall.floor
+            )));
+        }
+        if !(1..=MAX_RECALL_LIMIT).contains(&self.recall.limit) {
+            return Err(CoreError::InvalidInput(format!(
+                "recall returns between 1 and {MAX_RECALL_LIMIT} entries, got {}",
+                self.recall.limit
             )));
         }
         for (what, p) in [
@@ -259,7 +307,7 @@ pub struct Overrides {
 }
 
 /// Settings with every default and override applied: what the services actually use.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Effective {
     pub root: PathBuf,
@@ -273,6 +321,8 @@ pub struct Effective {
     pub mem0_api_key: Option<String>,
     pub mem0_timeout_ms: u64,
     pub memory_full_parse_max_bytes: u64,
+    #[serde(skip)]
+    pub recall: RecallConfig,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -323,6 +373,7 @@ pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
         mem0_api_key: env_string(ENV_MEM0_KEY).or_else(|| settings.mem0.api_key.clone()),
         mem0_timeout_ms: settings.mem0.timeout_ms,
         memory_full_parse_max_bytes: settings.memory_full_parse_max_bytes,
+        recall: settings.recall.into(),
         root,
     }
 }

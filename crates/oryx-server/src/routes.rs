@@ -367,7 +367,12 @@ async fn recall(
     };
     Reply(
         blocking(&s, move |c| {
-            c.recall_memory(q.agent.as_deref().filter(|a| !a.is_empty()), &q.keyword)
+            c.recall_memory(
+                q.agent.as_deref().filter(|a| !a.is_empty()),
+                &q.keyword,
+                None,
+                None,
+            )
         })
         .await,
     )

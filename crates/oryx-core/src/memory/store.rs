@@ -37,16 +37,19 @@ impl Backend {
     }
 }
 
+/// A backend name that is none of markdown, sqlite or mem0.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend {0:?}: use markdown, sqlite or mem0")]
+pub struct UnknownBackend(pub String);
+
 impl std::str::FromStr for Backend {
-    type Err = String;
+    type Err = UnknownBackend;
     fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "markdown" => Ok(Backend::Markdown),
             "sqlite" => Ok(Backend::Sqlite),
             "mem0" => Ok(Backend::Mem0),
-            other => Err(format!(
-                "unknown backend {other:?}: use markdown, sqlite or mem0"
-            )),
+            other => Err(UnknownBackend(other.to_string())),
         }
     }
 }
@@ -109,6 +112,19 @@ pub trait LongTermMemoryStore: Send + Sync {
             core: all.core.len(),
             archival: all.archival.len(),
         })
+    }
+
+    /// The backend's own ranking by meaning (mem0's search): at most `k` entries of both
+    /// sections with their similarity, best first. `None`: the store has no search of its own
+    /// and the console's vector index ranks instead.
+    fn search(
+        &self,
+        owner: &Owner,
+        query: &str,
+        k: usize,
+    ) -> Result<Option<Vec<super::semantic::Recalled>>> {
+        let _ = (owner, query, k);
+        Ok(None)
     }
 
     /// Archival entries whose content contains `keyword`, case-insensitively, in stored order.

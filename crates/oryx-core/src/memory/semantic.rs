@@ -1,0 +1,686 @@
+//! Recall by meaning (issue #14): the recall mode the settings choose — `keyword` (the
+//! runtime's substring match, unchanged), `semantic` (cosine over the entries' embeddings) or
+//! `hybrid` (both: a keyword match lifts an entry's score) — over an owner's core and archival
+//! entries. The vectors live in the console's own store per root ([`VectorStore`]), never in
+//! MEMORY.md or the runtime's database, and follow the entries incrementally: only new or
+//! changed lines are embedded, vectors of vanished lines are dropped. mem0 ranks with its own
+//! search; the same floor applies.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::entry::{Entry, Scope};
+use super::format::parse_entry;
+use super::store::{contains_ci, LongTermMemoryStore, Stamp};
+use crate::embed::{content_hash, EmbedError, Embedder, VectorStore, MODEL_ID};
+use crate::error::{CoreError, Result};
+use crate::names::Owner;
+
+/// How `recall_memory` (and the console's recall) finds entries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecallMode {
+    /// Archival entries containing the keyword, all of them, in stored order (the runtime's).
+    #[default]
+    Keyword,
+    /// Core and archival entries closest in meaning, best first, none under the floor.
+    Semantic,
+    /// Semantic ranking where a keyword match adds [`KEYWORD_BONUS`] and is kept under the floor.
+    Hybrid,
+}
+
+impl RecallMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecallMode::Keyword => "keyword",
+            RecallMode::Semantic => "semantic",
+            RecallMode::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// A recall mode name that is none of keyword, semantic or hybrid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown recall mode {0:?}: use keyword, semantic or hybrid")]
+pub struct UnknownRecallMode(pub String);
+
+impl FromStr for RecallMode {
+    type Err = UnknownRecallMode;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "keyword" => Ok(RecallMode::Keyword),
+            "semantic" => Ok(RecallMode::Semantic),
+            "hybrid" => Ok(RecallMode::Hybrid),
+            other => Err(UnknownRecallMode(other.to_string())),
+        }
+    }
+}
+
+/// What a keyword match adds to a hybrid score: enough to put an exact mention above most
+/// paraphrases, not above a near-identical sentence.
+pub const KEYWORD_BONUS: f32 = 0.3;
+
+/// The recall settings in effect.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecallConfig {
+    pub mode: RecallMode,
+    /// Cosine under which an entry is "no match" (semantic and hybrid).
+    pub floor: f32,
+    /// Most entries a semantic or hybrid recall returns (keyword returns every match).
+    pub limit: usize,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        RecallConfig {
+            mode: RecallMode::Keyword,
+            floor: crate::embed::DEFAULT_FLOOR,
+            limit: DEFAULT_RECALL_LIMIT,
+        }
+    }
+}
+
+pub const DEFAULT_RECALL_LIMIT: usize = 5;
+
+/// One recalled entry: its section, the entry, and its score (`None` in keyword mode).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recalled {
+    /// The backend's id of the entry where it has one (mem0).
+    pub id: Option<String>,
+    pub scope: Scope,
+    pub entry: Entry,
+    pub score: Option<f32>,
+}
+
+/// The model, loaded on first use and then kept: one per console, shared by every runtime a
+/// settings change builds (loading takes about half a second and 100 MB).
+pub struct EmbedderSlot {
+    dir: PathBuf,
+    loaded: Mutex<Option<Arc<Embedder>>>,
+}
+
+impl EmbedderSlot {
+    pub fn new(dir: PathBuf) -> Self {
+        EmbedderSlot {
+            dir,
+            loaded: Mutex::new(None),
+        }
+    }
+
+    /// The one slot of the model in `dir` for this process: every console and runtime that
+    /// recalls with it shares one loaded copy.
+    pub fn shared(dir: &Path) -> Arc<EmbedderSlot> {
+        static SLOTS: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<EmbedderSlot>>>> =
+            std::sync::OnceLock::new();
+        let mut slots = SLOTS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        Arc::clone(
+            slots
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| Arc::new(EmbedderSlot::new(dir.to_path_buf()))),
+        )
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether the model's files are where they should be (without loading them).
+    pub fn present(&self) -> bool {
+        self.dir.join("weights.npz").is_file() && self.dir.join("sp.model").is_file()
+    }
+
+    /// Bytes the model's files take on disk.
+    pub fn size_bytes(&self) -> u64 {
+        ["weights.npz", "sp.model"]
+            .iter()
+            .filter_map(|f| std::fs::metadata(self.dir.join(f)).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
+    pub fn is_loaded(&self) -> bool {
+        self.loaded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+
+    pub fn get(&self) -> std::result::Result<Arc<Embedder>, EmbedError> {
+        let mut slot = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = slot.as_ref() {
+            return Ok(Arc::clone(e));
+        }
+        let e = Arc::new(Embedder::load(&self.dir)?);
+        *slot = Some(Arc::clone(&e));
+        Ok(e)
+    }
+}
+
+/// What one owner's index holds compared with its entries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct IndexCounts {
+    /// Distinct entries (core and archival) the owner has now.
+    pub entries: usize,
+    /// Of those, how many have a vector for their current text.
+    pub indexed: usize,
+    /// Vectors of lines that are no longer there (dropped at the next sync).
+    pub orphaned: usize,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SyncReport {
+    pub embedded: usize,
+    pub removed: usize,
+    pub total: usize,
+}
+
+/// Texts embedded per step of a sync: progress and cancel between steps, and what was done
+/// is kept when a later step is cancelled.
+const SYNC_STEP: usize = 64;
+
+/// An owner's entries, each once, as the index keys them: the section and the stored line
+/// (a changed line is a new key; the same line twice is one entry).
+fn keyed_entries(memory: &dyn LongTermMemoryStore, owner: &Owner) -> Result<Vec<(String, String)>> {
+    let all = memory.load_all(owner)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(all.core.len() + all.archival.len());
+    for (scope, entries) in [(Scope::Core, &all.core), (Scope::Archival, &all.archival)] {
+        for e in entries {
+            let key = entry_key(scope, &e.line);
+            if seen.insert(key.clone()) {
+                out.push((key, e.content.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn entry_key(scope: Scope, line: &str) -> String {
+    let tag = match scope {
+        Scope::Core => 'c',
+        Scope::Archival => 'a',
+    };
+    format!("{tag}:{line}")
+}
+
+/// The entry a key names, rebuilt from the line it holds.
+fn entry_of_key(key: &str) -> Option<(Scope, Entry)> {
+    let (tag, line) = key.split_once(':')?;
+    let scope = match tag {
+        "c" => Scope::Core,
+        "a" => Scope::Archival,
+        _ => return None,
+    };
+    Some((scope, parse_entry(line)))
+}
+
+fn owner_key(owner: &Owner) -> String {
+    owner.agent_name().unwrap_or("__global__").to_string()
+}
+
+/// The vectors of one root's entries, kept in step with them.
+pub struct SemanticIndex {
+    embedder: Arc<EmbedderSlot>,
+    store_path: PathBuf,
+    store: Mutex<Option<VectorStore>>,
+    /// The store stamp each owner was last synced at: an unchanged stamp needs no reading.
+    synced: Mutex<HashMap<String, Stamp>>,
+}
+
+impl SemanticIndex {
+    /// `store_path`: the console's vector file for this root (see [`crate::embed::store_path`]).
+    pub fn new(embedder: Arc<EmbedderSlot>, store_path: PathBuf) -> Self {
+        SemanticIndex {
+            embedder,
+            store_path,
+            store: Mutex::new(None),
+            synced: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn embedder(&self) -> &Arc<EmbedderSlot> {
+        &self.embedder
+    }
+
+    pub fn store_path(&self) -> &Path {
+        &self.store_path
+    }
+
+    fn with_store<T>(&self, f: impl FnOnce(&mut VectorStore) -> Result<T>) -> Result<T> {
+        let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(VectorStore::open(&self.store_path, MODEL_ID)?);
+        }
+        f(slot.as_mut().expect("opened above"))
+    }
+
+    fn fresh(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> Option<Stamp> {
+        let stamp = memory.stamp(owner)?;
+        let synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
+        (synced.get(&owner_key(owner)) == Some(&stamp)).then_some(stamp)
+    }
+
+    /// Brings the owner's vectors in line with its entries: drops vectors of vanished lines,
+    /// embeds new and changed ones in steps of [`SYNC_STEP`], calling `progress(done, todo)`
+    /// after each. A cancel keeps the steps already stored.
+    pub fn sync(
+        &self,
+        memory: &dyn LongTermMemoryStore,
+        owner: &Owner,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<SyncReport> {
+        let stamp = memory.stamp(owner);
+        let entries = keyed_entries(memory, owner)?;
+        let key = owner_key(owner);
+        let hashed: Vec<(String, u64)> = entries
+            .iter()
+            .map(|(k, text)| (k.clone(), content_hash(text)))
+            .collect();
+        let plan = self.with_store(|s| s.plan(&key, &hashed))?;
+        let texts: HashMap<&str, &str> = entries
+            .iter()
+            .map(|(k, t)| (k.as_str(), t.as_str()))
+            .collect();
+        let todo = plan.to_embed.len();
+        progress(0, todo);
+        let mut done = 0;
+        if todo > 0 {
+            let embedder = self.embedder.get()?;
+            for step in plan.to_embed.chunks(SYNC_STEP) {
+                let batch: Vec<&str> = step.iter().map(|k| texts[k.as_str()]).collect();
+                let vectors = embedder.embed_batch(&batch, cancel)?;
+                let items: Vec<_> = step
+                    .iter()
+                    .zip(&batch)
+                    .zip(vectors)
+                    .map(|((k, text), v)| (k.clone(), content_hash(text), v))
+                    .collect();
+                self.with_store(|s| s.put(&key, &items))?;
+                done += items.len();
+                progress(done, todo);
+            }
+        }
+        if let Some(stamp) = stamp {
+            self.synced
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key, stamp);
+        }
+        Ok(SyncReport {
+            embedded: done,
+            removed: plan.removed,
+            total: entries.len(),
+        })
+    }
+
+    /// How much of the owner's memory has vectors for its current text (reads the entries and
+    /// the store, embeds nothing).
+    pub fn counts(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> Result<IndexCounts> {
+        let entries = keyed_entries(memory, owner)?;
+        let key = owner_key(owner);
+        let stored = self.with_store(|s| s.hashes(&key))?;
+        let indexed = entries
+            .iter()
+            .filter(|(k, text)| stored.get(k) == Some(&content_hash(text)))
+            .count();
+        let current: std::collections::HashSet<&str> =
+            entries.iter().map(|(k, _)| k.as_str()).collect();
+        let orphaned = stored
+            .keys()
+            .filter(|k| !current.contains(k.as_str()))
+            .count();
+        Ok(IndexCounts {
+            entries: entries.len(),
+            indexed,
+            orphaned,
+        })
+    }
+
+    /// Drops every vector of this root (they are rebuilt on the next recall or build).
+    pub fn clear(&self) -> Result<usize> {
+        self.synced
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self.with_store(|s| s.clear())
+    }
+
+    /// Every entry of the owner scored against `query`, best first (after a sync when the
+    /// entries changed since the last one).
+    fn scored(
+        &self,
+        memory: &dyn LongTermMemoryStore,
+        owner: &Owner,
+        query: &str,
+        k: usize,
+        floor: f32,
+    ) -> Result<Vec<Recalled>> {
+        if self.fresh(memory, owner).is_none() {
+            self.sync(memory, owner, &AtomicBool::new(false), &mut |_, _| {})?;
+        }
+        let q = self.embedder.get()?.embed(query)?;
+        let hits = self.with_store(|s| s.search(&owner_key(owner), &q, k, floor))?;
+        Ok(hits
+            .into_iter()
+            .filter_map(|h| {
+                entry_of_key(&h.key).map(|(scope, entry)| Recalled {
+                    id: None,
+                    scope,
+                    entry,
+                    score: Some(h.score),
+                })
+            })
+            .collect())
+    }
+}
+
+/// Recall in `cfg.mode` for `query`. Keyword mode is the store's own recall (every archival
+/// match, stored order, no score); the others rank by meaning, at most `cfg.limit`, none
+/// under `cfg.floor` (a hybrid keyword match is kept whatever its cosine).
+pub fn recall(
+    memory: &dyn LongTermMemoryStore,
+    index: Option<&SemanticIndex>,
+    owner: &Owner,
+    query: &str,
+    cfg: &RecallConfig,
+) -> Result<Vec<Recalled>> {
+    if cfg.mode == RecallMode::Keyword {
+        return Ok(memory
+            .recall(owner, query)?
+            .into_iter()
+            .map(|entry| Recalled {
+                id: None,
+                scope: Scope::Archival,
+                entry,
+                score: None,
+            })
+            .collect());
+    }
+    if let Some(found) = memory.search(owner, query, cfg.limit.max(1) * 4)? {
+        return Ok(rank(found, query, cfg));
+    }
+    let Some(index) = index else {
+        return Err(CoreError::BackendUnavailable(
+            "semantic recall needs the console's vector index, which this host did not set up"
+                .into(),
+        ));
+    };
+    let candidates = match cfg.mode {
+        // Every entry, so that a keyword match under the floor can still rise.
+        RecallMode::Hybrid => index.scored(memory, owner, query, usize::MAX, -1.0)?,
+        _ => index.scored(memory, owner, query, cfg.limit, cfg.floor)?,
+    };
+    Ok(rank(candidates, query, cfg))
+}
+
+/// Applies the mode's rule to scored candidates: the floor, the hybrid bonus, the limit.
+fn rank(mut found: Vec<Recalled>, query: &str, cfg: &RecallConfig) -> Vec<Recalled> {
+    let needle = query.trim().to_lowercase();
+    if cfg.mode == RecallMode::Hybrid {
+        found.retain_mut(|r| {
+            let cos = r.score.unwrap_or(0.0);
+            let hit = !needle.is_empty() && contains_ci(&r.entry.content, &needle);
+            r.score = Some(cos + if hit { KEYWORD_BONUS } else { 0.0 });
+            hit || cos >= cfg.floor
+        });
+    } else {
+        found.retain(|r| r.score.unwrap_or(0.0) >= cfg.floor);
+    }
+    found.sort_by(|a, b| {
+        b.score
+            .unwrap_or(0.0)
+            .total_cmp(&a.score.unwrap_or(0.0))
+            .then_with(|| a.entry.line.cmp(&b.entry.line))
+    });
+    found.truncate(cfg.limit);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MarkdownMemoryStore;
+
+    fn slot() -> Arc<EmbedderSlot> {
+        let s = EmbedderSlot::new(crate::embed::default_model_dir());
+        assert!(
+            s.present(),
+            "the embedding model is missing at {}: run `make model`",
+            s.dir().display()
+        );
+        Arc::new(s)
+    }
+
+    fn setup(lines: &[(Scope, &str)]) -> (tempfile::TempDir, MarkdownMemoryStore, SemanticIndex) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(root.join("memory")).unwrap();
+        let store = MarkdownMemoryStore::new(&root);
+        for (scope, text) in lines {
+            store.append(&Owner::Global, *scope, text, None).unwrap();
+        }
+        let index = SemanticIndex::new(slot(), dir.path().join("v.db"));
+        (dir, store, index)
+    }
+
+    fn cfg(mode: RecallMode) -> RecallConfig {
+        RecallConfig {
+            mode,
+            ..RecallConfig::default()
+        }
+    }
+
+    #[test]
+    fn modes_parse_and_print() {
+        for m in [
+            RecallMode::Keyword,
+            RecallMode::Semantic,
+            RecallMode::Hybrid,
+        ] {
+            assert_eq!(m.as_str().parse::<RecallMode>().unwrap(), m);
+        }
+        assert_eq!(
+            " Hybrid ".parse::<RecallMode>().unwrap(),
+            RecallMode::Hybrid
+        );
+        assert!("fuzzy".parse::<RecallMode>().is_err());
+    }
+
+    #[test]
+    fn semantic_recall_finds_a_paraphrase_in_core_and_across_languages() {
+        let (_d, store, index) = setup(&[
+            (Scope::Core, "用户偏好简洁的回复，不用列表。"),
+            (
+                Scope::Archival,
+                "The user's cat is named Mochi and is three years old.",
+            ),
+            (
+                Scope::Archival,
+                "The deploy pipeline runs on GitHub Actions every night.",
+            ),
+        ]);
+        let got = recall(
+            &store,
+            Some(&index),
+            &Owner::Global,
+            "用户喜欢什么样的回答风格",
+            &cfg(RecallMode::Semantic),
+        )
+        .unwrap();
+        assert_eq!(got[0].entry.content, "用户偏好简洁的回复，不用列表。");
+        assert_eq!(got[0].scope, Scope::Core);
+        let got = recall(
+            &store,
+            Some(&index),
+            &Owner::Global,
+            "用户的猫叫什么名字",
+            &cfg(RecallMode::Semantic),
+        )
+        .unwrap();
+        assert_eq!(
+            got[0].entry.content,
+            "The user's cat is named Mochi and is three years old."
+        );
+        assert!(
+            got[0].entry.timestamp.is_some(),
+            "an archival entry keeps its time"
+        );
+        // Keyword mode is the runtime's: nothing for a paraphrase.
+        let got = recall(
+            &store,
+            Some(&index),
+            &Owner::Global,
+            "pet",
+            &cfg(RecallMode::Keyword),
+        )
+        .unwrap();
+        assert!(got.is_empty());
+    }
+
+    #[test]
+    fn an_unrelated_query_finds_nothing_above_the_floor() {
+        let (_d, store, index) = setup(&[
+            (Scope::Archival, "用户的猫叫年糕，三岁。"),
+            (
+                Scope::Archival,
+                "The deploy pipeline runs on GitHub Actions every night.",
+            ),
+        ]);
+        let c = RecallConfig {
+            mode: RecallMode::Semantic,
+            floor: 0.45,
+            limit: 5,
+        };
+        let got = recall(
+            &store,
+            Some(&index),
+            &Owner::Global,
+            "量子力学的薛定谔方程",
+            &c,
+        )
+        .unwrap();
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn hybrid_lifts_keyword_matches_and_keeps_them_under_the_floor() {
+        let (_d, store, index) = setup(&[
+            (
+                Scope::Archival,
+                "ticket ZX-4411 was closed by the on-call engineer",
+            ),
+            (Scope::Archival, "the user likes green tea in the afternoon"),
+        ]);
+        let c = RecallConfig {
+            mode: RecallMode::Hybrid,
+            floor: 0.99,
+            limit: 5,
+        };
+        let got = recall(&store, Some(&index), &Owner::Global, "zx-4411", &c).unwrap();
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].entry.content.starts_with("ticket ZX-4411"));
+        assert!(got[0].score.unwrap() >= KEYWORD_BONUS);
+    }
+
+    #[test]
+    fn the_index_follows_appends_and_a_runtime_rewrite() {
+        let (_d, store, index) = setup(&[(Scope::Archival, "first entry about tea")]);
+        let cancel = AtomicBool::new(false);
+        let r = index
+            .sync(&store, &Owner::Global, &cancel, &mut |_, _| {})
+            .unwrap();
+        assert_eq!((r.embedded, r.removed, r.total), (1, 0, 1));
+        // Nothing changed: nothing embedded.
+        let r = index
+            .sync(&store, &Owner::Global, &cancel, &mut |_, _| {})
+            .unwrap();
+        assert_eq!(r.embedded, 0);
+        store
+            .append(
+                &Owner::Global,
+                Scope::Archival,
+                "second entry about coffee",
+                None,
+            )
+            .unwrap();
+        let r = index
+            .sync(&store, &Owner::Global, &cancel, &mut |_, _| {})
+            .unwrap();
+        assert_eq!((r.embedded, r.total), (1, 2));
+        // A rewrite the way the runtime does it (temp file, rename) without the first entry.
+        let path = store.path(&Owner::Global);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.contains("first entry"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, kept).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        let counts = index.counts(&store, &Owner::Global).unwrap();
+        assert_eq!((counts.entries, counts.indexed, counts.orphaned), (1, 1, 1));
+        let got = recall(
+            &store,
+            Some(&index),
+            &Owner::Global,
+            "tea",
+            &cfg(RecallMode::Semantic),
+        )
+        .unwrap();
+        assert!(
+            got.iter().all(|r| !r.entry.content.contains("first")),
+            "{got:?}"
+        );
+        let counts = index.counts(&store, &Owner::Global).unwrap();
+        assert_eq!(counts.orphaned, 0, "the recall synced first");
+        assert_eq!(index.clear().unwrap(), 1);
+        assert_eq!(index.counts(&store, &Owner::Global).unwrap().indexed, 0);
+    }
+
+    #[test]
+    fn a_cancelled_sync_keeps_nothing_half_done_and_can_resume() {
+        let lines: Vec<String> = (0..150)
+            .map(|i| format!("note number {i} about topic {}", i % 7))
+            .collect();
+        let refs: Vec<(Scope, &str)> = lines
+            .iter()
+            .map(|l| (Scope::Archival, l.as_str()))
+            .collect();
+        let (_d, store, index) = setup(&refs);
+        let cancel = AtomicBool::new(false);
+        let err = index
+            .sync(&store, &Owner::Global, &cancel, &mut |done, _| {
+                if done >= SYNC_STEP {
+                    cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            })
+            .unwrap_err();
+        assert!(matches!(err, CoreError::Cancelled), "{err:?}");
+        let counts = index.counts(&store, &Owner::Global).unwrap();
+        assert_eq!(counts.indexed, SYNC_STEP, "the finished step is kept");
+        cancel.store(false, std::sync::atomic::Ordering::Relaxed);
+        let r = index
+            .sync(&store, &Owner::Global, &cancel, &mut |_, _| {})
+            .unwrap();
+        assert_eq!(r.embedded, 150 - SYNC_STEP);
+    }
+
+    #[test]
+    fn keys_round_trip_to_entries() {
+        let e = parse_entry("- [2026-07-22 09:30:00] a: b");
+        let (scope, back) = entry_of_key(&entry_key(Scope::Archival, &e.line)).unwrap();
+        assert_eq!((scope, back), (Scope::Archival, e));
+        assert!(entry_of_key("x:y").is_none());
+    }
+}
