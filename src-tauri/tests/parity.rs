@@ -156,6 +156,15 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
             json!({"agent": "assistant", "keyword": "x", "mode": "fuzzy"}),
         ),
         ("index_status", json!({})),
+        (
+            "episodic_search",
+            json!({"agent": "assistant", "query": "证书续期", "limit": 2}),
+        ),
+        ("episodic_search", json!({"agent": "../x", "query": "q"})),
+        (
+            "prompt_preview",
+            json!({"agent": "assistant", "query": "what about my certificate?"}),
+        ),
         ("cancel_index_build", json!({})),
         ("build_index", json!({"agent": "no-such-agent"})),
         ("clear_index", json!({})),

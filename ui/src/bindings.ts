@@ -362,6 +362,90 @@ export type EntryDto_Serialize = {
 	line: string,
 };
 
+export type EpisodicArgs = EpisodicArgs_Serialize | EpisodicArgs_Deserialize;
+
+export type EpisodicArgs_Deserialize = {
+	agent: string,
+	query: string,
+	limit?: number | null,
+};
+
+export type EpisodicArgs_Serialize = {
+	agent: string,
+	query: string,
+	limit: number | null,
+};
+
+/**  One message of a past session found by meaning. */
+export type EpisodicHitDto = EpisodicHitDto_Serialize | EpisodicHitDto_Deserialize;
+
+/**  One message of a past session found by meaning. */
+export type EpisodicHitDto_Deserialize = {
+	session_id: string,
+	/**  Index of the message in the session (opens it at that message). */
+	message_index: number,
+	role: string,
+	text: string,
+	score: number | null,
+	/**  The session's last activity. */
+	time?: string | null,
+};
+
+/**  One message of a past session found by meaning. */
+export type EpisodicHitDto_Serialize = {
+	session_id: string,
+	/**  Index of the message in the session (opens it at that message). */
+	message_index: number,
+	role: string,
+	text: string,
+	score: number | null,
+	/**  The session's last activity. */
+	time: string | null,
+};
+
+/**  What the prompt's episodic part was built from (when episodic memory is on). */
+export type EpisodicPreviewDto = EpisodicPreviewDto_Serialize | EpisodicPreviewDto_Deserialize;
+
+/**  What the prompt's episodic part was built from (when episodic memory is on). */
+export type EpisodicPreviewDto_Deserialize = {
+	/**
+	 *  The message the fragments were chosen for: the given query, else the session's last
+	 *  user message; `None` when there was neither (then no part).
+	 */
+	query?: string | null,
+	top_k: number,
+	budget_chars: number,
+	hits: EpisodicHitDto_Deserialize[],
+};
+
+/**  What the prompt's episodic part was built from (when episodic memory is on). */
+export type EpisodicPreviewDto_Serialize = {
+	/**
+	 *  The message the fragments were chosen for: the given query, else the session's last
+	 *  user message; `None` when there was neither (then no part).
+	 */
+	query: string | null,
+	top_k: number,
+	budget_chars: number,
+	hits: EpisodicHitDto_Serialize[],
+};
+
+export type EpisodicResultDto = EpisodicResultDto_Serialize | EpisodicResultDto_Deserialize;
+
+export type EpisodicResultDto_Deserialize = {
+	agent: string,
+	query: string,
+	floor: number | null,
+	results: EpisodicHitDto_Deserialize[],
+};
+
+export type EpisodicResultDto_Serialize = {
+	agent: string,
+	query: string,
+	floor: number | null,
+	results: EpisodicHitDto_Serialize[],
+};
+
 export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal";
 
 export type IdArgs = {
@@ -413,6 +497,7 @@ export type IndexStatusDto_Deserialize = {
 	native_search: boolean,
 	owners: OwnerIndexDto_Deserialize[],
 	job?: IndexJobDto_Deserialize | null,
+	episodic_enabled: boolean,
 };
 
 export type IndexStatusDto_Serialize = {
@@ -425,6 +510,7 @@ export type IndexStatusDto_Serialize = {
 	native_search: boolean,
 	owners: OwnerIndexDto_Serialize[],
 	job: IndexJobDto_Serialize | null,
+	episodic_enabled: boolean,
 };
 
 export type InspectArgs = InspectArgs_Serialize | InspectArgs_Deserialize;
@@ -704,6 +790,7 @@ export type Operations_Deserialize = {
 	get_session: Signature<IdArgs, SessionDto_Deserialize>,
 	tool_invocations: Signature<InvocationsArgs_Deserialize, ToolInvocationDto_Deserialize[]>,
 	prompt_preview: Signature<PromptArgs_Deserialize, PromptDto_Deserialize>,
+	episodic_search: Signature<EpisodicArgs_Deserialize, EpisodicResultDto_Deserialize>,
 	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
 	get_settings: Signature<NoArgs, SettingsView_Deserialize>,
 	update_settings: Signature<SettingsDto_Deserialize, SettingsView_Deserialize>,
@@ -735,6 +822,7 @@ export type Operations_Serialize = {
 	get_session: Signature<IdArgs, SessionDto_Serialize>,
 	tool_invocations: Signature<InvocationsArgs_Serialize, ToolInvocationDto_Serialize[]>,
 	prompt_preview: Signature<PromptArgs_Serialize, PromptDto_Serialize>,
+	episodic_search: Signature<EpisodicArgs_Serialize, EpisodicResultDto_Serialize>,
 	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
 	get_settings: Signature<NoArgs, SettingsView_Serialize>,
 	update_settings: Signature<SettingsDto_Serialize, SettingsView_Serialize>,
@@ -778,6 +866,12 @@ export type OwnerIndexDto_Deserialize = {
 	indexed: number,
 	/**  Vectors of lines that are gone (dropped at the next sync). */
 	orphaned: number,
+	/**
+	 *  An agent's past-session fragments (user and assistant messages) and how many have
+	 *  vectors; `None` for the global memory.
+	 */
+	fragments?: number | null,
+	fragments_indexed?: number | null,
 	/**  Why this owner could not be counted (an unreadable MEMORY.md …). */
 	error?: string | null,
 };
@@ -790,11 +884,17 @@ export type OwnerIndexDto_Serialize = {
 	indexed: number,
 	/**  Vectors of lines that are gone (dropped at the next sync). */
 	orphaned: number,
+	/**
+	 *  An agent's past-session fragments (user and assistant messages) and how many have
+	 *  vectors; `None` for the global memory.
+	 */
+	fragments: number | null,
+	fragments_indexed: number | null,
 	/**  Why this owner could not be counted (an unreadable MEMORY.md …). */
 	error: string | null,
 };
 
-export type PartKindDto = "system" | "memory" | "history" | "tools";
+export type PartKindDto = "system" | "memory" | "history" | "tools" | "episodic";
 
 export type PathArgs = {
 	path: string,
@@ -805,11 +905,15 @@ export type PromptArgs = PromptArgs_Serialize | PromptArgs_Deserialize;
 export type PromptArgs_Deserialize = {
 	agent: string,
 	session_id?: string | null,
+	/**  The message the episodic part is chosen for (default: the session's last user message). */
+	query?: string | null,
 };
 
 export type PromptArgs_Serialize = {
 	agent: string,
 	session_id: string | null,
+	/**  The message the episodic part is chosen for (default: the session's last user message). */
+	query: string | null,
 };
 
 export type PromptDto = PromptDto_Serialize | PromptDto_Deserialize;
@@ -825,6 +929,8 @@ export type PromptDto_Deserialize = {
 	max_history_turns: number,
 	bootstrap_loaded: string[],
 	warnings: string[],
+	/**  Set when episodic memory is on in Settings. */
+	episodic?: EpisodicPreviewDto_Deserialize | null,
 };
 
 export type PromptDto_Serialize = {
@@ -838,6 +944,8 @@ export type PromptDto_Serialize = {
 	max_history_turns: number,
 	bootstrap_loaded: string[],
 	warnings: string[],
+	/**  Set when episodic memory is on in Settings. */
+	episodic: EpisodicPreviewDto_Serialize | null,
 };
 
 export type PromptPartDto = {
@@ -1078,6 +1186,10 @@ export type SettingsDto_Deserialize = {
 	recall_floor: number | null,
 	/**  Most entries a semantic or hybrid recall returns (1–100). */
 	recall_limit: number,
+	/**  Episodic memory: past sessions' fragments relevant to the current message in the prompt. */
+	episodic_enabled: boolean,
+	episodic_top_k: number,
+	episodic_budget_chars: number,
 	language: LanguageDto,
 	theme: ThemeDto,
 };
@@ -1100,6 +1212,10 @@ export type SettingsDto_Serialize = {
 	recall_floor: number | null,
 	/**  Most entries a semantic or hybrid recall returns (1–100). */
 	recall_limit: number,
+	/**  Episodic memory: past sessions' fragments relevant to the current message in the prompt. */
+	episodic_enabled: boolean,
+	episodic_top_k: number,
+	episodic_budget_chars: number,
 	language: LanguageDto,
 	theme: ThemeDto,
 };

@@ -20,6 +20,8 @@ pub struct Runtime {
     pub effective: Effective,
     pub memory: MemoryService,
     pub sessions: SessionStore,
+    /// Past sessions' fragments by meaning, in the same vector file as the memory entries.
+    pub episodic: Option<Arc<oryx_core::episodic::EpisodicIndex>>,
     /// Parsed memory views for the paged memory screen.
     pub page_cache: crate::view_cache::PageCache,
 }
@@ -38,7 +40,11 @@ impl Runtime {
         let effective = config::effective(&settings, overrides);
         let memory = oryx_core::memory::open_memory(&effective, index_dir)?;
         let sessions = SessionStore::new(&effective.db_path);
+        let episodic = memory
+            .semantic_index()
+            .map(|i| Arc::new(oryx_core::episodic::EpisodicIndex::new(i.vectors().clone())));
         Ok(Runtime {
+            episodic,
             settings,
             preferences,
             effective,

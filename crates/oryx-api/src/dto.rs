@@ -308,6 +308,10 @@ pub struct OwnerIndexDto {
     pub indexed: u32,
     /// Vectors of lines that are gone (dropped at the next sync).
     pub orphaned: u32,
+    /// An agent's past-session fragments (user and assistant messages) and how many have
+    /// vectors; `None` for the global memory.
+    pub fragments: Option<u32>,
+    pub fragments_indexed: Option<u32>,
     /// Why this owner could not be counted (an unreadable MEMORY.md …).
     pub error: Option<String>,
 }
@@ -341,6 +345,7 @@ pub struct IndexStatusDto {
     pub native_search: bool,
     pub owners: Vec<OwnerIndexDto>,
     pub job: Option<IndexJobDto>,
+    pub episodic_enabled: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -528,6 +533,7 @@ pub enum PartKindDto {
     Memory,
     History,
     Tools,
+    Episodic,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -540,7 +546,42 @@ pub struct PromptPartDto {
     pub tokens_estimate: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One message of a past session found by meaning.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EpisodicHitDto {
+    pub session_id: String,
+    /// Index of the message in the session (opens it at that message).
+    pub message_index: u32,
+    pub role: String,
+    pub text: String,
+    pub score: f32,
+    /// The session's last activity.
+    pub time: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EpisodicResultDto {
+    pub agent: String,
+    pub query: String,
+    pub floor: f32,
+    pub results: Vec<EpisodicHitDto>,
+}
+
+/// What the prompt's episodic part was built from (when episodic memory is on).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EpisodicPreviewDto {
+    /// The message the fragments were chosen for: the given query, else the session's last
+    /// user message; `None` when there was neither (then no part).
+    pub query: Option<String>,
+    pub top_k: u32,
+    pub budget_chars: u32,
+    pub hits: Vec<EpisodicHitDto>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct PromptDto {
     pub agent: String,
@@ -553,6 +594,8 @@ pub struct PromptDto {
     pub max_history_turns: i32,
     pub bootstrap_loaded: Vec<String>,
     pub warnings: Vec<String>,
+    /// Set when episodic memory is on in Settings.
+    pub episodic: Option<EpisodicPreviewDto>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -641,6 +684,10 @@ pub struct SettingsDto {
     pub recall_floor: f32,
     /// Most entries a semantic or hybrid recall returns (1–100).
     pub recall_limit: u32,
+    /// Episodic memory: past sessions' fragments relevant to the current message in the prompt.
+    pub episodic_enabled: bool,
+    pub episodic_top_k: u32,
+    pub episodic_budget_chars: u32,
     pub language: LanguageDto,
     pub theme: ThemeDto,
 }

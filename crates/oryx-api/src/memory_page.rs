@@ -189,7 +189,7 @@ mod tests {
         assert!(desc.items[cut - 1].in_window && !desc.items[cut].in_window);
 
         let hits = page(&c, 0, 1000, false, Some("  gateway "));
-        let recall = c.recall_memory(None, "gateway").unwrap();
+        let recall = c.recall_memory(None, "gateway", None, None).unwrap();
         assert_eq!(hits.total as usize, recall.entries.len());
         assert_eq!(hits.keyword.as_deref(), Some("gateway"));
         for (it, r) in hits.items.iter().zip(&recall.entries) {

@@ -101,6 +101,18 @@ pub struct PromptArgs {
     pub agent: String,
     #[serde(default)]
     pub session_id: Option<String>,
+    /// The message the episodic part is chosen for (default: the session's last user message).
+    #[serde(default)]
+    pub query: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EpisodicArgs {
+    pub agent: String,
+    pub query: String,
+    #[serde(default)]
+    pub limit: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -248,7 +260,10 @@ operations! {
         => |c, a| c.tool_invocations(given(&a.session_id), a.limit, a.offset);
     /// Prompt parts [1]-[4] of an agent, with a session's history when given
     prompt_preview(PromptArgs) -> PromptDto
-        => |c, a| c.prompt_preview(&a.agent, given(&a.session_id));
+        => |c, a| c.prompt_preview(&a.agent, given(&a.session_id), given(&a.query));
+    /// Messages of an agent's past sessions closest in meaning to a query (episodic memory)
+    episodic_search(EpisodicArgs) -> EpisodicResultDto
+        => |c, a| c.episodic_search(&a.agent, &a.query, a.limit);
     /// USER.md and the other bootstrap files of the root
     bootstrap_files(NoArgs) -> Vec<BootstrapFileDto> => |c, _| c.bootstrap_files();
     /// Stored and effective settings

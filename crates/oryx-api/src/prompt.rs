@@ -4,16 +4,55 @@ use oryx_core::agents;
 use oryx_core::prompt::{self, PartKind};
 
 use crate::console::Console;
-use crate::dto::{PartKindDto, PromptDto, PromptPartDto};
+use crate::dto::{EpisodicPreviewDto, PartKindDto, PromptDto, PromptPartDto};
 use crate::error::ApiResult;
 
 impl Console {
-    pub fn prompt_preview(&self, agent: &str, session_id: Option<&str>) -> ApiResult<PromptDto> {
+    /// `query`: the message the episodic part is chosen for (default: the session's last user
+    /// message); only used when episodic memory is on.
+    pub fn prompt_preview(
+        &self,
+        agent: &str,
+        session_id: Option<&str>,
+        query: Option<&str>,
+    ) -> ApiResult<PromptDto> {
         let rt = self.runtime();
         rt.owner(Some(agent))?;
         let a = agents::get(rt.root(), agent)?;
         let session = session_id.map(|id| rt.sessions.get(id)).transpose()?;
-        let p = prompt::build(rt.root(), &a, &rt.memory, session.as_ref())?;
+        let ep = rt.effective.episodic;
+        let mut preview = None;
+        let mut part = String::new();
+        if ep.enabled {
+            let query = query.map(str::to_string).or_else(|| {
+                session.as_ref().and_then(|s| {
+                    s.messages
+                        .iter()
+                        .rev()
+                        .find(|m| m.role == "user")
+                        .and_then(|m| m.content.clone())
+                })
+            });
+            let hits = match &query {
+                Some(q) if !q.trim().is_empty() => crate::recall::episodic(&rt)?.search(
+                    &rt.sessions,
+                    agent,
+                    q,
+                    ep.top_k,
+                    rt.effective.recall.floor,
+                    session_id,
+                )?,
+                _ => Vec::new(),
+            };
+            part = oryx_core::episodic::render_part(&hits, ep.budget_chars);
+            preview = Some(EpisodicPreviewDto {
+                query,
+                top_k: ep.top_k as u32,
+                budget_chars: ep.budget_chars as u32,
+                hits: hits.iter().map(crate::recall::episodic_hit_dto).collect(),
+            });
+        }
+        let p = prompt::build(rt.root(), &a, &rt.memory, session.as_ref(), &part)?;
         let parts: Vec<PromptPartDto> = p
             .parts
             .iter()
@@ -24,6 +63,7 @@ impl Console {
                     PartKind::Memory => PartKindDto::Memory,
                     PartKind::History => PartKindDto::History,
                     PartKind::Tools => PartKindDto::Tools,
+                    PartKind::Episodic => PartKindDto::Episodic,
                 },
                 chars: part.chars as u32,
                 tokens_estimate: estimate_tokens(&part.text),
@@ -41,6 +81,7 @@ impl Console {
             max_history_turns: p.max_history_turns.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             bootstrap_loaded: p.bootstrap_loaded,
             warnings: p.warnings,
+            episodic: preview,
         })
     }
 }

@@ -10,8 +10,8 @@ use oryx_core::names::Owner;
 
 use crate::console::Runtime;
 use crate::dto::{
-    EmbedModelDto, EntryDto, IndexJobDto, IndexStatusDto, OwnerIndexDto, RecallModeDto,
-    RecallResult, RecalledDto,
+    EmbedModelDto, EntryDto, EpisodicHitDto, EpisodicResultDto, IndexJobDto, IndexStatusDto,
+    OwnerIndexDto, RecallModeDto, RecallResult, RecalledDto,
 };
 use crate::{ApiError, ApiResult, Console, ErrorCode};
 
@@ -72,6 +72,9 @@ impl Console {
             }
             cfg.limit = l as usize;
         }
+        if cfg.mode != RecallMode::Keyword && rt.memory.backend() != Backend::Mem0 {
+            check_mode(cfg.mode)?;
+        }
         let found = rt.memory.recall_with(&owner, keyword, &cfg)?;
         let entries: Vec<_> = found.iter().map(|r| r.entry.clone()).collect();
         Ok(RecallResult {
@@ -100,12 +103,23 @@ impl Console {
                 .into_iter()
                 .map(|owner| {
                     let agent = owner.agent_name().map(str::to_string);
-                    match index.counts(rt.memory.store().as_ref(), &owner) {
-                        Ok(c) => OwnerIndexDto {
+                    let counted = index
+                        .counts(rt.memory.store().as_ref(), &owner)
+                        .and_then(|c| {
+                            let frags = match (&agent, &rt.episodic) {
+                                (Some(a), Some(ep)) => Some(ep.counts(&rt.sessions, a)?),
+                                _ => None,
+                            };
+                            Ok((c, frags))
+                        });
+                    match counted {
+                        Ok((c, frags)) => OwnerIndexDto {
                             agent,
                             entries: c.entries as u32,
                             indexed: c.indexed as u32,
                             orphaned: c.orphaned as u32,
+                            fragments: frags.map(|f| f.entries as u32),
+                            fragments_indexed: frags.map(|f| f.indexed as u32),
                             error: None,
                         },
                         Err(e) => OwnerIndexDto {
@@ -113,6 +127,8 @@ impl Console {
                             entries: 0,
                             indexed: 0,
                             orphaned: 0,
+                            fragments: None,
+                            fragments_indexed: None,
                             error: Some(e.to_string()),
                         },
                     }
@@ -133,6 +149,7 @@ impl Console {
             native_search: native,
             owners,
             job: self.index_job().lock().as_ref().map(|j| j.state.clone()),
+            episodic_enabled: rt.effective.episodic.enabled,
         })
     }
 
@@ -198,9 +215,23 @@ impl Console {
                             s.todo = todo as u32;
                         })
                     });
+                    // An agent's past sessions are indexed with its memory (episodic memory).
+                    let r = r.and_then(|mem| match (owner.agent_name(), &rt.episodic) {
+                        (Some(a), Some(ep)) => {
+                            let (frag, _) =
+                                ep.sync(&rt.sessions, a, &cancel, &mut |done, todo| {
+                                    jobs.update(|s| {
+                                        s.done = done as u32;
+                                        s.todo = todo as u32;
+                                    })
+                                })?;
+                            Ok(mem.embedded + frag.embedded)
+                        }
+                        _ => Ok(mem.embedded),
+                    });
                     match r {
-                        Ok(report) => jobs.update(|s| {
-                            s.embedded_total += report.embedded as u32;
+                        Ok(embedded) => jobs.update(|s| {
+                            s.embedded_total += embedded as u32;
                         }),
                         Err(e) => {
                             outcome = Err(e);
@@ -280,15 +311,225 @@ pub(crate) fn check_mode(mode: RecallMode) -> ApiResult<()> {
     if mode == RecallMode::Keyword {
         return Ok(());
     }
+    check_model(&format!("{} recall", mode.as_str()))
+}
+
+/// `what` (a feature) needs the embedding model: a clear error when it is not installed.
+pub(crate) fn check_model(what: &str) -> ApiResult<()> {
     let slot =
         oryx_core::memory::semantic::EmbedderSlot::shared(&oryx_core::embed::default_model_dir());
     if slot.present() {
         return Ok(());
     }
     Err(ApiError::invalid(format!(
-        "{} recall needs the embedding model, which is not installed at {} (run `make model`, \
+        "{what} needs the embedding model, which is not installed at {} (run `make model`, \
          or set ORYX_EMBED_MODEL_DIR)",
-        mode.as_str(),
         slot.dir().display()
     )))
+}
+
+impl Console {
+    /// The messages of `agent`'s past sessions closest in meaning to `query`, best first, none
+    /// under the recall floor (`oryx episodic search`, the console's search box).
+    pub fn episodic_search(
+        &self,
+        agent: &str,
+        query: &str,
+        limit: Option<u32>,
+    ) -> ApiResult<EpisodicResultDto> {
+        let rt = self.runtime();
+        rt.owner(Some(agent))?;
+        check_model("episodic search")?;
+        let limit = limit.unwrap_or(rt.effective.recall.limit as u32);
+        if limit == 0 || limit as usize > oryx_core::config::MAX_RECALL_LIMIT {
+            return Err(ApiError::invalid(format!(
+                "limit must be between 1 and {}, got {limit}",
+                oryx_core::config::MAX_RECALL_LIMIT
+            )));
+        }
+        let floor = rt.effective.recall.floor;
+        let hits =
+            episodic(&rt)?.search(&rt.sessions, agent, query, limit as usize, floor, None)?;
+        Ok(EpisodicResultDto {
+            agent: agent.to_string(),
+            query: query.to_string(),
+            floor,
+            results: hits.iter().map(episodic_hit_dto).collect(),
+        })
+    }
+}
+
+pub(crate) fn episodic(rt: &Runtime) -> ApiResult<&Arc<oryx_core::episodic::EpisodicIndex>> {
+    rt.episodic.as_ref().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Internal,
+            "this console was opened without an episodic index",
+        )
+    })
+}
+
+pub(crate) fn episodic_hit_dto(h: &oryx_core::episodic::EpisodicHit) -> EpisodicHitDto {
+    EpisodicHitDto {
+        session_id: h.fragment.session_id.clone(),
+        message_index: h.fragment.message_index as u32,
+        role: h.fragment.role.clone(),
+        text: h.fragment.text.clone(),
+        score: h.score,
+        time: crate::dto::ts(&h.fragment.time),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dto::ScopeDto;
+    use std::time::{Duration, Instant};
+
+    fn console() -> (tempfile::TempDir, Console) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        oryx_core::demo::write_sample(&root).unwrap();
+        let c = Console::open(
+            Some(dir.path().join("settings.json")),
+            oryx_core::config::Overrides {
+                root: Some(root),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        (dir, c)
+    }
+
+    fn settle(c: &Console) -> IndexJobDto {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let job = c.index_status().unwrap().job.unwrap();
+            if !job.running {
+                return job;
+            }
+            assert!(Instant::now() < deadline, "the build did not end: {job:?}");
+            // A status reads every owner's entries: poll as the UI does, not in a hot loop.
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    #[test]
+    fn recall_in_each_mode_and_the_tool_in_the_configured_one() {
+        let (_d, c) = console();
+        let q = "用户喜欢什么样的回答风格";
+        let kw = c.recall_memory(Some("assistant"), q, None, None).unwrap();
+        assert_eq!(kw.mode, RecallModeDto::Keyword, "keyword is the default");
+        assert_eq!(kw.text, "没有找到相关记忆");
+        let sem = c
+            .recall_memory(Some("assistant"), q, Some(RecallModeDto::Semantic), Some(3))
+            .unwrap();
+        assert_eq!(sem.results[0].content, "用户偏好简洁的回复，不用列表。");
+        assert_eq!(sem.results[0].scope, ScopeDto::Core);
+        assert!(sem.results.len() <= 3);
+        assert!(sem.results.iter().all(|r| r.score.unwrap() >= sem.floor));
+        assert!(sem.text.starts_with("- [") || sem.text.starts_with("用户偏好"));
+        let e = c
+            .recall_memory(Some("assistant"), q, None, Some(0))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+
+        // The configured mode reaches the recall_memory tool, and the call is recorded.
+        let mut s = c.get_settings().unwrap().settings;
+        s.recall_mode = RecallModeDto::Semantic;
+        c.update_settings(&s).unwrap();
+        let r = c
+            .run_tool(
+                Some("assistant"),
+                None,
+                "recall_memory",
+                &serde_json::json!({ "keyword": q }).to_string(),
+            )
+            .unwrap();
+        assert!(r.output.contains("用户偏好简洁的回复"), "{}", r.output);
+        let calls = c.tool_invocations(None, Some(1), None).unwrap();
+        assert_eq!(calls[0].tool_name, "recall_memory");
+        assert!(calls[0]
+            .result_json
+            .as_deref()
+            .unwrap_or("")
+            .contains("用户偏好简洁的回复"));
+    }
+
+    #[test]
+    fn the_index_builds_in_the_background_once_at_a_time_and_cancels() {
+        let (_d, c) = console();
+        for i in 0..150 {
+            c.append_memory(&crate::dto::AppendRequest {
+                agent: None,
+                scope: ScopeDto::Archival,
+                content: format!("note {i}: the weekly report goes to the team on Friday"),
+            })
+            .unwrap();
+        }
+        let job = c.build_index(None).unwrap();
+        assert!(job.running);
+        let e = c.build_index(None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        assert_eq!(c.clear_index().unwrap_err().code, ErrorCode::Conflict);
+        assert!(c.cancel_index_build());
+        let job = settle(&c);
+        assert!(job.cancelled, "{job:?}");
+        assert!(!c.cancel_index_build(), "nothing runs any more");
+
+        c.build_index(None).unwrap();
+        let job = settle(&c);
+        assert!(!job.cancelled && job.error.is_none(), "{job:?}");
+        assert_eq!(job.owners_done, job.owners_total);
+        let status = c.index_status().unwrap();
+        for o in &status.owners {
+            assert_eq!(o.indexed, o.entries, "{o:?}");
+            if o.agent.is_some() {
+                assert_eq!(o.fragments, o.fragments_indexed, "{o:?}");
+            }
+        }
+        assert!(status.owners[0].entries >= 150);
+        let cleared = c.clear_index().unwrap();
+        assert!(cleared.owners.iter().all(|o| o.indexed == 0));
+    }
+
+    #[test]
+    fn episodic_search_and_the_prompts_episodic_part() {
+        let (_d, c) = console();
+        let found = c.episodic_search("assistant", "证书续期", Some(2)).unwrap();
+        assert!(
+            found.results[0].text.contains("TLS certificate"),
+            "{found:?}"
+        );
+        let p = c
+            .prompt_preview("assistant", None, Some("certificate?"))
+            .unwrap();
+        assert!(p.episodic.is_none(), "off by default");
+        assert!(p
+            .parts
+            .iter()
+            .all(|x| x.kind != crate::dto::PartKindDto::Episodic));
+        let mut s = c.get_settings().unwrap().settings;
+        s.episodic_enabled = true;
+        s.episodic_top_k = 2;
+        c.update_settings(&s).unwrap();
+        let p = c
+            .prompt_preview("assistant", None, Some("what about my certificate?"))
+            .unwrap();
+        let ep = p.episodic.unwrap();
+        assert!(!ep.hits.is_empty());
+        let part = p
+            .parts
+            .iter()
+            .find(|x| x.kind == crate::dto::PartKindDto::Episodic)
+            .unwrap();
+        assert!(part.text.starts_with("## 相关历史对话"), "{}", part.text);
+        assert!(part.text.contains("TLS certificate"));
+        let p = c.prompt_preview("assistant", None, None).unwrap();
+        assert_eq!(
+            p.episodic.unwrap().query,
+            None,
+            "no session, no query: no part"
+        );
+        assert!(c.episodic_search("../x", "q", None).is_err());
+    }
 }

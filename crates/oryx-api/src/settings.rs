@@ -69,6 +69,9 @@ impl Console {
         let current = self.runtime().settings.clone();
         let file = from_dto(dto, &current)?;
         crate::recall::check_mode(file.settings.recall.mode)?;
+        if file.settings.episodic.enabled {
+            crate::recall::check_model("episodic memory")?;
+        }
         if let Some(root) = &file.settings.root {
             if !root.is_dir() {
                 return Err(ApiError::invalid(format!(
@@ -256,6 +259,9 @@ fn to_dto(s: &Settings, p: &Preferences) -> SettingsDto {
         recall_mode: s.recall.mode.into(),
         recall_floor: s.recall.floor,
         recall_limit: s.recall.limit as u32,
+        episodic_enabled: s.episodic.enabled,
+        episodic_top_k: s.episodic.top_k as u32,
+        episodic_budget_chars: s.episodic.budget_chars as u32,
         language: p.language.into(),
         theme: p.theme.into(),
     }
@@ -291,6 +297,11 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
             mode: d.recall_mode.into(),
             floor: d.recall_floor,
             limit: d.recall_limit as usize,
+        },
+        episodic: oryx_core::episodic::EpisodicSettings {
+            enabled: d.episodic_enabled,
+            top_k: d.episodic_top_k as usize,
+            budget_chars: d.episodic_budget_chars as usize,
         },
     };
     s.validate()?;

@@ -74,7 +74,7 @@ fn rest_keeps_working(c: &Console) {
     })
     .unwrap();
     assert!(c
-        .recall_memory(Some("good"), "STILL")
+        .recall_memory(Some("good"), "STILL", None, None)
         .unwrap()
         .text
         .contains("still writable"));
@@ -137,7 +137,7 @@ fn bad_memory_files_are_errors_or_lenient_reads_for_that_agent_only() {
         ctx.len()
     );
     assert_eq!(
-        c.recall_memory(Some("huge"), "NEEDLE")
+        c.recall_memory(Some("huge"), "NEEDLE", None, None)
             .unwrap()
             .entries
             .len(),
@@ -335,7 +335,7 @@ fn unreadable_databases_are_clear_errors_and_memory_keeps_working() {
         }
         rest_keeps_working(&c);
         assert!(
-            c.prompt_preview("good", None).is_ok(),
+            c.prompt_preview("good", None, None).is_ok(),
             "{label}: prompt still builds"
         );
         drop(c);
@@ -397,7 +397,7 @@ fn fifos_in_the_root_are_errors_for_that_item_never_hangs() {
                 scope: ScopeDto::Archival,
                 content: "x".into(),
             }),
-            c2.prompt_preview("good", None),
+            c2.prompt_preview("good", None, None),
             c2.bootstrap_file("USER.md"),
         )
     });

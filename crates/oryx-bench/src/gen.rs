@@ -35,6 +35,10 @@ pub struct Scale {
     pub appenders: usize,
     pub appends_each: usize,
     pub runs: usize,
+    /// Entries embedded for the throughput figure.
+    pub embed_entries: usize,
+    /// Vectors a semantic query ranks (the goal is stated at 100 000).
+    pub vectors: usize,
 }
 
 impl Scale {
@@ -49,6 +53,8 @@ impl Scale {
             appenders: 8,
             appends_each: 250,
             runs: 15,
+            embed_entries: 2000,
+            vectors: 100_000,
         }
     }
 
@@ -63,6 +69,8 @@ impl Scale {
             appenders: 8,
             appends_each: 50,
             runs: 9,
+            embed_entries: 500,
+            vectors: 100_000,
         }
     }
 

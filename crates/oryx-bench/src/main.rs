@@ -9,6 +9,7 @@
 //! `oryx-bench append-child ROOT WRITER COUNT` is the child side of the concurrency run.
 
 mod gen;
+mod recall;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -97,12 +98,13 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 5] = [
+    let groups: [(&str, Group); 6] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
         ("agents", Bench::agents),
         ("concurrent", Bench::concurrent),
+        ("recall", Bench::recall),
     ];
     if let Some(g) = &only {
         assert!(
@@ -384,7 +386,11 @@ impl Bench {
             let (g, g_count) = grep(&["-F", "-i", "-c", kw], &big_file, runs);
             let mut hits = 0;
             let r = median(runs, || {
-                hits = c.recall_memory(Some(gen::BIG), kw).unwrap().entries.len();
+                hits = c
+                    .recall_memory(Some(gen::BIG), kw, None, None)
+                    .unwrap()
+                    .entries
+                    .len();
             });
             assert_eq!(hits, g_count, "recall and grep disagree on {kw}");
             self.ratio_row(
@@ -418,7 +424,11 @@ impl Bench {
         ] {
             let mut hits = 0;
             let r = median(runs, || {
-                hits = c.recall_memory(Some(gen::BIG), kw).unwrap().entries.len();
+                hits = c
+                    .recall_memory(Some(gen::BIG), kw, None, None)
+                    .unwrap()
+                    .entries
+                    .len();
             });
             self.absolute_row(
                 id,
@@ -431,7 +441,7 @@ impl Bench {
         let mut hits = 0;
         let r = median(runs.min(5), || {
             hits = c
-                .recall_memory(Some(gen::BIG), gen::SHORT_CJK)
+                .recall_memory(Some(gen::BIG), gen::SHORT_CJK, None, None)
                 .unwrap()
                 .entries
                 .len();

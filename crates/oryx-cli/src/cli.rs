@@ -99,7 +99,14 @@ enum Command {
         agent: String,
         #[arg(long)]
         session: Option<String>,
+        /// The message the episodic part is chosen for (default: the session's last user
+        /// message; only when episodic memory is on in Settings)
+        #[arg(long, value_name = "TEXT")]
+        query: Option<String>,
     },
+    /// Episodic memory: an agent's past sessions, searched by meaning
+    #[command(subcommand)]
+    Episodic(EpisodicCmd),
     /// Run a memory tool as the runtime would (invalid agent names fall back to global memory)
     Tool {
         #[arg(value_enum)]
@@ -227,6 +234,20 @@ enum ModeArg {
     Hybrid,
 }
 
+#[derive(Subcommand, Debug)]
+enum EpisodicCmd {
+    /// Messages of past sessions closest in meaning to QUERY, best first
+    Search {
+        #[arg(long)]
+        agent: String,
+        /// Most messages (default: the recall limit in Settings)
+        #[arg(long, value_name = "K")]
+        limit: Option<u32>,
+        #[arg(value_name = "QUERY")]
+        query: String,
+    },
+}
+
 /// The console's vector index of the entries (semantic recall).
 #[derive(Subcommand, Debug)]
 enum IndexCmd {
@@ -297,9 +318,19 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                 ));
             }
         }
-        Command::Prompt { agent, session } => {
-            render::prompt(&console.prompt_preview(&agent, session.as_deref())?, json)
-        }
+        Command::Prompt {
+            agent,
+            session,
+            query,
+        } => render::prompt(
+            &console.prompt_preview(&agent, session.as_deref(), query.as_deref())?,
+            json,
+        ),
+        Command::Episodic(EpisodicCmd::Search {
+            agent,
+            limit,
+            query,
+        }) => render::episodic(&console.episodic_search(&agent, &query, limit)?, json),
         Command::Tool {
             name,
             input,

@@ -219,6 +219,29 @@ pub fn index_status(s: &IndexStatusDto, json: bool) {
     }
 }
 
+pub fn episodic(r: &EpisodicResultDto, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    if r.results.is_empty() {
+        println!(
+            "no past message of {} is close to {:?} (floor {:.2})",
+            r.agent, r.query, r.floor
+        );
+    }
+    for h in &r.results {
+        println!(
+            "{:.2}  {}  {} #{} {}: {}",
+            h.score,
+            h.time.as_deref().unwrap_or("?"),
+            h.session_id,
+            h.message_index,
+            h.role,
+            h.text
+        );
+    }
+}
+
 pub fn index_job(j: &IndexJobDto, json: bool) {
     if json {
         return print_json(j);
@@ -340,6 +363,7 @@ pub fn prompt(p: &PromptDto, json: bool) {
             PartKindDto::Memory => "memory",
             PartKindDto::History => "conversation history",
             PartKindDto::Tools => "available tools",
+            PartKindDto::Episodic => "relevant past conversations (episodic memory)",
         };
         println!(
             "===== [{}] {name} — {} chars, ~{} tokens =====",
@@ -351,6 +375,19 @@ pub fn prompt(p: &PromptDto, json: bool) {
         "total {} chars, ~{} tokens",
         p.total_chars, p.total_tokens_estimate
     );
+    if let Some(ep) = &p.episodic {
+        match &ep.query {
+            Some(q) => println!(
+                "episodic memory: {} of at most {} fragments for {q:?} (budget {} chars)",
+                ep.hits.len(),
+                ep.top_k,
+                ep.budget_chars
+            ),
+            None => println!(
+                "episodic memory is on, but there is no message to match: give --session or --query"
+            ),
+        }
+    }
     for w in &p.warnings {
         println!("warning: {w}");
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::episodic::{EpisodicSettings, MAX_EPISODIC_BUDGET, MAX_EPISODIC_TOP_K};
 use crate::error::{CoreError, IoContext, Result};
 use crate::memory::semantic::{RecallConfig, RecallMode};
 use crate::memory::window::DEFAULT_ARCHIVAL_LIMIT;
@@ -88,6 +89,7 @@ pub struct Settings {
     /// and pages through the entries by streaming (memory per request stays bounded).
     pub memory_full_parse_max_bytes: u64,
     pub recall: RecallSettings,
+    pub episodic: EpisodicSettings,
 }
 
 /// 64 MiB: a whole parse of that takes about 150 MB of memory.
@@ -105,6 +107,7 @@ impl Default for Settings {
             mem0: Mem0Settings::default(),
             memory_full_parse_max_bytes: DEFAULT_FULL_PARSE_MAX_BYTES,
             recall: RecallSettings::default(),
+            episodic: EpisodicSettings::default(),
         }
     }
 }
@@ -133,6 +136,18 @@ impl Settings {
             return Err(CoreError::InvalidInput(format!(
                 "recall returns between 1 and {MAX_RECALL_LIMIT} entries, got {}",
                 self.recall.limit
+            )));
+        }
+        if !(1..=MAX_EPISODIC_TOP_K).contains(&self.episodic.top_k) {
+            return Err(CoreError::InvalidInput(format!(
+                "the episodic part holds between 1 and {MAX_EPISODIC_TOP_K} fragments, got {}",
+                self.episodic.top_k
+            )));
+        }
+        if !(100..=MAX_EPISODIC_BUDGET).contains(&self.episodic.budget_chars) {
+            return Err(CoreError::InvalidInput(format!(
+                "the episodic budget is between 100 and {MAX_EPISODIC_BUDGET} characters, got {}",
+                self.episodic.budget_chars
             )));
         }
         for (what, p) in [
@@ -323,6 +338,8 @@ pub struct Effective {
     pub memory_full_parse_max_bytes: u64,
     #[serde(skip)]
     pub recall: RecallConfig,
+    #[serde(skip)]
+    pub episodic: EpisodicSettings,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -374,6 +391,7 @@ pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
         mem0_timeout_ms: settings.mem0.timeout_ms,
         memory_full_parse_max_bytes: settings.memory_full_parse_max_bytes,
         recall: settings.recall.into(),
+        episodic: settings.episodic,
         root,
     }
 }

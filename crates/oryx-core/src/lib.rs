@@ -5,6 +5,7 @@ pub mod config;
 pub mod db;
 pub mod demo;
 pub mod embed;
+pub mod episodic;
 pub mod error;
 pub mod frontmatter;
 pub mod fsx;

@@ -19,6 +19,9 @@ pub enum PartKind {
     Memory,
     History,
     Tools,
+    /// Fragments of past sessions relevant to the current message (episodic memory; only
+    /// when enabled in Settings).
+    Episodic,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -56,11 +59,14 @@ pub struct Prompt {
 pub const SKILLS_INTRO: &str = "你可以按需使用以下 Skill。仅在当前任务需要时，用 read_file 读取给出的 SKILL.md；其中的相对资源路径以该 SKILL.md 所在目录为基准并转换成绝对路径，不要猜测未读取的内容：\n";
 pub const DATE_LINE_PREFIX: &str = "当前日期时间：";
 
+/// `episodic`: the rendered episodic part ([`crate::episodic::render_part`]), empty when off
+/// or when nothing relevant was found; it follows the memory block in the system message.
 pub fn build(
     root: &Path,
     agent: &Agent,
     memory: &MemoryService,
     session: Option<&Session>,
+    episodic: &str,
 ) -> Result<Prompt> {
     let mut warnings = Vec::new();
     let (system, loaded) = system_part(root, agent, &mut warnings);
@@ -77,14 +83,24 @@ pub fn build(
     };
     let tools_text = serde_json::to_string_pretty(&tool_part(agent)).expect("tool specs serialise");
     // The runtime sends [1] and [2] as one system message, the memory block followed by '\n'.
-    let system_prompt = format!("{system}{memory_text}\n");
+    let mut system_prompt = format!("{system}{memory_text}\n");
+    let mut parts = vec![
+        PromptPart::new(1, PartKind::System, system),
+        PromptPart::new(2, PartKind::Memory, memory_text),
+    ];
+    if !episodic.is_empty() {
+        system_prompt.push_str(episodic);
+        system_prompt.push('\n');
+        parts.push(PromptPart::new(5, PartKind::Episodic, episodic.to_string()));
+    }
+    parts.push(PromptPart::new(
+        3,
+        PartKind::History,
+        render_history(history),
+    ));
+    parts.push(PromptPart::new(4, PartKind::Tools, tools_text));
     Ok(Prompt {
-        parts: vec![
-            PromptPart::new(1, PartKind::System, system),
-            PromptPart::new(2, PartKind::Memory, memory_text),
-            PromptPart::new(3, PartKind::History, render_history(history)),
-            PromptPart::new(4, PartKind::Tools, tools_text),
-        ],
+        parts,
         system_prompt,
         history_turns: crate::sessions::count_turns(history),
         history_messages: history.len(),

@@ -437,7 +437,11 @@ async fn prompt(
     };
     Reply(
         blocking(&s, move |c| {
-            c.prompt_preview(&q.agent, q.session_id.as_deref().filter(|i| !i.is_empty()))
+            c.prompt_preview(
+                &q.agent,
+                q.session_id.as_deref().filter(|i| !i.is_empty()),
+                None,
+            )
         })
         .await,
     )

@@ -10,9 +10,11 @@
 mod embedder;
 mod error;
 mod identity;
+mod index;
 mod model;
 mod normalizer;
 mod npy;
+mod slot;
 mod table;
 mod tokenizer;
 mod vector_store;
@@ -20,6 +22,8 @@ mod vector_store;
 pub use embedder::{default_model_dir, EmbedJob, Embedder};
 pub use error::EmbedError;
 pub use identity::{content_hash, MODEL_ID};
+pub use index::{IndexCounts, SyncReport, VectorIndex, SYNC_STEP};
+pub use slot::EmbedderSlot;
 pub use vector_store::{store_path, Hit, Plan, VectorStore, DEFAULT_FLOOR};
 
 /// Dimensions of an embedding.

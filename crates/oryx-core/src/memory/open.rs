@@ -6,11 +6,12 @@ use std::sync::Arc;
 use crate::config::Effective;
 use crate::error::{CoreError, Result};
 
-use super::semantic::{EmbedderSlot, SemanticIndex};
+use super::semantic::SemanticIndex;
 use super::{
     Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService,
     SqliteMemoryStore,
 };
+use crate::embed::{EmbedderSlot, VectorIndex};
 
 /// `index_dir`: where the console keeps its indexes of the database (never inside it).
 pub fn open_store(e: &Effective, index_dir: &Path) -> Result<Arc<dyn LongTermMemoryStore>> {
@@ -33,10 +34,11 @@ pub fn open_memory(e: &Effective, index_dir: &Path) -> Result<MemoryService> {
         Backend::Sqlite => &e.db_path,
         Backend::Markdown | Backend::Mem0 => &e.root,
     };
-    let index = SemanticIndex::new(
+    let vectors = VectorIndex::new(
         EmbedderSlot::shared(&crate::embed::default_model_dir()),
         crate::embed::store_path(index_dir, entries_at),
     );
+    let index = SemanticIndex::new(Arc::new(vectors));
     Ok(MemoryService::new(store, e.archival_limit_chars)
         .with_recall(e.recall, Some(Arc::new(index))))
 }

@@ -7,7 +7,7 @@
 //! search; the same floor applies.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 use super::entry::{Entry, Scope};
 use super::format::parse_entry;
 use super::store::{contains_ci, LongTermMemoryStore, Stamp};
-use crate::embed::{content_hash, EmbedError, Embedder, VectorStore, MODEL_ID};
+use crate::embed::VectorIndex;
+pub use crate::embed::{EmbedderSlot, IndexCounts, SyncReport};
 use crate::error::{CoreError, Result};
 use crate::names::Owner;
 
@@ -97,96 +98,6 @@ pub struct Recalled {
     pub score: Option<f32>,
 }
 
-/// The model, loaded on first use and then kept: one per console, shared by every runtime a
-/// settings change builds (loading takes about half a second and 100 MB).
-pub struct EmbedderSlot {
-    dir: PathBuf,
-    loaded: Mutex<Option<Arc<Embedder>>>,
-}
-
-impl EmbedderSlot {
-    pub fn new(dir: PathBuf) -> Self {
-        EmbedderSlot {
-            dir,
-            loaded: Mutex::new(None),
-        }
-    }
-
-    /// The one slot of the model in `dir` for this process: every console and runtime that
-    /// recalls with it shares one loaded copy.
-    pub fn shared(dir: &Path) -> Arc<EmbedderSlot> {
-        static SLOTS: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<EmbedderSlot>>>> =
-            std::sync::OnceLock::new();
-        let mut slots = SLOTS
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        Arc::clone(
-            slots
-                .entry(dir.to_path_buf())
-                .or_insert_with(|| Arc::new(EmbedderSlot::new(dir.to_path_buf()))),
-        )
-    }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Whether the model's files are where they should be (without loading them).
-    pub fn present(&self) -> bool {
-        self.dir.join("weights.npz").is_file() && self.dir.join("sp.model").is_file()
-    }
-
-    /// Bytes the model's files take on disk.
-    pub fn size_bytes(&self) -> u64 {
-        ["weights.npz", "sp.model"]
-            .iter()
-            .filter_map(|f| std::fs::metadata(self.dir.join(f)).ok())
-            .map(|m| m.len())
-            .sum()
-    }
-
-    pub fn is_loaded(&self) -> bool {
-        self.loaded
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-    }
-
-    pub fn get(&self) -> std::result::Result<Arc<Embedder>, EmbedError> {
-        let mut slot = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = slot.as_ref() {
-            return Ok(Arc::clone(e));
-        }
-        let e = Arc::new(Embedder::load(&self.dir)?);
-        *slot = Some(Arc::clone(&e));
-        Ok(e)
-    }
-}
-
-/// What one owner's index holds compared with its entries.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct IndexCounts {
-    /// Distinct entries (core and archival) the owner has now.
-    pub entries: usize,
-    /// Of those, how many have a vector for their current text.
-    pub indexed: usize,
-    /// Vectors of lines that are no longer there (dropped at the next sync).
-    pub orphaned: usize,
-}
-
-/// What a sync did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct SyncReport {
-    pub embedded: usize,
-    pub removed: usize,
-    pub total: usize,
-}
-
-/// Texts embedded per step of a sync: progress and cancel between steps, and what was done
-/// is kept when a later step is cancelled.
-const SYNC_STEP: usize = 64;
-
 /// An owner's entries, each once, as the index keys them: the section and the stored line
 /// (a changed line is a new key; the same line twice is one entry).
 fn keyed_entries(memory: &dyn LongTermMemoryStore, owner: &Owner) -> Result<Vec<(String, String)>> {
@@ -227,51 +138,42 @@ fn owner_key(owner: &Owner) -> String {
     owner.agent_name().unwrap_or("__global__").to_string()
 }
 
-/// The vectors of one root's entries, kept in step with them.
+/// The vectors of one root's long-term memory entries, kept in step with them.
 pub struct SemanticIndex {
-    embedder: Arc<EmbedderSlot>,
-    store_path: PathBuf,
-    store: Mutex<Option<VectorStore>>,
+    vectors: Arc<VectorIndex>,
     /// The store stamp each owner was last synced at: an unchanged stamp needs no reading.
     synced: Mutex<HashMap<String, Stamp>>,
 }
 
 impl SemanticIndex {
-    /// `store_path`: the console's vector file for this root (see [`crate::embed::store_path`]).
-    pub fn new(embedder: Arc<EmbedderSlot>, store_path: PathBuf) -> Self {
+    pub fn new(vectors: Arc<VectorIndex>) -> Self {
         SemanticIndex {
-            embedder,
-            store_path,
-            store: Mutex::new(None),
+            vectors,
             synced: Mutex::new(HashMap::new()),
         }
     }
 
+    pub fn vectors(&self) -> &Arc<VectorIndex> {
+        &self.vectors
+    }
+
     pub fn embedder(&self) -> &Arc<EmbedderSlot> {
-        &self.embedder
+        self.vectors.embedder()
     }
 
     pub fn store_path(&self) -> &Path {
-        &self.store_path
+        self.vectors.store_path()
     }
 
-    fn with_store<T>(&self, f: impl FnOnce(&mut VectorStore) -> Result<T>) -> Result<T> {
-        let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(VectorStore::open(&self.store_path, MODEL_ID)?);
-        }
-        f(slot.as_mut().expect("opened above"))
-    }
-
-    fn fresh(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> Option<Stamp> {
-        let stamp = memory.stamp(owner)?;
+    fn fresh(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> bool {
+        let Some(stamp) = memory.stamp(owner) else {
+            return false;
+        };
         let synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
-        (synced.get(&owner_key(owner)) == Some(&stamp)).then_some(stamp)
+        synced.get(&owner_key(owner)) == Some(&stamp)
     }
 
-    /// Brings the owner's vectors in line with its entries: drops vectors of vanished lines,
-    /// embeds new and changed ones in steps of [`SYNC_STEP`], calling `progress(done, todo)`
-    /// after each. A cancel keeps the steps already stored.
+    /// Brings the owner's vectors in line with its entries (see [`VectorIndex::sync`]).
     pub fn sync(
         &self,
         memory: &dyn LongTermMemoryStore,
@@ -282,68 +184,21 @@ impl SemanticIndex {
         let stamp = memory.stamp(owner);
         let entries = keyed_entries(memory, owner)?;
         let key = owner_key(owner);
-        let hashed: Vec<(String, u64)> = entries
-            .iter()
-            .map(|(k, text)| (k.clone(), content_hash(text)))
-            .collect();
-        let plan = self.with_store(|s| s.plan(&key, &hashed))?;
-        let texts: HashMap<&str, &str> = entries
-            .iter()
-            .map(|(k, t)| (k.as_str(), t.as_str()))
-            .collect();
-        let todo = plan.to_embed.len();
-        progress(0, todo);
-        let mut done = 0;
-        if todo > 0 {
-            let embedder = self.embedder.get()?;
-            for step in plan.to_embed.chunks(SYNC_STEP) {
-                let batch: Vec<&str> = step.iter().map(|k| texts[k.as_str()]).collect();
-                let vectors = embedder.embed_batch(&batch, cancel)?;
-                let items: Vec<_> = step
-                    .iter()
-                    .zip(&batch)
-                    .zip(vectors)
-                    .map(|((k, text), v)| (k.clone(), content_hash(text), v))
-                    .collect();
-                self.with_store(|s| s.put(&key, &items))?;
-                done += items.len();
-                progress(done, todo);
-            }
-        }
+        let report = self.vectors.sync(&key, &entries, cancel, progress)?;
         if let Some(stamp) = stamp {
             self.synced
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(key, stamp);
         }
-        Ok(SyncReport {
-            embedded: done,
-            removed: plan.removed,
-            total: entries.len(),
-        })
+        Ok(report)
     }
 
     /// How much of the owner's memory has vectors for its current text (reads the entries and
     /// the store, embeds nothing).
     pub fn counts(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> Result<IndexCounts> {
         let entries = keyed_entries(memory, owner)?;
-        let key = owner_key(owner);
-        let stored = self.with_store(|s| s.hashes(&key))?;
-        let indexed = entries
-            .iter()
-            .filter(|(k, text)| stored.get(k) == Some(&content_hash(text)))
-            .count();
-        let current: std::collections::HashSet<&str> =
-            entries.iter().map(|(k, _)| k.as_str()).collect();
-        let orphaned = stored
-            .keys()
-            .filter(|k| !current.contains(k.as_str()))
-            .count();
-        Ok(IndexCounts {
-            entries: entries.len(),
-            indexed,
-            orphaned,
-        })
+        self.vectors.counts(&owner_key(owner), &entries)
     }
 
     /// Drops every vector of this root (they are rebuilt on the next recall or build).
@@ -352,11 +207,11 @@ impl SemanticIndex {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clear();
-        self.with_store(|s| s.clear())
+        self.vectors.clear()
     }
 
-    /// Every entry of the owner scored against `query`, best first (after a sync when the
-    /// entries changed since the last one).
+    /// The owner's entries scored against `query`, best first (after a sync when the entries
+    /// changed since the last one).
     fn scored(
         &self,
         memory: &dyn LongTermMemoryStore,
@@ -365,11 +220,10 @@ impl SemanticIndex {
         k: usize,
         floor: f32,
     ) -> Result<Vec<Recalled>> {
-        if self.fresh(memory, owner).is_none() {
+        if !self.fresh(memory, owner) {
             self.sync(memory, owner, &AtomicBool::new(false), &mut |_, _| {})?;
         }
-        let q = self.embedder.get()?.embed(query)?;
-        let hits = self.with_store(|s| s.search(&owner_key(owner), &q, k, floor))?;
+        let hits = self.vectors.search(&owner_key(owner), query, k, floor)?;
         Ok(hits
             .into_iter()
             .filter_map(|h| {
@@ -469,7 +323,7 @@ mod tests {
         for (scope, text) in lines {
             store.append(&Owner::Global, *scope, text, None).unwrap();
         }
-        let index = SemanticIndex::new(slot(), dir.path().join("v.db"));
+        let index = SemanticIndex::new(Arc::new(VectorIndex::new(slot(), dir.path().join("v.db"))));
         (dir, store, index)
     }
 
@@ -661,19 +515,23 @@ mod tests {
         let cancel = AtomicBool::new(false);
         let err = index
             .sync(&store, &Owner::Global, &cancel, &mut |done, _| {
-                if done >= SYNC_STEP {
+                if done >= crate::embed::SYNC_STEP {
                     cancel.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
             })
             .unwrap_err();
         assert!(matches!(err, CoreError::Cancelled), "{err:?}");
         let counts = index.counts(&store, &Owner::Global).unwrap();
-        assert_eq!(counts.indexed, SYNC_STEP, "the finished step is kept");
+        assert_eq!(
+            counts.indexed,
+            crate::embed::SYNC_STEP,
+            "the finished step is kept"
+        );
         cancel.store(false, std::sync::atomic::Ordering::Relaxed);
         let r = index
             .sync(&store, &Owner::Global, &cancel, &mut |_, _| {})
             .unwrap();
-        assert_eq!(r.embedded, 150 - SYNC_STEP);
+        assert_eq!(r.embedded, 150 - crate::embed::SYNC_STEP);
     }
 
     #[test]

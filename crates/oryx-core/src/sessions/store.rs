@@ -152,6 +152,33 @@ impl SessionStore {
         Ok(with_messages(summary, raw))
     }
 
+    /// Every session of `agent` with its messages, oldest activity first (episodic memory reads
+    /// them all). Rows whose messages cannot be read come with `summary.error` and none.
+    pub fn sessions_of_agent(&self, agent: &str) -> Result<Vec<Session>> {
+        let Some(conn) = self.open_existing()? else {
+            return Ok(Vec::new());
+        };
+        let Some(source) = projection(&conn, &self.path, &SESSIONS)? else {
+            return Ok(Vec::new());
+        };
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS}, messages_json FROM ({source}) WHERE profile_name = ?1 \
+             ORDER BY last_active_at, session_id"
+        );
+        let mut stmt = conn.prepare(&sql).at_db(&self.path)?;
+        let rows = stmt
+            .query_map([agent], |r| {
+                Ok((summary_from_row(r)?, r.get::<_, Value>(MESSAGES_COLUMN)?))
+            })
+            .at_db(&self.path)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (summary, raw) = row.at_db(&self.path)?;
+            out.push(with_messages(summary, raw));
+        }
+        Ok(out)
+    }
+
     /// For every agent with sessions, the `last_active_at` of its first session in list order
     /// (what `list` with that agent and a limit of 1 shows first), in one pass over the table.
     pub fn last_active_by_agent(

@@ -12,6 +12,7 @@ const PART_LABEL: Record<PartKindDto, MessageKey> = {
   memory: "prompt.part.memory",
   history: "prompt.part.history",
   tools: "prompt.part.tools",
+  episodic: "prompt.part.episodic",
 };
 
 /** All parts as one text, in order, as the agent receives them. */
@@ -83,6 +84,13 @@ function PromptView({ p }: { p: PromptDto }) {
           ))}
         </div>
         {p.bootstrap_loaded.length ? <div className="muted small">{t("prompt.bootstrapLoaded", { files: p.bootstrap_loaded.join(", ") })}</div> : null}
+        {p.episodic ? (
+          <div className="muted small" data-testid="prompt-episodic">
+            {p.episodic.query
+              ? t("prompt.episodic", { n: p.episodic.hits.length, k: p.episodic.top_k, query: p.episodic.query, budget: num(p.episodic.budget_chars) })
+              : t("prompt.episodicNoQuery")}
+          </div>
+        ) : null}
       </div>
       {p.parts.map((x) => (
         <section key={x.index} className="card part" data-testid={`prompt-part-${x.index}`}>
