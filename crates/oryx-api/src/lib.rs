@@ -25,4 +25,5 @@ pub use error::{ApiError, ApiResult, ErrorCode};
 
 // What a host needs to open a console, so hosts depend on oryx-api alone.
 pub use oryx_core::config::Overrides;
+pub use oryx_core::embed::MODEL_DIR_ENV;
 pub use oryx_core::memory::Backend;

@@ -84,6 +84,9 @@ impl VectorStore {
         let _: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .at_db(path)?;
+        // Vectors are derived data (rebuilt from the entries when lost): a commit need not
+        // wait for the disk, which keeps an index update after one append cheap.
+        conn.execute_batch("PRAGMA synchronous=NORMAL").at_db(path)?;
         conn.execute_batch(SCHEMA).at_db(path)?;
         let stamp = format!("{FORMAT}:{model}");
         let current: Option<String> = conn
@@ -227,19 +230,36 @@ impl VectorStore {
         k: usize,
         floor: f32,
     ) -> Result<Vec<Hit>> {
-        let mut hits: Vec<Hit> = self
-            .owner_vectors(owner)?
+        let vectors = self.owner_vectors(owner)?;
+        // Score everything without allocating; only the best k become hits.
+        let mut scored: Vec<(usize, f32)> = vectors
             .iter()
-            .map(|(key, _, v)| (key, super::cosine(query, v)))
+            .enumerate()
+            .map(|(i, (_, _, v))| (i, super::cosine(query, v)))
             .filter(|(_, score)| *score >= floor)
-            .map(|(key, score)| Hit {
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| vectors[a.0].0.cmp(&vectors[b.0].0))
+        };
+        // Only the best k need an order: select them first (linear), then sort those.
+        if k < scored.len() {
+            if k == 0 {
+                scored.clear();
+            } else {
+                scored.select_nth_unstable_by(k - 1, order);
+                scored.truncate(k);
+            }
+        }
+        scored.sort_by(order);
+        let hits: Vec<Hit> = scored
+            .into_iter()
+            .map(|(i, score)| Hit {
                 owner: owner.to_string(),
-                key: key.clone(),
+                key: vectors[i].0.clone(),
                 score,
             })
             .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
-        hits.truncate(k);
         Ok(hits)
     }
 
