@@ -602,6 +602,34 @@ pub fn plan_insert(bytes: &[u8], parsed: &Parsed, scope: Scope, line: &str) -> E
     Edit::Append(out)
 }
 
+/// Plans adding `line`, stamped `ts`, to `scope` in time order (a migration copies older
+/// entries into a file that has newer ones, and the window takes the file's last entries):
+/// right after the last entry stamped at or before `ts` (entries without a time are passed
+/// over), or before the section's first entry when every stamped one is later. Needs a full
+/// [`parse`] (entry spans); at the section's end this is [`plan_insert`].
+pub fn plan_insert_in_order(
+    bytes: &[u8],
+    parsed: &Parsed,
+    scope: Scope,
+    line: &str,
+    ts: chrono::NaiveDateTime,
+) -> Edit {
+    let (entries, spans) = match scope {
+        Scope::Core => (&parsed.sections.core, &parsed.core_lines),
+        Scope::Archival => (&parsed.sections.archival, &parsed.archival_lines),
+    };
+    let at = match entries
+        .iter()
+        .rposition(|e| e.timestamp.is_some_and(|t| t <= ts))
+    {
+        Some(j) if j + 1 < entries.len() => spans[j].next,
+        None if entries.iter().any(|e| e.timestamp.is_some()) => spans[0].start,
+        _ => return plan_insert(bytes, parsed, scope, line),
+    };
+    let nl = if parsed.crlf { "\r\n" } else { "\n" };
+    Edit::Insert(at, format!("{line}{nl}").into_bytes())
+}
+
 /// Start offset of the line that ends just before `body_start`.
 fn heading_line_start(bytes: &[u8], body_start: usize) -> usize {
     let before = &bytes[..body_start.saturating_sub(1).min(bytes.len())];

@@ -589,7 +589,10 @@ impl MarkdownMemoryStore {
         }
     }
 
-    /// Adds one line to the file, in a version checked to hold our recent writes.
+    /// Adds one line to the file, in a version checked to hold our recent writes. `order`:
+    /// the line's time when it may be older than the section's last entry (a copied entry):
+    /// it then goes in time order, not at the end (files too large to read whole excepted).
+    #[allow(clippy::too_many_arguments)]
     fn write_line(
         &self,
         path: &Path,
@@ -598,6 +601,7 @@ impl MarkdownMemoryStore {
         scope: Scope,
         line: &str,
         id: &str,
+        order: Option<NaiveDateTime>,
     ) -> Result<()> {
         for _ in 0..REWRITE_ATTEMPTS {
             let checked = settle(path, guard, journal, Some(id))?;
@@ -611,7 +615,8 @@ impl MarkdownMemoryStore {
                     _ => continue,
                 }
             };
-            if scope == Scope::Archival && h.append_ok {
+            let ordered = order.filter(|_| h.stamp.len <= FULL_READ_MAX);
+            if scope == Scope::Archival && h.append_ok && ordered.is_none() {
                 let nl = if h.crlf { "\r\n" } else { "\n" };
                 let add = format!("{line}{nl}");
                 let after = append_bytes(&f, path, add.as_bytes(), h.stamp.len)?;
@@ -639,15 +644,27 @@ impl MarkdownMemoryStore {
                 let r = replace(path, &out, Expect::Is(h.stamp))?;
                 (out, r)
             } else {
-                // Only the sections' places matter here, not their entries.
-                let parsed = format::parse_structure(&bytes);
-                match format::plan_insert(&bytes, &parsed, scope, line) {
+                let edit = match ordered {
+                    Some(ts) => format::plan_insert_in_order(
+                        &bytes,
+                        &format::parse(&bytes),
+                        scope,
+                        line,
+                        ts,
+                    ),
+                    // Only the sections' places matter here, not their entries.
+                    None => {
+                        format::plan_insert(&bytes, &format::parse_structure(&bytes), scope, line)
+                    }
+                };
+                let crlf = format::uses_crlf(&bytes);
+                match edit {
                     Edit::Append(add) => {
                         let after = append_bytes(&f, path, &add, h.stamp.len)?;
                         ([&bytes[..], &add].concat(), Replaced::Done(after))
                     }
                     edit @ Edit::Insert(..) => {
-                        let out = format::normalize(&format::apply(&bytes, &edit), parsed.crlf);
+                        let out = format::normalize(&format::apply(&bytes, &edit), crlf);
                         let r = replace(path, &out, Expect::Is(h.stamp))?;
                         (out, r)
                     }
@@ -730,7 +747,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             rescued: false,
         }])?;
         let after = journal.byte_len();
-        if let Err(e) = self.write_line(&path, &guard, &journal, scope, &entry.line, &id) {
+        if let Err(e) = self.write_line(&path, &guard, &journal, scope, &entry.line, &id, at) {
             if journal.byte_len() == after {
                 let _ = journal.truncate(before);
             } else {
@@ -1091,6 +1108,36 @@ mod tests {
                 f(path)
             }
         });
+    }
+
+    #[test]
+    fn a_copied_older_entry_goes_in_time_order_not_at_the_end() {
+        let text = "preamble kept\n## 核心记忆\n- [2026-03-02 00:00:00] core b\n## 归档记忆\n\
+                    - [2026-03-01 00:00:00] one\n- [2026-03-03 00:00:00] three\n";
+        let (_d, s, owner, path) = agent_file(text);
+        let t =
+            |v: &str| Some(chrono::NaiveDateTime::parse_from_str(v, "%Y-%m-%d %H:%M:%S").unwrap());
+        s.append(&owner, Scope::Archival, "two", t("2026-03-02 00:00:00"))
+            .unwrap();
+        s.append(&owner, Scope::Archival, "zero", t("2026-01-01 00:00:00"))
+            .unwrap();
+        s.append(&owner, Scope::Archival, "four", t("2026-03-04 00:00:00"))
+            .unwrap();
+        s.append(&owner, Scope::Core, "core a", t("2026-03-01 00:00:00"))
+            .unwrap();
+        s.append(&owner, Scope::Archival, "now", None).unwrap();
+        let all = s.load_all(&owner).unwrap();
+        let names = |v: &[Entry]| v.iter().map(|e| e.content.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&all.core), ["core a", "core b"]);
+        assert_eq!(
+            names(&all.archival),
+            ["zero", "one", "two", "three", "four", "now"]
+        );
+        let back = fs::read_to_string(&path).unwrap();
+        assert!(back.starts_with("preamble kept\n## 核心记忆\n"), "{back}");
+        // The window takes the file's newest entries, as before the copy.
+        let ctx = s.load_context(&owner, 4000).unwrap();
+        assert_eq!(ctx.archival_tail.last().unwrap().content, "now");
     }
 
     /// Agent `a`'s MEMORY.md in a fresh store, holding `text`.
