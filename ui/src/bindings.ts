@@ -307,6 +307,11 @@ export type EffectiveDto_Deserialize = {
 	 */
 	root_problem?: string | null,
 	/**
+	 *  Why the last call to the memory backend could not reach it (mem0 unreachable), until
+	 *  one does; the UI shows a "switch back" banner. Cheap: no call of its own.
+	 */
+	backend_problem?: string | null,
+	/**
 	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
 	 *  that could not start); shown until the settings are saved.
 	 */
@@ -328,6 +333,11 @@ export type EffectiveDto_Serialize = {
 	 *  .oryxos root); `None` when it can. Cheap: the UI polls it for its "root missing" banner.
 	 */
 	root_problem: string | null,
+	/**
+	 *  Why the last call to the memory backend could not reach it (mem0 unreachable), until
+	 *  one does; the UI shows a "switch back" banner. Cheap: no call of its own.
+	 */
+	backend_problem: string | null,
 	/**
 	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
 	 *  that could not start); shown until the settings are saved.

@@ -707,6 +707,9 @@ pub struct EffectiveDto {
     /// Why the root in effect cannot take writes (it vanished, is not a folder, or is not a
     /// .oryxos root); `None` when it can. Cheap: the UI polls it for its "root missing" banner.
     pub root_problem: Option<String>,
+    /// Why the last call to the memory backend could not reach it (mem0 unreachable), until
+    /// one does; the UI shows a "switch back" banner. Cheap: no call of its own.
+    pub backend_problem: Option<String>,
     /// What the desktop app had to repair to open (a corrupt settings file set aside, a backend
     /// that could not start); shown until the settings are saved.
     pub notice: Option<String>,

@@ -121,6 +121,7 @@ impl Console {
                 overridden_by,
                 first_run,
                 root_problem: oryx_core::fsx::root_problem(&e.root),
+                backend_problem: self.runtime().memory.store().problem(),
                 notice: self.notice(),
             },
         }

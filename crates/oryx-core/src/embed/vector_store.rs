@@ -86,7 +86,8 @@ impl VectorStore {
             .at_db(path)?;
         // Vectors are derived data (rebuilt from the entries when lost): a commit need not
         // wait for the disk, which keeps an index update after one append cheap.
-        conn.execute_batch("PRAGMA synchronous=NORMAL").at_db(path)?;
+        conn.execute_batch("PRAGMA synchronous=NORMAL")
+            .at_db(path)?;
         conn.execute_batch(SCHEMA).at_db(path)?;
         let stamp = format!("{FORMAT}:{model}");
         let current: Option<String> = conn

@@ -35,6 +35,9 @@ pub struct Mem0MemoryStore {
     /// The last `ts` this store wrote: the server keeps no order, so entries written within one
     /// second (a migration, a burst of saves) get increasing milliseconds to keep theirs.
     last_ts: std::sync::Mutex<Option<NaiveDateTime>>,
+    /// Why the last call could not reach the service (cleared by the next one that does):
+    /// what the console's "mem0 is unreachable" banner says, without a call of its own.
+    last_failure: std::sync::Mutex<Option<String>>,
 }
 
 /// One mem0 item as we use it.
@@ -54,6 +57,7 @@ impl Mem0MemoryStore {
             cfg,
             client: OnceLock::new(),
             last_ts: std::sync::Mutex::new(None),
+            last_failure: std::sync::Mutex::new(None),
         }
     }
 
@@ -91,11 +95,23 @@ impl Mem0MemoryStore {
     }
 
     fn send(&self, action: &str, req: RequestBuilder) -> Result<Value> {
-        let res = self
+        let out = self
             .auth(req)
             .send()
-            .map_err(|e| self.transport_error(action, &e))?;
-        self.read(action, res)
+            .map_err(|e| self.transport_error(action, &e))
+            .and_then(|res| self.read(action, res));
+        // A service that answered, even with an error about the request, is reachable.
+        let unreachable = match &out {
+            Err(e @ (CoreError::BackendUnavailable(_) | CoreError::Timeout(_))) => {
+                Some(e.to_string())
+            }
+            _ => None,
+        };
+        *self
+            .last_failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = unreachable;
+        out
     }
 
     fn transport_error(&self, action: &str, e: &reqwest::Error) -> CoreError {
@@ -268,6 +284,13 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         Backend::Mem0
     }
 
+    fn problem(&self) -> Option<String> {
+        self.last_failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     fn location(&self, _owner: &Owner) -> String {
         self.cfg.base_url.clone()
     }
@@ -408,11 +431,13 @@ mod tests {
         });
         assert_eq!(s.user_for(&Owner::Agent("a".into())), "oryxos:a");
         assert_eq!(s.user_for(&Owner::Global), "oryxos");
+        assert_eq!(s.problem(), None, "nothing is known before a call");
         let err = s
             .append(&Owner::Global, Scope::Core, "x", None)
             .unwrap_err();
         assert!(matches!(err, CoreError::BackendUnavailable(_)), "{err}");
         assert!(err.to_string().contains("http://127.0.0.1:9"), "{err}");
+        assert_eq!(s.problem(), Some(err.to_string()), "the banner's reason");
     }
 
     #[test]

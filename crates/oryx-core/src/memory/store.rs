@@ -66,6 +66,12 @@ pub struct ContextEntries {
 pub trait LongTermMemoryStore: Send + Sync {
     fn backend(&self) -> Backend;
 
+    /// Why the store's last call could not reach its storage (an unreachable server), until
+    /// one does; `None` for stores that have nothing to reach.
+    fn problem(&self) -> Option<String> {
+        None
+    }
+
     /// Where an owner's entries are stored, for display: a file, a table, a server.
     fn location(&self, owner: &Owner) -> String;
 
