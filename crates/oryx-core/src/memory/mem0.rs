@@ -107,10 +107,7 @@ impl Mem0MemoryStore {
             }
             _ => None,
         };
-        *self
-            .last_failure
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = unreachable;
+        *self.last_failure.lock().unwrap_or_else(|p| p.into_inner()) = unreachable;
         out
     }
 
