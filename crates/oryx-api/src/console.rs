@@ -110,7 +110,7 @@ impl Console {
         let (file, mut notice) = match config::load_file::<SettingsFile>(&settings_path) {
             Ok(s) => (s, None),
             Err(CoreError::Corrupt(why)) => {
-                let kept = set_aside(&settings_path)?;
+                let kept = config::set_aside(&settings_path)?;
                 let notice = format!(
                     "{why}. It was kept as {} and the defaults are in use until you save Settings.",
                     kept.display()
@@ -219,16 +219,6 @@ impl Console {
         });
         Ok(runtime)
     }
-}
-
-/// Renames a broken settings file to `<name>.corrupt-<local time>` so nothing in it is lost.
-fn set_aside(path: &Path) -> ApiResult<PathBuf> {
-    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".corrupt-{stamp}"));
-    let kept = path.with_file_name(name);
-    std::fs::rename(path, &kept).map_err(|e| CoreError::io(path, e))?;
-    Ok(kept)
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ impl Console {
             limit,
             items: page.items.iter().map(summary_dto).collect(),
             db_path: rt.effective.db_path.display().to_string(),
-            db_exists: rt.effective.db_path.exists(),
+            db_exists: oryx_core::workspace::path_exists(&rt.effective.db_path),
         })
     }
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use oryx_core::config::{self, Settings, ENV_DB, ENV_MEM0_KEY, ENV_MEM0_URL, ENV_ROOT};
-use oryx_core::names::{agents_dir, global_memory_path, is_valid_agent_name};
+use oryx_core::workspace;
 use serde::{Deserialize, Serialize};
 
 use crate::console::Console;
@@ -73,7 +73,7 @@ impl Console {
             crate::recall::check_model("episodic memory")?;
         }
         if let Some(root) = &file.settings.root {
-            if !root.is_dir() {
+            if !workspace::is_folder(root) {
                 return Err(ApiError::invalid(format!(
                     "{} is not a folder; pick an existing .oryxos root or create the sample root",
                     root.display()
@@ -109,8 +109,10 @@ impl Console {
         if env_set(ENV_MEM0_KEY) {
             overridden_by.push(ENV_MEM0_KEY.to_string());
         }
-        let first_run =
-            s.root.is_none() && o.root.is_none() && !env_set(ENV_ROOT) && !e.root.is_dir();
+        let first_run = s.root.is_none()
+            && o.root.is_none()
+            && !env_set(ENV_ROOT)
+            && !workspace::is_folder(&e.root);
         SettingsView {
             settings: to_dto(s, p),
             effective: EffectiveDto {
@@ -175,7 +177,7 @@ impl Console {
 pub fn create_sample_root(path: &str) -> ApiResult<RootInspection> {
     let root = absolute_input(path, "sample root")?;
     oryx_core::demo::write_sample(&root)?;
-    let root = root.canonicalize().unwrap_or(root);
+    let root = workspace::canonical_or_same(root);
     Ok(inspect(&root, &root.join(config::DB_FILE)))
 }
 
@@ -195,52 +197,25 @@ fn absolute_input(path: &str, what: &str) -> ApiResult<PathBuf> {
 }
 
 pub fn inspect(root: &Path, db: &Path) -> RootInspection {
+    let s = workspace::survey_root(root, db);
     let mut warnings = Vec::new();
-    let exists = root.exists();
-    let is_dir = root.is_dir();
-    let mut agents = Vec::new();
-    let mut memory_files = 0u32;
-    if !exists {
+    if !s.exists {
         warnings.push("folder does not exist".to_string());
-    } else if !is_dir {
+    } else if !s.is_dir {
         warnings.push("not a folder".to_string());
-    } else {
-        match std::fs::read_dir(agents_dir(root)) {
-            Ok(entries) => {
-                for e in entries.flatten() {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    if e.path().is_dir() && is_valid_agent_name(&name) {
-                        if e.path().join("MEMORY.md").is_file() {
-                            memory_files += 1;
-                        }
-                        agents.push(name);
-                    }
-                }
-            }
-            Err(_) => warnings
-                .push("no agents/ folder: this does not look like a .oryxos root".to_string()),
-        }
+    } else if !s.agents_listed {
+        warnings.push("no agents/ folder: this does not look like a .oryxos root".to_string());
     }
-    agents.sort();
-    let has_global_memory = global_memory_path(root).is_file();
-    if has_global_memory {
-        memory_files += 1;
-    }
-    let bootstrap_files = ["USER.md", "AGENTS.md", "SOUL.md"]
-        .iter()
-        .filter(|f| root.join(f).is_file())
-        .map(|f| f.to_string())
-        .collect();
     RootInspection {
         path: root.display().to_string(),
-        exists,
-        is_dir,
-        agents,
-        memory_files,
-        has_global_memory,
-        bootstrap_files,
+        exists: s.exists,
+        is_dir: s.is_dir,
+        agents: s.agents,
+        memory_files: s.memory_files,
+        has_global_memory: s.has_global_memory,
+        bootstrap_files: s.bootstrap_files,
         db_path: db.display().to_string(),
-        db_exists: db.is_file(),
+        db_exists: s.db_exists,
         warnings,
     }
 }

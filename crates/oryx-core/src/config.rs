@@ -261,6 +261,17 @@ pub fn load_file<T: DeserializeOwned + Default>(path: &Path) -> Result<T> {
     })
 }
 
+/// Renames a broken settings file to `<name>.corrupt-<local time>` so nothing in it is lost;
+/// returns where it went.
+pub fn set_aside(path: &Path) -> Result<PathBuf> {
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".corrupt-{stamp}"));
+    let kept = path.with_file_name(name);
+    std::fs::rename(path, &kept).at(path)?;
+    Ok(kept)
+}
+
 /// Writes only the keys that differ from the defaults, atomically, readable by the owner only
 /// (it may hold the mem0 API key).
 pub fn save(path: &Path, settings: &Settings) -> Result<()> {
@@ -513,5 +524,25 @@ mod tests {
         );
         assert_eq!(e.root, PathBuf::from("/flag/root"));
         assert_eq!(e.db_path, PathBuf::from("/flag/root/oryxos.db"));
+    }
+
+    #[test]
+    fn a_set_aside_file_keeps_its_bytes_beside_the_original_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{\"backend\": \"sqlite\",").unwrap();
+        let kept = set_aside(&path).unwrap();
+        assert!(!path.exists());
+        assert_eq!(kept.parent(), path.parent());
+        let name = kept.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("settings.json.corrupt-"), "{name}");
+        assert_eq!(
+            std::fs::read_to_string(&kept).unwrap(),
+            "{\"backend\": \"sqlite\","
+        );
+        assert!(matches!(
+            set_aside(&path).unwrap_err(),
+            CoreError::Io { .. }
+        ));
     }
 }

@@ -17,5 +17,6 @@ pub mod sessions;
 pub mod timefmt;
 pub mod tools;
 pub mod watch;
+pub mod workspace;
 
 pub use error::{CoreError, Result};
