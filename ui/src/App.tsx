@@ -9,6 +9,7 @@ import { AgentPage } from "./features/agents/AgentPage";
 import { AgentsPage } from "./features/agents/AgentsPage";
 import { FilesPage } from "./features/files/FilesPage";
 import { GlobalMemoryPage } from "./features/memory/GlobalMemoryPage";
+import { RecallPage } from "./features/recall/RecallPage";
 import { SessionPage } from "./features/sessions/SessionPage";
 import { SessionsPage } from "./features/sessions/SessionsPage";
 import { SettingsPage } from "./features/settings/SettingsPage";
@@ -86,6 +87,8 @@ function Page({ route }: { route: Route }) {
       return <SessionPage key={route.id} id={route.id} focus={route.m} />;
     case "files":
       return <FilesPage name={route.name} />;
+    case "recall":
+      return <RecallPage filter={route} />;
     case "settings":
       return <SettingsPage />;
   }

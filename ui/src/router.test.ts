@@ -15,6 +15,8 @@ describe("router", () => {
       { page: "session", id: "web:a:b", m: 3, q: "certificate" },
       { page: "files", name: "USER.md" },
       { page: "files", name: null },
+      { page: "recall" },
+      { page: "recall", agent: "assistant", q: "用户喜欢什么样的回答风格 & more?" },
       { page: "settings" },
     ] as const;
     for (const r of routes) expect(parseRoute(href(r))).toEqual(r);

@@ -6,6 +6,9 @@ export type AgentTab = "memory" | "prompt" | "overview";
 /** The sessions list's filter and page, kept in the URL so Back and reload return to them. */
 export type SessionsFilter = { agent?: string; status?: "active" | "archived"; q?: string; offset?: number };
 
+/** The recall tester's owner (absent: the global memory) and query, kept in the URL. */
+export type RecallFilter = { agent?: string; q?: string };
+
 export type Route =
   | { page: "agents" }
   | { page: "agent"; name: string; tab: AgentTab }
@@ -14,6 +17,7 @@ export type Route =
   /** `m`: the message a search matched (scrolled to and marked); `q`: the text searched. */
   | { page: "session"; id: string; m?: number; q?: string }
   | { page: "files"; name: string | null }
+  | ({ page: "recall" } & RecallFilter)
   | { page: "settings" };
 
 const TABS: readonly AgentTab[] = ["memory", "prompt", "overview"];
@@ -69,6 +73,14 @@ export function parseRoute(hash: string): Route {
       }
     case "files":
       return { page: "files", name: a ? dec(a) : null };
+    case "recall": {
+      const r: Extract<Route, { page: "recall" }> = { page: "recall" };
+      const agent = params.get("agent");
+      if (agent) r.agent = agent;
+      const q = params.get("q");
+      if (q) r.q = q;
+      return r;
+    }
     case "settings":
       return { page: "settings" };
     default:
@@ -90,6 +102,8 @@ export function href(r: Route): string {
       return `#/sessions/${encodeURIComponent(r.id)}${query({ m: r.m, q: r.q })}`;
     case "files":
       return r.name ? `#/files/${encodeURIComponent(r.name)}` : "#/files";
+    case "recall":
+      return `#/recall${query({ agent: r.agent, q: r.q })}`;
     case "settings":
       return "#/settings";
   }

@@ -7,6 +7,8 @@ import type {
   ArchivalPageQuery,
   BootstrapFileDto,
   ErrorCode,
+  IndexJobDto,
+  IndexStatusDto,
   Mem0Status,
   MemoryOverviewDto,
   MemoryViewDto,
@@ -14,6 +16,7 @@ import type {
   MigrationProgress,
   MigrationReport,
   PromptDto,
+  RecallModeDto,
   RecallResult,
   RootInspection,
   SanitizedPreview,
@@ -50,7 +53,17 @@ export interface Backend {
    * recall rule (`keyword`); items keep their file-order `index`. */
   archivalPage(q: ArchivalPageQuery): Promise<ArchivalPageDto>;
   appendMemory(req: AppendRequest): Promise<AppendResult>;
-  recallMemory(agent: string | null, keyword: string): Promise<RecallResult>;
+  /** Recall as the agent's recall_memory tool does (the mode in Settings), or in `mode`. */
+  recallMemory(agent: string | null, keyword: string, mode?: RecallModeDto): Promise<RecallResult>;
+  /** The embedding model, the vector file, each owner's indexed entries and the build job. */
+  indexStatus(): Promise<IndexStatusDto>;
+  /** Starts indexing an owner (every owner with null) in the background; rejects with
+   * `conflict` while a build runs. indexStatus follows it. */
+  buildIndex(agent: string | null): Promise<IndexJobDto>;
+  /** Asks the running build to stop after its current batch; false when none runs. */
+  cancelIndexBuild(): Promise<boolean>;
+  /** Drops every vector of the current root; answers the status after. */
+  clearIndex(): Promise<IndexStatusDto>;
   previewEntry(content: string): Promise<SanitizedPreview>;
   listSessions(q: SessionQuery): Promise<SessionPageDto>;
   getSession(id: string): Promise<SessionDto>;

@@ -28,7 +28,12 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     memoryOverview: (agent) => invoke("memory_overview", { agent }),
     archivalPage: (q) => invoke("archival_page", q),
     appendMemory: (req) => invoke("append_memory", req),
-    recallMemory: (agent, keyword) => invoke("recall_memory", { agent, keyword }),
+    // Without a mode the console uses the configured one: the argument is left out, not null.
+    recallMemory: (agent, keyword, mode) => invoke("recall_memory", mode ? { agent, keyword, mode } : { agent, keyword }),
+    indexStatus: () => invoke("index_status", {}),
+    buildIndex: (agent) => invoke("build_index", { agent }),
+    cancelIndexBuild: () => invoke("cancel_index_build", {}),
+    clearIndex: () => invoke("clear_index", {}),
     previewEntry: (content) => invoke("preview_entry", { content }),
     listSessions: (q) => invoke("list_sessions", q),
     getSession: (id) => invoke("get_session", { id }),

@@ -6,11 +6,12 @@ import { useI18n, type MessageKey } from "../i18n";
 import { href, type Route } from "../router";
 import { Icon, type IconName } from "./Icon";
 
-type NavItem = { key: "agents" | "sessions" | "files" | "settings"; icon: IconName; label: MessageKey; route: Route };
+type NavItem = { key: "agents" | "sessions" | "recall" | "files" | "settings"; icon: IconName; label: MessageKey; route: Route };
 
 const NAV: NavItem[] = [
   { key: "agents", icon: "agents", label: "nav.agents", route: { page: "agents" } },
   { key: "sessions", icon: "sessions", label: "nav.sessions", route: { page: "sessions" } },
+  { key: "recall", icon: "recall", label: "nav.recall", route: { page: "recall" } },
   { key: "files", icon: "files", label: "nav.files", route: { page: "files", name: null } },
   { key: "settings", icon: "settings", label: "nav.settings", route: { page: "settings" } },
 ];
@@ -27,6 +28,8 @@ function section(r: Route): NavItem["key"] | "global" {
       return "sessions";
     case "files":
       return "files";
+    case "recall":
+      return "recall";
     case "settings":
       return "settings";
   }

@@ -90,6 +90,8 @@ export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: Ch
       await Promise.all([
         qc.invalidateQueries({ queryKey: qk.memory(e.agent) }),
         qc.invalidateQueries({ queryKey: qk.recallAll(e.agent) }),
+        // The index counts follow the entries (indexed / entries, stale vectors).
+        qc.invalidateQueries({ queryKey: qk.indexStatus }),
         qc.invalidateQueries({ queryKey: qk.agents }),
         e.agent ? qc.invalidateQueries({ queryKey: qk.agent(e.agent) }) : Promise.resolve(),
         e.agent ? qc.invalidateQueries({ queryKey: qk.prompt(e.agent) }) : qc.invalidateQueries({ queryKey: qk.prompt() }),
@@ -103,12 +105,14 @@ export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: Ch
     case "sessions":
       await Promise.all(
         // The database also holds the sqlite backend's memory_entries.
-        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery].map((queryKey) =>
+        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery, qk.indexStatus].map((queryKey) =>
           qc.invalidateQueries({ queryKey }),
         ),
       );
       return;
     case "settings":
+      // Everything, the recall tester and the index status included: the root, the backend,
+      // the recall mode, floor and limit may all have changed.
       await qc.invalidateQueries();
       return;
   }

@@ -15,6 +15,10 @@ export const qk = {
   archivalPage: (agent: string | null, keyword: string, dir: "asc" | "desc", page: number) => ["memory", agent ?? GLOBAL, "archival", keyword, dir, page] as const,
   recall: (agent: string | null, keyword: string) => ["recall", agent ?? GLOBAL, keyword] as const,
   recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
+  /** The recall tester: one owner's query in one mode (under the owner's recall prefix). */
+  recallMode: (agent: string | null, keyword: string, mode: string) => ["recall", agent ?? GLOBAL, keyword, "mode", mode] as const,
+  /** The semantic index: model, vector file, per-owner counts and the build job. */
+  indexStatus: ["index-status"] as const,
   /** Prefixes of every owner's memory and recall queries. */
   memoryAll: ["memory"] as const,
   recallEvery: ["recall"] as const,

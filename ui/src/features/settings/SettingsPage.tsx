@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 
-import type { BackendDto, LanguageDto, SettingsDto, SettingsView, ThemeDto } from "../../backend/types";
+import type { BackendDto, LanguageDto, RecallModeDto, SettingsDto, SettingsView, ThemeDto } from "../../backend/types";
 import { Icon } from "../../components/Icon";
 import { ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
+import { href } from "../../router";
 import { useSettingsWrites } from "./hooks";
 import { Mem0Fields, mem0Problems, parseTimeout } from "./Mem0Fields";
 import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateDialog";
@@ -35,6 +36,12 @@ export function changesMigrationSources(next: SettingsDto, stored: SettingsDto):
   );
 }
 
+/** A number field as typed; the console checks the range (an empty or non-numeric field is sent as
+ * NaN, which JSON carries as null, and the console refuses it). */
+function typedNumber(text: string): number {
+  return text.trim() === "" ? NaN : Number(text);
+}
+
 export function SettingsPage() {
   const { t } = useI18n();
   const q = useSettings();
@@ -58,6 +65,8 @@ function SettingsForm({ view }: { view: SettingsView }) {
   const [root, setRoot] = useState(view.settings.root ?? view.effective.root);
   const [windowText, setWindowText] = useState(String(view.settings.archival_limit_chars));
   const [timeoutText, setTimeoutText] = useState(String(view.settings.mem0_timeout_ms));
+  const [floorText, setFloorText] = useState(String(view.settings.recall_floor ?? ""));
+  const [limitText, setLimitText] = useState(String(view.settings.recall_limit));
   const [saved, setSaved] = useState(false);
   const [notSwitched, setNotSwitched] = useState(false);
   const [dialog, setDialog] = useState<Omit<MigrateDialogProps, "onSaved" | "onClose"> | null>(null);
@@ -84,6 +93,8 @@ function SettingsForm({ view }: { view: SettingsView }) {
     mem0_user_id: draft.mem0_user_id.trim(),
     mem0_api_key: draft.mem0_api_key?.trim() || null,
     mem0_timeout_ms: timeoutValue ?? draft.mem0_timeout_ms,
+    recall_floor: typedNumber(floorText),
+    recall_limit: typedNumber(limitText),
   });
 
   /** Shows what was saved; `keepBackend` keeps the radio on a backend not switched to yet. */
@@ -92,6 +103,8 @@ function SettingsForm({ view }: { view: SettingsView }) {
     setRoot(v.settings.root ?? v.effective.root);
     setWindowText(String(v.settings.archival_limit_chars));
     setTimeoutText(String(v.settings.mem0_timeout_ms));
+    setFloorText(String(v.settings.recall_floor ?? ""));
+    setLimitText(String(v.settings.recall_limit));
     qc.setQueryData(qk.settings, v);
     // Every view switches at once: the root, backend or window changed under all of them.
     await qc.invalidateQueries();
@@ -120,6 +133,11 @@ function SettingsForm({ view }: { view: SettingsView }) {
     { key: "mem0", label: t("settings.backend.mem0"), hint: t("settings.backend.mem0Hint") },
   ];
   const eff = view.effective;
+  const recallModes: { key: RecallModeDto; label: string; hint: string }[] = [
+    { key: "keyword", label: t("settings.recall.keyword"), hint: t("recall.mode.keywordHint") },
+    { key: "semantic", label: t("recall.mode.semantic"), hint: t("recall.mode.semanticHint") },
+    { key: "hybrid", label: t("recall.mode.hybrid"), hint: t("recall.mode.hybridHint") },
+  ];
 
   return (
     <>
@@ -244,6 +262,67 @@ function SettingsForm({ view }: { view: SettingsView }) {
               <input id="settings-footprint" type="checkbox" checked={draft.footprint_enabled} onChange={(e) => edit({ footprint_enabled: e.target.checked })} data-testid="settings-footprint" />
               <span>{t("settings.footprintHint")}</span>
             </label>
+          </div>
+        </div>
+      </section>
+
+      <section className="card form-section" data-testid="settings-recall">
+        <fieldset>
+          <legend className="field-label-lg">{t("settings.recall")}</legend>
+          <div className="field-hint">
+            {t("settings.recallHint")} <a href={href({ page: "recall" })}>{t("settings.recall.try")}</a>
+          </div>
+          <div className="radio-cards">
+            {recallModes.map((m) => (
+              <label key={m.key} className={`radio-card${draft.recall_mode === m.key ? " on" : ""}`}>
+                <input
+                  type="radio"
+                  name="recall_mode"
+                  value={m.key}
+                  checked={draft.recall_mode === m.key}
+                  onChange={() => edit({ recall_mode: m.key })}
+                  data-testid={`settings-recall-${m.key}`}
+                />
+                <span className="radio-title">{m.label}</span>
+                <span className="radio-hint">{m.hint}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="form-grid">
+          <label htmlFor="settings-recall-floor">{t("settings.recall.floor")}</label>
+          <div>
+            <input
+              id="settings-recall-floor"
+              type="number"
+              min={0}
+              max={1}
+              step={0.05}
+              value={floorText}
+              onChange={(e) => {
+                setFloorText(e.target.value);
+                setSaved(false);
+              }}
+              data-testid="settings-recall-floor"
+            />
+            <div className="field-hint">{t("settings.recall.floorHint")}</div>
+          </div>
+          <label htmlFor="settings-recall-limit">{t("settings.recall.limit")}</label>
+          <div>
+            <input
+              id="settings-recall-limit"
+              type="number"
+              min={1}
+              max={100}
+              step={1}
+              value={limitText}
+              onChange={(e) => {
+                setLimitText(e.target.value);
+                setSaved(false);
+              }}
+              data-testid="settings-recall-limit"
+            />
+            <div className="field-hint">{t("settings.recall.limitHint")}</div>
           </div>
         </div>
       </section>

@@ -76,6 +76,37 @@ describe("Settings", () => {
     expect(within(banner).getByRole("link")).toHaveAttribute("href", "#/settings");
   });
 
+  it("saves the recall mode, floor and limit", async () => {
+    const { backend } = renderApp("#/settings");
+    const keyword = await screen.findByTestId("settings-recall-keyword");
+    expect(keyword).toBeChecked();
+    expect(screen.getByTestId("settings-recall-floor")).toHaveValue(0.3);
+    expect(screen.getByTestId("settings-recall-limit")).toHaveValue(5);
+    expect(screen.getByTestId("settings-recall")).toHaveTextContent("Ranked by meaning, with a bonus for entries that also contain the text.");
+    fireEvent.click(screen.getByTestId("settings-recall-hybrid"));
+    fireEvent.change(screen.getByTestId("settings-recall-floor"), { target: { value: "0.4" } });
+    fireEvent.change(screen.getByTestId("settings-recall-limit"), { target: { value: "8" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("settings-saved")).toBeInTheDocument();
+    const update = backend.calls.find((c) => c.op === "update_settings")!.args as { recall_mode: string; recall_floor: number; recall_limit: number };
+    expect([update.recall_mode, update.recall_floor, update.recall_limit]).toEqual(["hybrid", 0.4, 8]);
+    // The form shows what the console stored.
+    await waitFor(() => expect(screen.getByTestId("settings-recall-hybrid")).toBeChecked());
+    expect(screen.getByTestId("settings-recall-floor")).toHaveValue(0.4);
+    expect(screen.getByTestId("settings-recall-limit")).toHaveValue(8);
+  });
+
+  it("shows the console's answer to a recall floor out of range", async () => {
+    renderApp("#/settings");
+    fireEvent.change(await screen.findByTestId("settings-recall-floor"), { target: { value: "1.5" } });
+    // No rule of its own: the request goes out and the console's error is shown.
+    expect(screen.getByTestId("settings-save")).toBeEnabled();
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("error-code")).toHaveTextContent("invalid_input");
+    expect(screen.getByTestId("error-message")).toHaveTextContent("the recall floor is a cosine similarity between 0 and 1, got 1.5");
+    expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+
   it("switches the language and theme at once after saving", async () => {
     renderApp("#/settings");
     fireEvent.change(await screen.findByTestId("settings-language"), { target: { value: "zh" } });
