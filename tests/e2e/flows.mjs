@@ -111,6 +111,38 @@ export const flows = [
     },
   ],
   [
+    "recall tester: a question finds the entry by meaning, and the hit opens the agent's memory",
+    async (ui) => {
+      const entry = "用户偏好简洁的回复，不用列表。";
+      const semanticHits = '[data-testid="recall-col-semantic"] [data-testid="recall-hit"]';
+      await ui.click('[data-testid="nav-recall"]');
+      await waitFor("the agents in the owner picker", async () => (await ui.count('[data-testid="recall-owner"] option[value="assistant"]')) > 0);
+      await ui.select('[data-testid="recall-owner"]', "assistant");
+      // Index the assistant first (a background build, followed by polling): the first semantic
+      // recall would otherwise embed 144 entries inside one request, slow in a debug build.
+      await ui.click('[data-testid="index-build-assistant"]');
+      await ui.waitVisible('[data-testid="index-job"][data-outcome="done"]', 240000);
+      const row = await ui.text('[data-testid="index-owner-assistant"]');
+      const [indexed, entries] = (row.match(/(\d+) \/ (\d+)/) ?? []).slice(1);
+      if (!entries || indexed !== entries) throw new Error(`assistant not fully indexed: ${row}`);
+      await ui.fill('[data-testid="recall-query"]', "用户喜欢什么样的回答风格");
+      await ui.click('[data-testid="recall-run"]');
+      await ui.waitVisible(semanticHits, 60000);
+      await waitFor("the entry in the semantic column", async () => (await ui.text('[data-testid="recall-col-semantic"]')).includes(entry), 30000);
+      const keyword = await ui.text('[data-testid="recall-col-keyword"]');
+      if (!keyword.includes("没有找到相关记忆")) throw new Error(`the keyword column does not give the tool's empty answer: ${keyword}`);
+      const hash = await ui.eval("window.location.hash");
+      if (!hash.includes("agent=assistant") || !hash.includes("q=")) throw new Error(`the recall URL lacks owner or query: ${hash}`);
+      await ui.shot("recall");
+      const at = await ui.eval(
+        `Array.from(document.querySelectorAll('${semanticHits}')).findIndex((e) => e.textContent.includes(${JSON.stringify(entry)}))`,
+      );
+      await ui.click(`[data-testid="recall-col-semantic"] li:nth-child(${at + 1}) [data-testid="recall-hit"]`);
+      await waitFor("the assistant's memory", async () => (await ui.eval("window.location.hash")) === "#/agents/assistant");
+      await waitFor("the core entry", async () => (await ui.text('[data-testid="core-table"]')).includes(entry));
+    },
+  ],
+  [
     "switches the backend to sqlite, copying the missing memories first",
     async (ui) => {
       await ui.click('[data-testid="nav-settings"]');
