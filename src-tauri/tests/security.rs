@@ -373,44 +373,9 @@ fn only_the_settings_commands_take_a_filesystem_path() {
 // ---------------------------------------------------------------------------------------------
 // Traversal payloads through IPC.
 
+/// The shared payloads of tests/fixtures/traversal.json (the CLI and REST tests use the same).
 fn payloads(f: &Fixture) -> Vec<String> {
-    let abs = f.outside().display().to_string();
-    let mut v: Vec<String> = [
-        "..",
-        ".",
-        "../x",
-        "../../escaped",
-        "../../outside",
-        "assistant/..",
-        "assistant/../../escaped",
-        "./assistant",
-        "..\\..\\escaped",
-        "a/b",
-        "a\\b",
-        "/etc/passwd",
-        "/",
-        "C:\\Windows",
-        "%2e%2e",
-        "..%2F..%2Fescaped",
-        "%00",
-        "a\0b",
-        "\0",
-        "assistant\0",
-        "assistant\n",
-        " assistant",
-        "é",
-        "．．",
-        "~",
-        "*",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    v.push(abs.clone());
-    v.push(format!("{abs}/../escaped"));
-    v.push("x".repeat(65));
-    v.push("a".repeat(4096));
-    v
+    common::traversal::names(&f.outside())
 }
 
 type ArgsFor = fn(&str) -> Value;
@@ -432,6 +397,8 @@ const AGENT_COMMANDS: &[(&str, ArgsFor)] = &[
         |p| json!({"agent": p, "scope": "archival", "content": "probe"}),
     ),
     ("recall_memory", |p| json!({"agent": p, "keyword": "probe"})),
+    ("build_index", |p| json!({"agent": p})),
+    ("episodic_search", |p| json!({"agent": p, "query": "probe"})),
     ("list_sessions", |p| json!({"agent": p})),
     (
         "prompt_preview",

@@ -281,16 +281,43 @@ fn shift_times(s: &str, start: chrono::NaiveDateTime) -> String {
 }
 
 fn normalise(place: &Place, start: Option<chrono::NaiveDateTime>, v: &Value) -> Value {
+    let model = oryx_core::embed::default_model_dir().display().to_string();
     map_strings(v, &|s| {
         let mut s = s.to_string();
         for (real, fixture) in place.pairs() {
             s = s.replace(&real, &fixture);
         }
+        // Where this machine keeps the model, and the vector file's name (a hash of the
+        // temporary root's path), differ between runs and machines.
+        s = s.replace(&model, "/model/usem3");
+        s = hide_vector_file_hash(&s);
         match start {
             Some(t) => shift_times(&s, t),
             None => s,
         }
     })
+}
+
+/// `vectors-<16 hex digits>.db` → `vectors-ROOTHASH.db`.
+fn hide_vector_file_hash(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("vectors-") {
+        let (head, tail) = rest.split_at(i + "vectors-".len());
+        out.push_str(head);
+        let hex = tail
+            .get(..16)
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+        match hex {
+            Some(_) if tail[16..].starts_with(".db") => {
+                out.push_str("ROOTHASH");
+                rest = &tail[16..];
+            }
+            _ => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn ancestors<'a>(states: &'a BTreeMap<String, State>, s: &'a State) -> Vec<&'a State> {

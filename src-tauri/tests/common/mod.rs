@@ -68,3 +68,9 @@ pub fn invoke(w: &Window, name: &str, args: Value) -> Result<Value, Value> {
         invoke_command(w, name, args)
     }
 }
+
+/// The loader of tests/fixtures/traversal.json that the CLI's and server's tests use: one
+/// payload list, one reader of it.
+#[allow(dead_code)]
+#[path = "../../../crates/oryx-cli/tests/common/traversal.rs"]
+pub mod traversal;
