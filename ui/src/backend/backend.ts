@@ -6,6 +6,7 @@ import type {
   ArchivalPageDto,
   ArchivalPageQuery,
   BootstrapFileDto,
+  EpisodicResultDto,
   ErrorCode,
   IndexJobDto,
   IndexStatusDto,
@@ -64,11 +65,16 @@ export interface Backend {
   cancelIndexBuild(): Promise<boolean>;
   /** Drops every vector of the current root; answers the status after. */
   clearIndex(): Promise<IndexStatusDto>;
+  /** The messages of `agent`'s past sessions closest in meaning to `query` (episodic memory),
+   * with the recall floor; `limit` defaults to the recall limit. Embeds new messages first. */
+  episodicSearch(agent: string, query: string, limit?: number): Promise<EpisodicResultDto>;
   previewEntry(content: string): Promise<SanitizedPreview>;
   listSessions(q: SessionQuery): Promise<SessionPageDto>;
   getSession(id: string): Promise<SessionDto>;
   toolInvocations(sessionId: string | null, limit: number | null, offset: number | null): Promise<ToolInvocationDto[]>;
-  promptPreview(agent: string, sessionId: string | null): Promise<PromptDto>;
+  /** The prompt as the agent receives it; `query` is the message the episodic part is chosen
+   * for (absent: the session's last user message). */
+  promptPreview(agent: string, sessionId: string | null, query?: string): Promise<PromptDto>;
   bootstrapFiles(): Promise<BootstrapFileDto[]>;
   getSettings(): Promise<SettingsView>;
   updateSettings(s: SettingsDto): Promise<SettingsView>;

@@ -57,11 +57,12 @@ export function useInvocations(sessionId: string) {
   return useQuery({ queryKey: qk.invocations(sessionId), queryFn: () => b.toolInvocations(sessionId, 500, 0) });
 }
 
-export function usePrompt(agent: string, sessionId: string | null) {
+/** `query`: the message the episodic part is chosen for (null: the session's last user message). */
+export function usePrompt(agent: string, sessionId: string | null, query: string | null = null) {
   const b = useBackend();
   return useQuery({
-    queryKey: qk.promptWith(agent, sessionId),
-    queryFn: () => b.promptPreview(agent, sessionId),
+    queryKey: qk.promptWith(agent, sessionId, query),
+    queryFn: () => b.promptPreview(agent, sessionId, query ?? undefined),
     placeholderData: (prev) => prev,
   });
 }
@@ -105,7 +106,7 @@ export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: Ch
     case "sessions":
       await Promise.all(
         // The database also holds the sqlite backend's memory_entries.
-        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery, qk.indexStatus].map((queryKey) =>
+        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery, qk.indexStatus, qk.episodicAll].map((queryKey) =>
           qc.invalidateQueries({ queryKey }),
         ),
       );

@@ -17,6 +17,10 @@ export const qk = {
   recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
   /** The recall tester: one owner's query in one mode (under the owner's recall prefix). */
   recallMode: (agent: string | null, keyword: string, mode: string) => ["recall", agent ?? GLOBAL, keyword, "mode", mode] as const,
+  /** Episodic search: an agent's past session messages closest to a query. */
+  episodic: (agent: string, query: string) => ["episodic", agent, query] as const,
+  /** Prefix of every episodic search (session changes add messages to search). */
+  episodicAll: ["episodic"] as const,
   /** The semantic index: model, vector file, per-owner counts and the build job. */
   indexStatus: ["index-status"] as const,
   /** Prefixes of every owner's memory and recall queries. */
@@ -27,8 +31,9 @@ export const qk = {
   session: (id?: string) => (id ? (["session", id] as const) : (["session"] as const)),
   invocations: (sessionId?: string | null) => (sessionId === undefined ? (["invocations"] as const) : (["invocations", sessionId] as const)),
   prompt: (agent?: string) => (agent ? (["prompt", agent] as const) : (["prompt"] as const)),
-  /** One agent's prompt, with a session's history or without (null). */
-  promptWith: (agent: string, sessionId: string | null) => ["prompt", agent, sessionId] as const,
+  /** One agent's prompt, with a session's history or without (null), its episodic part chosen
+   * for `query` (null: the session's last user message). */
+  promptWith: (agent: string, sessionId: string | null, query: string | null = null) => ["prompt", agent, sessionId, query] as const,
   files: ["files"] as const,
   inspect: (path: string, dbPath: string | null) => ["inspect", path, dbPath] as const,
 };

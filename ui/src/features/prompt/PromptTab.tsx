@@ -1,11 +1,13 @@
 import { useState } from "react";
 
-import type { PartKindDto, PromptDto } from "../../backend/types";
+import type { EpisodicPreviewDto, PartKindDto, PromptDto } from "../../backend/types";
 import { CopyButton } from "../../components/CopyButton";
+import { useDebounced } from "../../components/hooks";
 import { Loadable } from "../../components/States";
 import { WarningList } from "../../components/Warnings";
 import { useI18n, type MessageKey } from "../../i18n";
 import { usePrompt, useSessions } from "../../queries/hooks";
+import { EpisodicHitList } from "../recall/Episodic";
 
 const PART_LABEL: Record<PartKindDto, MessageKey> = {
   system: "prompt.part.system",
@@ -23,8 +25,11 @@ export function joinParts(p: PromptDto): string {
 export function PromptTab({ agent }: { agent: string }) {
   const { t } = useI18n();
   const [sessionId, setSessionId] = useState<string | null>(null);
+  // The message the episodic part is chosen for, as typed (empty: the session's last user message).
+  const [match, setMatch] = useState("");
+  const query = useDebounced(match.trim(), 400) || null;
   const sessions = useSessions({ agent, status: null, channel: null, search: null, limit: 200, offset: 0 });
-  const q = usePrompt(agent, sessionId);
+  const q = usePrompt(agent, sessionId, query);
   return (
     <div className="prompt">
       <div className="toolbar">
@@ -42,13 +47,13 @@ export function PromptTab({ agent }: { agent: string }) {
         {q.data ? <CopyButton text={joinParts(q.data)} label={t("prompt.copyAll")} testId="prompt-copy-all" /> : null}
       </div>
       <Loadable query={q} rows={10}>
-        {(p) => <PromptView p={p} />}
+        {(p) => <PromptView p={p} match={match} onMatch={setMatch} />}
       </Loadable>
     </div>
   );
 }
 
-function PromptView({ p }: { p: PromptDto }) {
+function PromptView({ p, match, onMatch }: { p: PromptDto; match: string; onMatch: (v: string) => void }) {
   const { t, num } = useI18n();
   const total = Math.max(1, p.total_chars);
   return (
@@ -84,14 +89,8 @@ function PromptView({ p }: { p: PromptDto }) {
           ))}
         </div>
         {p.bootstrap_loaded.length ? <div className="muted small">{t("prompt.bootstrapLoaded", { files: p.bootstrap_loaded.join(", ") })}</div> : null}
-        {p.episodic ? (
-          <div className="muted small" data-testid="prompt-episodic">
-            {p.episodic.query
-              ? t("prompt.episodic", { n: p.episodic.hits.length, k: p.episodic.top_k, query: p.episodic.query, budget: num(p.episodic.budget_chars) })
-              : t("prompt.episodicNoQuery")}
-          </div>
-        ) : null}
       </div>
+      {p.episodic ? <EpisodicMatch ep={p.episodic} match={match} onMatch={onMatch} /> : null}
       {p.parts.map((x) => (
         <section key={x.index} className="card part" data-testid={`prompt-part-${x.index}`}>
           <div className="part-head">
@@ -106,5 +105,49 @@ function PromptView({ p }: { p: PromptDto }) {
         </section>
       ))}
     </>
+  );
+}
+
+/** With episodic memory on: the message its part is chosen for (typed, or the session's last user
+ * message), what was chosen and the past messages it found. */
+function EpisodicMatch({ ep, match, onMatch }: { ep: EpisodicPreviewDto; match: string; onMatch: (v: string) => void }) {
+  const { t, num } = useI18n();
+  return (
+    <section className="card prompt-episodic" data-testid="prompt-episodic-card">
+      <div className="part-head">
+        <span className="part-index seg-episodic" aria-hidden="true" />
+        <h3>
+          <label htmlFor="prompt-episodic-query">{t("prompt.episodicMatch")}</label>
+        </h3>
+      </div>
+      <input
+        id="prompt-episodic-query"
+        type="search"
+        value={match}
+        placeholder={t("prompt.episodicMatchPlaceholder")}
+        onChange={(e) => onMatch(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape" && match) {
+            e.preventDefault();
+            onMatch("");
+          }
+        }}
+        data-testid="prompt-episodic-query"
+      />
+      <div className="muted small" data-testid="prompt-episodic">
+        {ep.query
+          ? t("prompt.episodic", { n: ep.hits.length, k: ep.top_k, query: ep.query, budget: num(ep.budget_chars) })
+          : t("prompt.episodicNoQuery")}
+      </div>
+      {ep.query ? (
+        ep.hits.length ? (
+          <EpisodicHitList hits={ep.hits} query={ep.query} floor={null} />
+        ) : (
+          <div className="episodic-empty" data-testid="prompt-episodic-empty">
+            {t("prompt.episodicNone", { query: ep.query })}
+          </div>
+        )
+      ) : null}
+    </section>
   );
 }

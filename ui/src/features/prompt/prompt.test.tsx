@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
 import { recordedResult } from "../../test/recorded";
@@ -36,6 +36,61 @@ describe("Prompt tab", () => {
   it("shows warnings, e.g. a missing bootstrap file", async () => {
     renderApp("#/agents/writer/prompt");
     expect(await screen.findByTestId("prompt-warnings")).toHaveTextContent("NOTES.md");
+  });
+});
+
+describe("Prompt tab with episodic memory on", () => {
+  it("has no episodic match box while episodic memory is off", async () => {
+    renderApp("#/agents/assistant/prompt");
+    await screen.findByTestId("prompt-part-4");
+    expect(screen.queryByTestId("prompt-episodic-query")).toBeNull();
+    expect(screen.queryByTestId("prompt-episodic")).toBeNull();
+  });
+
+  it("matches past conversations for a typed message (debounced) and lists what was found", async () => {
+    const { backend } = renderApp("#/agents/assistant/prompt", "episodic");
+    const box = await screen.findByTestId("prompt-episodic-query");
+    expect(box).toHaveValue("");
+    expect(box).toHaveAttribute("placeholder", "Empty: the session's last user message");
+    // No session and nothing typed: nothing to match.
+    expect(screen.getByTestId("prompt-episodic")).toHaveTextContent("there is no user message to match");
+    expect(screen.queryByTestId("prompt-part-5")).toBeNull();
+
+    fireEvent.change(box, { target: { value: "证书" } });
+    fireEvent.change(box, { target: { value: " 证书续期 " } });
+    const expected = recordedResult("episodic", "prompt_preview", { agent: "assistant", session_id: null, query: "证书续期" });
+    await waitFor(() => expect(screen.getByTestId("prompt-episodic")).toHaveTextContent(`Episodic memory: 1 of at most 5 past messages for “证书续期” (2,000 characters at most)`));
+    // One request for the settled text, none per keystroke.
+    expect(backend.calls.filter((c) => c.op === "prompt_preview").map((c) => (c.args as { query?: string }).query)).toEqual([undefined, "证书续期"]);
+    const [hit] = within(screen.getByTestId("prompt-episodic-card")).getAllByTestId("episodic-hit");
+    const h = expected.episodic!.hits[0]!;
+    expect(hit).toHaveTextContent("Remind me to renew the TLS certificate");
+    expect(hit).toHaveTextContent(h.session_id);
+    expect(within(hit!).getByTestId("episodic-score")).toHaveTextContent(h.score!.toFixed(2));
+    expect(hit).toHaveAttribute("href", `#/sessions/${encodeURIComponent(h.session_id)}?m=${h.message_index}&q=${encodeURIComponent("证书续期")}`);
+    // The part itself, as the agent receives it, after the memory block.
+    const part = screen.getByTestId("prompt-part-5");
+    expect(part).toHaveTextContent("Relevant past conversations");
+    expect(part).toHaveTextContent("Remind me to renew the TLS certificate");
+    expect(expected.parts.map((x) => x.index)).toEqual([1, 2, 5, 3, 4]);
+
+    // Escape empties the box: back to the session's last user message (none here).
+    fireEvent.keyDown(box, { key: "Escape" });
+    expect(box).toHaveValue("");
+    await waitFor(() => expect(screen.getByTestId("prompt-episodic")).toHaveTextContent("there is no user message to match"));
+  });
+
+  it("matches the session's last user message when nothing is typed", async () => {
+    renderApp("#/agents/assistant/prompt", "episodic");
+    await screen.findByTestId("prompt-episodic-query");
+    const select = screen.getByTestId("prompt-session");
+    await waitFor(() => expect(select.querySelectorAll("option").length).toBeGreaterThan(1));
+    fireEvent.change(select, { target: { value: "cli:linxiao:assistant" } });
+    const p = recordedResult("episodic", "prompt_preview", { agent: "assistant", session_id: "cli:linxiao:assistant" });
+    expect(p.episodic!.query).toBe("谢谢，记住我更喜欢早上收到简报");
+    await waitFor(() => expect(screen.getByTestId("prompt-episodic")).toHaveTextContent(`${p.episodic!.hits.length} of at most 5 past messages for “谢谢，记住我更喜欢早上收到简报”`));
+    expect(within(screen.getByTestId("prompt-episodic-card")).getAllByTestId("episodic-hit")).toHaveLength(p.episodic!.hits.length);
+    expect(screen.getByTestId("prompt-episodic-query")).toHaveValue("");
   });
 });
 

@@ -7,7 +7,9 @@ import { useI18n } from "../../i18n";
 import { useAgents, useSettings } from "../../queries/hooks";
 import { href, replaceRoute, type RecallFilter, type Route } from "../../router";
 import { MODES, useIndexStatus, useRecallIn } from "./hooks";
+import { PastConversations } from "./Episodic";
 import { IndexPanel } from "./IndexPanel";
+import { Score } from "./Score";
 
 /** The recall tester: one query, the three modes side by side, then the semantic index. Owner and
  * query live in the URL; the query runs on Enter (semantic recall embeds, so not per keystroke). */
@@ -84,6 +86,7 @@ export function RecallPage({ filter }: { filter: RecallFilter }) {
           <RecallColumn key={mode} agent={agent} q={q} mode={mode} configured={configured?.recall_mode === mode} />
         ))}
       </div>
+      {agent ? <PastConversations agent={agent} q={q} /> : null}
       <IndexPanel />
     </div>
   );
@@ -177,21 +180,5 @@ function Hit({ hit, owner, floor }: { hit: RecalledDto; owner: string | null; fl
         </span>
       </a>
     </li>
-  );
-}
-
-/** The score with two decimals and a small bar (full at 1; the floor marked). */
-function Score({ score, floor }: { score: number; floor: number | null }) {
-  const { t } = useI18n();
-  const pct = Math.max(0, Math.min(1, score)) * 100;
-  const title = floor === null ? t("recall.scoreTitle", { score: score.toFixed(3) }) : t("recall.scoreFloorTitle", { score: score.toFixed(3), floor: floor.toFixed(2) });
-  return (
-    <span className="score" title={title} data-testid="recall-score" data-score={score}>
-      <span className="score-bar" aria-hidden="true">
-        <span className="score-fill" style={{ width: `${pct}%` }} />
-        {floor !== null ? <span className="score-floor" style={{ left: `${Math.max(0, Math.min(1, floor)) * 100}%` }} /> : null}
-      </span>
-      <span className="score-num">{score.toFixed(2)}</span>
-    </span>
   );
 }

@@ -20,6 +20,19 @@ export function useRecallIn(agent: string | null, keyword: string, mode: RecallM
   });
 }
 
+/** The messages of `agent`'s past sessions closest in meaning to `query` (episodic memory). The
+ * first search embeds the agent's new session messages, so it may take a while. */
+export function useEpisodicSearch(agent: string | null, query: string) {
+  const backend = useBackend();
+  return useQuery({
+    queryKey: qk.episodic(agent ?? "", query),
+    queryFn: () => backend.episodicSearch(agent!, query),
+    enabled: agent !== null && query.trim() !== "",
+    // A missing model is an answer to show, not a hiccup to retry.
+    retry: false,
+  });
+}
+
 /** The model, the vector file and each owner's counts; polled every 500 ms while a build runs. */
 export function useIndexStatus() {
   const backend = useBackend();

@@ -66,12 +66,53 @@ describe("Recall", () => {
   });
 
   it("answers 没有找到相关记忆 in every mode when nothing in the global memory is close", async () => {
-    renderApp(`#/recall?q=${encodeURIComponent(Q)}`, "recall");
+    const { backend } = renderApp(`#/recall?q=${encodeURIComponent(Q)}`, "recall");
     for (const mode of ["keyword", "semantic", "hybrid"]) {
       const col = await screen.findByTestId(`recall-col-${mode}`);
       expect(await within(col).findByTestId("recall-empty", undefined, LONG)).toHaveTextContent("recall_memory answers没有找到相关记忆");
     }
     expect(screen.getByTestId("recall-owner")).toHaveValue("");
+    // The global memory has no sessions: no past conversations, and no search for them.
+    expect(screen.queryByTestId("episodic")).toBeNull();
+    expect(backend.calls.some((c) => c.op === "episodic_search")).toBe(false);
+  });
+
+  it("shows the agent's past conversations for the same query: score, session, role, time, text, each opening its message", async () => {
+    const EP = "证书续期";
+    const { backend } = renderApp(`#/recall?agent=assistant&q=${encodeURIComponent(EP)}`, "recall");
+    const panel = await screen.findByTestId("episodic");
+    expect(panel).toHaveTextContent("Past conversations");
+    const hits = await within(panel).findAllByTestId("episodic-hit", undefined, LONG);
+    const answer = recordedResult("recall", "episodic_search", { agent: "assistant", query: EP });
+    expect(hits).toHaveLength(answer.results.length);
+    const [first] = answer.results;
+    expect(first!.text).toBe("Remind me to renew the TLS certificate");
+    const hit = hits[0]!;
+    expect(hit).toHaveTextContent(first!.text);
+    expect(within(hit).getByTestId("episodic-role")).toHaveTextContent("User");
+    expect(hit).toHaveTextContent(first!.session_id);
+    expect(hit).toHaveTextContent(first!.time!);
+    expect(within(hit).getByTestId("episodic-score")).toHaveTextContent(first!.score!.toFixed(2));
+    expect(within(panel).getByTestId("episodic-count")).toHaveTextContent(String(answer.results.length));
+    expect(within(panel).getByTestId("episodic-params")).toHaveTextContent("similarity floor 0.30");
+    // Episodic memory is off in this state: the panel says these do not reach the prompt.
+    expect(within(panel).getByTestId("episodic-state")).toHaveTextContent("Episodic memory is off");
+    expect(backend.calls.filter((c) => c.op === "episodic_search").map((c) => c.args)).toEqual([{ agent: "assistant", query: EP }]);
+
+    // The link opens the session at that message, the query carried along.
+    expect(hit).toHaveAttribute("href", `#/sessions/${encodeURIComponent(first!.session_id)}?m=${first!.message_index}&q=${encodeURIComponent(EP)}`);
+    fireEvent.click(hit);
+    await waitFor(() => expect(window.location.hash).toBe(hit.getAttribute("href")));
+    const marked = await screen.findByTestId("conversation");
+    await waitFor(() => expect(marked.querySelector('[aria-current="true"]')).toHaveTextContent(first!.text));
+    expect(marked.querySelector('[aria-current="true"]')).toHaveAttribute("data-index", String(first!.message_index));
+  });
+
+  it("says so when no past message is close", async () => {
+    renderApp(PAGE, "recall");
+    const panel = await screen.findByTestId("episodic");
+    expect(await within(panel).findByTestId("episodic-empty", undefined, LONG)).toHaveTextContent("No past message is close to this (similarity floor 0.30).");
+    expect(within(panel).queryByTestId("episodic-hit")).toBeNull();
   });
 
   it("shows the model, the vector file and each owner's indexed entries", async () => {

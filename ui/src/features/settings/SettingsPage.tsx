@@ -67,6 +67,8 @@ function SettingsForm({ view }: { view: SettingsView }) {
   const [timeoutText, setTimeoutText] = useState(String(view.settings.mem0_timeout_ms));
   const [floorText, setFloorText] = useState(String(view.settings.recall_floor ?? ""));
   const [limitText, setLimitText] = useState(String(view.settings.recall_limit));
+  const [topKText, setTopKText] = useState(String(view.settings.episodic_top_k));
+  const [budgetText, setBudgetText] = useState(String(view.settings.episodic_budget_chars));
   const [saved, setSaved] = useState(false);
   const [notSwitched, setNotSwitched] = useState(false);
   const [dialog, setDialog] = useState<Omit<MigrateDialogProps, "onSaved" | "onClose"> | null>(null);
@@ -95,6 +97,8 @@ function SettingsForm({ view }: { view: SettingsView }) {
     mem0_timeout_ms: timeoutValue ?? draft.mem0_timeout_ms,
     recall_floor: typedNumber(floorText),
     recall_limit: typedNumber(limitText),
+    episodic_top_k: typedNumber(topKText),
+    episodic_budget_chars: typedNumber(budgetText),
   });
 
   /** Shows what was saved; `keepBackend` keeps the radio on a backend not switched to yet. */
@@ -105,6 +109,8 @@ function SettingsForm({ view }: { view: SettingsView }) {
     setTimeoutText(String(v.settings.mem0_timeout_ms));
     setFloorText(String(v.settings.recall_floor ?? ""));
     setLimitText(String(v.settings.recall_limit));
+    setTopKText(String(v.settings.episodic_top_k));
+    setBudgetText(String(v.settings.episodic_budget_chars));
     qc.setQueryData(qk.settings, v);
     // Every view switches at once: the root, backend or window changed under all of them.
     await qc.invalidateQueries();
@@ -323,6 +329,60 @@ function SettingsForm({ view }: { view: SettingsView }) {
               data-testid="settings-recall-limit"
             />
             <div className="field-hint">{t("settings.recall.limitHint")}</div>
+          </div>
+        </div>
+        <div className="subsection" role="group" aria-labelledby="settings-episodic-title" data-testid="settings-episodic">
+          <h3 id="settings-episodic-title" className="subsection-title">
+            {t("settings.episodic")}
+          </h3>
+          <label className="switch">
+            <input
+              type="checkbox"
+              checked={draft.episodic_enabled}
+              onChange={(e) => edit({ episodic_enabled: e.target.checked })}
+              aria-describedby="settings-episodic-hint"
+              data-testid="settings-episodic-enabled"
+            />
+            <span>{t("settings.episodic.enabled")}</span>
+          </label>
+          <div id="settings-episodic-hint" className="field-hint">
+            {t("settings.episodic.hint")}
+          </div>
+          <div className="form-grid">
+            <label htmlFor="settings-episodic-top-k">{t("settings.episodic.topK")}</label>
+            <div>
+              <input
+                id="settings-episodic-top-k"
+                type="number"
+                min={1}
+                max={20}
+                step={1}
+                value={topKText}
+                onChange={(e) => {
+                  setTopKText(e.target.value);
+                  setSaved(false);
+                }}
+                data-testid="settings-episodic-top-k"
+              />
+              <div className="field-hint">{t("settings.episodic.topKHint")}</div>
+            </div>
+            <label htmlFor="settings-episodic-budget">{t("settings.episodic.budget")}</label>
+            <div>
+              <input
+                id="settings-episodic-budget"
+                type="number"
+                min={100}
+                max={20000}
+                step={100}
+                value={budgetText}
+                onChange={(e) => {
+                  setBudgetText(e.target.value);
+                  setSaved(false);
+                }}
+                data-testid="settings-episodic-budget"
+              />
+              <div className="field-hint">{t("settings.episodic.budgetHint")}</div>
+            </div>
           </div>
         </div>
       </section>

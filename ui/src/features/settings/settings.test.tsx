@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
+import type { SettingsDto } from "../../backend/types";
 import { renderApp } from "../../test/render";
 
 /** The second root the recording makes beside the demo (two agents, no database). */
@@ -105,6 +106,42 @@ describe("Settings", () => {
     expect(await screen.findByTestId("error-code")).toHaveTextContent("invalid_input");
     expect(screen.getByTestId("error-message")).toHaveTextContent("the recall floor is a cosine similarity between 0 and 1, got 1.5");
     expect(screen.queryByTestId("settings-saved")).toBeNull();
+  });
+
+  it("turns episodic memory on with its top-k and character budget", async () => {
+    const { backend } = renderApp("#/settings");
+    const section = await screen.findByTestId("settings-episodic");
+    expect(section).toHaveTextContent("Episodic memory");
+    expect(section).toHaveTextContent("go into the prompt after the memory block");
+    const on = screen.getByTestId("settings-episodic-enabled");
+    expect(on).not.toBeChecked();
+    expect(screen.getByTestId("settings-episodic-top-k")).toHaveValue(3);
+    expect(screen.getByTestId("settings-episodic-budget")).toHaveValue(1200);
+    // The switch is labelled by its own line (click the text, Space on the box).
+    fireEvent.click(within(section).getByText("Add relevant past conversations to the prompt"));
+    expect(on).toBeChecked();
+    fireEvent.change(screen.getByTestId("settings-episodic-top-k"), { target: { value: "5" } });
+    fireEvent.change(screen.getByTestId("settings-episodic-budget"), { target: { value: "2000" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("settings-saved")).toBeInTheDocument();
+    const update = backend.calls.find((c) => c.op === "update_settings")!.args as SettingsDto;
+    expect([update.episodic_enabled, update.episodic_top_k, update.episodic_budget_chars]).toEqual([true, 5, 2000]);
+    expect(backend.state).toBe("episodic");
+    await waitFor(() => expect(screen.getByTestId("settings-episodic-enabled")).toBeChecked());
+    expect(screen.getByTestId("settings-episodic-top-k")).toHaveValue(5);
+    expect(screen.getByTestId("settings-episodic-budget")).toHaveValue(2000);
+  });
+
+  it("shows the console's answer to an episodic top-k out of range", async () => {
+    renderApp("#/settings");
+    fireEvent.click(await screen.findByTestId("settings-episodic-enabled"));
+    fireEvent.change(screen.getByTestId("settings-episodic-top-k"), { target: { value: "0" } });
+    expect(screen.getByTestId("settings-save")).toBeEnabled();
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("error-code")).toHaveTextContent("invalid_input");
+    expect(screen.getByTestId("error-message")).toHaveTextContent("the episodic part holds between 1 and 20 fragments, got 0");
+    expect(screen.queryByTestId("settings-saved")).toBeNull();
+    expect(screen.getByTestId("settings-episodic-top-k")).toHaveValue(0);
   });
 
   it("switches the language and theme at once after saving", async () => {
