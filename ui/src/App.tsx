@@ -15,7 +15,7 @@ import { SessionsPage } from "./features/sessions/SessionsPage";
 import { SettingsPage } from "./features/settings/SettingsPage";
 import { WelcomePage } from "./features/settings/WelcomePage";
 import { I18nProvider, resolveLang } from "./i18n";
-import { useChangeEvents, useSettings } from "./queries/hooks";
+import { useBackendProblemRefresh, useChangeEvents, useSettings } from "./queries/hooks";
 import { useRoute, type Route } from "./router";
 import { useApplyTheme, useResolvedTheme } from "./theme/theme";
 
@@ -42,6 +42,7 @@ export function AppRoot({ backend, queryClient }: { backend: Backend; queryClien
 function Shell() {
   const settings = useSettings();
   useChangeEvents();
+  useBackendProblemRefresh();
   useGlobalShortcuts();
   const lang = resolveLang(settings.data?.settings.language);
   const theme = useResolvedTheme(settings.data?.settings.theme);
@@ -90,6 +91,6 @@ function Page({ route }: { route: Route }) {
     case "recall":
       return <RecallPage filter={route} />;
     case "settings":
-      return <SettingsPage />;
+      return <SettingsPage focus={route.focus} />;
   }
 }

@@ -18,6 +18,7 @@ describe("router", () => {
       { page: "recall" },
       { page: "recall", agent: "assistant", q: "用户喜欢什么样的回答风格 & more?" },
       { page: "settings" },
+      { page: "settings", focus: "backend" },
     ] as const;
     for (const r of routes) expect(parseRoute(href(r))).toEqual(r);
   });

@@ -18,7 +18,8 @@ export type Route =
   | { page: "session"; id: string; m?: number; q?: string }
   | { page: "files"; name: string | null }
   | ({ page: "recall" } & RecallFilter)
-  | { page: "settings" };
+  /** `focus`: the part of the form to bring into view (the banner's "Switch back…"). */
+  | { page: "settings"; focus?: "backend" };
 
 const TABS: readonly AgentTab[] = ["memory", "prompt", "overview"];
 
@@ -82,7 +83,7 @@ export function parseRoute(hash: string): Route {
       return r;
     }
     case "settings":
-      return { page: "settings" };
+      return params.get("focus") === "backend" ? { page: "settings", focus: "backend" } : { page: "settings" };
     default:
       return { page: "agents" };
   }
@@ -105,7 +106,7 @@ export function href(r: Route): string {
     case "recall":
       return `#/recall${query({ agent: r.agent, q: r.q })}`;
     case "settings":
-      return "#/settings";
+      return `#/settings${query({ focus: r.focus })}`;
   }
 }
 

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { useBackend } from "../backend";
 import type { SettingsView } from "../backend/types";
 import { useI18n, type MessageKey } from "../i18n";
-import { href, type Route } from "../router";
+import { href, navigate, type Route } from "../router";
 import { Icon, type IconName } from "./Icon";
 
 type NavItem = { key: "agents" | "sessions" | "recall" | "files" | "settings"; icon: IconName; label: MessageKey; route: Route };
@@ -109,9 +109,35 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
               </div>
             </div>
           ) : null}
+          {view?.effective.backend_problem ? <BackendProblem view={view} /> : null}
           {children}
         </main>
       </div>
+    </div>
+  );
+}
+
+/** The memory backend could not be reached at its last call (mem0 down or at a wrong URL): stays
+ * until a call reaches it, with the console's reason and a way back to the backend choice. */
+function BackendProblem({ view }: { view: SettingsView }) {
+  const { t } = useI18n();
+  const e = view.effective;
+  // The stored URL is the one in use unless a flag or the environment replaces it.
+  const urlOverridden = e.overridden_by.some((o) => o === "--mem0-url" || o === "MEM0_BASE_URL");
+  const url = urlOverridden ? null : view.settings.mem0_base_url;
+  return (
+    <div className="banner banner-err backend-problem" role="alert" data-testid="backend-problem">
+      <Icon name="error" />
+      <div className="backend-problem-text">
+        <strong data-testid="backend-problem-title">{url ? t("backendProblem.title", { url }) : t("backendProblem.titleNoUrl")}</strong>
+        <div className="banner-sub mono wrap" data-testid="backend-problem-reason">
+          {e.backend_problem}
+        </div>
+        <div className="banner-sub">{t("backendProblem.hint")}</div>
+      </div>
+      <button type="button" className="btn btn-small" onClick={() => navigate({ page: "settings", focus: "backend" })} data-testid="backend-problem-switch">
+        {t("backendProblem.switch")}
+      </button>
     </div>
   );
 }

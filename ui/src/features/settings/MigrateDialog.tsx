@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 
 import { BackendError } from "../../backend";
-import type { BackendDto, MigrationProgress, MigrationReport, OwnerCounts, SettingsDto, SettingsView } from "../../backend/types";
+import type { BackendDto, Mem0Status, MigrationProgress, MigrationReport, OwnerCounts, SettingsDto, SettingsView } from "../../backend/types";
 import { Dialog } from "../../components/Dialog";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
@@ -60,18 +60,26 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
   const [runError, setRunError] = useState<unknown>(null);
   const [verifyError, setVerifyError] = useState<unknown>(null);
   const [closeAfterSave, setCloseAfterSave] = useState(false);
+  // Switching into mem0: whether it answers at all (the console's connection test), and the
+  // user's explicit "switch anyway" while it does not.
+  const [reach, setReach] = useState<Mem0Status | null>(null);
+  const [accepted, setAccepted] = useState(false);
   const started = useRef(false);
 
   const names = { from: backendLabel(t, from), to: backendLabel(t, to) };
   const dryRun = () => migration.migrate({ from, to, agent: null, dry_run: true }, () => {});
+  // A test that itself fails (invalid settings) says nothing about reachability.
+  const testTarget = () => (to === "mem0" ? migration.testMem0(settings).catch(() => null) : Promise.resolve(null));
 
   const applyCount = (p: Promise<MigrationReport>) =>
-    p.then(
-      (r) => {
+    Promise.all([p, testTarget()]).then(
+      ([r, status]) => {
+        setReach(status);
         setDry(r);
         setStage("plan");
       },
       (e: unknown) => {
+        void testTarget().then(setReach);
         setError(e);
         setStage("countFailed");
       },
@@ -87,6 +95,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
 
   const recount = () => {
     setError(null);
+    setAccepted(false);
     setStage("counting");
     void applyCount(dryRun());
   };
@@ -153,12 +162,22 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
     onClose();
   };
 
+  // mem0 does not answer and nothing could be read from it (every owner failed, or the count):
+  // switching now only trades memories for errors, so it takes an explicit confirmation.
+  const unreachable =
+    reach !== null && !reach.ok && (stage === "countFailed" || (stage === "plan" && !!dry && dry.owners.length > 0 && dry.owners.every((o) => !!o.error)));
+
   // "Switch without copying" saves at once; its warning is on screen next to it.
-  const skipBtn = (
+  const skipBtn = unreachable ? (
+    <button type="button" className="btn btn-warn-outline" onClick={() => void save(true)} disabled={!accepted} data-testid="migrate-skip">
+      {t("migrate.skipAnyway")}
+    </button>
+  ) : (
     <button type="button" className="btn btn-warn-outline" onClick={() => void save(true)} data-testid="migrate-skip">
       {t("migrate.skip")}
     </button>
   );
+  const unreachableBody = reach ? <Unreachable status={reach} from={from} accepted={accepted} onAccept={setAccepted} /> : null;
 
   const closeBtn = (label = t("migrate.cancel")) => (
     <button type="button" className="btn" onClick={onClose} data-testid="migrate-close">
@@ -178,7 +197,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
         <>
           <p>{t("migrate.countFailed", names)}</p>
           <ErrorState error={error} compact />
-          <SkipWarning r={null} from={from} to={to} />
+          {unreachable ? unreachableBody : <SkipWarning r={null} from={from} to={to} />}
         </>
       );
       footer = (
@@ -187,7 +206,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
           <span className="spacer" />
           {closeBtn()}
           <button type="button" className="btn btn-primary" onClick={recount} data-autofocus data-testid="migrate-recount">
-            <Icon name="refresh" /> {t("migrate.recount")}
+            <Icon name="refresh" /> {unreachable ? t("migrate.tryAgain") : t("migrate.recount")}
           </button>
         </>
       );
@@ -196,7 +215,16 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
       const r = dry!;
       const errors = errorsOf(r);
       const missing = r.total.copied;
-      body = (
+      body = unreachable ? (
+        <>
+          {presaved ? (
+            <p className="field-hint" data-testid="migrate-presaved">
+              <Icon name="check" size={13} /> {t("migrate.presaved", names)}
+            </p>
+          ) : null}
+          {unreachableBody}
+        </>
+      ) : (
         <>
           <p className="modal-lead">{t("migrate.intro", names)}</p>
           {presaved ? (
@@ -223,7 +251,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
           <span className="spacer" />
           {closeBtn()}
           <button type="button" className="btn btn-primary" onClick={recount} data-autofocus data-testid="migrate-recount">
-            <Icon name="refresh" /> {t("migrate.recount")}
+            <Icon name="refresh" /> {unreachable ? t("migrate.tryAgain") : t("migrate.recount")}
           </button>
         </>
       ) : missing === 0 ? (
@@ -383,6 +411,38 @@ function SkipWarning({ r, from, to }: { r: MigrationReport | null; from: Backend
         {t("migrate.skipKeep", names)}
       </div>
     </div>
+  );
+}
+
+/** mem0 does not answer: where, the console's reason, what switching anyway means, and the
+ * confirmation that makes "Switch anyway" possible. */
+function Unreachable({ status, from, accepted, onAccept }: { status: Mem0Status; from: BackendDto; accepted: boolean; onAccept: (v: boolean) => void }) {
+  const { t, lang } = useI18n();
+  // Chinese sentences end in "。" and take no space after it.
+  const gap = lang === "zh" ? "" : " ";
+  const names = { from: backendLabel(t, from), url: status.base_url };
+  return (
+    <>
+      <div className="banner banner-err" role="alert" data-testid="migrate-unreachable">
+        <Icon name="error" />
+        <div>
+          <strong>{t("migrate.unreachable", names)}</strong>
+          <div className="banner-sub mono wrap">{status.message}</div>
+        </div>
+      </div>
+      <div className="skip-warning" role="note" data-testid="migrate-skip-warning">
+        <Icon name="warning" />
+        <div>
+          <strong>{t("migrate.unreachableSkipTitle")}</strong>
+          {gap}
+          {t("migrate.unreachableSkip", names)}
+          <label className="confirm-check">
+            <input type="checkbox" checked={accepted} onChange={(e) => onAccept(e.target.checked)} data-testid="migrate-unreachable-confirm" />
+            <span>{t("migrate.unreachableConfirm")}</span>
+          </label>
+        </div>
+      </div>
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
 import type { BackendDto, LanguageDto, RecallModeDto, SettingsDto, SettingsView, ThemeDto } from "../../backend/types";
 import { Icon } from "../../components/Icon";
@@ -7,7 +7,7 @@ import { ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
-import { href } from "../../router";
+import { href, replaceRoute } from "../../router";
 import { useSettingsWrites } from "./hooks";
 import { Mem0Fields, mem0Problems, parseTimeout } from "./Mem0Fields";
 import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateDialog";
@@ -42,7 +42,9 @@ function typedNumber(text: string): number {
   return text.trim() === "" ? NaN : Number(text);
 }
 
-export function SettingsPage() {
+/** `focus="backend"`: opened from the "mem0 is unreachable" banner: the backend choice is brought
+ * into view and focused. */
+export function SettingsPage({ focus }: { focus?: "backend" }) {
   const { t } = useI18n();
   const q = useSettings();
   return (
@@ -51,13 +53,13 @@ export function SettingsPage() {
         <h1>{t("settings.title")}</h1>
       </div>
       <Loadable query={q} rows={10}>
-        {(view) => <SettingsForm view={view} />}
+        {(view) => <SettingsForm view={view} focus={focus} />}
       </Loadable>
     </div>
   );
 }
 
-function SettingsForm({ view }: { view: SettingsView }) {
+function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }) {
   const { t } = useI18n();
   const writes = useSettingsWrites();
   const qc = useQueryClient();
@@ -69,6 +71,7 @@ function SettingsForm({ view }: { view: SettingsView }) {
   const [limitText, setLimitText] = useState(String(view.settings.recall_limit));
   const [topKText, setTopKText] = useState(String(view.settings.episodic_top_k));
   const [budgetText, setBudgetText] = useState(String(view.settings.episodic_budget_chars));
+  const backendRef = useRef<HTMLFieldSetElement>(null);
   const [saved, setSaved] = useState(false);
   const [notSwitched, setNotSwitched] = useState(false);
   const [dialog, setDialog] = useState<Omit<MigrateDialogProps, "onSaved" | "onClose"> | null>(null);
@@ -78,6 +81,15 @@ function SettingsForm({ view }: { view: SettingsView }) {
   const stored = view.settings;
   const mem0Invalid = draft.backend === "mem0" && mem0Problems(draft, timeoutValue).length > 0;
   const canSave = windowValue !== null && !mem0Invalid;
+
+  useEffect(() => {
+    if (focus !== "backend") return;
+    const box = backendRef.current;
+    box?.scrollIntoView({ block: "center" });
+    box?.querySelector<HTMLInputElement>("input:checked")?.focus({ preventScroll: true });
+    // Done: the banner's button can bring it here again.
+    replaceRoute({ page: "settings" });
+  }, [focus]);
 
   const edit = (patch: Partial<SettingsDto>) => {
     setDraft((d) => ({ ...d, ...patch }));
@@ -188,7 +200,7 @@ function SettingsForm({ view }: { view: SettingsView }) {
       </section>
 
       <section className="card form-section">
-        <fieldset>
+        <fieldset ref={backendRef} data-testid="settings-backend">
           <legend className="field-label-lg">{t("settings.backend")}</legend>
           <div className="radio-cards">
             {backends.map((b) => (

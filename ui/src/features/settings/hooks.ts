@@ -42,6 +42,8 @@ export function useMigration() {
   return {
     migrate: (req: MigrateRequest, onProgress: (p: MigrationProgress) => void) => backend.migrate(req, onProgress),
     cancel: () => backend.cancelMigration(),
+    /** Whether the target mem0 answers with these settings (an unreachable one is ok = false). */
+    testMem0: (s: SettingsDto) => backend.testMem0(s),
     supportsProgress: backend.supportsMigrationProgress,
   };
 }

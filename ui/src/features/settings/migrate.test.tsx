@@ -134,6 +134,46 @@ describe("Switching the memory backend", () => {
     expect(screen.getByTestId("settings-backend-sqlite")).toBeChecked();
   });
 
+  it("does not offer a plain switch into a mem0 that does not answer: it takes an explicit confirmation", async () => {
+    const { backend } = renderApp("#/settings");
+    fireEvent.click(await screen.findByTestId("settings-backend-mem0"));
+    // Nothing listens on port 9: the URL is saved first (backend unchanged), then the dialog counts.
+    fireEvent.change(screen.getByTestId("settings-mem0-url"), { target: { value: "http://127.0.0.1:9" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    const dialog = await screen.findByTestId("migrate-dialog");
+    const banner = await within(dialog).findByTestId("migrate-unreachable");
+    expect(banner).toHaveTextContent("mem0 at http://127.0.0.1:9 is unreachable: fix the URL or start the service");
+    expect(banner).toHaveTextContent("Connection refused");
+    expect(backend.calls.filter((c) => c.op === "test_mem0").map((c) => (c.args as SettingsDto).backend)).toEqual(["mem0"]);
+    // Every owner failed to be read from mem0 (the console's dry run) and its test says it is down.
+    const dry = recordedResult("mem0_url", "migrate" as never, { from: "markdown", to: "mem0", agent: null, dry_run: true } as never) as unknown as MigrationReport;
+    expect(dry.owners.every((o) => o.error)).toBe(true);
+
+    // Not the usual "will show only what it already holds": what switching anyway really does.
+    const warning = within(dialog).getByTestId("migrate-skip-warning");
+    expect(warning).not.toHaveTextContent("will show only");
+    expect(warning).toHaveTextContent("every memory view and memory tool fails until it answers");
+    const skip = within(dialog).getByTestId("migrate-skip");
+    expect(skip).toHaveTextContent("Switch anyway");
+    expect(skip).toBeDisabled();
+    expect(within(dialog).queryByTestId("migrate-copy")).toBeNull();
+    // The primary action tries again; focus starts there, not on the switch.
+    await waitFor(() => expect(document.activeElement).toBe(within(dialog).getByTestId("migrate-recount")));
+    expect(within(dialog).getByTestId("migrate-recount")).toHaveTextContent("Try again");
+
+    const confirm = within(dialog).getByTestId("migrate-unreachable-confirm");
+    expect(confirm.closest("label")).toHaveTextContent("I understand the console will show errors until mem0 answers");
+    fireEvent.click(confirm);
+    expect(skip).toBeEnabled();
+    expect(updates(backend).map((u) => u.backend)).toEqual(["markdown"]);
+    fireEvent.click(skip);
+    await waitFor(() => expect(screen.queryByTestId("migrate-dialog")).toBeNull());
+    expect(updates(backend).map((u) => u.backend)).toEqual(["markdown", "mem0"]);
+    expect(backend.state).toBe("mem0_down");
+    // And the console says what the switch led to.
+    expect(await screen.findByTestId("backend-problem")).toHaveTextContent("mem0 at http://127.0.0.1:9 is unreachable");
+  });
+
   it("shows the dialog in Chinese", async () => {
     await openSwitch("sqlite", "demo_zh");
     expect(await screen.findByTestId("migrate-copy")).toHaveTextContent(/^复制缺少的 [\d,]+ 条并切换$/);
