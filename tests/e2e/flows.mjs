@@ -143,6 +143,25 @@ export const flows = [
     },
   ],
   [
+    "past conversations: a question finds a past session message by meaning, and it opens that session at the message",
+    async (ui) => {
+      const said = "Remind me to renew the TLS certificate";
+      const hits = '[data-testid="episodic"] [data-testid="episodic-hit"]';
+      await ui.goto(`#/recall?agent=assistant&q=${encodeURIComponent("证书续期")}`);
+      // The first episodic search embeds the assistant's session messages inside the request.
+      await ui.waitVisible(hits, 120000);
+      await waitFor("the past message", async () => (await ui.text('[data-testid="episodic"]')).includes(said), 30000);
+      await ui.shot("recall-episodic");
+      const at = await ui.eval(`Array.from(document.querySelectorAll('${hits}')).findIndex((e) => e.textContent.includes(${JSON.stringify(said)}))`);
+      if (at < 0) throw new Error("no past-conversation hit holds the message");
+      await ui.click(`[data-testid="episodic"] li:nth-child(${at + 1}) [data-testid="episodic-hit"]`);
+      await waitFor("the session page at the message", async () => /^#\/sessions\/[^?]+\?m=\d+/.test(await ui.eval("window.location.hash")));
+      const marked = await ui.text('[data-testid="message"][aria-current="true"]');
+      if (!marked.includes(said)) throw new Error(`the highlighted message is ${marked}`);
+      await ui.shot("session-from-episodic");
+    },
+  ],
+  [
     "switches the backend to sqlite, copying the missing memories first",
     async (ui) => {
       await ui.click('[data-testid="nav-settings"]');
