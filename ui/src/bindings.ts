@@ -311,6 +311,8 @@ export type EffectiveDto_Deserialize = {
 	 *  one does; the UI shows a "switch back" banner. Cheap: no call of its own.
 	 */
 	backend_problem?: string | null,
+	/**  The mem0 base URL in effect (settings, `MEM0_BASE_URL` or `--mem0-url`), when one is set. */
+	mem0_base_url?: string | null,
 	/**
 	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
 	 *  that could not start); shown until the settings are saved.
@@ -338,6 +340,8 @@ export type EffectiveDto_Serialize = {
 	 *  one does; the UI shows a "switch back" banner. Cheap: no call of its own.
 	 */
 	backend_problem: string | null,
+	/**  The mem0 base URL in effect (settings, `MEM0_BASE_URL` or `--mem0-url`), when one is set. */
+	mem0_base_url: string | null,
 	/**
 	 *  What the desktop app had to repair to open (a corrupt settings file set aside, a backend
 	 *  that could not start); shown until the settings are saved.

@@ -10,6 +10,12 @@ use oryx_core::timefmt::format_entry_ts;
 #[cfg(feature = "specta")]
 use specta::Type;
 
+/// A similarity as JSON shows it: six decimals, so 0.3 reads 0.3 on every host (an f32 widened
+/// to f64 would read 0.30000001192092896 through one serializer and 0.3 through another).
+pub fn score(x: f32) -> f64 {
+    (f64::from(x) * 1e6).round() / 1e6
+}
+
 pub fn ts(t: &Option<chrono::NaiveDateTime>) -> Option<String> {
     t.as_ref().map(format_entry_ts)
 }
@@ -264,7 +270,7 @@ pub struct RecalledDto {
     pub line: String,
     pub scope: ScopeDto,
     /// Cosine similarity (plus the keyword bonus in hybrid mode); `None` in keyword mode.
-    pub score: Option<f32>,
+    pub score: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -275,7 +281,7 @@ pub struct RecallResult {
     /// The mode this recall ran in (the configured one unless the caller chose).
     pub mode: RecallModeDto,
     /// The similarity floor applied (semantic and hybrid).
-    pub floor: f32,
+    pub floor: f64,
     /// Most entries returned in semantic and hybrid modes.
     pub limit: u32,
     pub results: Vec<RecalledDto>,
@@ -337,7 +343,7 @@ pub struct IndexJobDto {
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct IndexStatusDto {
     pub mode: RecallModeDto,
-    pub floor: f32,
+    pub floor: f64,
     pub model: EmbedModelDto,
     /// Where the vectors of this root are kept (the console's own file).
     pub store_path: String,
@@ -555,7 +561,7 @@ pub struct EpisodicHitDto {
     pub message_index: u32,
     pub role: String,
     pub text: String,
-    pub score: f32,
+    pub score: f64,
     /// The session's last activity.
     pub time: Option<String>,
 }
@@ -565,7 +571,7 @@ pub struct EpisodicHitDto {
 pub struct EpisodicResultDto {
     pub agent: String,
     pub query: String,
-    pub floor: f32,
+    pub floor: f64,
     pub results: Vec<EpisodicHitDto>,
 }
 
@@ -681,7 +687,7 @@ pub struct SettingsDto {
     pub mem0_timeout_ms: u32,
     pub recall_mode: RecallModeDto,
     /// Cosine similarity under which semantic recall answers "nothing found" (0–1).
-    pub recall_floor: f32,
+    pub recall_floor: f64,
     /// Most entries a semantic or hybrid recall returns (1–100).
     pub recall_limit: u32,
     /// Episodic memory: past sessions' fragments relevant to the current message in the prompt.
@@ -710,6 +716,8 @@ pub struct EffectiveDto {
     /// Why the last call to the memory backend could not reach it (mem0 unreachable), until
     /// one does; the UI shows a "switch back" banner. Cheap: no call of its own.
     pub backend_problem: Option<String>,
+    /// The mem0 base URL in effect (settings, `MEM0_BASE_URL` or `--mem0-url`), when one is set.
+    pub mem0_base_url: Option<String>,
     /// What the desktop app had to repair to open (a corrupt settings file set aside, a backend
     /// that could not start); shown until the settings are saved.
     pub notice: Option<String>,

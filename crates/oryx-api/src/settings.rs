@@ -124,6 +124,7 @@ impl Console {
                 first_run,
                 root_problem: oryx_core::fsx::root_problem(&e.root),
                 backend_problem: self.runtime().memory.store().problem(),
+                mem0_base_url: e.mem0_base_url.clone(),
                 notice: self.notice(),
             },
         }
@@ -233,7 +234,7 @@ fn to_dto(s: &Settings, p: &Preferences) -> SettingsDto {
         mem0_api_key_set: s.mem0.api_key.is_some(),
         mem0_timeout_ms: s.mem0.timeout_ms as u32,
         recall_mode: s.recall.mode.into(),
-        recall_floor: s.recall.floor,
+        recall_floor: crate::dto::score(s.recall.floor),
         recall_limit: s.recall.limit as u32,
         episodic_enabled: s.episodic.enabled,
         episodic_top_k: s.episodic.top_k as u32,
@@ -271,7 +272,7 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
         memory_full_parse_max_bytes: current.memory_full_parse_max_bytes,
         recall: config::RecallSettings {
             mode: d.recall_mode.into(),
-            floor: d.recall_floor,
+            floor: d.recall_floor as f32,
             limit: d.recall_limit as usize,
         },
         episodic: oryx_core::episodic::EpisodicSettings {

@@ -122,9 +122,7 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
 function BackendProblem({ view }: { view: SettingsView }) {
   const { t } = useI18n();
   const e = view.effective;
-  // The stored URL is the one in use unless a flag or the environment replaces it.
-  const urlOverridden = e.overridden_by.some((o) => o === "--mem0-url" || o === "MEM0_BASE_URL");
-  const url = urlOverridden ? null : view.settings.mem0_base_url;
+  const url = e.mem0_base_url;
   return (
     <div className="banner banner-err backend-problem" role="alert" data-testid="backend-problem">
       <Icon name="error" />
