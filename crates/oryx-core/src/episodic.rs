@@ -157,8 +157,13 @@ impl EpisodicIndex {
         Ok((report, frags))
     }
 
+    /// How many of the agent's fragments have vectors (the sessions are read again only when
+    /// the database changed since they were last read).
     pub fn counts(&self, sessions: &SessionStore, agent: &str) -> Result<IndexCounts> {
-        let frags = fragments(sessions, agent)?;
+        let frags = match self.cached(sessions, agent) {
+            Some(f) => f,
+            None => Arc::new(fragments(sessions, agent)?),
+        };
         self.vectors.counts(&owner_key(agent), &keyed(&frags))
     }
 

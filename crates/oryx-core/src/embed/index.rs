@@ -115,6 +115,12 @@ impl VectorIndex {
         })
     }
 
+    /// The vector file's version as this process sees it: it moves when another connection
+    /// (another console process) commits, not with our own writes.
+    pub fn version(&self) -> Result<i64> {
+        self.with_store(|s| s.data_version())
+    }
+
     /// How many of `texts` have a vector for their current content (embeds nothing).
     pub fn counts(&self, owner: &str, texts: &[(String, String)]) -> Result<IndexCounts> {
         let stored = self.with_store(|s| s.hashes(owner))?;

@@ -118,6 +118,13 @@ impl VectorStore {
         &self.path
     }
 
+    /// SQLite's `data_version` of this connection (see [`VectorIndex::version`]).
+    ///
+    /// [`VectorIndex::version`]: super::VectorIndex::version
+    pub fn data_version(&self) -> Result<i64> {
+        self.read_data_version()
+    }
+
     fn read_data_version(&self) -> Result<i64> {
         self.conn
             .query_row("PRAGMA data_version", [], |r| r.get(0))

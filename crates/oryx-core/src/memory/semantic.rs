@@ -141,8 +141,17 @@ fn owner_key(owner: &Owner) -> String {
 /// The vectors of one root's long-term memory entries, kept in step with them.
 pub struct SemanticIndex {
     vectors: Arc<VectorIndex>,
-    /// The store stamp each owner was last synced at: an unchanged stamp needs no reading.
-    synced: Mutex<HashMap<String, Stamp>>,
+    /// Each owner's last full sync: while the entries' stamp and the vector file's version
+    /// (moved by another process's writes) are unchanged, nothing needs reading again.
+    synced: Mutex<HashMap<String, Synced>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Synced {
+    stamp: Stamp,
+    vectors_version: i64,
+    /// Distinct entries the owner had, all of them with vectors.
+    entries: usize,
 }
 
 impl SemanticIndex {
@@ -165,12 +174,17 @@ impl SemanticIndex {
         self.vectors.store_path()
     }
 
-    fn fresh(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> bool {
-        let Some(stamp) = memory.stamp(owner) else {
-            return false;
-        };
-        let synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
-        synced.get(&owner_key(owner)) == Some(&stamp)
+    /// The owner's last sync, when nothing has changed since.
+    fn fresh(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> Option<Synced> {
+        let stamp = memory.stamp(owner)?;
+        let last = self
+            .synced
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&owner_key(owner))
+            .cloned()?;
+        let version = self.vectors.version().ok()?;
+        (last.stamp == stamp && last.vectors_version == version).then_some(last)
     }
 
     /// Brings the owner's vectors in line with its entries (see [`VectorIndex::sync`]).
@@ -186,17 +200,29 @@ impl SemanticIndex {
         let key = owner_key(owner);
         let report = self.vectors.sync(&key, &entries, cancel, progress)?;
         if let Some(stamp) = stamp {
+            let synced = Synced {
+                stamp,
+                vectors_version: self.vectors.version()?,
+                entries: entries.len(),
+            };
             self.synced
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .insert(key, stamp);
+                .insert(key, synced);
         }
         Ok(report)
     }
 
-    /// How much of the owner's memory has vectors for its current text (reads the entries and
-    /// the store, embeds nothing).
+    /// How much of the owner's memory has vectors for its current text (embeds nothing; reads
+    /// the entries only when they changed since the last sync — the UI polls this).
     pub fn counts(&self, memory: &dyn LongTermMemoryStore, owner: &Owner) -> Result<IndexCounts> {
+        if let Some(last) = self.fresh(memory, owner) {
+            return Ok(IndexCounts {
+                entries: last.entries,
+                indexed: last.entries,
+                orphaned: 0,
+            });
+        }
         let entries = keyed_entries(memory, owner)?;
         self.vectors.counts(&owner_key(owner), &entries)
     }
@@ -220,7 +246,7 @@ impl SemanticIndex {
         k: usize,
         floor: f32,
     ) -> Result<Vec<Recalled>> {
-        if !self.fresh(memory, owner) {
+        if self.fresh(memory, owner).is_none() {
             self.sync(memory, owner, &AtomicBool::new(false), &mut |_, _| {})?;
         }
         let hits = self.vectors.search(&owner_key(owner), query, k, floor)?;
@@ -532,6 +558,35 @@ mod tests {
             .sync(&store, &Owner::Global, &cancel, &mut |_, _| {})
             .unwrap();
         assert_eq!(r.embedded, 150 - crate::embed::SYNC_STEP);
+    }
+
+    #[test]
+    fn counts_after_a_sync_need_no_reading_until_another_process_writes_vectors() {
+        let (dir, store, index) = setup(&[(Scope::Archival, "the report goes out on Friday")]);
+        let cancel = AtomicBool::new(false);
+        index
+            .sync(&store, &Owner::Global, &cancel, &mut |_, _| {})
+            .unwrap();
+        let c = index.counts(&store, &Owner::Global).unwrap();
+        assert_eq!((c.entries, c.indexed), (1, 1));
+        // Another console process (its own connection to the same file) clears the vectors.
+        let other = VectorIndex::new(slot(), dir.path().join("v.db"));
+        assert_eq!(other.clear().unwrap(), 1);
+        let c = index.counts(&store, &Owner::Global).unwrap();
+        assert_eq!((c.entries, c.indexed), (1, 0), "not the cached figure");
+        let got = recall(
+            &store,
+            Some(&index),
+            &Owner::Global,
+            "when is the report sent?",
+            &RecallConfig {
+                mode: RecallMode::Semantic,
+                floor: 0.0,
+                limit: 5,
+            },
+        )
+        .unwrap();
+        assert_eq!(got.len(), 1, "the recall re-synced first");
     }
 
     #[test]
