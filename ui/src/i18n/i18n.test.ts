@@ -14,6 +14,13 @@ describe("i18n", () => {
     expect(translate("en", "memory.banner", { n: 3, m: 120, l: 4000 })).toBe("3 entries / 120 characters outside the window (limit 4000)");
     expect(translate("zh", "memory.banner", { n: 3, m: 120, l: 4000 })).toBe("窗口外 3 条 / 120 字符（上限 4000）");
   });
+  it("uses the singular form for one, where English has one", () => {
+    expect(translate("en", "session.turns", { n: 1 })).toBe("1 turn");
+    expect(translate("en", "session.turns", { n: 2 })).toBe("2 turns");
+    expect(translate("en", "session.turns", { n: 0 })).toBe("0 turns");
+    expect(translate("zh", "session.turns", { n: 1 })).toBe("1 轮");
+    expect(translate("en", "memory.banner", { n: 1, m: 40, l: 4000 })).toBe("1 entry / 40 characters outside the window (limit 4000)");
+  });
   it("follows the setting, else the system language", () => {
     expect(resolveLang("zh")).toBe("zh");
     expect(resolveLang("en")).toBe("en");

@@ -19,8 +19,12 @@ export function resolveLang(setting: LanguageDto | undefined): Lang {
   return setting === "zh" || setting === "en" ? setting : systemLang();
 }
 
+/** English needs a singular form ("1 turn"); a message with one has it under `<key>_one`, used
+ * when `n` is 1. Chinese has none and repeats the message. */
 export function translate(lang: Lang, key: MessageKey, vars?: Vars): string {
-  const s = DICTS[lang][key] ?? en[key];
+  const one = vars?.n === 1 ? (`${key}_one` as MessageKey) : null;
+  const dict = DICTS[lang];
+  const s = (one && dict[one]) ?? dict[key] ?? en[key];
   if (!vars) return s;
   return s.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m));
 }
