@@ -17,6 +17,8 @@ pub mod recall;
 pub mod run;
 pub mod sessions;
 pub mod settings;
+#[cfg(test)]
+mod test_support;
 mod view_cache;
 pub mod watch;
 

@@ -334,20 +334,7 @@ mod tests {
         assert_eq!(sorted.len(), NAMES.len());
     }
 
-    fn console() -> (tempfile::TempDir, Console) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        oryx_core::demo::write_sample(&root).unwrap();
-        let c = Console::open(
-            Some(dir.path().join("settings.json")),
-            oryx_core::config::Overrides {
-                root: Some(root),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        (dir, c)
-    }
+    use crate::test_support::demo_console as console;
 
     #[test]
     fn call_json_runs_the_method_and_reports_writes() {

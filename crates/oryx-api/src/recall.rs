@@ -385,20 +385,7 @@ mod tests {
     use crate::dto::ScopeDto;
     use std::time::{Duration, Instant};
 
-    fn console() -> (tempfile::TempDir, Console) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("root");
-        oryx_core::demo::write_sample(&root).unwrap();
-        let c = Console::open(
-            Some(dir.path().join("settings.json")),
-            oryx_core::config::Overrides {
-                root: Some(root),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        (dir, c)
-    }
+    use crate::test_support::demo_console as console;
 
     fn settle(c: &Console) -> IndexJobDto {
         let deadline = Instant::now() + Duration::from_secs(120);

@@ -8,16 +8,18 @@ use oryx_api::dto::IndexJobDto;
 use oryx_api::migrate::{MigrateRequest, MigrationReport};
 use oryx_api::{ApiResult, Console};
 
-pub fn run_migration(
-    console: &Console,
-    req: &MigrateRequest,
-    json: bool,
-) -> ApiResult<MigrationReport> {
+/// A flag Ctrl-C sets (the long run stops between entries or batches instead of dying).
+fn ctrl_c() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
     // A second handler cannot be installed in one process; that only matters in tests.
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    let bar = if json || req.dry_run {
+    cancel
+}
+
+/// The progress bar of a run over entries (hidden for --json and dry runs).
+fn entries_bar(hidden: bool) -> ProgressBar {
+    let bar = if hidden {
         ProgressBar::hidden()
     } else {
         ProgressBar::new(0)
@@ -27,6 +29,16 @@ pub fn run_migration(
             .expect("valid template")
             .progress_chars("=> "),
     );
+    bar
+}
+
+pub fn run_migration(
+    console: &Console,
+    req: &MigrateRequest,
+    json: bool,
+) -> ApiResult<MigrationReport> {
+    let cancel = ctrl_c();
+    let bar = entries_bar(json || req.dry_run);
     let report = console.migrate(req, &cancel, &mut |p| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
@@ -39,19 +51,8 @@ pub fn run_migration(
 /// Starts the console's index build and follows it to the end; Ctrl-C cancels it after its
 /// current batch (what was embedded stays).
 pub fn build_index(console: &Console, agent: Option<&str>, json: bool) -> ApiResult<IndexJobDto> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = cancel.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    let bar = if json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg:20} [{bar:40}] {pos}/{len} entries ({eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let cancel = ctrl_c();
+    let bar = entries_bar(json);
     let mut job = console.build_index(agent)?;
     let mut asked = false;
     while job.running {

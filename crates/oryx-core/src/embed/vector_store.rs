@@ -62,13 +62,7 @@ pub struct VectorStore {
 /// Where the vectors of the root `root` live inside the console's directory `dir`.
 pub fn store_path(dir: &Path, root: &Path) -> PathBuf {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let hash = root
-        .as_os_str()
-        .as_encoded_bytes()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+    let hash = super::identity::fnv1a(root.as_os_str().as_encoded_bytes());
     dir.join(format!("vectors-{hash:016x}.db"))
 }
 
