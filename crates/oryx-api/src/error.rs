@@ -11,6 +11,7 @@ pub enum ErrorCode {
     InvalidAgentName,
     AgentNotFound,
     SessionNotFound,
+    NotFound,
     OutsideRoot,
     Conflict,
     Corrupt,
@@ -26,7 +27,7 @@ impl ErrorCode {
     pub fn http_status(self) -> u16 {
         match self {
             ErrorCode::InvalidInput | ErrorCode::InvalidAgentName | ErrorCode::OutsideRoot => 400,
-            ErrorCode::AgentNotFound | ErrorCode::SessionNotFound => 404,
+            ErrorCode::AgentNotFound | ErrorCode::SessionNotFound | ErrorCode::NotFound => 404,
             ErrorCode::Conflict | ErrorCode::Cancelled => 409,
             ErrorCode::BackendUnavailable => 503,
             ErrorCode::Timeout => 504,
@@ -41,6 +42,7 @@ impl ErrorCode {
             ErrorCode::InvalidInput
                 | ErrorCode::InvalidAgentName
                 | ErrorCode::AgentNotFound
+                | ErrorCode::NotFound
                 | ErrorCode::OutsideRoot
         )
     }
@@ -51,6 +53,7 @@ impl ErrorCode {
             ErrorCode::InvalidAgentName => "invalid_agent_name",
             ErrorCode::AgentNotFound => "agent_not_found",
             ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::NotFound => "not_found",
             ErrorCode::OutsideRoot => "outside_root",
             ErrorCode::Conflict => "conflict",
             ErrorCode::Corrupt => "corrupt",
@@ -94,6 +97,7 @@ impl From<CoreError> for ApiError {
             CoreError::NotRegularFile { .. } => ErrorCode::Io,
             CoreError::SessionNotFound(_) => ErrorCode::SessionNotFound,
             CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
+            CoreError::NotFound(_) => ErrorCode::NotFound,
             CoreError::Io { .. } => ErrorCode::Io,
             CoreError::Database { source, .. } if is_busy(source) => ErrorCode::Conflict,
             CoreError::Database { .. } => ErrorCode::Io,

@@ -35,6 +35,9 @@ pub enum CoreError {
         #[source]
         source: rusqlite::Error,
     },
+    /// An id that names nothing (a memory entry, a change).
+    #[error("{0}")]
+    NotFound(String),
     #[error("{0}")]
     Corrupt(String),
     #[error("{0}")]

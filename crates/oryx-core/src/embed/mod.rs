@@ -9,7 +9,7 @@
 
 mod embedder;
 mod error;
-mod identity;
+pub(crate) mod identity;
 mod index;
 mod model;
 mod normalizer;

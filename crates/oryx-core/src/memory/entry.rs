@@ -88,9 +88,44 @@ pub struct Sections {
     pub archival: Vec<Entry>,
     /// The backend returned a full page (mem0): there may be entries not listed.
     pub possibly_more: bool,
+    /// The store's own ids of `core` and `archival` entries (sqlite rows, mem0 memories);
+    /// empty for MEMORY.md, whose entries are named by position and line
+    /// ([`super::curate::markdown_id`]).
+    #[serde(skip)]
+    pub core_ids: Vec<String>,
+    #[serde(skip)]
+    pub archival_ids: Vec<String>,
+}
+
+/// The id of the `i`-th entry of a section: the store's own, else the MEMORY.md form.
+pub fn entry_id(ids: &[String], scope: Scope, i: usize, entry: &Entry) -> String {
+    ids.get(i)
+        .cloned()
+        .unwrap_or_else(|| super::curate::markdown_id(scope, i, &entry.line))
 }
 
 impl Sections {
+    pub fn id(&self, scope: Scope, i: usize) -> Option<String> {
+        let (ids, list) = match scope {
+            Scope::Core => (&self.core_ids, &self.core),
+            Scope::Archival => (&self.archival_ids, &self.archival),
+        };
+        list.get(i).map(|e| entry_id(ids, scope, i, e))
+    }
+
+    /// The entry an id names now, with its section and position.
+    pub fn find(&self, id: &str) -> Option<(Scope, usize, &Entry)> {
+        for scope in [Scope::Core, Scope::Archival] {
+            let list = self.of(scope);
+            for (i, e) in list.iter().enumerate() {
+                if self.id(scope, i).as_deref() == Some(id) {
+                    return Some((scope, i, e));
+                }
+            }
+        }
+        None
+    }
+
     pub fn of(&self, scope: Scope) -> &[Entry] {
         match scope {
             Scope::Core => &self.core,

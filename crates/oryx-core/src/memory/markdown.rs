@@ -23,6 +23,7 @@ use super::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
 use super::journal::{self, Journal, Record, Tracked};
 use super::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
 use super::tail;
+use super::{curate, history, markdown_curate};
 use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
 use crate::names::{memory_path, Owner};
@@ -695,6 +696,105 @@ impl MarkdownMemoryStore {
     }
 }
 
+impl MarkdownMemoryStore {
+    /// One curation change as a rewrite of the file under the lock: checked against the
+    /// journal first, recorded in the history around the rename (see memory/history.rs).
+    fn curate_file(&self, owner: &Owner, req: curate::Request) -> Result<history::Change> {
+        let path = self.path(owner);
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let history = history::History::beside(&path);
+        let guard = lock(&path)?;
+        remove_stray_temp_files(dir);
+        let journal = Journal::for_memory(&path);
+        for _ in 0..REWRITE_ATTEMPTS {
+            let checked = settle(&path, &guard, &journal, None)?;
+            let (bytes, expect) = match checked.file {
+                Some((f, h)) => (read_all(&f, &path)?, Expect::Is(h.stamp)),
+                None => (Vec::new(), Expect::Absent),
+            };
+            let exact = req.exact.as_ref().and_then(|(splices, diffs)| {
+                markdown_curate::exact_inverse(&bytes, splices).map(|inv| (inv, diffs))
+            });
+            let (out, applied) = match exact {
+                Some((inv, diffs)) => {
+                    let (out, splices) = markdown_curate::apply_exact(&bytes, inv);
+                    (
+                        out,
+                        curate::Applied {
+                            diffs: diffs.clone(),
+                            splices,
+                        },
+                    )
+                }
+                None => markdown_curate::apply_steps(&bytes, &req.steps)?,
+            };
+            let mut change = req.head.clone();
+            change.entries = applied.diffs;
+            change.splices = applied.splices;
+            history.intent(&change)?;
+            match replace(&path, &out, expect) {
+                Err(e) => {
+                    let _ = history.abort(&change.id);
+                    return Err(e);
+                }
+                Ok(Replaced::Changed) => {
+                    history.abort(&change.id)?;
+                    continue;
+                }
+                Ok(Replaced::Done(ours)) => guard.write_hint(Some(Hint::after(&out, ours))),
+                Ok(Replaced::Displaced(theirs)) => {
+                    // Ours is in; what only the runtime's displaced file held is put back.
+                    let rescued = journal::rescued(&theirs, &out, journal::now_ms());
+                    guard.write_hint(None);
+                    let _ = journal.append(&rescued);
+                }
+            }
+            note_in_journal(&journal, &change);
+            history.commit(&change.id)?;
+            return Ok(change);
+        }
+        Err(CoreError::Conflict(format!(
+            "{} kept changing while it was being rewritten ({REWRITE_ATTEMPTS} tries); \
+             nothing was changed, try again",
+            path.display()
+        )))
+    }
+}
+
+/// Keeps the journal's promise (memory/journal.rs) true after a curation change: a recent
+/// console write the change removed was removed on purpose and must not come back; the lines
+/// it wrote are protected like appends. Best effort: the change itself is already made.
+fn note_in_journal(journal: &Journal, change: &history::Change) {
+    let now = journal::now_ms();
+    let tracked = journal.load(now).unwrap_or_default();
+    let mut records = Vec::new();
+    for d in &change.entries {
+        if let Some(b) = &d.before {
+            records.extend(
+                tracked
+                    .iter()
+                    .filter(|t| !t.dropped && t.scope == b.scope && t.line == b.line)
+                    .map(|t| Record::Dropped {
+                        id: t.id.clone(),
+                        at: now,
+                    }),
+            );
+        }
+        if let Some(a) = &d.after {
+            records.push(Record::Write {
+                id: journal::new_id(),
+                at: now,
+                scope: a.scope,
+                line: a.line.clone(),
+                rescued: false,
+            });
+        }
+    }
+    if !records.is_empty() {
+        let _ = journal.append(&records);
+    }
+}
+
 impl LongTermMemoryStore for MarkdownMemoryStore {
     fn backend(&self) -> Backend {
         Backend::Markdown
@@ -756,6 +856,20 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             return Err(e);
         }
         Ok(entry)
+    }
+
+    fn history(&self, owner: &Owner) -> Option<history::History> {
+        Some(history::History::beside(&self.path(owner)))
+    }
+
+    fn curate(&self, owner: &Owner, req: curate::Request) -> Result<history::Change> {
+        self.curate_file(owner, req)
+    }
+
+    fn holds(&self, owner: &Owner, change: &history::Change) -> Result<bool> {
+        let bytes = read_or_empty(&self.path(owner))?;
+        Ok(!change.splices.is_empty()
+            && markdown_curate::exact_inverse(&bytes, &change.splices).is_some())
     }
 
     fn load_all(&self, owner: &Owner) -> Result<Sections> {

@@ -1,10 +1,14 @@
 //! Long-term memory: the entry model, the MEMORY.md format, the archival window, the stores and
 //! the MemoryService facade (SPEC §3, §6, §7).
 
+pub mod curate;
+pub mod curation;
 pub mod entry;
 pub mod format;
+pub mod history;
 pub mod journal;
 pub mod markdown;
+pub mod markdown_curate;
 pub mod mem0;
 pub mod open;
 pub mod paged;

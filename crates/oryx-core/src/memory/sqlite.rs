@@ -23,6 +23,9 @@ use crate::error::{DbContext, Result};
 use crate::names::Owner;
 use crate::timefmt::{local_to_epoch_ms, now_local, parse_db_time};
 
+#[path = "sqlite_curate.rs"]
+mod curate;
+
 pub struct SqliteMemoryStore {
     path: PathBuf,
     /// Where the console's index of this database lives; `None`: no index (reads scan).
@@ -273,13 +276,13 @@ fn query(
     scope: Option<Scope>,
     sql_tail: &str,
     extra: &[&dyn rusqlite::ToSql],
-) -> Result<Vec<(Scope, Entry)>> {
+) -> Result<Vec<(Scope, Entry, i64)>> {
     let scope_filter = match scope {
         Some(_) => "AND upper(scope) = ?2",
         None => "",
     };
     let sql = format!(
-        "SELECT scope, content, created_at FROM {from} \
+        "SELECT scope, content, created_at, id FROM {from} \
          WHERE agent_name = ?1 {scope_filter} {sql_tail}"
     );
     let mut stmt = src.conn.prepare_cached(&sql).at_db(src.path)?;
@@ -295,12 +298,12 @@ fn query(
             let scope: String = r.get(0)?;
             let content: String = r.get(1)?;
             let ts = parse_db_time(&r.get::<_, rusqlite::types::Value>(2)?);
-            Ok((scope, content, ts))
+            Ok((scope, content, ts, r.get::<_, i64>(3)?))
         })
         .at_db(src.path)?;
     let mut out = Vec::new();
     for row in rows {
-        let (scope, content, ts) = row.at_db(src.path)?;
+        let (scope, content, ts, id) = row.at_db(src.path)?;
         if let Some(scope) = Scope::parse_lenient(&scope).filter(|_| !scope.trim().is_empty()) {
             // The runtime shows rows as `- content` (the time lives in created_at).
             let line = format!("- {content}");
@@ -311,6 +314,7 @@ fn query(
                     content,
                     line,
                 },
+                id,
             ));
         }
     }
@@ -365,13 +369,31 @@ impl LongTermMemoryStore for SqliteMemoryStore {
         })
     }
 
+    fn history(&self, _owner: &Owner) -> Option<super::history::History> {
+        Some(self.history_file())
+    }
+
+    fn curate(&self, owner: &Owner, req: super::curate::Request) -> Result<super::history::Change> {
+        self.curate_rows(owner, req)
+    }
+
+    fn holds(&self, owner: &Owner, change: &super::history::Change) -> Result<bool> {
+        self.rows_hold(owner, change)
+    }
+
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
         let rows = self.read(|src| query(src, src.from, owner, None, &src.order_by(""), &[]))?;
         let mut sections = Sections::default();
-        for (scope, entry) in rows {
+        for (scope, entry, id) in rows {
             match scope {
-                Scope::Core => sections.core.push(entry),
-                Scope::Archival => sections.archival.push(entry),
+                Scope::Core => {
+                    sections.core.push(entry);
+                    sections.core_ids.push(id.to_string());
+                }
+                Scope::Archival => {
+                    sections.archival.push(entry);
+                    sections.archival_ids.push(id.to_string());
+                }
             }
         }
         Ok(sections)
@@ -388,7 +410,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
                 &[],
             )?
             .into_iter()
-            .map(|(_, e)| e)
+            .map(|(_, e, _)| e)
             .collect();
             // Every entry line is at least a few characters, so `limit` rows always cover the
             // window.
@@ -402,7 +424,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
                 &[&limit],
             )?
             .into_iter()
-            .map(|(_, e)| e)
+            .map(|(_, e, _)| e)
             .collect();
             tail.reverse();
             Ok(ContextEntries {
@@ -448,7 +470,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
         let rows = self.read(|src| recall_rows(src, owner, &needle))?;
         Ok(rows
             .into_iter()
-            .map(|(_, e)| e)
+            .map(|(_, e, _)| e)
             .filter(|e| contains_ci(&e.content, &needle))
             // The runtime's recall answers with each row's raw content (its load shows
             // `- content`).
@@ -464,7 +486,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
 /// trigram index (it folds case like `contains_ci` does for probe characters) when the probe
 /// is long enough, else instr (raw bytes: exact for a probe without letters), else LIKE for
 /// ASCII keywords (its case folding is ASCII-only), else every archival row.
-fn recall_rows(src: &Source<'_>, owner: &Owner, needle: &str) -> Result<Vec<(Scope, Entry)>> {
+fn recall_rows(src: &Source<'_>, owner: &Owner, needle: &str) -> Result<Vec<(Scope, Entry, i64)>> {
     let probe = Probe::of(needle);
     let archival = Some(Scope::Archival);
     match &probe {

@@ -133,6 +133,31 @@ pub trait LongTermMemoryStore: Send + Sync {
         Ok(None)
     }
 
+    /// Where the history of the console's changes to an owner's entries is kept; `None`: the
+    /// store cannot be changed entry by entry.
+    fn history(&self, owner: &Owner) -> Option<super::history::History> {
+        let _ = owner;
+        None
+    }
+
+    /// Makes one change (edits, deletes, moves, restores) all or nothing, recording it in
+    /// [`Self::history`] around the write (SPEC §13). An entry that changed since it was shown
+    /// is a `Conflict`, an id that names nothing `NotFound`; nothing is written then.
+    fn curate(&self, owner: &Owner, req: super::curate::Request) -> Result<super::history::Change> {
+        let _ = (owner, req);
+        Err(crate::error::CoreError::InvalidInput(format!(
+            "the {} store cannot change entries",
+            self.backend().as_str()
+        )))
+    }
+
+    /// Whether a change whose commit record is missing (a console killed mid-change) is in the
+    /// data: its new entries are there and the ones it removed are gone.
+    fn holds(&self, owner: &Owner, change: &super::history::Change) -> Result<bool> {
+        let _ = (owner, change);
+        Ok(false)
+    }
+
     /// Archival entries whose content contains `keyword`, case-insensitively, in stored order.
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
         let needle = keyword.to_lowercase();

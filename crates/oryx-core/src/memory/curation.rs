@@ -1,0 +1,293 @@
+//! The console's corrections to memory on every backend, each recorded and reversible:
+//! edit, delete, move, restore, undo and redo (SPEC §13).
+
+use super::curate::{inverse, EntryDiff, Request, Step};
+use super::entry::{sanitize_content, Scope};
+use super::history::{new_change_id, stacks, Change, Listed, Op, Stacks};
+use super::service::MemoryService;
+use crate::error::{CoreError, Result};
+use crate::names::Owner;
+use crate::timefmt::{now_epoch_ms, now_local};
+
+/// An entry named by id, with the content the caller saw (`None`: whatever it holds now).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub id: String,
+    pub expect: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// New content (sanitised like a write); `restamp`: the entry takes the current time.
+    Edit {
+        content: String,
+        restamp: bool,
+    },
+    Delete,
+    Move(Scope),
+}
+
+/// An owner's history, newest first, with what undo and redo would act on.
+#[derive(Debug, Clone)]
+pub struct HistoryView {
+    pub changes: Vec<Listed>,
+    pub stacks: Stacks,
+    /// Changes in the history in all (the view may be limited).
+    pub total: usize,
+}
+
+/// A console killed between a change's intent and its commit left it pending; after this
+/// long it is settled by looking at the data (a live writer commits within moments).
+const PENDING_GRACE_MS: i64 = 30_000;
+
+fn head(owner: &Owner, op: Op, reverts: Option<String>) -> Change {
+    Change {
+        id: new_change_id(),
+        at: now_epoch_ms(),
+        op,
+        owner: owner.db_key().to_string(),
+        reverts,
+        entries: Vec::new(),
+        splices: Vec::new(),
+    }
+}
+
+fn swapped(diffs: &[EntryDiff]) -> Vec<EntryDiff> {
+    diffs
+        .iter()
+        .map(|d| EntryDiff {
+            before: d.after.clone(),
+            after: d.before.clone(),
+        })
+        .collect()
+}
+
+impl MemoryService {
+    fn history_of(&self, owner: &Owner) -> Result<super::history::History> {
+        self.store().history(owner).ok_or_else(|| {
+            CoreError::InvalidInput(format!(
+                "the {} store keeps no history of changes",
+                self.backend().as_str()
+            ))
+        })
+    }
+
+    /// Edits, deletes or moves entries as one change.
+    pub fn change(&self, owner: &Owner, targets: &[Target], action: &Action) -> Result<Change> {
+        if targets.is_empty() {
+            return Err(CoreError::InvalidInput("name at least one entry".into()));
+        }
+        let expects = self.expectations(owner, targets)?;
+        let (op, steps) = match action {
+            Action::Edit { content, restamp } => {
+                if targets.len() != 1 {
+                    return Err(CoreError::InvalidInput(
+                        "an edit names exactly one entry".into(),
+                    ));
+                }
+                let content = sanitize_content(content)?;
+                let step = Step::Replace {
+                    id: targets[0].id.clone(),
+                    expect: expects[0].clone(),
+                    scope: None,
+                    timestamp: restamp.then(|| Some(now_local())),
+                    content,
+                    line: None,
+                    raw: None,
+                };
+                (Op::Edit, vec![step])
+            }
+            Action::Delete => (
+                Op::Delete,
+                targets
+                    .iter()
+                    .zip(&expects)
+                    .map(|(t, e)| Step::Remove {
+                        id: t.id.clone(),
+                        expect: e.clone(),
+                    })
+                    .collect(),
+            ),
+            Action::Move(to) => (
+                Op::Move,
+                targets
+                    .iter()
+                    .zip(&expects)
+                    .map(|(t, e)| Step::Replace {
+                        id: t.id.clone(),
+                        expect: e.clone(),
+                        scope: Some(*to),
+                        timestamp: None,
+                        content: e.clone(),
+                        line: None,
+                        raw: None,
+                    })
+                    .collect(),
+            ),
+        };
+        self.store().curate(
+            owner,
+            Request {
+                head: head(owner, op, None),
+                steps,
+                exact: None,
+            },
+        )
+    }
+
+    /// The content each target is expected to hold: the caller's, or what it holds now.
+    fn expectations(&self, owner: &Owner, targets: &[Target]) -> Result<Vec<String>> {
+        if targets.iter().all(|t| t.expect.is_some()) {
+            return Ok(targets.iter().filter_map(|t| t.expect.clone()).collect());
+        }
+        let all = self.store().load_all(owner)?;
+        targets
+            .iter()
+            .map(|t| match &t.expect {
+                Some(e) => Ok(e.clone()),
+                None => all
+                    .find(&t.id)
+                    .map(|(_, _, e)| e.content.clone())
+                    .ok_or_else(|| {
+                        CoreError::NotFound(format!(
+                            "no memory entry with id {:?} in the memory of {}",
+                            t.id,
+                            owner.label()
+                        ))
+                    }),
+            })
+            .collect()
+    }
+
+    /// Puts back one entry a change removed (or changed), from the history.
+    pub fn restore(&self, owner: &Owner, change_id: &str, entry_id: &str) -> Result<Change> {
+        let view = self.history(owner, None)?;
+        let c = find(&view.changes, change_id)?;
+        let before = c
+            .entries
+            .iter()
+            .filter_map(|d| d.before.as_ref())
+            .find(|b| b.id == entry_id)
+            .ok_or_else(|| {
+                CoreError::NotFound(format!(
+                    "change {change_id} has no entry {entry_id} to restore"
+                ))
+            })?;
+        let step = Step::Insert {
+            id: Some(before.id.clone()),
+            scope: before.scope,
+            timestamp: before.time(),
+            content: before.content.clone(),
+            line: Some(before.line.clone()),
+            raw: before.raw.clone(),
+        };
+        self.store().curate(
+            owner,
+            Request {
+                head: head(owner, Op::Restore, Some(c.id.clone())),
+                steps: vec![step],
+                exact: None,
+            },
+        )
+    }
+
+    /// Takes back `change_id` (default: the last change not yet undone). Entries it wrote that
+    /// changed since are a `Conflict`, and nothing is written.
+    pub fn undo(&self, owner: &Owner, change_id: Option<&str>) -> Result<Change> {
+        let view = self.history(owner, None)?;
+        let id = match change_id {
+            Some(id) => id.to_string(),
+            None => view
+                .stacks
+                .undo
+                .clone()
+                .ok_or_else(|| CoreError::InvalidInput("there is nothing to undo".into()))?,
+        };
+        let c = find(&view.changes, &id)?;
+        if c.op == Op::Undo {
+            return Err(CoreError::InvalidInput(format!(
+                "change {id} is an undo: use redo to take it back"
+            )));
+        }
+        if view.stacks.undone.contains(&c.id) {
+            return Err(CoreError::Conflict(format!(
+                "change {id} is already undone"
+            )));
+        }
+        // Byte for byte only for the newest change in effect: a later console change may have
+        // moved what an older one wrote.
+        let exact = (view.stacks.undo.as_deref() == Some(&c.id))
+            .then(|| (c.splices.clone(), swapped(&c.entries)));
+        self.store().curate(
+            owner,
+            Request {
+                head: head(owner, Op::Undo, Some(c.id.clone())),
+                steps: inverse(&c.entries),
+                exact,
+            },
+        )
+    }
+
+    /// Takes back the newest undo (when no change was made since).
+    pub fn redo(&self, owner: &Owner) -> Result<Change> {
+        let view = self.history(owner, None)?;
+        let id = view
+            .stacks
+            .redo
+            .clone()
+            .ok_or_else(|| CoreError::InvalidInput("there is nothing to redo".into()))?;
+        let u = find(&view.changes, &id)?;
+        self.store().curate(
+            owner,
+            Request {
+                head: head(owner, Op::Redo, Some(u.id.clone())),
+                steps: inverse(&u.entries),
+                exact: Some((u.splices.clone(), swapped(&u.entries))),
+            },
+        )
+    }
+
+    /// The owner's changes, newest first (at most `limit`), after settling changes a killed
+    /// console left half-recorded.
+    pub fn history(&self, owner: &Owner, limit: Option<usize>) -> Result<HistoryView> {
+        let history = self.history_of(owner)?;
+        let mut changes = history.load(Some(owner.db_key()))?;
+        let now = now_epoch_ms();
+        let mut settled = false;
+        for l in changes.iter().filter(|l| l.pending) {
+            if now - l.change.at < PENDING_GRACE_MS {
+                continue;
+            }
+            if self.store().holds(owner, &l.change)? {
+                history.commit(&l.change.id)?;
+            } else {
+                history.abort(&l.change.id)?;
+            }
+            settled = true;
+        }
+        if settled {
+            changes = history.load(Some(owner.db_key()))?;
+        }
+        // A change still pending is in flight elsewhere: not yet part of the history.
+        changes.retain(|l| !l.pending);
+        let stacks = stacks(&changes);
+        let total = changes.len();
+        changes.reverse();
+        if let Some(n) = limit {
+            changes.truncate(n);
+        }
+        Ok(HistoryView {
+            changes,
+            stacks,
+            total,
+        })
+    }
+}
+
+fn find<'a>(changes: &'a [Listed], id: &str) -> Result<&'a Change> {
+    changes
+        .iter()
+        .map(|l| &l.change)
+        .find(|c| c.id == id)
+        .ok_or_else(|| CoreError::NotFound(format!("no change with id {id:?} in the history")))
+}

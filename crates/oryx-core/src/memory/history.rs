@@ -1,0 +1,311 @@
+//! The history of the console's changes to memory (SPEC §13): JSON lines in a sidecar beside
+//! the data they describe (`MEMORY.md.oryx-history`, `oryxos.db.oryx-history`), so the history
+//! moves with the root. Each change holds the exact before and after of its entries (and, for
+//! MEMORY.md, the byte splices that undo it): the history of a 100 MB file costs the size of
+//! its changes.
+//!
+//! A change is written in two records around the write it describes: the change itself
+//! (`"state": "intent"`) before, a `commit` after. A console killed in between leaves an
+//! intent without a commit, which the next reader settles by looking at the data: applied
+//! (the store shows the change's after state) or not.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::curate::{EntryDiff, Splice};
+use crate::error::{IoContext, Result};
+use crate::fsx;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Edit,
+    Delete,
+    Move,
+    Restore,
+    Undo,
+    Redo,
+}
+
+impl Op {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Edit => "edit",
+            Op::Delete => "delete",
+            Op::Move => "move",
+            Op::Restore => "restore",
+            Op::Undo => "undo",
+            Op::Redo => "redo",
+        }
+    }
+}
+
+/// One console change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    pub id: String,
+    /// Epoch milliseconds.
+    pub at: i64,
+    pub op: Op,
+    /// `memory_entries.agent_name` form: an agent's name or `__global__`.
+    pub owner: String,
+    /// Undo: the change it takes back; redo: the undo it takes back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverts: Option<String>,
+    pub entries: Vec<EntryDiff>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub splices: Vec<Splice>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+enum Record {
+    Intent(Change),
+    Commit { id: String },
+    Abort { id: String },
+}
+
+/// A change as the history knows it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub change: Change,
+    /// Written but its commit is missing (a console killed mid-change): to be settled.
+    pub pending: bool,
+}
+
+pub fn history_path(data: &Path) -> PathBuf {
+    let mut name = data.file_name().unwrap_or_default().to_os_string();
+    name.push(".oryx-history");
+    data.with_file_name(name)
+}
+
+pub struct History {
+    path: PathBuf,
+}
+
+impl History {
+    pub fn at(path: PathBuf) -> History {
+        History { path }
+    }
+
+    /// The history of the data file `data` (MEMORY.md, oryxos.db).
+    pub fn beside(data: &Path) -> History {
+        History::at(history_path(data))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every change of `owner` (all owners for `None`), oldest first. Torn lines (a writer
+    /// killed mid-line) and lines this version cannot read are skipped.
+    pub fn load(&self, owner: Option<&str>) -> Result<Vec<Listed>> {
+        let mut text = Vec::new();
+        match fsx::open_memory(&self.path, fsx::Access::Read)? {
+            Some(mut f) => {
+                f.read_to_end(&mut text).at(&self.path)?;
+            }
+            None => return Ok(Vec::new()),
+        }
+        let mut out: Vec<Listed> = Vec::new();
+        let mut index = std::collections::HashMap::new();
+        for line in text.split(|b| *b == b'\n') {
+            let Ok(rec) = serde_json::from_slice::<Record>(line) else {
+                continue;
+            };
+            match rec {
+                Record::Intent(c) => {
+                    if owner.is_some_and(|o| o != c.owner) {
+                        continue;
+                    }
+                    index.insert(c.id.clone(), out.len());
+                    out.push(Listed {
+                        change: c,
+                        pending: true,
+                    });
+                }
+                Record::Commit { id } => {
+                    if let Some(&i) = index.get(&id) {
+                        out[i].pending = false;
+                    }
+                }
+                Record::Abort { id } => {
+                    if let Some(i) = index.remove(&id) {
+                        out[i].change.entries.clear();
+                        out[i].pending = true;
+                    }
+                }
+            }
+        }
+        // Aborted intents are left out (they were marked with no entries).
+        out.retain(|l| !(l.pending && l.change.entries.is_empty()));
+        Ok(out)
+    }
+
+    pub fn intent(&self, change: &Change) -> Result<()> {
+        self.write(&Record::Intent(change.clone()))
+    }
+
+    pub fn commit(&self, id: &str) -> Result<()> {
+        self.write(&Record::Commit { id: id.to_string() })
+    }
+
+    pub fn abort(&self, id: &str) -> Result<()> {
+        self.write(&Record::Abort { id: id.to_string() })
+    }
+
+    fn write(&self, rec: &Record) -> Result<()> {
+        let mut line = serde_json::to_vec(rec).expect("history records serialise");
+        line.push(b'\n');
+        let mut f = open_append(&self.path)?;
+        f.write_all(&line).at(&self.path)?;
+        f.sync_data().at(&self.path)
+    }
+}
+
+fn open_append(path: &Path) -> Result<File> {
+    // Like the journal: never through a link, never blocking on a FIFO.
+    fsx::open_memory(path, fsx::Access::ReadAppendCreate)?
+        .ok_or_else(|| crate::error::CoreError::io(path, std::io::ErrorKind::NotFound.into()))
+}
+
+/// A fresh change id that sorts by time.
+pub fn new_change_id() -> String {
+    let ms = crate::timefmt::now_epoch_ms();
+    let tail = super::journal::new_id();
+    format!("{ms:013}-{}", &tail[tail.len().saturating_sub(6)..])
+}
+
+/// What undo and redo would act on now, from the history alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stacks {
+    /// The newest change that can be undone (not an undo, not already undone).
+    pub undo: Option<String>,
+    /// The newest undo that can be redone (no new change made since).
+    pub redo: Option<String>,
+    /// Changes that an undo (not itself redone) took back.
+    pub undone: std::collections::HashSet<String>,
+}
+
+pub fn stacks(changes: &[Listed]) -> Stacks {
+    let mut st = Stacks::default();
+    // A record is in effect unless a later record in effect takes it back: walking from the
+    // newest, each record in effect cancels the one it reverts (an undo its change, a redo
+    // its undo, an undo of a redo that redo).
+    let mut cancelled = std::collections::HashSet::new();
+    let mut blocked = false;
+    for l in changes.iter().rev() {
+        let c = &l.change;
+        let live = !cancelled.contains(&c.id);
+        if live {
+            if let Some(r) = &c.reverts {
+                if matches!(c.op, Op::Undo | Op::Redo) {
+                    cancelled.insert(r.clone());
+                }
+            }
+        }
+        match c.op {
+            Op::Undo => {
+                if live && !blocked && st.redo.is_none() {
+                    st.redo = Some(c.id.clone());
+                }
+            }
+            Op::Redo => {}
+            _ => blocked = blocked || live,
+        }
+        if live && c.op != Op::Undo && st.undo.is_none() {
+            st.undo = Some(c.id.clone());
+        }
+    }
+    st.undone = changes
+        .iter()
+        .filter(|l| l.change.op != Op::Undo && cancelled.contains(&l.change.id))
+        .map(|l| l.change.id.clone())
+        .collect();
+    st
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(id: &str, op: Op, reverts: Option<&str>) -> Listed {
+        Listed {
+            change: Change {
+                id: id.into(),
+                at: 0,
+                op,
+                owner: "__global__".into(),
+                reverts: reverts.map(str::to_string),
+                entries: vec![],
+                splices: vec![],
+            },
+            pending: false,
+        }
+    }
+
+    #[test]
+    fn undo_and_redo_walk_back_and_forth() {
+        let mut h = vec![change("1", Op::Edit, None), change("2", Op::Delete, None)];
+        let s = stacks(&h);
+        assert_eq!((s.undo.as_deref(), s.redo.as_deref()), (Some("2"), None));
+        h.push(change("3", Op::Undo, Some("2")));
+        let s = stacks(&h);
+        assert_eq!(
+            (s.undo.as_deref(), s.redo.as_deref()),
+            (Some("1"), Some("3"))
+        );
+        h.push(change("4", Op::Undo, Some("1")));
+        let s = stacks(&h);
+        assert_eq!((s.undo.as_deref(), s.redo.as_deref()), (None, Some("4")));
+        h.push(change("5", Op::Redo, Some("4")));
+        let s = stacks(&h);
+        assert_eq!(
+            (s.undo.as_deref(), s.redo.as_deref()),
+            (Some("5"), Some("3"))
+        );
+        // Undoing the redo undoes change 1 again; undo then goes on to nothing.
+        h.push(change("5u", Op::Undo, Some("5")));
+        let s = stacks(&h);
+        assert_eq!((s.undo.as_deref(), s.redo.as_deref()), (None, Some("5u")));
+        assert!(s.undone.contains("1") && s.undone.contains("2"));
+        h.pop();
+        // A new change ends the redo chain.
+        h.push(change("6", Op::Move, None));
+        let s = stacks(&h);
+        assert_eq!((s.undo.as_deref(), s.redo.as_deref()), (Some("6"), None));
+    }
+
+    #[test]
+    fn intents_without_commit_are_pending_and_aborted_ones_vanish() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("agents")).unwrap();
+        let h = History::beside(&dir.path().join("MEMORY.md"));
+        let mut c = change("1", Op::Delete, None).change;
+        c.entries.push(EntryDiff {
+            before: None,
+            after: None,
+        });
+        h.intent(&c).unwrap();
+        h.commit("1").unwrap();
+        c.id = "2".into();
+        h.intent(&c).unwrap();
+        c.id = "3".into();
+        h.intent(&c).unwrap();
+        h.abort("3").unwrap();
+        // A torn line at the end is skipped.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(h.path())
+            .unwrap()
+            .write_all(b"{\"state\":\"intent\",\"id\":")
+            .unwrap();
+        let l = h.load(None).unwrap();
+        assert_eq!(l.len(), 2);
+        assert!(!l[0].pending && l[1].pending);
+        assert!(h.load(Some("agent")).unwrap().is_empty());
+    }
+}

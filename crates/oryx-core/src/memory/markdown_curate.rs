@@ -1,0 +1,551 @@
+//! Curation of MEMORY.md as byte splices: an edit replaces one line's text, a delete cuts one
+//! line, a move cuts it and inserts it in time order in the other section, a restore inserts.
+//! Every other byte of the file (preamble, other headings, blank lines, line endings, a BOM)
+//! stays, and each change records the splices that give the old bytes back exactly.
+
+use super::curate::{
+    changed_since, line_of, markdown_id, parse_markdown_id, Applied, EntryDiff, EntrySnap, Splice,
+    Step,
+};
+use super::entry::{trim_runtime, Scope};
+use super::format::{self, LineSpan};
+use crate::embed::identity::fnv1a;
+use crate::error::{CoreError, Result};
+
+/// Where each entry of each section stands, as [`format::parse`] finds them (core, archival),
+/// without decoding the entries: cheap on a 100 MB file.
+pub fn entry_spans(bytes: &[u8]) -> [Vec<LineSpan>; 2] {
+    let from = format::bom_len(bytes);
+    let heads = format::headings(bytes, from);
+    let mut out: [Vec<LineSpan>; 2] = [Vec::new(), Vec::new()];
+    let mut section: Option<Scope> = None;
+    let mut pos = from;
+    for (head, scope) in heads.iter().chain(std::iter::once(&(
+        LineSpan {
+            start: bytes.len(),
+            end: bytes.len(),
+            next: bytes.len(),
+        },
+        None,
+    ))) {
+        if let Some(s) = section {
+            for span in format::lines(&bytes[..head.start], pos) {
+                if !format::is_blank(bytes, span) {
+                    out[slot(s)].push(span);
+                }
+            }
+        }
+        section = *scope;
+        pos = head.next;
+    }
+    out
+}
+
+fn slot(scope: Scope) -> usize {
+    match scope {
+        Scope::Core => 0,
+        Scope::Archival => 1,
+    }
+}
+
+fn stored_line(bytes: &[u8], span: LineSpan) -> Result<&str> {
+    let raw = std::str::from_utf8(&bytes[span.start..span.end]).map_err(|_| {
+        CoreError::InvalidInput(
+            "this MEMORY.md line is not valid UTF-8; the console does not edit it (fix it in \
+             an editor)"
+                .into(),
+        )
+    })?;
+    Ok(trim_runtime(raw))
+}
+
+/// The entry an id names, checked against the content the caller expects: at its position
+/// when the line there still hashes the same, else the one line of its section that does.
+pub fn locate(
+    bytes: &[u8],
+    spans: &[Vec<LineSpan>; 2],
+    id: &str,
+    expect: &str,
+) -> Result<(Scope, usize, LineSpan)> {
+    let (scope, ord, hash) = parse_markdown_id(id)?;
+    let list = &spans[slot(scope)];
+    let hashes = |span: &LineSpan| {
+        std::str::from_utf8(&bytes[span.start..span.end])
+            .is_ok_and(|t| super::curate::line_hash(trim_runtime(t)) == hash)
+    };
+    let found = match list.get(ord).filter(|s| hashes(s)) {
+        Some(span) => Some((ord, *span)),
+        None => {
+            let mut hits = list.iter().enumerate().filter(|(_, s)| hashes(s));
+            match (hits.next(), hits.next()) {
+                (Some((i, s)), None) => Some((i, *s)),
+                (Some(_), Some(_)) => return Err(changed_since(id, expect, None)),
+                _ => None,
+            }
+        }
+    };
+    let Some((ord, span)) = found else {
+        // An id of the right form that names nothing: the entry changed or went.
+        return Err(changed_since(id, expect, None));
+    };
+    let entry = format::parse_entry(stored_line(bytes, span)?);
+    if entry.content != expect {
+        return Err(changed_since(id, expect, Some(&entry.content)));
+    }
+    Ok((scope, ord, span))
+}
+
+/// One replacement in the current file's coordinates.
+#[derive(Debug, Clone)]
+struct Raw {
+    at: usize,
+    len: usize,
+    ins: Vec<u8>,
+    /// Which step's new line this splice carries (to find its new id).
+    carries: Vec<(usize, usize)>,
+}
+
+/// Applies `steps` to `bytes` as one change: the new bytes and what was done.
+pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
+    super::curate::check_distinct(steps)?;
+    let spans = entry_spans(bytes);
+    let crlf = format::uses_crlf(bytes);
+    let nl: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    let mut raws: Vec<Raw> = Vec::new();
+    let mut befores: Vec<Option<EntrySnap>> = Vec::new();
+    let mut removed_starts = std::collections::HashSet::new();
+    // New lines to place in time order: (step, scope, time, line).
+    let mut placed: Vec<(usize, Scope, Option<chrono::NaiveDateTime>, String)> = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            Step::Replace {
+                id,
+                expect,
+                scope,
+                timestamp,
+                content,
+                line,
+                ..
+            } => {
+                let (from, ord, span) = locate(bytes, &spans, id, expect)?;
+                let old = format::parse_entry(stored_line(bytes, span)?);
+                befores.push(Some(EntrySnap::of(
+                    markdown_id(from, ord, &old.line),
+                    from,
+                    &old,
+                )));
+                let timestamp = timestamp.unwrap_or(old.timestamp);
+                let scope = &scope.unwrap_or(from);
+                let new_line = line_of(timestamp.as_ref(), content, line);
+                if from == *scope {
+                    raws.push(Raw {
+                        at: span.start,
+                        len: span.end - span.start,
+                        ins: new_line.into_bytes(),
+                        carries: vec![(i, 0)],
+                    });
+                } else {
+                    removed_starts.insert(span.start);
+                    raws.push(cut(span));
+                    placed.push((i, *scope, timestamp, new_line));
+                }
+            }
+            Step::Remove { id, expect } => {
+                let (from, ord, span) = locate(bytes, &spans, id, expect)?;
+                let old = format::parse_entry(stored_line(bytes, span)?);
+                befores.push(Some(EntrySnap::of(
+                    markdown_id(from, ord, &old.line),
+                    from,
+                    &old,
+                )));
+                removed_starts.insert(span.start);
+                raws.push(cut(span));
+            }
+            Step::Insert {
+                scope,
+                timestamp,
+                content,
+                line,
+                ..
+            } => {
+                let new_line = line_of(timestamp.as_ref(), content, line);
+                // Putting back an entry that is already there would double it.
+                let present = spans[slot(*scope)].iter().any(|sp| {
+                    !removed_starts.contains(&sp.start)
+                        && std::str::from_utf8(&bytes[sp.start..sp.end])
+                            .is_ok_and(|t| trim_runtime(t) == new_line)
+                });
+                if present {
+                    return Err(CoreError::Conflict(format!(
+                        "{new_line:?} is already in the {} section; nothing was changed",
+                        scope.as_str()
+                    )));
+                }
+                befores.push(None);
+                placed.push((
+                    i,
+                    *scope,
+                    *timestamp,
+                    line_of(timestamp.as_ref(), content, line),
+                ));
+            }
+        }
+    }
+    // Oldest first, so that lines placed at one point keep their time order.
+    placed.sort_by_key(|(i, _, ts, _)| (*ts, *i));
+    for (i, scope, ts, line) in placed {
+        let (at, prefix) = place(bytes, &spans, &removed_starts, scope, ts, nl);
+        let off = prefix.len();
+        let mut ins = prefix;
+        ins.extend_from_slice(line.as_bytes());
+        ins.extend_from_slice(nl);
+        raws.push(Raw {
+            at,
+            len: 0,
+            ins,
+            carries: vec![(i, off)],
+        });
+    }
+    let merged = merge(raws)?;
+    let (out, splices, new_at) = splice(bytes, &merged);
+    // The new ids, from where each new line landed.
+    let out_spans = entry_spans(&out);
+    let mut diffs: Vec<EntryDiff> = befores
+        .into_iter()
+        .map(|before| EntryDiff {
+            before,
+            after: None,
+        })
+        .collect();
+    for (i, at) in new_at {
+        for (s, list) in out_spans.iter().enumerate() {
+            if let Ok(ord) = list.binary_search_by_key(&at, |sp| sp.start) {
+                let scope = if s == 0 { Scope::Core } else { Scope::Archival };
+                let e = format::parse_entry(stored_line(&out, list[ord])?);
+                diffs[i].after = Some(EntrySnap::of(markdown_id(scope, ord, &e.line), scope, &e));
+            }
+        }
+    }
+    Ok((out, Applied { diffs, splices }))
+}
+
+fn cut(span: LineSpan) -> Raw {
+    Raw {
+        at: span.start,
+        len: span.next - span.start,
+        ins: Vec::new(),
+        carries: Vec::new(),
+    }
+}
+
+/// Where a line stamped `ts` goes in `scope`: after the last remaining entry not newer than it,
+/// or before the first stamped one; in an empty or missing section where an append would put
+/// it. Returns the offset and bytes to write before the line (a missing terminator or heading).
+fn place(
+    bytes: &[u8],
+    spans: &[Vec<LineSpan>; 2],
+    removed: &std::collections::HashSet<usize>,
+    scope: Scope,
+    ts: Option<chrono::NaiveDateTime>,
+    nl: &[u8],
+) -> (usize, Vec<u8>) {
+    let list: Vec<LineSpan> = spans[slot(scope)]
+        .iter()
+        .filter(|s| !removed.contains(&s.start))
+        .copied()
+        .collect();
+    let time = |s: &LineSpan| {
+        std::str::from_utf8(&bytes[s.start..s.end])
+            .ok()
+            .and_then(|t| format::parse_entry(t).timestamp)
+    };
+    let after_span = |s: &LineSpan| {
+        let terminated = s.next > s.end;
+        (s.next, if terminated { Vec::new() } else { nl.to_vec() })
+    };
+    if let Some(last) = list.last() {
+        // Newest entries are the common case: walk back from the end.
+        let Some(ts) = ts else {
+            return after_span(last);
+        };
+        for s in list.iter().rev() {
+            if time(s).is_some_and(|t| t <= ts) {
+                return after_span(s);
+            }
+        }
+        match list.iter().find(|s| time(s).is_some()) {
+            Some(first) => return (first.start, Vec::new()),
+            None => return after_span(last),
+        }
+    }
+    // No entry left in the section: where appending one would go.
+    let parsed = format::parse_structure(bytes);
+    let (at, add) = match format::plan_insert(bytes, &parsed, scope, "\u{0}") {
+        format::Edit::Append(add) => (bytes.len(), add),
+        format::Edit::Insert(at, add) => (at, add),
+    };
+    // Everything the plan writes before the placeholder line (a terminator, a heading).
+    let before = add.iter().position(|b| *b == 0).unwrap_or(0);
+    (at, add[..before].to_vec())
+}
+
+/// Sorts splices and joins those at one offset (an insert where a cut begins); overlapping
+/// ones are a bug in the plan.
+fn merge(mut raws: Vec<Raw>) -> Result<Vec<Raw>> {
+    raws.sort_by_key(|r| (r.at, r.len));
+    let mut out: Vec<Raw> = Vec::new();
+    for r in raws {
+        if let Some(prev) = out.last_mut() {
+            if prev.at == r.at && prev.len == 0 {
+                let base = prev.ins.len();
+                prev.len = r.len;
+                prev.carries
+                    .extend(r.carries.iter().map(|(i, o)| (*i, base + o)));
+                prev.ins.extend_from_slice(&r.ins);
+                continue;
+            }
+            if r.at < prev.at + prev.len {
+                return Err(CoreError::Conflict(
+                    "two parts of this change overlap in the file; nothing was changed".into(),
+                ));
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// Applies sorted splices in one pass. Returns the new bytes, the recorded splices (new
+/// coordinates) and where each carried line landed: (step, offset).
+fn splice(bytes: &[u8], raws: &[Raw]) -> (Vec<u8>, Vec<Splice>, Vec<(usize, usize)>) {
+    let grow: usize = raws.iter().map(|r| r.ins.len()).sum();
+    let mut out = Vec::with_capacity(bytes.len() + grow);
+    let mut recorded = Vec::with_capacity(raws.len());
+    let mut landed = Vec::new();
+    let mut pos = 0;
+    for r in raws {
+        out.extend_from_slice(&bytes[pos..r.at]);
+        let at = out.len();
+        landed.extend(r.carries.iter().map(|(i, off)| (*i, at + off)));
+        out.extend_from_slice(&r.ins);
+        recorded.push(Splice {
+            at: at as u64,
+            removed: String::from_utf8_lossy(&bytes[r.at..r.at + r.len]).into_owned(),
+            inserted: String::from_utf8_lossy(&r.ins).into_owned(),
+            ctx: context_hash(&out, at),
+        });
+        pos = r.at + r.len;
+    }
+    out.extend_from_slice(&bytes[pos..]);
+    (out, recorded, landed)
+}
+
+/// A fingerprint of the bytes just before `at`: an undo checks the splice still stands where
+/// the same text precedes it.
+pub fn context_hash(bytes: &[u8], at: usize) -> u32 {
+    let from = at.saturating_sub(64);
+    let h = fnv1a(&bytes[from..at]);
+    (h ^ (h >> 32)) as u32
+}
+
+/// The splices that take a change back exactly, when the file still holds what the change
+/// wrote where it wrote it; `None` otherwise (the caller undoes entry by entry instead).
+pub fn exact_inverse(bytes: &[u8], splices: &[Splice]) -> Option<Vec<(usize, usize, Vec<u8>)>> {
+    let mut out = Vec::with_capacity(splices.len());
+    let mut end = 0usize;
+    for s in splices {
+        let at = usize::try_from(s.at).ok()?;
+        let len = s.inserted.len();
+        if at < end || at + len > bytes.len() {
+            return None;
+        }
+        if &bytes[at..at + len] != s.inserted.as_bytes() || context_hash(bytes, at) != s.ctx {
+            return None;
+        }
+        out.push((at, len, s.removed.as_bytes().to_vec()));
+        end = at + len;
+    }
+    Some(out)
+}
+
+/// Applies exact inverse splices (from [`exact_inverse`]), recording them in turn.
+pub fn apply_exact(bytes: &[u8], inv: Vec<(usize, usize, Vec<u8>)>) -> (Vec<u8>, Vec<Splice>) {
+    let raws: Vec<Raw> = inv
+        .into_iter()
+        .map(|(at, len, ins)| Raw {
+            at,
+            len,
+            ins,
+            carries: Vec::new(),
+        })
+        .collect();
+    let (out, rec, _) = splice(bytes, &raws);
+    (out, rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::curate::inverse;
+
+    const FILE: &str = "# Agent memory\nsome preamble\n\n## 核心记忆\n- [2026-07-22 09:30:00] 用户偏好简洁的回复。\n\n## Notes\nfree text\n## 归档记忆\n- [2026-07-22 09:31:10] one\n- [2026-07-22 09:32:10] two\n- [2026-07-22 09:33:10] three\n";
+
+    fn ids(bytes: &[u8]) -> Vec<(String, String)> {
+        let p = format::parse(bytes);
+        let mut out = Vec::new();
+        for (scope, list) in [
+            (Scope::Core, &p.sections.core),
+            (Scope::Archival, &p.sections.archival),
+        ] {
+            for (i, e) in list.iter().enumerate() {
+                out.push((markdown_id(scope, i, &e.line), e.content.clone()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn spans_are_the_parsers() {
+        for text in [
+            FILE,
+            "\u{feff}## 核心记忆\r\n- a\r\n\r\n## 归档记忆\r\n- b\r\n- c",
+            "- stray\n## 归档记忆\n### sub\n- x\n## 归档记忆\n  \n- y\n",
+            "",
+        ] {
+            let p = format::parse(text.as_bytes());
+            let s = entry_spans(text.as_bytes());
+            let key = |v: &[LineSpan]| v.iter().map(|l| (l.start, l.end)).collect::<Vec<_>>();
+            assert_eq!(key(&s[0]), key(&p.core_lines), "{text:?}");
+            assert_eq!(key(&s[1]), key(&p.archival_lines), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn edit_delete_move_keep_every_other_byte_and_undo_exactly() {
+        let bytes = FILE.as_bytes();
+        let all = ids(bytes);
+        let steps = vec![
+            Step::Replace {
+                id: all[2].0.clone(),
+                expect: "two".into(),
+                scope: None,
+                timestamp: None,
+                content: "TWO".into(),
+                line: None,
+                raw: None,
+            },
+            Step::Remove {
+                id: all[1].0.clone(),
+                expect: "one".into(),
+            },
+            Step::Replace {
+                id: all[3].0.clone(),
+                expect: "three".into(),
+                scope: Some(Scope::Core),
+                timestamp: None,
+                content: "three".into(),
+                line: None,
+                raw: None,
+            },
+        ];
+        let (out, applied) = apply_steps(bytes, &steps).unwrap();
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(
+            text,
+            "# Agent memory\nsome preamble\n\n## 核心记忆\n- [2026-07-22 09:30:00] 用户偏好简洁的回复。\n- [2026-07-22 09:33:10] three\n\n## Notes\nfree text\n## 归档记忆\n- [2026-07-22 09:32:10] TWO\n"
+        );
+        let after: Vec<_> = applied
+            .diffs
+            .iter()
+            .map(|d| d.after.clone().map(|a| a.id))
+            .collect();
+        let now = ids(&out);
+        assert_eq!(after[0].as_deref(), Some(now[2].0.as_str()));
+        assert_eq!(after[1], None);
+        assert_eq!(after[2].as_deref(), Some(now[1].0.as_str()));
+        // Exactly back.
+        let inv = exact_inverse(&out, &applied.splices).unwrap();
+        let (back, _) = apply_exact(&out, inv);
+        assert_eq!(back, bytes);
+        // Entry by entry (a file changed meanwhile) gives the same entries back in order.
+        let (back2, _) = apply_steps(&out, &inverse(&applied.diffs)).unwrap();
+        assert_eq!(String::from_utf8(back2).unwrap(), FILE);
+    }
+
+    #[test]
+    fn a_changed_entry_is_a_conflict_and_an_unknown_id_not_found() {
+        let bytes = FILE.as_bytes();
+        let all = ids(bytes);
+        let e = apply_steps(
+            bytes,
+            &[Step::Remove {
+                id: all[1].0.clone(),
+                expect: "uno".into(),
+            }],
+        )
+        .unwrap_err();
+        assert!(matches!(e, CoreError::Conflict(_)), "{e}");
+        let e = apply_steps(
+            bytes,
+            &[Step::Remove {
+                id: "zz".into(),
+                expect: "one".into(),
+            }],
+        )
+        .unwrap_err();
+        assert!(matches!(e, CoreError::NotFound(_)), "{e}");
+        // Found again by its line after an entry before it went.
+        let shifted = FILE.replace("- [2026-07-22 09:31:10] one\n", "");
+        let (out, _) = apply_steps(
+            shifted.as_bytes(),
+            &[Step::Remove {
+                id: all[3].0.clone(),
+                expect: "three".into(),
+            }],
+        )
+        .unwrap();
+        assert!(!String::from_utf8(out).unwrap().contains("three"));
+    }
+
+    #[test]
+    fn restores_go_in_time_order_and_into_missing_sections() {
+        let t = |s: &str| format::parse_entry(&format!("- [{s}] x")).timestamp;
+        let (out, _) = apply_steps(
+            FILE.as_bytes(),
+            &[Step::Insert {
+                id: None,
+                scope: Scope::Archival,
+                timestamp: t("2026-07-22 09:32:30"),
+                content: "between".into(),
+                line: None,
+                raw: None,
+            }],
+        )
+        .unwrap();
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .contains("two\n- [2026-07-22 09:32:30] between\n- [2026-07-22 09:33:10] three"));
+        let (out, applied) = apply_steps(
+            b"## \xe5\xbd\x92\xe6\xa1\xa3\xe8\xae\xb0\xe5\xbf\x86\n- a",
+            &[Step::Insert {
+                id: None,
+                scope: Scope::Core,
+                timestamp: None,
+                content: "c".into(),
+                line: None,
+                raw: None,
+            }],
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            "## 核心记忆\n- c\n## 归档记忆\n- a"
+        );
+        assert_eq!(
+            applied.diffs[0].after.as_ref().unwrap().id,
+            markdown_id(Scope::Core, 0, "- c")
+        );
+        let inv = exact_inverse(&out, &applied.splices).unwrap();
+        assert_eq!(apply_exact(&out, inv).0, "## 归档记忆\n- a".as_bytes());
+    }
+}
