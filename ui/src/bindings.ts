@@ -102,6 +102,8 @@ export type AgentSummary_Deserialize = {
 	last_activity?: string | null,
 	has_agent_md: boolean,
 	warnings: string[],
+	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
+	unreviewed?: number | null,
 };
 
 export type AgentSummary_Serialize = {
@@ -115,6 +117,8 @@ export type AgentSummary_Serialize = {
 	last_activity: string | null,
 	has_agent_md: boolean,
 	warnings: string[],
+	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
+	unreviewed: number | null,
 };
 
 export type ApiError = {
@@ -153,6 +157,7 @@ export type AppendResult_Serialize = {
 export type ArchivalEntryDto = ArchivalEntryDto_Serialize | ArchivalEntryDto_Deserialize;
 
 export type ArchivalEntryDto_Deserialize = {
+	id: string,
 	timestamp?: string | null,
 	content: string,
 	line: string,
@@ -160,6 +165,7 @@ export type ArchivalEntryDto_Deserialize = {
 };
 
 export type ArchivalEntryDto_Serialize = {
+	id: string,
 	timestamp: string | null,
 	content: string,
 	line: string,
@@ -169,6 +175,8 @@ export type ArchivalEntryDto_Serialize = {
 export type ArchivalItemDto = ArchivalItemDto_Serialize | ArchivalItemDto_Deserialize;
 
 export type ArchivalItemDto_Deserialize = {
+	/**  Names the entry in curation operations. */
+	id: string,
 	/**  Position in file order (0 = oldest), whatever the page's order or filter. */
 	index: number,
 	timestamp?: string | null,
@@ -179,6 +187,8 @@ export type ArchivalItemDto_Deserialize = {
 };
 
 export type ArchivalItemDto_Serialize = {
+	/**  Names the entry in curation operations. */
+	id: string,
 	/**  Position in file order (0 = oldest), whatever the page's order or filter. */
 	index: number,
 	timestamp: string | null,
@@ -264,6 +274,43 @@ export type BootstrapFileDto = {
 	content: string,
 };
 
+/**  One change of the history. */
+export type ChangeDto = ChangeDto_Serialize | ChangeDto_Deserialize;
+
+/**  One change of the history. */
+export type ChangeDto_Deserialize = {
+	id: string,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	op: ChangeOp,
+	agent?: string | null,
+	/**
+	 *  An undo: the change it took back; a redo: the undo; a restore: the change the entry
+	 *  came from.
+	 */
+	reverts?: string | null,
+	entries: DiffDto_Deserialize[],
+	/**  Taken back by an undo that stands. */
+	undone: boolean,
+};
+
+/**  One change of the history. */
+export type ChangeDto_Serialize = {
+	id: string,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	op: ChangeOp,
+	agent: string | null,
+	/**
+	 *  An undo: the change it took back; a redo: the undo; a restore: the change the entry
+	 *  came from.
+	 */
+	reverts: string | null,
+	entries: DiffDto_Serialize[],
+	/**  Taken back by an undo that stands. */
+	undone: boolean,
+};
+
 export type ChangeEvent = ChangeEvent_Serialize | ChangeEvent_Deserialize;
 
 export type ChangeEvent_Deserialize = {
@@ -284,8 +331,42 @@ export type ChangeKind =
 /**  The database (sessions, tool invocations, sqlite memory). */
 "sessions" | "settings";
 
+export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo";
+
 export type ContentArgs = {
 	content: string,
+};
+
+export type DiffDto = DiffDto_Serialize | DiffDto_Deserialize;
+
+export type DiffDto_Deserialize = {
+	before?: SnapDto_Deserialize | null,
+	after?: SnapDto_Deserialize | null,
+};
+
+export type DiffDto_Serialize = {
+	before: SnapDto_Serialize | null,
+	after: SnapDto_Serialize | null,
+};
+
+export type EditArgs = EditArgs_Serialize | EditArgs_Deserialize;
+
+export type EditArgs_Deserialize = {
+	agent?: string | null,
+	id: string,
+	expect?: string | null,
+	content: string,
+	/**  Give the entry the current time (default: it keeps its own). */
+	restamp?: boolean,
+};
+
+export type EditArgs_Serialize = {
+	agent: string | null,
+	id: string,
+	expect: string | null,
+	content: string,
+	/**  Give the entry the current time (default: it keeps its own). */
+	restamp: boolean,
 };
 
 /**  What the services actually use after defaults, environment and flags. */
@@ -363,6 +444,8 @@ export type EmbedModelDto = {
 export type EntryDto = EntryDto_Serialize | EntryDto_Deserialize;
 
 export type EntryDto_Deserialize = {
+	/**  Names the entry in curation operations (absent where the listing has no ids: recall). */
+	id?: string | null,
 	timestamp?: string | null,
 	content: string,
 	/**  The line as the prompt shows it. */
@@ -370,10 +453,29 @@ export type EntryDto_Deserialize = {
 };
 
 export type EntryDto_Serialize = {
+	/**  Names the entry in curation operations (absent where the listing has no ids: recall). */
+	id?: string,
 	timestamp: string | null,
 	content: string,
 	/**  The line as the prompt shows it. */
 	line: string,
+};
+
+/**  An entry named by its id and the content the caller saw. */
+export type EntryRef = EntryRef_Serialize | EntryRef_Deserialize;
+
+/**  An entry named by its id and the content the caller saw. */
+export type EntryRef_Deserialize = {
+	id: string,
+	/**  The content shown; absent: whatever the entry holds now (the CLI without `--expect`). */
+	expect?: string | null,
+};
+
+/**  An entry named by its id and the content the caller saw. */
+export type EntryRef_Serialize = {
+	id: string,
+	/**  The content shown; absent: whatever the entry holds now (the CLI without `--expect`). */
+	expect: string | null,
 };
 
 export type EpisodicArgs = EpisodicArgs_Serialize | EpisodicArgs_Deserialize;
@@ -460,10 +562,79 @@ export type EpisodicResultDto_Serialize = {
 	results: EpisodicHitDto_Serialize[],
 };
 
-export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal";
+export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal";
+
+export type HistoryArgs = HistoryArgs_Serialize | HistoryArgs_Deserialize;
+
+export type HistoryArgs_Deserialize = {
+	agent?: string | null,
+	limit?: number | null,
+};
+
+export type HistoryArgs_Serialize = {
+	agent: string | null,
+	limit: number | null,
+};
+
+export type HistoryDto = HistoryDto_Serialize | HistoryDto_Deserialize;
+
+export type HistoryDto_Deserialize = {
+	agent?: string | null,
+	/**  Changes in the history in all (`changes` may be limited). */
+	total: number,
+	/**  Newest first. */
+	changes: ChangeDto_Deserialize[],
+	/**  What undo would take back now. */
+	can_undo?: string | null,
+	/**  What redo would take back now. */
+	can_redo?: string | null,
+};
+
+export type HistoryDto_Serialize = {
+	agent: string | null,
+	/**  Changes in the history in all (`changes` may be limited). */
+	total: number,
+	/**  Newest first. */
+	changes: ChangeDto_Serialize[],
+	/**  What undo would take back now. */
+	can_undo: string | null,
+	/**  What redo would take back now. */
+	can_redo: string | null,
+};
 
 export type IdArgs = {
 	id: string,
+};
+
+export type ImpactArgs = ImpactArgs_Serialize | ImpactArgs_Deserialize;
+
+export type ImpactArgs_Deserialize = {
+	agent?: string | null,
+	ids: string[],
+	action: SelectionAction,
+};
+
+export type ImpactArgs_Serialize = {
+	agent: string | null,
+	ids: string[],
+	action: SelectionAction,
+};
+
+/**  What a selection's delete or move would do to the prompt. */
+export type ImpactDto = {
+	/**  Entries of the selection the action changes (a move skips those already there). */
+	entries: number,
+	/**  Their characters, as lines. */
+	chars: number,
+	/**  Prompt part [2]'s characters now and after the action. */
+	prompt_chars_before: number,
+	prompt_chars_after: number,
+	/**  Characters of the selection in the prompt now that would leave it. */
+	leaving_prompt_chars: number,
+	/**  Characters of the selection outside the prompt now that would enter it. */
+	entering_prompt_chars: number,
+	/**  Ids named that are not entries of this owner now. */
+	missing: string[],
 };
 
 /**  The index build running or last run in this console. */
@@ -768,6 +939,20 @@ export type MigrationReport_Serialize = {
 	total: OwnerCounts_Serialize,
 };
 
+export type MoveArgs = MoveArgs_Serialize | MoveArgs_Deserialize;
+
+export type MoveArgs_Deserialize = {
+	agent?: string | null,
+	entries: EntryRef_Deserialize[],
+	to: ScopeDto,
+};
+
+export type MoveArgs_Serialize = {
+	agent: string | null,
+	entries: EntryRef_Serialize[],
+	to: ScopeDto,
+};
+
 export type NameArgs = {
 	name: string,
 };
@@ -793,6 +978,16 @@ export type Operations_Deserialize = {
 	archival_page: Signature<ArchivalPageQuery_Deserialize, ArchivalPageDto_Deserialize>,
 	memory_context: Signature<AgentArgs_Deserialize, string>,
 	append_memory: Signature<AppendRequest_Deserialize, AppendResult_Deserialize>,
+	edit_entry: Signature<EditArgs_Deserialize, ChangeDto_Deserialize>,
+	delete_entries: Signature<SelectionArgs_Deserialize, ChangeDto_Deserialize>,
+	move_entries: Signature<MoveArgs_Deserialize, ChangeDto_Deserialize>,
+	selection_impact: Signature<ImpactArgs_Deserialize, ImpactDto>,
+	memory_history: Signature<HistoryArgs_Deserialize, HistoryDto_Deserialize>,
+	undo_change: Signature<UndoArgs_Deserialize, ChangeDto_Deserialize>,
+	redo_change: Signature<AgentArgs_Deserialize, ChangeDto_Deserialize>,
+	restore_entry: Signature<RestoreArgs_Deserialize, ChangeDto_Deserialize>,
+	review_status: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
+	mark_reviewed: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	build_index: Signature<AgentArgs_Deserialize, IndexJobDto_Deserialize>,
@@ -825,6 +1020,16 @@ export type Operations_Serialize = {
 	archival_page: Signature<ArchivalPageQuery_Serialize, ArchivalPageDto_Serialize>,
 	memory_context: Signature<AgentArgs_Serialize, string>,
 	append_memory: Signature<AppendRequest_Serialize, AppendResult_Serialize>,
+	edit_entry: Signature<EditArgs_Serialize, ChangeDto_Serialize>,
+	delete_entries: Signature<SelectionArgs_Serialize, ChangeDto_Serialize>,
+	move_entries: Signature<MoveArgs_Serialize, ChangeDto_Serialize>,
+	selection_impact: Signature<ImpactArgs_Serialize, ImpactDto>,
+	memory_history: Signature<HistoryArgs_Serialize, HistoryDto_Serialize>,
+	undo_change: Signature<UndoArgs_Serialize, ChangeDto_Serialize>,
+	redo_change: Signature<AgentArgs_Serialize, ChangeDto_Serialize>,
+	restore_entry: Signature<RestoreArgs_Serialize, ChangeDto_Serialize>,
+	review_status: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
+	mark_reviewed: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
 	build_index: Signature<AgentArgs_Serialize, IndexJobDto_Serialize>,
@@ -1057,6 +1262,42 @@ export type RecalledDto_Serialize = {
 	score: number | null,
 };
 
+export type RestoreArgs = RestoreArgs_Serialize | RestoreArgs_Deserialize;
+
+export type RestoreArgs_Deserialize = {
+	agent?: string | null,
+	change_id: string,
+	entry_id: string,
+};
+
+export type RestoreArgs_Serialize = {
+	agent: string | null,
+	change_id: string,
+	entry_id: string,
+};
+
+export type ReviewDto = ReviewDto_Serialize | ReviewDto_Deserialize;
+
+export type ReviewDto_Deserialize = {
+	agent?: string | null,
+	/**  Local time of the last "mark all reviewed"; `None`: never reviewed. */
+	reviewed_at?: string | null,
+	/**  Entries added or changed since (all entries when never reviewed). */
+	unreviewed: number,
+	/**  Their ids (at most 10 000). */
+	ids: string[],
+};
+
+export type ReviewDto_Serialize = {
+	agent: string | null,
+	/**  Local time of the last "mark all reviewed"; `None`: never reviewed. */
+	reviewed_at: string | null,
+	/**  Entries added or changed since (all entries when never reviewed). */
+	unreviewed: number,
+	/**  Their ids (at most 10 000). */
+	ids: string[],
+};
+
 /**  What a candidate `.oryxos` root holds, shown before the user commits to it. */
 export type RootInspection = {
 	path: string,
@@ -1080,6 +1321,20 @@ export type SanitizedPreview = {
 };
 
 export type ScopeDto = "core" | "archival";
+
+export type SelectionAction = "delete" | "core" | "archival";
+
+export type SelectionArgs = SelectionArgs_Serialize | SelectionArgs_Deserialize;
+
+export type SelectionArgs_Deserialize = {
+	agent?: string | null,
+	entries: EntryRef_Deserialize[],
+};
+
+export type SelectionArgs_Serialize = {
+	agent: string | null,
+	entries: EntryRef_Serialize[],
+};
 
 export type SessionDto = SessionDto_Serialize | SessionDto_Deserialize;
 
@@ -1266,6 +1521,24 @@ export type SkillDto_Serialize = {
 	warnings: string[],
 };
 
+export type SnapDto = SnapDto_Serialize | SnapDto_Deserialize;
+
+export type SnapDto_Deserialize = {
+	id: string,
+	scope: ScopeDto,
+	timestamp?: string | null,
+	content: string,
+	line: string,
+};
+
+export type SnapDto_Serialize = {
+	id: string,
+	scope: ScopeDto,
+	timestamp: string | null,
+	content: string,
+	line: string,
+};
+
 export type ThemeDto = "system" | "light" | "dark";
 
 export type ToolCallDto = ToolCallDto_Serialize | ToolCallDto_Deserialize;
@@ -1306,6 +1579,20 @@ export type ToolInvocationDto_Serialize = {
 	error_message: string | null,
 	duration_ms: number | null,
 	created_at: string | null,
+};
+
+export type UndoArgs = UndoArgs_Serialize | UndoArgs_Deserialize;
+
+export type UndoArgs_Deserialize = {
+	agent?: string | null,
+	/**  Default: the last change not yet undone. */
+	change_id?: string | null,
+};
+
+export type UndoArgs_Serialize = {
+	agent: string | null,
+	/**  Default: the last change not yet undone. */
+	change_id: string | null,
 };
 
 export type WindowDto = {

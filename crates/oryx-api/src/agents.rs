@@ -21,7 +21,11 @@ impl Console {
                 let last = rt.sessions.last_active_by_agent().unwrap_or_default();
                 agents
                     .iter()
-                    .map(|a| summary(&rt, a, || last.get(&a.name).copied().flatten()))
+                    .map(|a| {
+                        let mut s = summary(&rt, a, || last.get(&a.name).copied().flatten());
+                        s.unreviewed = self.unreviewed_count(&rt, &a.name);
+                        s
+                    })
                     .collect()
             },
             global_memory: counts(&rt, &Owner::Global),
@@ -32,7 +36,11 @@ impl Console {
         let rt = self.runtime();
         let agent = agents::get(rt.root(), name)?;
         Ok(AgentDetail {
-            summary: summary(&rt, &agent, || last_session_activity(&rt, &agent)),
+            summary: {
+                let mut s = summary(&rt, &agent, || last_session_activity(&rt, &agent));
+                s.unreviewed = self.unreviewed_count(&rt, &agent.name);
+                s
+            },
             identity_name: agent.identity_name.clone(),
             identity_prompt: agent.identity_prompt.clone(),
             temperature: agent.temperature,
@@ -80,6 +88,7 @@ fn summary(
     };
     let valid = refused.is_none();
     AgentSummary {
+        unreviewed: None,
         name: a.name.clone(),
         description: a.description.clone(),
         provider: a.provider.clone(),

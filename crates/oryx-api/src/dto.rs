@@ -78,6 +78,9 @@ impl From<BackendDto> for Backend {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct EntryDto {
+    /// Names the entry in curation operations (absent where the listing has no ids: recall).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     pub timestamp: Option<String>,
     pub content: String,
     /// The line as the prompt shows it.
@@ -87,6 +90,7 @@ pub struct EntryDto {
 impl From<&Entry> for EntryDto {
     fn from(e: &Entry) -> Self {
         EntryDto {
+            id: None,
             timestamp: ts(&e.timestamp),
             content: e.content.clone(),
             line: e.line.clone(),
@@ -94,9 +98,19 @@ impl From<&Entry> for EntryDto {
     }
 }
 
+impl EntryDto {
+    pub fn with_id(id: String, e: &Entry) -> Self {
+        EntryDto {
+            id: Some(id),
+            ..EntryDto::from(e)
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ArchivalEntryDto {
+    pub id: String,
     pub timestamp: Option<String>,
     pub content: String,
     pub line: String,
@@ -179,6 +193,8 @@ pub struct ArchivalPageQuery {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ArchivalItemDto {
+    /// Names the entry in curation operations.
+    pub id: String,
     /// Position in file order (0 = oldest), whatever the page's order or filter.
     pub index: u32,
     pub timestamp: Option<String>,
@@ -388,6 +404,8 @@ pub struct AgentSummary {
     pub last_activity: Option<String>,
     pub has_agent_md: bool,
     pub warnings: Vec<String>,
+    /// Entries added or changed since the agent's last review; `None`: never reviewed.
+    pub unreviewed: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

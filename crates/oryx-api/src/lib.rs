@@ -4,6 +4,7 @@
 pub mod agents;
 pub mod compat_data;
 pub mod console;
+pub mod curation;
 pub mod dto;
 pub mod error;
 pub mod exclusive;

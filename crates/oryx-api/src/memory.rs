@@ -29,12 +29,18 @@ impl Console {
             agent: owner.agent_name().map(str::to_string),
             backend: view.backend.into(),
             source: rt.source(&owner),
-            core: view.core.iter().map(EntryDto::from).collect(),
+            core: view
+                .core
+                .iter()
+                .enumerate()
+                .map(|(i, e)| EntryDto::with_id(view.core_id(i), e))
+                .collect(),
             archival: view
                 .archival
                 .iter()
                 .enumerate()
                 .map(|(i, e)| ArchivalEntryDto {
+                    id: view.archival_id(i + view.archival_offset, e),
                     timestamp: crate::dto::ts(&e.timestamp),
                     content: e.content.clone(),
                     line: e.line.clone(),

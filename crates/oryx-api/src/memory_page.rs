@@ -28,7 +28,12 @@ impl Console {
             agent: owner.agent_name().map(str::to_string),
             backend: view.backend.into(),
             source: rt.source(&owner),
-            core: view.core.iter().map(EntryDto::from).collect(),
+            core: view
+                .core
+                .iter()
+                .enumerate()
+                .map(|(i, e)| EntryDto::with_id(view.core_id(i), e))
+                .collect(),
             archival_total: snap.archival_count() as u32,
             window: window_dto(view),
             context: view.context.clone(),
@@ -87,6 +92,7 @@ impl Console {
             .iter()
             .zip(snap.entries_at(&indexes)?)
             .map(|(&index, e)| ArchivalItemDto {
+                id: snap.view.archival_id(index, &e),
                 index: index as u32,
                 timestamp: crate::dto::ts(&e.timestamp),
                 content: e.content.clone(),

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
 use specta::Type;
 
+use crate::curation::*;
 use crate::dto::*;
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
@@ -236,6 +237,41 @@ operations! {
     append_memory(AppendRequest) -> AppendResult,
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.append_memory(&a);
+    /// Change one entry's content (sanitised like a write; its time kept unless `restamp`)
+    edit_entry(EditArgs) -> ChangeDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.edit_entry(&a);
+    /// Delete entries, as one change
+    delete_entries(SelectionArgs) -> ChangeDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.delete_entries(&a);
+    /// Move entries to core or archival (time and order by time kept), as one change
+    move_entries(MoveArgs) -> ChangeDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.move_entries(&a);
+    /// What deleting or moving a selection would do to the prompt
+    selection_impact(ImpactArgs) -> ImpactDto => |c, a| c.selection_impact(&a);
+    /// The console's changes to an owner's memory, newest first, with what undo and redo would do
+    memory_history(HistoryArgs) -> HistoryDto
+        => |c, a| c.memory_history(given(&a.agent), a.limit);
+    /// Take back a change (default: the last one not undone)
+    undo_change(UndoArgs) -> ChangeDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.undo_change(given(&a.agent), given(&a.change_id));
+    /// Take back the last undo
+    redo_change(AgentArgs) -> ChangeDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.redo_change(given(&a.agent));
+    /// Put back one entry a change removed or changed
+    restore_entry(RestoreArgs) -> ChangeDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.restore_entry(&a);
+    /// Entries added or changed since the owner's last review
+    review_status(AgentArgs) -> ReviewDto => |c, a| c.review_status(given(&a.agent));
+    /// Mark every entry of the owner as reviewed
+    mark_reviewed(AgentArgs) -> ReviewDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.mark_reviewed(given(&a.agent));
     /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
     recall_memory(RecallArgs) -> RecallResult
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);

@@ -12,6 +12,7 @@ pub mod markdown_curate;
 pub mod mem0;
 pub mod open;
 pub mod paged;
+pub mod review;
 pub mod semantic;
 pub mod service;
 pub mod sqlite;

@@ -55,6 +55,8 @@ impl MarkdownMemoryStore {
             window: stats,
             possibly_more: false,
             paged_reason: Some(reason),
+            core_ids: Vec::new(),
+            archival_ids: Vec::new(),
         })
     }
 

@@ -53,6 +53,24 @@ pub struct MemoryView {
     /// Set when the file was too large to parse whole: `archival` holds only the window's
     /// entries, the others come in pages (memory/paged.rs). Says why, for the person.
     pub paged_reason: Option<String>,
+    /// The store's own ids of `core` / `archival` (see [`super::Sections`]); empty for
+    /// MEMORY.md, whose ids come from position and line.
+    pub core_ids: Vec<String>,
+    pub archival_ids: Vec<String>,
+}
+
+impl MemoryView {
+    pub fn core_id(&self, i: usize) -> String {
+        super::entry::entry_id(&self.core_ids, Scope::Core, i, &self.core[i])
+    }
+
+    /// The id of the archival entry at file index `index` (whose entry is `e`).
+    pub fn archival_id(&self, index: usize, e: &Entry) -> String {
+        match index.checked_sub(self.archival_offset) {
+            Some(j) if j < self.archival_ids.len() => self.archival_ids[j].clone(),
+            _ => super::curate::markdown_id(Scope::Archival, index, &e.line),
+        }
+    }
 }
 
 impl MemoryService {
@@ -123,6 +141,8 @@ impl MemoryService {
             possibly_more,
             archival_offset: 0,
             paged_reason: None,
+            core_ids: all.core_ids,
+            archival_ids: all.archival_ids,
         })
     }
 

@@ -1,0 +1,505 @@
+//! Curation operations: edit, delete and move entries, the history with undo, redo and
+//! restore, what a selection would do to the prompt, and review marks (SPEC §13).
+
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "specta")]
+use specta::Type;
+
+use oryx_core::memory::curate::{EntryDiff, EntrySnap};
+use oryx_core::memory::curation::{Action, HistoryView, Target};
+use oryx_core::memory::history::Change;
+use oryx_core::memory::review::{entry_key, Reviews};
+use oryx_core::memory::{service, window, Entry, Scope};
+use oryx_core::names::Owner;
+
+use crate::console::{Console, Runtime};
+use crate::dto::ScopeDto;
+use crate::error::ApiResult;
+
+/// An entry named by its id and the content the caller saw.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EntryRef {
+    pub id: String,
+    /// The content shown; absent: whatever the entry holds now (the CLI without `--expect`).
+    #[serde(default)]
+    pub expect: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct EditArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub id: String,
+    #[serde(default)]
+    pub expect: Option<String>,
+    pub content: String,
+    /// Give the entry the current time (default: it keeps its own).
+    #[serde(default)]
+    pub restamp: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SelectionArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub entries: Vec<EntryRef>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MoveArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub entries: Vec<EntryRef>,
+    pub to: ScopeDto,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum SelectionAction {
+    Delete,
+    Core,
+    Archival,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ImpactArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub ids: Vec<String>,
+    pub action: SelectionAction,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct HistoryArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct UndoArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Default: the last change not yet undone.
+    #[serde(default)]
+    pub change_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RestoreArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub change_id: String,
+    pub entry_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SnapDto {
+    pub id: String,
+    pub scope: ScopeDto,
+    pub timestamp: Option<String>,
+    pub content: String,
+    pub line: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct DiffDto {
+    pub before: Option<SnapDto>,
+    pub after: Option<SnapDto>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeOp {
+    Edit,
+    Delete,
+    Move,
+    Restore,
+    Undo,
+    Redo,
+}
+
+/// One change of the history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ChangeDto {
+    pub id: String,
+    /// Local time, `yyyy-MM-dd HH:mm:ss`.
+    pub at: String,
+    pub op: ChangeOp,
+    pub agent: Option<String>,
+    /// An undo: the change it took back; a redo: the undo; a restore: the change the entry
+    /// came from.
+    pub reverts: Option<String>,
+    pub entries: Vec<DiffDto>,
+    /// Taken back by an undo that stands.
+    pub undone: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct HistoryDto {
+    pub agent: Option<String>,
+    /// Changes in the history in all (`changes` may be limited).
+    pub total: u32,
+    /// Newest first.
+    pub changes: Vec<ChangeDto>,
+    /// What undo would take back now.
+    pub can_undo: Option<String>,
+    /// What redo would take back now.
+    pub can_redo: Option<String>,
+}
+
+/// What a selection's delete or move would do to the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ImpactDto {
+    /// Entries of the selection the action changes (a move skips those already there).
+    pub entries: u32,
+    /// Their characters, as lines.
+    pub chars: u32,
+    /// Prompt part [2]'s characters now and after the action.
+    pub prompt_chars_before: u32,
+    pub prompt_chars_after: u32,
+    /// Characters of the selection in the prompt now that would leave it.
+    pub leaving_prompt_chars: u32,
+    /// Characters of the selection outside the prompt now that would enter it.
+    pub entering_prompt_chars: u32,
+    /// Ids named that are not entries of this owner now.
+    pub missing: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ReviewDto {
+    pub agent: Option<String>,
+    /// Local time of the last "mark all reviewed"; `None`: never reviewed.
+    pub reviewed_at: Option<String>,
+    /// Entries added or changed since (all entries when never reviewed).
+    pub unreviewed: u32,
+    /// Their ids (at most 10 000).
+    pub ids: Vec<String>,
+}
+
+const REVIEW_IDS_MAX: usize = 10_000;
+
+fn snap_dto(s: &EntrySnap) -> SnapDto {
+    SnapDto {
+        id: s.id.clone(),
+        scope: s.scope.into(),
+        timestamp: s.timestamp.clone(),
+        content: s.content.clone(),
+        line: s.line.clone(),
+    }
+}
+
+fn diff_dto(d: &EntryDiff) -> DiffDto {
+    DiffDto {
+        before: d.before.as_ref().map(snap_dto),
+        after: d.after.as_ref().map(snap_dto),
+    }
+}
+
+fn op_dto(op: oryx_core::memory::history::Op) -> ChangeOp {
+    use oryx_core::memory::history::Op;
+    match op {
+        Op::Edit => ChangeOp::Edit,
+        Op::Delete => ChangeOp::Delete,
+        Op::Move => ChangeOp::Move,
+        Op::Restore => ChangeOp::Restore,
+        Op::Undo => ChangeOp::Undo,
+        Op::Redo => ChangeOp::Redo,
+    }
+}
+
+fn local_time(ms: i64) -> String {
+    oryx_core::timefmt::epoch_ms_to_local(ms)
+        .map(|t| oryx_core::timefmt::format_entry_ts(&t))
+        .unwrap_or_default()
+}
+
+pub(crate) fn change_dto(c: &Change, undone: bool) -> ChangeDto {
+    ChangeDto {
+        id: c.id.clone(),
+        at: local_time(c.at),
+        op: op_dto(c.op),
+        agent: (c.owner != oryx_core::names::GLOBAL_DB_KEY).then(|| c.owner.clone()),
+        reverts: c.reverts.clone(),
+        entries: c.entries.iter().map(diff_dto).collect(),
+        undone,
+    }
+}
+
+fn history_dto(owner: &Owner, v: &HistoryView) -> HistoryDto {
+    HistoryDto {
+        agent: owner.agent_name().map(str::to_string),
+        total: v.total as u32,
+        changes: v
+            .changes
+            .iter()
+            .map(|l| change_dto(&l.change, v.stacks.undone.contains(&l.change.id)))
+            .collect(),
+        can_undo: v.stacks.undo.clone(),
+        can_redo: v.stacks.redo.clone(),
+    }
+}
+
+fn targets(refs: &[EntryRef]) -> Vec<Target> {
+    refs.iter()
+        .map(|r| Target {
+            id: r.id.clone(),
+            expect: r.expect.clone(),
+        })
+        .collect()
+}
+
+/// Where an owner's entries live, as reviews are keyed.
+fn review_source(rt: &Runtime, owner: &Owner) -> String {
+    format!(
+        "{}\u{0}{}\u{0}{}",
+        rt.memory.backend().as_str(),
+        rt.memory.store().location(owner),
+        owner.db_key()
+    )
+}
+
+impl Console {
+    fn finish(&self, rt: &Runtime, owner: &Owner, c: &Change) -> ChangeDto {
+        rt.page_cache.forget(&rt.memory, owner);
+        self.announce_write(rt, owner);
+        change_dto(c, false)
+    }
+
+    pub fn edit_entry(&self, a: &EditArgs) -> ApiResult<ChangeDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        let target = Target {
+            id: a.id.clone(),
+            expect: a.expect.clone(),
+        };
+        let action = Action::Edit {
+            content: a.content.clone(),
+            restamp: a.restamp,
+        };
+        let c = rt.memory.change(&owner, &[target], &action);
+        rt.page_cache.forget(&rt.memory, &owner);
+        Ok(self.finish(&rt, &owner, &c?))
+    }
+
+    pub fn delete_entries(&self, a: &SelectionArgs) -> ApiResult<ChangeDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        let c = rt
+            .memory
+            .change(&owner, &targets(&a.entries), &Action::Delete);
+        rt.page_cache.forget(&rt.memory, &owner);
+        Ok(self.finish(&rt, &owner, &c?))
+    }
+
+    pub fn move_entries(&self, a: &MoveArgs) -> ApiResult<ChangeDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        let c = rt.memory.change(
+            &owner,
+            &targets(&a.entries),
+            &Action::Move(Scope::from(a.to)),
+        );
+        rt.page_cache.forget(&rt.memory, &owner);
+        Ok(self.finish(&rt, &owner, &c?))
+    }
+
+    pub fn memory_history(&self, agent: Option<&str>, limit: Option<u32>) -> ApiResult<HistoryDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        let v = rt.memory.history(&owner, limit.map(|n| n as usize))?;
+        Ok(history_dto(&owner, &v))
+    }
+
+    pub fn undo_change(
+        &self,
+        agent: Option<&str>,
+        change_id: Option<&str>,
+    ) -> ApiResult<ChangeDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        let c = rt.memory.undo(&owner, change_id);
+        rt.page_cache.forget(&rt.memory, &owner);
+        Ok(self.finish(&rt, &owner, &c?))
+    }
+
+    pub fn redo_change(&self, agent: Option<&str>) -> ApiResult<ChangeDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        let c = rt.memory.redo(&owner);
+        rt.page_cache.forget(&rt.memory, &owner);
+        Ok(self.finish(&rt, &owner, &c?))
+    }
+
+    pub fn restore_entry(&self, a: &RestoreArgs) -> ApiResult<ChangeDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        let c = rt.memory.restore(&owner, &a.change_id, &a.entry_id);
+        rt.page_cache.forget(&rt.memory, &owner);
+        Ok(self.finish(&rt, &owner, &c?))
+    }
+
+    /// What deleting or moving the entries `ids` would do to the prompt, computed with the
+    /// prompt's own window rule.
+    pub fn selection_impact(&self, a: &ImpactArgs) -> ApiResult<ImpactDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        let view = rt.memory.view(&owner)?;
+        let limit = rt.memory.archival_limit();
+        let wanted: std::collections::HashSet<&str> = a.ids.iter().map(String::as_str).collect();
+        let mut found = std::collections::HashSet::new();
+        let mut core: Vec<(bool, &Entry)> = Vec::new();
+        let mut archival: Vec<(bool, &Entry)> = Vec::new();
+        for (i, e) in view.core.iter().enumerate() {
+            let id = view.core_id(i);
+            let hit = wanted.contains(id.as_str());
+            if hit {
+                found.insert(id);
+            }
+            core.push((hit, e));
+        }
+        for (i, e) in view.archival.iter().enumerate() {
+            let id = view.archival_id(i + view.archival_offset, e);
+            let hit = wanted.contains(id.as_str());
+            if hit {
+                found.insert(id);
+            }
+            archival.push((hit, e));
+        }
+        let before_first = view.window.first_in_window;
+        let (mut new_core, mut new_arch): (Vec<Entry>, Vec<Entry>) = (Vec::new(), Vec::new());
+        let (mut entries, mut chars, mut leaving, mut entering) = (0u32, 0u32, 0u32, 0u32);
+        for (hit, e) in &core {
+            match (hit, a.action) {
+                (true, SelectionAction::Delete) | (true, SelectionAction::Archival) => {
+                    entries += 1;
+                    chars += e.line_chars() as u32;
+                    leaving += e.line_chars() as u32;
+                    if a.action == SelectionAction::Archival {
+                        new_arch.push((*e).clone());
+                    }
+                }
+                _ => new_core.push((*e).clone()),
+            }
+        }
+        for (i, (hit, e)) in archival.iter().enumerate() {
+            let in_window = i + view.archival_offset >= before_first;
+            match (hit, a.action) {
+                (true, SelectionAction::Delete) | (true, SelectionAction::Core) => {
+                    entries += 1;
+                    chars += e.line_chars() as u32;
+                    match (a.action, in_window) {
+                        (SelectionAction::Delete, true) => leaving += e.line_chars() as u32,
+                        (SelectionAction::Core, false) => entering += e.line_chars() as u32,
+                        _ => {}
+                    }
+                    if a.action == SelectionAction::Core {
+                        new_core.push((*e).clone());
+                    }
+                }
+                _ => new_arch.push((*e).clone()),
+            }
+        }
+        // Both sections stay in time order, as the stores keep them.
+        new_core.sort_by_key(|e| e.timestamp);
+        new_arch.sort_by_key(|e| e.timestamp);
+        let w = window::compute(&new_arch, limit);
+        let after = service::render_block(&new_core, &w);
+        // Archival entries moved out of the window's reach by others entering: counted in
+        // the prompt's size, which is what the person weighs.
+        let missing = a
+            .ids
+            .iter()
+            .filter(|id| !found.contains(id.as_str()))
+            .cloned()
+            .collect();
+        Ok(ImpactDto {
+            entries,
+            chars,
+            prompt_chars_before: view.context.chars().count() as u32,
+            prompt_chars_after: after.chars().count() as u32,
+            leaving_prompt_chars: leaving,
+            entering_prompt_chars: entering,
+            missing,
+        })
+    }
+
+    /// Entries added or changed since the owner's last review.
+    pub fn review_status(&self, agent: Option<&str>) -> ApiResult<ReviewDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        self.review_of(&rt, &owner)
+    }
+
+    fn review_of(&self, rt: &Runtime, owner: &Owner) -> ApiResult<ReviewDto> {
+        let reviews = Reviews::new(&self.index_dir());
+        let last = reviews.load(&review_source(rt, owner))?;
+        let view = rt.memory.view(owner)?;
+        let mut ids = Vec::new();
+        let mut count = 0u32;
+        let seen = |scope, e: &Entry| last.as_ref().is_some_and(|r| r.has(entry_key(scope, e)));
+        for (i, e) in view.core.iter().enumerate() {
+            if !seen(Scope::Core, e) {
+                count += 1;
+                if ids.len() < REVIEW_IDS_MAX {
+                    ids.push(view.core_id(i));
+                }
+            }
+        }
+        for (i, e) in view.archival.iter().enumerate() {
+            if !seen(Scope::Archival, e) {
+                count += 1;
+                if ids.len() < REVIEW_IDS_MAX {
+                    ids.push(view.archival_id(i + view.archival_offset, e));
+                }
+            }
+        }
+        Ok(ReviewDto {
+            agent: owner.agent_name().map(str::to_string),
+            reviewed_at: last.map(|r| local_time(r.at)),
+            unreviewed: count,
+            ids,
+        })
+    }
+
+    /// Marks every entry the owner has now as reviewed.
+    pub fn mark_reviewed(&self, agent: Option<&str>) -> ApiResult<ReviewDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        let view = rt.memory.view(&owner)?;
+        let keys = view
+            .core
+            .iter()
+            .map(|e| entry_key(Scope::Core, e))
+            .chain(view.archival.iter().map(|e| entry_key(Scope::Archival, e)))
+            .collect();
+        Reviews::new(&self.index_dir()).mark(&review_source(&rt, &owner), keys)?;
+        self.review_of(&rt, &owner)
+    }
+
+    /// How many entries of an agent are unreviewed (the agents list's badge); `None` for an
+    /// agent never reviewed (every entry would count) or whose memory cannot be read.
+    pub(crate) fn unreviewed_count(&self, rt: &Runtime, agent: &str) -> Option<u32> {
+        let owner = Owner::Agent(agent.to_string());
+        let reviews = Reviews::new(&self.index_dir());
+        reviews.load(&review_source(rt, &owner)).ok().flatten()?;
+        self.review_of(rt, &owner).ok().map(|r| r.unreviewed)
+    }
+}

@@ -1,0 +1,106 @@
+//! What a person has reviewed of each owner's memory (SPEC §13): the entries present at the
+//! last "mark all reviewed", kept as hashes in the console's own data directory (never in
+//! MEMORY.md or the runtime's database). Entries added since — by the runtime or anyone — are
+//! "new".
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::entry::{Entry, Scope};
+use crate::embed::identity::fnv1a;
+use crate::error::{CoreError, IoContext, Result};
+
+/// One owner's last review.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reviewed {
+    /// Epoch milliseconds.
+    pub at: i64,
+    /// The entries' keys ([`entry_key`]), sorted.
+    pub keys: Vec<u64>,
+}
+
+impl Reviewed {
+    pub fn has(&self, key: u64) -> bool {
+        self.keys.binary_search(&key).is_ok()
+    }
+}
+
+/// An entry as a review remembers it: section, time and content (an edit makes it new again).
+pub fn entry_key(scope: Scope, e: &Entry) -> u64 {
+    let ts = e
+        .timestamp
+        .map(|t| crate::timefmt::format_entry_ts(&t))
+        .unwrap_or_default();
+    fnv1a(format!("{}\u{0}{ts}\u{0}{}", scope.as_str(), e.content).as_bytes())
+}
+
+pub struct Reviews {
+    dir: PathBuf,
+}
+
+impl Reviews {
+    /// Reviews kept under the console's data directory `index_dir`.
+    pub fn new(index_dir: &Path) -> Reviews {
+        Reviews {
+            dir: index_dir.join("review"),
+        }
+    }
+
+    /// `source`: where the owner's entries live (a file, a database and owner, a server and
+    /// user): reviews follow the data, not the agent's name alone.
+    fn file(&self, source: &str) -> PathBuf {
+        self.dir
+            .join(format!("{:016x}.json", fnv1a(source.as_bytes())))
+    }
+
+    pub fn load(&self, source: &str) -> Result<Option<Reviewed>> {
+        let path = self.file(source);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                CoreError::Corrupt(format!(
+                    "{}: not a review record ({e}); delete it to start the review afresh",
+                    path.display()
+                ))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(CoreError::io(&path, e)),
+        }
+    }
+
+    /// Records every key as reviewed now.
+    pub fn mark(&self, source: &str, mut keys: Vec<u64>) -> Result<Reviewed> {
+        keys.sort_unstable();
+        keys.dedup();
+        let r = Reviewed {
+            at: crate::timefmt::now_epoch_ms(),
+            keys,
+        };
+        std::fs::create_dir_all(&self.dir).at(&self.dir)?;
+        let path = self.file(source);
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_vec(&r).expect("reviews serialise")).at(&tmp)?;
+        std::fs::rename(&tmp, &path).at(&path)?;
+        Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_are_kept_per_source_and_edits_are_new() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Reviews::new(dir.path());
+        assert_eq!(r.load("a").unwrap(), None);
+        let e = Entry::new(None, "x");
+        let k = entry_key(Scope::Archival, &e);
+        r.mark("a", vec![k, k]).unwrap();
+        let got = r.load("a").unwrap().unwrap();
+        assert!(got.has(k));
+        assert!(!got.has(entry_key(Scope::Archival, &Entry::new(None, "y"))));
+        assert!(!got.has(entry_key(Scope::Core, &e)));
+        assert_eq!(r.load("b").unwrap(), None);
+    }
+}
