@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use oryx_api::curation::{EditArgs, EntryRef, MoveArgs, SelectionArgs};
 use oryx_api::dto::{AppendRequest, RecallModeDto, ScopeDto, SessionQuery, SessionStatusDto};
 use oryx_api::{ApiError, ApiResult, Backend, Console, Overrides};
 
@@ -224,6 +225,66 @@ enum MemoryCmd {
         limit: Option<u32>,
         #[arg(value_name = "QUERY")]
         keyword: String,
+    },
+    /// Change one entry's text (sanitised like a write; its time kept unless --restamp)
+    Edit {
+        #[arg(long)]
+        agent: Option<String>,
+        /// The entry's content as you saw it: refused with `conflict` when it changed since
+        #[arg(long, value_name = "OLD")]
+        expect: Option<String>,
+        /// Give the entry the current time
+        #[arg(long)]
+        restamp: bool,
+        #[arg(value_name = "ID")]
+        id: String,
+        #[arg(value_name = "TEXT")]
+        text: String,
+    },
+    /// Delete entries, as one change (undo brings them back)
+    Delete {
+        #[arg(long)]
+        agent: Option<String>,
+        /// Refuse unless exactly N ids are given (a guard for scripts)
+        #[arg(long, value_name = "N")]
+        expect_count: Option<usize>,
+        #[arg(value_name = "ID", required = true)]
+        ids: Vec<String>,
+    },
+    /// Move entries to core or archival (time kept, placed in time order), as one change
+    Move {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long, value_enum)]
+        to: ScopeArg,
+        #[arg(value_name = "ID", required = true)]
+        ids: Vec<String>,
+    },
+    /// The console's changes, newest first: id, time, operation, entries before and after
+    History {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long, value_name = "N")]
+        limit: Option<u32>,
+    },
+    /// Take back a change (default: the last one not yet undone)
+    Undo {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(value_name = "CHANGE_ID")]
+        change_id: Option<String>,
+    },
+    /// Take back the last undo
+    Redo {
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Entries added or changed since the last review; --mark marks every entry reviewed
+    Review {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        mark: bool,
     },
 }
 
@@ -477,8 +538,74 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
                 json,
             )
         }
+        MemoryCmd::Edit {
+            agent,
+            expect,
+            restamp,
+            id,
+            text,
+        } => {
+            let args = EditArgs {
+                agent,
+                id,
+                expect,
+                content: text,
+                restamp,
+            };
+            render::change(&console.edit_entry(&args)?, json)
+        }
+        MemoryCmd::Delete {
+            agent,
+            expect_count,
+            ids,
+        } => {
+            if let Some(n) = expect_count.filter(|n| *n != ids.len()) {
+                return Err(ApiError::invalid(format!(
+                    "--expect-count {n} but {} ids were given; nothing was deleted",
+                    ids.len()
+                )));
+            }
+            let args = SelectionArgs {
+                agent,
+                entries: refs(ids),
+            };
+            render::change(&console.delete_entries(&args)?, json)
+        }
+        MemoryCmd::Move { agent, to, ids } => {
+            let args = MoveArgs {
+                agent,
+                entries: refs(ids),
+                to: match to {
+                    ScopeArg::Core => ScopeDto::Core,
+                    ScopeArg::Archival => ScopeDto::Archival,
+                },
+            };
+            render::change(&console.move_entries(&args)?, json)
+        }
+        MemoryCmd::History { agent, limit } => {
+            render::history(&console.memory_history(agent.as_deref(), limit)?, json)
+        }
+        MemoryCmd::Undo { agent, change_id } => render::change(
+            &console.undo_change(agent.as_deref(), change_id.as_deref())?,
+            json,
+        ),
+        MemoryCmd::Redo { agent } => render::change(&console.redo_change(agent.as_deref())?, json),
+        MemoryCmd::Review { agent, mark } => {
+            let r = match mark {
+                true => console.mark_reviewed(agent.as_deref())?,
+                false => console.review_status(agent.as_deref())?,
+            };
+            render::review(&r, json)
+        }
     }
     Ok(())
+}
+
+/// Ids from the command line name entries as they are now (no expected content).
+fn refs(ids: Vec<String>) -> Vec<EntryRef> {
+    ids.into_iter()
+        .map(|id| EntryRef { id, expect: None })
+        .collect()
 }
 
 fn demo(path: &std::path::Path, json: bool) -> ApiResult<ExitCode> {

@@ -29,6 +29,7 @@ fn out(args: std::fmt::Arguments) {
     }
 }
 
+use oryx_api::curation::{ChangeDto, ChangeOp, HistoryDto, ReviewDto};
 use oryx_api::dto::*;
 use oryx_api::run::{FootprintResult, ToolRunResult};
 use serde::Serialize;
@@ -119,7 +120,12 @@ pub fn memory(v: &MemoryViewDto, json: bool) {
     );
     println!("\ncore ({})", v.core.len());
     for e in &v.core {
-        println!("  {}  {}", or_dash(&e.timestamp), e.content);
+        println!(
+            "  {}  {}  {}",
+            e.id.as_deref().unwrap_or("-"),
+            or_dash(&e.timestamp),
+            e.content
+        );
     }
     let w = &v.window;
     if let Some(why) = &v.paged_reason {
@@ -139,7 +145,110 @@ pub fn memory(v: &MemoryViewDto, json: bool) {
             println!("  ---- prompt window starts here ----");
         }
         let mark = if e.in_window { ' ' } else { '·' };
-        println!("{mark} {}  {}", or_dash(&e.timestamp), e.content);
+        println!("{mark} {}  {}  {}", e.id, or_dash(&e.timestamp), e.content);
+    }
+}
+
+fn snap(s: &oryx_api::curation::SnapDto) -> String {
+    let scope = match s.scope {
+        ScopeDto::Core => "core",
+        ScopeDto::Archival => "archival",
+    };
+    format!("[{scope}] {}  {}", s.id, s.line)
+}
+
+fn change_lines(c: &ChangeDto) {
+    for d in &c.entries {
+        match (&d.before, &d.after) {
+            (Some(b), Some(a)) => {
+                println!("    - {}", snap(b));
+                println!("    + {}", snap(a));
+            }
+            (Some(b), None) => println!("    - {}", snap(b)),
+            (None, Some(a)) => println!("    + {}", snap(a)),
+            (None, None) => {}
+        }
+    }
+}
+
+fn op_name(op: ChangeOp) -> &'static str {
+    match op {
+        ChangeOp::Edit => "edit",
+        ChangeOp::Delete => "delete",
+        ChangeOp::Move => "move",
+        ChangeOp::Restore => "restore",
+        ChangeOp::Undo => "undo",
+        ChangeOp::Redo => "redo",
+    }
+}
+
+pub fn change(c: &ChangeDto, json: bool) {
+    if json {
+        return print_json(c);
+    }
+    let n = c.entries.len();
+    println!(
+        "{} {}: {n} {} (change {})",
+        op_name(c.op),
+        c.agent.as_deref().unwrap_or("global memory"),
+        if n == 1 { "entry" } else { "entries" },
+        c.id
+    );
+    change_lines(c);
+}
+
+pub fn history(h: &HistoryDto, json: bool) {
+    if json {
+        return print_json(h);
+    }
+    if h.changes.is_empty() {
+        println!("no changes made by the console yet");
+        return;
+    }
+    for c in &h.changes {
+        let mut notes = Vec::new();
+        if c.undone {
+            notes.push("undone".to_string());
+        }
+        if let Some(r) = &c.reverts {
+            notes.push(format!("takes back {r}"));
+        }
+        let notes = match notes.is_empty() {
+            true => String::new(),
+            false => format!("  ({})", notes.join(", ")),
+        };
+        println!("{}  {}  {}{notes}", c.id, c.at, op_name(c.op));
+        change_lines(c);
+    }
+    if h.total as usize > h.changes.len() {
+        println!(
+            "… {} older changes (--limit)",
+            h.total as usize - h.changes.len()
+        );
+    }
+}
+
+pub fn review(r: &ReviewDto, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    match &r.reviewed_at {
+        Some(at) => println!(
+            "{} unreviewed {} since {at}",
+            r.unreviewed,
+            if r.unreviewed == 1 {
+                "entry"
+            } else {
+                "entries"
+            }
+        ),
+        None => println!(
+            "never reviewed: all {} entries are unreviewed (--mark marks them reviewed)",
+            r.unreviewed
+        ),
+    }
+    for id in &r.ids {
+        println!("  {id}");
     }
 }
 

@@ -49,6 +49,8 @@ fn head(owner: &Owner, op: Op, reverts: Option<String>) -> Change {
         reverts,
         entries: Vec::new(),
         splices: Vec::new(),
+        pid: std::process::id(),
+        len_after: None,
     }
 }
 
@@ -145,16 +147,10 @@ impl MemoryService {
             .iter()
             .map(|t| match &t.expect {
                 Some(e) => Ok(e.clone()),
-                None => all
-                    .find(&t.id)
-                    .map(|(_, _, e)| e.content.clone())
-                    .ok_or_else(|| {
-                        CoreError::NotFound(format!(
-                            "no memory entry with id {:?} in the memory of {}",
-                            t.id,
-                            owner.label()
-                        ))
-                    }),
+                None => match all.find(&t.id) {
+                    Some((_, _, e)) => Ok(e.content.clone()),
+                    None => Err(stale_or_unknown(&all, &t.id, owner)),
+                },
             })
             .collect()
     }
@@ -255,7 +251,8 @@ impl MemoryService {
         let now = now_epoch_ms();
         let mut settled = false;
         for l in changes.iter().filter(|l| l.pending) {
-            if now - l.change.at < PENDING_GRACE_MS {
+            let alive = super::history::writer_alive(l.change.pid);
+            if alive && now - l.change.at < PENDING_GRACE_MS {
                 continue;
             }
             if self.store().holds(owner, &l.change)? {
@@ -282,6 +279,22 @@ impl MemoryService {
             total,
         })
     }
+}
+
+/// A MEMORY.md id whose position still holds an entry, but another one, names an entry that
+/// changed (a conflict); any other id names nothing.
+fn stale_or_unknown(all: &super::Sections, id: &str, owner: &Owner) -> CoreError {
+    if let Ok((scope, ord, _)) = super::curate::parse_markdown_id(id) {
+        if all.core_ids.is_empty() && all.archival_ids.is_empty() {
+            if let Some(now) = all.of(scope).get(ord) {
+                return super::curate::changed_since(id, "(as listed)", Some(&now.content));
+            }
+        }
+    }
+    CoreError::NotFound(format!(
+        "no memory entry with id {id:?} in the memory of {}",
+        owner.label()
+    ))
 }
 
 fn find<'a>(changes: &'a [Listed], id: &str) -> Result<&'a Change> {

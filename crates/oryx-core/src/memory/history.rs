@@ -58,6 +58,35 @@ pub struct Change {
     pub entries: Vec<EntryDiff>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub splices: Vec<Splice>,
+    /// The process that made it: a pending change of a process that is gone is settled at
+    /// once, not after the grace period.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pid: u32,
+    /// MEMORY.md: the file's length right after the change (tells the new file from the old
+    /// one when a killed console's change is settled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub len_after: Option<u64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Whether the process that wrote a pending change may still be writing.
+pub fn writer_alive(pid: u32) -> bool {
+    if pid == 0 || pid == std::process::id() {
+        return pid != 0;
+    }
+    #[cfg(unix)]
+    {
+        // Signal 0 checks existence; EPERM means it exists under another user.
+        let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -242,6 +271,8 @@ mod tests {
                 reverts: reverts.map(str::to_string),
                 entries: vec![],
                 splices: vec![],
+                pid: 0,
+                len_after: None,
             },
             pending: false,
         }

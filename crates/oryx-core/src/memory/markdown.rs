@@ -731,6 +731,7 @@ impl MarkdownMemoryStore {
             let mut change = req.head.clone();
             change.entries = applied.diffs;
             change.splices = applied.splices;
+            change.len_after = Some(out.len() as u64);
             history.intent(&change)?;
             match replace(&path, &out, expect) {
                 Err(e) => {
@@ -868,8 +869,11 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 
     fn holds(&self, owner: &Owner, change: &history::Change) -> Result<bool> {
         let bytes = read_or_empty(&self.path(owner))?;
-        Ok(!change.splices.is_empty()
-            && markdown_curate::exact_inverse(&bytes, &change.splices).is_some())
+        Ok(markdown_curate::holds(
+            &bytes,
+            &change.splices,
+            change.len_after,
+        ))
     }
 
     fn load_all(&self, owner: &Owner) -> Result<Sections> {

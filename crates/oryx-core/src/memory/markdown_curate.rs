@@ -368,6 +368,29 @@ pub fn exact_inverse(bytes: &[u8], splices: &[Splice]) -> Option<Vec<(usize, usi
     Some(out)
 }
 
+/// Whether `bytes` is the file a change left (`len_after` long when it was written) rather
+/// than the one before it: what the change wrote stands where it wrote it, and the file does
+/// not also read as the old one (it can, where a deleted line had an identical neighbour: the
+/// length decides then).
+pub fn holds(bytes: &[u8], splices: &[Splice], len_after: Option<u64>) -> bool {
+    if splices.is_empty() || exact_inverse(bytes, splices).is_none() {
+        return false;
+    }
+    // The same places in the old file's coordinates hold what the change removed?
+    let mut shift: i64 = 0;
+    let reads_old = splices.iter().all(|s| {
+        let at = s.at as i64 - shift;
+        shift += s.inserted.len() as i64 - s.removed.len() as i64;
+        let Ok(at) = usize::try_from(at) else {
+            return false;
+        };
+        bytes
+            .get(at..at + s.removed.len())
+            .is_some_and(|b| b == s.removed.as_bytes())
+    });
+    !reads_old || len_after == Some(bytes.len() as u64)
+}
+
 /// Applies exact inverse splices (from [`exact_inverse`]), recording them in turn.
 pub fn apply_exact(bytes: &[u8], inv: Vec<(usize, usize, Vec<u8>)>) -> (Vec<u8>, Vec<Splice>) {
     let raws: Vec<Raw> = inv
@@ -463,6 +486,12 @@ mod tests {
         assert_eq!(after[0].as_deref(), Some(now[2].0.as_str()));
         assert_eq!(after[1], None);
         assert_eq!(after[2].as_deref(), Some(now[1].0.as_str()));
+        let n = Some(out.len() as u64);
+        assert!(holds(&out, &applied.splices, n));
+        assert!(
+            !holds(bytes, &applied.splices, n),
+            "the old file does not hold the change"
+        );
         // Exactly back.
         let inv = exact_inverse(&out, &applied.splices).unwrap();
         let (back, _) = apply_exact(&out, inv);

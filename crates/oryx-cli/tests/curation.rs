@@ -1,0 +1,424 @@
+//! Issue #12 through the real `oryx` binary: the curation commands in their documented forms
+//! (exit codes, `--json`), the file on disk after each step, appends by other processes
+//! surviving edits, and a console killed mid-delete leaving the old or the new file with a
+//! history that agrees.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::Value;
+
+struct Env {
+    _dir: tempfile::TempDir,
+    config: PathBuf,
+    root: PathBuf,
+}
+
+impl Env {
+    fn new(backend: &str) -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config");
+        let root = dir.path().join("root");
+        let env = Env {
+            _dir: dir,
+            config,
+            root,
+        };
+        let out = env
+            .cmd(backend)
+            .args(["demo", env.root.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        env
+    }
+
+    fn cmd(&self, backend: &str) -> Command {
+        let mut c = common::oryx(&self.config);
+        c.args(["--root", self.root.to_str().unwrap(), "--backend", backend]);
+        c
+    }
+
+    fn run(&self, backend: &str, args: &[&str]) -> Output {
+        self.cmd(backend).args(args).output().unwrap()
+    }
+
+    fn json(&self, backend: &str, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = self.run(backend, &all);
+        assert!(
+            out.status.success(),
+            "oryx {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn memory_file(&self) -> PathBuf {
+        self.root.join("agents/assistant/MEMORY.md")
+    }
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn archival(v: &Value) -> &Vec<Value> {
+    v["archival"].as_array().unwrap()
+}
+
+#[test]
+fn the_curation_commands_in_their_documented_forms() {
+    let env = Env::new("markdown");
+    let a = ["--agent", "assistant"];
+    let original = std::fs::read_to_string(env.memory_file()).unwrap();
+    let show = env.json("markdown", &["memory", "show", a[0], a[1]]);
+    let first = archival(&show)[0].clone();
+    let id = first["id"].as_str().unwrap();
+    assert!(show["core"][0]["id"].as_str().unwrap().starts_with('c'));
+
+    // A wrong --expect is a conflict: exit 1, error[conflict], the file untouched.
+    let out = env.run(
+        "markdown",
+        &[
+            "memory", "edit", a[0], a[1], "--expect", "not this", id, "new text",
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error[conflict]"));
+    assert_eq!(
+        std::fs::read_to_string(env.memory_file()).unwrap(),
+        original
+    );
+    // An unknown id: exit 2.
+    let out = env.run("markdown", &["memory", "delete", a[0], a[1], "zz-1"]);
+    assert_eq!(code(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    let out = env.run(
+        "markdown",
+        &["memory", "delete", a[0], a[1], "--expect-count", "2", id],
+    );
+    assert_eq!(code(&out), 2);
+
+    // Edit: the line changes in place, its time kept.
+    let edit = env.json(
+        "markdown",
+        &[
+            "memory",
+            "edit",
+            a[0],
+            a[1],
+            "--expect",
+            first["content"].as_str().unwrap(),
+            id,
+            "edited\nby the cli",
+        ],
+    );
+    let line = format!(
+        "- [{}] edited by the cli",
+        first["timestamp"].as_str().unwrap()
+    );
+    assert_eq!(edit["entries"][0]["after"]["line"], line.as_str());
+    let text = std::fs::read_to_string(env.memory_file()).unwrap();
+    assert_eq!(
+        text,
+        original.replacen(first["line"].as_str().unwrap(), &line, 1)
+    );
+    // The old id now names a changed entry: a conflict.
+    let out = env.run("markdown", &["memory", "edit", a[0], a[1], id, "x"]);
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stderr));
+
+    // Delete three as one change; move one to core.
+    let show = env.json("markdown", &["memory", "show", a[0], a[1]]);
+    let ids: Vec<String> = archival(&show)[1..4]
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    let lines: Vec<String> = archival(&show)[1..4]
+        .iter()
+        .map(|e| e["line"].as_str().unwrap().to_string())
+        .collect();
+    let mut args = vec!["memory", "delete", a[0], a[1], "--expect-count", "3"];
+    args.extend(ids.iter().map(String::as_str));
+    let del = env.json("markdown", &args);
+    assert_eq!(del["op"], "delete");
+    assert_eq!(del["entries"].as_array().unwrap().len(), 3);
+    let after_delete = std::fs::read_to_string(env.memory_file()).unwrap();
+    for l in &lines {
+        assert!(!after_delete.contains(l.as_str()), "{l} still there");
+    }
+    let mv_id = archival(&env.json("markdown", &["memory", "show", a[0], a[1]]))[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mv = env.json(
+        "markdown",
+        &["memory", "move", a[0], a[1], "--to", "core", &mv_id],
+    );
+    assert_eq!(mv["entries"][0]["after"]["scope"], "core");
+
+    // History newest first; undo all three changes gives back the original bytes.
+    let h = env.json(
+        "markdown",
+        &["memory", "history", a[0], a[1], "--limit", "2"],
+    );
+    let ops: Vec<&str> = h["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["move", "delete"]);
+    assert_eq!(h["total"], 3);
+    env.json("markdown", &["memory", "undo", a[0], a[1]]);
+    assert_eq!(
+        std::fs::read_to_string(env.memory_file()).unwrap(),
+        after_delete
+    );
+    env.json("markdown", &["memory", "undo", a[0], a[1]]);
+    env.json("markdown", &["memory", "undo", a[0], a[1]]);
+    assert_eq!(
+        std::fs::read_to_string(env.memory_file()).unwrap(),
+        original
+    );
+    let redo = env.json("markdown", &["memory", "redo", a[0], a[1]]);
+    assert_eq!(redo["op"], "redo");
+    assert_eq!(
+        std::fs::read_to_string(env.memory_file()).unwrap(),
+        text,
+        "redo puts the edit back"
+    );
+    let out = env.run(
+        "markdown",
+        &["memory", "undo", a[0], a[1], "no-such-change"],
+    );
+    assert_eq!(code(&out), 2);
+
+    // Review: never reviewed, then marked, then one new entry.
+    let r = env.json("markdown", &["memory", "review", a[0], a[1]]);
+    assert!(r["reviewed_at"].is_null());
+    let r = env.json("markdown", &["memory", "review", a[0], a[1], "--mark"]);
+    assert_eq!(r["unreviewed"], 0);
+    env.json(
+        "markdown",
+        &["memory", "add", a[0], a[1], "--scope", "archival", "fresh"],
+    );
+    let r = env.json("markdown", &["memory", "review", a[0], a[1]]);
+    assert_eq!(r["unreviewed"], 1);
+    let agents = env.json("markdown", &["agents"]);
+    let assistant = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "assistant")
+        .unwrap();
+    assert_eq!(assistant["unreviewed"], 1);
+    // Global memory without --agent, on sqlite too.
+    let env = Env::new("sqlite");
+    env.json(
+        "sqlite",
+        &["memory", "add", "--scope", "archival", "global one"],
+    );
+    let show = env.json("sqlite", &["memory", "show"]);
+    let e = archival(&show)
+        .iter()
+        .find(|e| e["content"] == "global one")
+        .unwrap();
+    let id = e["id"].as_str().unwrap();
+    assert!(id.parse::<i64>().is_ok(), "sqlite ids are row ids: {id}");
+    env.json("sqlite", &["memory", "delete", id]);
+    let out = env.run("sqlite", &["memory", "delete", id]);
+    assert_eq!(code(&out), 2, "a deleted row id is unknown");
+    env.json("sqlite", &["memory", "undo"]);
+    let show = env.json("sqlite", &["memory", "show"]);
+    assert!(
+        archival(&show).iter().any(|e| e["id"] == id),
+        "the row came back with its id"
+    );
+}
+
+/// 8 processes append while the console edits, deletes and moves 100 entries: every append
+/// survives, and every console change either applied or was refused as a conflict.
+#[test]
+fn appends_by_other_processes_survive_console_changes() {
+    let env = Env::new("markdown");
+    let a = ["--agent", "assistant"];
+    let per = 12;
+    let (mut applied, mut refused) = (0, 0);
+    std::thread::scope(|s| {
+        for p in 0..8 {
+            let env = &env;
+            s.spawn(move || {
+                for i in 0..per {
+                    let out = env.run(
+                        "markdown",
+                        &[
+                            "memory",
+                            "add",
+                            "--agent",
+                            "assistant",
+                            "--scope",
+                            "archival",
+                            &format!("app-{p}-{i}"),
+                        ],
+                    );
+                    assert!(
+                        out.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+            });
+        }
+        // The console: 100 entries changed in batches of edits, deletes and moves.
+        let mut done = 0;
+        while done < 100 {
+            let show = env.json("markdown", &["memory", "show", a[0], a[1]]);
+            let seed: Vec<&Value> = archival(&show)
+                .iter()
+                .filter(|e| !e["content"].as_str().unwrap().starts_with("app-"))
+                .collect();
+            if seed.len() < 4 {
+                break;
+            }
+            let pick = |k: usize| seed[k % seed.len()];
+            let step = done % 3;
+            let out = match step {
+                0 => {
+                    let e = pick(done);
+                    env.run(
+                        "markdown",
+                        &[
+                            "memory",
+                            "edit",
+                            a[0],
+                            a[1],
+                            "--expect",
+                            e["content"].as_str().unwrap(),
+                            e["id"].as_str().unwrap(),
+                            &format!("edited {done}"),
+                        ],
+                    )
+                }
+                1 => {
+                    let (x, y) = (pick(done), pick(done + 1));
+                    env.run(
+                        "markdown",
+                        &[
+                            "memory",
+                            "delete",
+                            a[0],
+                            a[1],
+                            x["id"].as_str().unwrap(),
+                            y["id"].as_str().unwrap(),
+                        ],
+                    )
+                }
+                _ => {
+                    let e = pick(done);
+                    env.run(
+                        "markdown",
+                        &[
+                            "memory",
+                            "move",
+                            a[0],
+                            a[1],
+                            "--to",
+                            "core",
+                            e["id"].as_str().unwrap(),
+                        ],
+                    )
+                }
+            };
+            match code(&out) {
+                0 => applied += 1,
+                1 if String::from_utf8_lossy(&out.stderr).starts_with("error[conflict]") => {
+                    refused += 1
+                }
+                c => panic!("exit {c}: {}", String::from_utf8_lossy(&out.stderr)),
+            }
+            done += if step == 1 { 2 } else { 1 };
+        }
+    });
+    let show = env.json("markdown", &["memory", "show", a[0], a[1]]);
+    let have: std::collections::HashSet<&str> = archival(&show)
+        .iter()
+        .map(|e| e["content"].as_str().unwrap())
+        .collect();
+    let lost: Vec<String> = (0..8)
+        .flat_map(|p| (0..per).map(move |i| format!("app-{p}-{i}")))
+        .filter(|w| !have.contains(w.as_str()))
+        .collect();
+    assert!(lost.is_empty(), "appends lost: {lost:?}");
+    assert!(applied > 0, "no console change applied ({refused} refused)");
+    eprintln!("console changes: {applied} applied, {refused} refused as conflicts; 0 appends lost");
+}
+
+/// A console killed at a random moment of a bulk delete on a large file leaves the old or the
+/// new file, and the history (settled on the next read) says which.
+#[test]
+fn a_console_killed_mid_delete_leaves_old_or_new_and_a_history_that_agrees() {
+    let env = Env::new("markdown");
+    let path = env.memory_file();
+    // Make the rewrite take a while: about 15 MB of archival entries.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    let filler = "x".repeat(300);
+    for i in 0..50_000 {
+        text.push_str(&format!("- [2026-01-01 00:00:00] filler {i} {filler}\n"));
+    }
+    std::fs::write(&path, &text).unwrap();
+    let old = text.into_bytes();
+    let show = env.json("markdown", &["memory", "show", "--agent", "assistant"]);
+    let victims: Vec<String> = archival(&show)[..20]
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    let mut kept_old = 0;
+    let mut got_new = 0;
+    // Kill points spread over how long one delete takes here (the last one lets it finish).
+    let mut args = vec!["memory", "delete", "--agent", "assistant"];
+    args.extend(victims.iter().map(String::as_str));
+    let t = std::time::Instant::now();
+    assert!(env.cmd("markdown").args(&args).status().unwrap().success());
+    let full = t.elapsed().as_millis() as u64;
+    for pct in [20u64, 60, 85, 92, 96, 98, 99, 100, 150] {
+        let delay_ms = full * pct / 100;
+        std::fs::write(&path, &old).unwrap();
+        let _ = std::fs::remove_file(path.with_file_name("MEMORY.md.oryx-history"));
+        let mut child = env.cmd("markdown").args(&args).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = std::fs::read(&path).unwrap();
+        let h = env.json("markdown", &["memory", "history", "--agent", "assistant"]);
+        let changes = h["changes"].as_array().unwrap();
+        if now == old {
+            kept_old += 1;
+            assert!(changes.is_empty(), "old file but a change in history: {h}");
+        } else {
+            got_new += 1;
+            let t = String::from_utf8(now).unwrap();
+            for l in archival(&show)[..20].iter() {
+                assert!(
+                    !t.contains(l["line"].as_str().unwrap()),
+                    "half-deleted file"
+                );
+            }
+            assert_eq!(changes.len(), 1, "new file, history: {h}");
+            // And it can be undone.
+            env.json("markdown", &["memory", "undo", "--agent", "assistant"]);
+            assert_eq!(std::fs::read(&path).unwrap(), old);
+        }
+    }
+    eprintln!(
+        "killed mid-delete ({full} ms each): {kept_old} times the old file, {got_new} times the new"
+    );
+    assert!(got_new > 0, "the delete that was let finish is there");
+}
