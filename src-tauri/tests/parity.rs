@@ -90,7 +90,23 @@ fn masked(mut v: Value) -> Value {
         match v {
             Value::Object(m) => {
                 for (k, x) in m.iter_mut() {
-                    if ["timestamp", "line", "path", "db_path"].contains(&k.as_str()) {
+                    if [
+                        "timestamp",
+                        "line",
+                        "path",
+                        "db_path",
+                        // Curation: ids name different entries (each host changes its own),
+                        // and change ids and times differ.
+                        "id",
+                        "at",
+                        "reverts",
+                        "can_undo",
+                        "can_redo",
+                        "reviewed_at",
+                        "ids",
+                    ]
+                    .contains(&k.as_str())
+                    {
                         *x = json!("<varies>");
                     } else {
                         walk(x);
@@ -198,20 +214,100 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         let rest = outcome(server.call(op, rest_args));
         assert_eq!(ipc, rest, "{op} {ipc_args}");
     }
-    let covered: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.0).collect();
+    // Curation: each host changes its own copy of the entry both appends added, then undo,
+    // redo and review; the answers must match.
+    let parity_ids = |w: &Window| -> Vec<Value> {
+        let view = invoke(w, "memory_view", json!({"agent": "assistant"})).unwrap();
+        view["archival"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["content"] == "parity check" || e["content"] == "parity edited")
+            .map(|e| json!({"id": e["id"], "expect": e["content"]}))
+            .collect()
+    };
+    let ids = parity_ids(&w);
+    assert_eq!(ids.len(), 2, "both appends landed");
+    let edit = |e: &Value| json!({"agent": "assistant", "id": e["id"], "expect": e["expect"], "content": "parity edited"});
+    let mut curation: Vec<(&str, Value, Value)> = vec![
+        ("edit_entry", edit(&ids[0]), edit(&ids[1])),
+        (
+            "edit_entry",
+            json!({"agent": "assistant", "id": "a0-00000000", "content": "x"}),
+            json!({"agent": "assistant", "id": "a0-00000000", "content": "x"}),
+        ),
+        (
+            "selection_impact",
+            json!({"agent": "assistant", "ids": [], "action": "delete"}),
+            json!({"agent": "assistant", "ids": [], "action": "delete"}),
+        ),
+        (
+            "move_entries",
+            json!({"agent": "assistant", "entries": [{"id": "nope"}], "to": "core"}),
+            json!({"agent": "assistant", "entries": [{"id": "nope"}], "to": "core"}),
+        ),
+        (
+            "restore_entry",
+            json!({"agent": "assistant", "change_id": "nope", "entry_id": "x"}),
+            json!({"agent": "assistant", "change_id": "nope", "entry_id": "x"}),
+        ),
+        (
+            "review_status",
+            json!({"agent": "assistant"}),
+            json!({"agent": "assistant"}),
+        ),
+        (
+            "mark_reviewed",
+            json!({"agent": "assistant"}),
+            json!({"agent": "assistant"}),
+        ),
+    ];
+    for (op, ipc_args, rest_args) in &curation {
+        let ipc = outcome(invoke(&w, op, ipc_args.clone()));
+        let rest = outcome(server.call(op, rest_args));
+        assert_eq!(ipc, rest, "{op} {ipc_args}");
+    }
+    let ids = parity_ids(&w);
+    let del = |e: &Value| json!({"agent": "assistant", "entries": [e]});
+    let ipc = outcome(invoke(&w, "delete_entries", del(&ids[0])));
+    let rest = outcome(server.call("delete_entries", &del(&ids[1])));
+    assert_eq!(ipc, rest, "delete_entries");
+    for op in ["undo_change", "undo_change", "redo_change"] {
+        let a = json!({"agent": "assistant"});
+        let ipc = outcome(invoke(&w, op, a.clone()));
+        let rest = outcome(server.call(op, &a));
+        // Each host takes back the newest change in effect: the same kind of answer.
+        assert_eq!(ipc["ok"]["op"], rest["ok"]["op"], "{op}: {ipc} / {rest}");
+    }
+    let h = json!({"agent": "assistant", "limit": 3});
+    assert_eq!(
+        outcome(invoke(&w, "memory_history", h.clone())),
+        outcome(server.call("memory_history", &h))
+    );
+    curation.extend(
+        [
+            "delete_entries",
+            "undo_change",
+            "redo_change",
+            "memory_history",
+        ]
+        .map(|op| (op, json!({}), json!({}))),
+    );
+    let covered: std::collections::BTreeSet<&str> =
+        cases.iter().chain(curation.iter()).map(|c| c.0).collect();
     for op in oryx_api::ops::NAMES {
         assert!(
             covered.contains(op),
             "operation {op} has no parity case: add one"
         );
     }
-    // Both appends landed, once each.
+    // Both appends landed, once each: edited, deleted, and back after the undos and redos.
     let view = invoke(&w, "memory_view", json!({"agent": "assistant"})).unwrap();
     let landed = view["archival"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["content"] == "parity check")
+        .filter(|e| e["content"] == "parity edited")
         .count();
     assert_eq!(landed, 2);
     eprintln!(

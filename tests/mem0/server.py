@@ -279,6 +279,18 @@ class Handler(BaseHTTPRequestHandler):
                         raise HttpError(404, f"Memory with id {memory_id} not found")
                     MEMORY.delete(memory_id)
                 return 200, {"message": "Memory deleted successfully"}
+            if method == "PUT":
+                body = self._body()
+                text = body.get("text")
+                metadata = body.get("metadata")
+                if not isinstance(text, str) or not text:
+                    raise HttpError(400, "text must be a non-empty string")
+                if metadata is not None and not isinstance(metadata, dict):
+                    raise HttpError(400, "metadata must be an object")
+                with LOCK:
+                    if not _valid_id(memory_id) or MEMORY.get(memory_id) is None:
+                        raise HttpError(404, f"Memory with id {memory_id} not found")
+                    return 200, MEMORY.update(memory_id, text=text, metadata=metadata)
         raise HttpError(404, "Not found")
 
     def _add(self, body):

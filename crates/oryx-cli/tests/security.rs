@@ -696,6 +696,49 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
         "POST",
         At::Json(r#"/api/v1/console/prompt_preview|{"agent":{}}"#),
     ),
+    // Curation: a name is refused before any entry is looked at.
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/edit_entry|{"agent":{},"id":"a0-00000000","content":"probe"}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/delete_entries|{"agent":{},"entries":[{"id":"a0-00000000"}]}"#),
+    ),
+    (
+        "POST",
+        At::Json(
+            r#"/api/v1/console/move_entries|{"agent":{},"entries":[{"id":"a0-00000000"}],"to":"core"}"#,
+        ),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/selection_impact|{"agent":{},"ids":[],"action":"delete"}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/memory_history|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/undo_change|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/redo_change|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/restore_entry|{"agent":{},"change_id":"x","entry_id":"y"}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/review_status|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/mark_reviewed|{"agent":{}}"#),
+    ),
 ];
 
 const REST_SESSION_ROUTES: &[(&str, At)] = &[

@@ -85,6 +85,110 @@ fn sqlite() -> Fixture {
     }
 }
 
+/// The mem0 store against the real mem0 test server (`make mem0-contract` starts it).
+fn mem0() -> Fixture {
+    let url = std::env::var("ORYX_MEM0_URL").expect(
+        "ORYX_MEM0_URL must point at a running tests/mem0/serve.sh (make mem0-contract does this)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let user = format!(
+        "curation-{}",
+        dir.path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(['.', ' '], "")
+    );
+    Fixture {
+        store: Arc::new(
+            oryx_core::memory::Mem0MemoryStore::new(oryx_core::memory::Mem0Config {
+                base_url: url,
+                user_id: user,
+                api_key: std::env::var("MEM0_TEST_API_KEY").ok(),
+                timeout: std::time::Duration::from_secs(20),
+            })
+            .with_history_dir(root.join("index")),
+        ),
+        root,
+        _dir: dir,
+    }
+}
+
+/// On mem0 ids change on restore (the server assigns them), so the end state is compared by
+/// content, section and time rather than bytes.
+#[test]
+#[ignore = "needs the mem0 test server: make mem0-contract"]
+fn curation_on_mem0() {
+    let f = mem0();
+    seed(&f);
+    let svc = f.service();
+    let g = Owner::Global;
+    let shape = |s: &Sections| {
+        let mut v: Vec<(Scope, Option<chrono::NaiveDateTime>, String)> = Vec::new();
+        for sc in [Scope::Core, Scope::Archival] {
+            v.extend(
+                s.of(sc)
+                    .iter()
+                    .map(|e| (sc, e.timestamp, e.content.clone())),
+            );
+        }
+        v
+    };
+    let original = shape(&all(&f));
+    let s = all(&f);
+    assert!(!s.archival_ids[0].is_empty(), "mem0 ids are listed");
+    svc.change(
+        &g,
+        &[target(&s, Scope::Archival, 1)],
+        &Action::Edit {
+            content: "TWO".into(),
+            restamp: false,
+        },
+    )
+    .unwrap();
+    let s = all(&f);
+    assert_eq!(contents(&s.archival), ["one", "TWO", "three", "four"]);
+    assert_eq!(s.archival[1].timestamp, Some(ts("2026-07-03 10:00:00")));
+    let e = svc
+        .change(
+            &g,
+            &[Target {
+                id: s.id(Scope::Archival, 0).unwrap(),
+                expect: Some("uno".into()),
+            }],
+            &Action::Delete,
+        )
+        .unwrap_err();
+    assert!(matches!(e, CoreError::Conflict(_)), "{e}");
+    svc.change(
+        &g,
+        &[
+            target(&s, Scope::Archival, 0),
+            target(&s, Scope::Archival, 2),
+        ],
+        &Action::Delete,
+    )
+    .unwrap();
+    let s = all(&f);
+    svc.change(
+        &g,
+        &[target(&s, Scope::Archival, 1)],
+        &Action::Move(Scope::Core),
+    )
+    .unwrap();
+    let s = all(&f);
+    assert_eq!(contents(&s.core), ["用户偏好简洁的回复。", "four"]);
+    assert_eq!(contents(&s.archival), ["TWO"]);
+    for _ in 0..3 {
+        svc.undo(&g, None).unwrap();
+    }
+    assert_eq!(shape(&all(&f)), original);
+    svc.redo(&g).unwrap();
+    let h = svc.history(&g, None).unwrap();
+    assert_eq!(h.changes[0].change.op, Op::Redo);
+}
+
 fn ts(s: &str) -> chrono::NaiveDateTime {
     chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap()
 }

@@ -113,16 +113,26 @@ pub fn history_path(data: &Path) -> PathBuf {
 
 pub struct History {
     path: PathBuf,
+    /// In the console's own data directory (mem0), not beside the root's files: opened
+    /// without the root's layout checks.
+    own_dir: bool,
 }
 
 impl History {
+    /// A history in the console's own data directory.
     pub fn at(path: PathBuf) -> History {
-        History { path }
+        History {
+            path,
+            own_dir: true,
+        }
     }
 
     /// The history of the data file `data` (MEMORY.md, oryxos.db).
     pub fn beside(data: &Path) -> History {
-        History::at(history_path(data))
+        History {
+            path: history_path(data),
+            own_dir: false,
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -133,14 +143,18 @@ impl History {
     /// killed mid-line) and lines this version cannot read are skipped.
     pub fn load(&self, owner: Option<&str>) -> Result<Vec<Listed>> {
         let mut text = Vec::new();
-        match fsx::open_memory(&self.path, fsx::Access::Read)? {
+        let file = match self.own_dir {
+            true => fsx::open_read(&self.path)?,
+            false => fsx::open_memory(&self.path, fsx::Access::Read)?,
+        };
+        match file {
             Some(mut f) => {
                 f.read_to_end(&mut text).at(&self.path)?;
             }
             None => return Ok(Vec::new()),
         }
         let mut out: Vec<Listed> = Vec::new();
-        let mut index = std::collections::HashMap::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for line in text.split(|b| *b == b'\n') {
             let Ok(rec) = serde_json::from_slice::<Record>(line) else {
                 continue;
@@ -148,6 +162,12 @@ impl History {
             match rec {
                 Record::Intent(c) => {
                     if owner.is_some_and(|o| o != c.owner) {
+                        continue;
+                    }
+                    // A later intent of the same id completes the earlier (mem0 learns the
+                    // new ids only as it goes).
+                    if let Some(&i) = index.get(&c.id) {
+                        out[i].change = c;
                         continue;
                     }
                     index.insert(c.id.clone(), out.len());
@@ -189,7 +209,10 @@ impl History {
     fn write(&self, rec: &Record) -> Result<()> {
         let mut line = serde_json::to_vec(rec).expect("history records serialise");
         line.push(b'\n');
-        let mut f = open_append(&self.path)?;
+        let mut f = match self.own_dir {
+            true => open_own(&self.path)?,
+            false => open_append(&self.path)?,
+        };
         f.write_all(&line).at(&self.path)?;
         f.sync_data().at(&self.path)
     }
@@ -199,6 +222,17 @@ fn open_append(path: &Path) -> Result<File> {
     // Like the journal: never through a link, never blocking on a FIFO.
     fsx::open_memory(path, fsx::Access::ReadAppendCreate)?
         .ok_or_else(|| crate::error::CoreError::io(path, std::io::ErrorKind::NotFound.into()))
+}
+
+fn open_own(path: &Path) -> Result<File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NOFOLLOW);
+    }
+    opts.open(path).at(path)
 }
 
 /// A fresh change id that sorts by time.

@@ -29,6 +29,9 @@ pub struct Mem0Config {
     pub timeout: Duration,
 }
 
+#[path = "mem0_curate.rs"]
+mod curate;
+
 pub struct Mem0MemoryStore {
     cfg: Mem0Config,
     client: OnceLock<std::result::Result<Client, reqwest::Error>>,
@@ -38,6 +41,8 @@ pub struct Mem0MemoryStore {
     /// Why the last call could not reach the service (cleared by the next one that does):
     /// what the console's "mem0 is unreachable" banner says, without a call of its own.
     last_failure: std::sync::Mutex<Option<String>>,
+    /// Where the history of the console's changes is kept (the server holds no file of ours).
+    history_dir: Option<std::path::PathBuf>,
 }
 
 /// One mem0 item as we use it.
@@ -58,7 +63,14 @@ impl Mem0MemoryStore {
             client: OnceLock::new(),
             last_ts: std::sync::Mutex::new(None),
             last_failure: std::sync::Mutex::new(None),
+            history_dir: None,
         }
+    }
+
+    /// Keeps the history of curation changes in `dir` (the console's data directory).
+    pub fn with_history_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.history_dir = Some(dir.into());
+        self
     }
 
     pub fn base_url(&self) -> &str {
@@ -325,6 +337,18 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         })
     }
 
+    fn history(&self, _owner: &Owner) -> Option<super::history::History> {
+        self.history_file()
+    }
+
+    fn curate(&self, owner: &Owner, req: super::curate::Request) -> Result<super::history::Change> {
+        self.curate_items(owner, req)
+    }
+
+    fn holds(&self, owner: &Owner, change: &super::history::Change) -> Result<bool> {
+        self.items_hold(owner, change)
+    }
+
     fn load_all(&self, owner: &Owner) -> Result<Sections> {
         let (items, full) = self.list(owner)?;
         let mut s = Sections {
@@ -332,10 +356,17 @@ impl LongTermMemoryStore for Mem0MemoryStore {
             ..Sections::default()
         };
         for i in &items {
+            let id = i.id.clone().unwrap_or_default();
             match i.scope {
-                Some(Scope::Core) => s.core.push(entry_of(i)),
+                Some(Scope::Core) => {
+                    s.core.push(entry_of(i));
+                    s.core_ids.push(id);
+                }
                 // Items without a scope were not written by OryxOS: show them as archival.
-                _ => s.archival.push(entry_of(i)),
+                _ => {
+                    s.archival.push(entry_of(i));
+                    s.archival_ids.push(id);
+                }
             }
         }
         Ok(s)

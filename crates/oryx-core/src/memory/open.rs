@@ -21,7 +21,9 @@ pub fn open_store(e: &Effective, index_dir: &Path) -> Result<Arc<dyn LongTermMem
             &e.db_path,
             Some(index_dir.to_path_buf()),
         )),
-        Backend::Mem0 => Arc::new(Mem0MemoryStore::new(mem0_config(e)?)),
+        Backend::Mem0 => {
+            Arc::new(Mem0MemoryStore::new(mem0_config(e)?).with_history_dir(index_dir))
+        }
     })
 }
 
