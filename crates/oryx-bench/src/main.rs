@@ -8,6 +8,7 @@
 //! Usage: `oryx-bench [--scale full|quick] [--data DIR] [--out FILE]`.
 //! `oryx-bench append-child ROOT WRITER COUNT` is the child side of the concurrency run.
 
+mod curation;
 mod gen;
 mod recall;
 
@@ -98,13 +99,14 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 6] = [
+    let groups: [(&str, Group); 7] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
         ("agents", Bench::agents),
         ("concurrent", Bench::concurrent),
         ("recall", Bench::recall),
+        ("curation", Bench::curation),
     ];
     if let Some(g) = &only {
         assert!(

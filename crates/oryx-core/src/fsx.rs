@@ -114,6 +114,13 @@ pub fn memory_dir(file: &Path, create: bool) -> Result<Option<(Dir, &OsStr)>> {
     Ok(Some((dir, name)))
 }
 
+/// One piece of a file being rewritten: a byte range of the old file, or new bytes.
+#[derive(Debug, Clone)]
+pub enum Piece<'a> {
+    Keep(std::ops::Range<usize>),
+    Bytes(&'a [u8]),
+}
+
 /// A memory file (or its lock) opened without following links; `None` when it does not exist.
 pub fn open_memory(file: &Path, access: Access) -> Result<Option<File>> {
     let create = matches!(access, Access::ReadWriteCreate | Access::ReadAppendCreate);
@@ -285,10 +292,59 @@ impl Dir {
     /// `bytes` in a new temp file beside `name`, synced, with `name`'s permissions; the caller
     /// then decides how it takes `name`'s place (dropped unused, it is removed).
     pub fn stage(&self, name: &OsStr, bytes: &[u8]) -> Result<Staged<'_>> {
+        self.stage_parts(name, &[bytes])
+    }
+
+    /// A new temp file made of `pieces`: ranges of `src` (copied by the kernel, as `cp` does)
+    /// and bytes of our own; then as [`Self::stage`].
+    pub fn stage_pieces(
+        &self,
+        name: &OsStr,
+        src: &File,
+        pieces: &[Piece<'_>],
+    ) -> Result<Staged<'_>> {
+        use std::io::{Read, Seek, SeekFrom, Write};
+        let target = self.child_path(name);
+        let mut tmp = self.temp_file(name)?;
+        let mut src = src;
+        for piece in pieces {
+            match piece {
+                Piece::Keep(range) if range.is_empty() => {}
+                Piece::Keep(range) => {
+                    src.seek(SeekFrom::Start(range.start as u64)).at(&target)?;
+                    let want = (range.end - range.start) as u64;
+                    let copied =
+                        std::io::copy(&mut Read::take(src, want), &mut tmp.file).at(&target)?;
+                    if copied != want {
+                        return Err(CoreError::Conflict(format!(
+                            "{} changed while it was being rewritten; nothing was changed",
+                            target.display()
+                        )));
+                    }
+                }
+                Piece::Bytes(b) => tmp.file.write_all(b).at(&target)?,
+            }
+        }
+        tmp.file.sync_all().at(&target)?;
+        if let Some(perms) = self.permissions_of(name) {
+            let _ = tmp.file.set_permissions(perms);
+        }
+        Ok(Staged {
+            tmp,
+            name: name.to_os_string(),
+            target,
+        })
+    }
+
+    /// [`Self::stage`] of the concatenation of `parts` (a large file rewritten around a few
+    /// splices is written from its old bytes, never copied whole in memory).
+    pub fn stage_parts(&self, name: &OsStr, parts: &[&[u8]]) -> Result<Staged<'_>> {
         use std::io::Write;
         let target = self.child_path(name);
         let mut tmp = self.temp_file(name)?;
-        tmp.file.write_all(bytes).at(&target)?;
+        for part in parts {
+            tmp.file.write_all(part).at(&target)?;
+        }
         tmp.file.sync_all().at(&target)?;
         if let Some(perms) = self.permissions_of(name) {
             let _ = tmp.file.set_permissions(perms);

@@ -248,9 +248,28 @@ enum Replaced {
 }
 
 fn replace(path: &Path, bytes: &[u8], expect: Expect) -> Result<Replaced> {
+    replace_parts(path, &[bytes], expect)
+}
+
+/// How [`replace_with`] builds the new file.
+enum NewFile<'a> {
+    Parts(&'a [&'a [u8]]),
+    /// Ranges of this open file (the version being replaced) and new bytes.
+    Pieces(&'a File, &'a [fsx::Piece<'a>]),
+}
+
+/// [`replace`] with the new file given as consecutive parts.
+fn replace_parts(path: &Path, parts: &[&[u8]], expect: Expect) -> Result<Replaced> {
+    replace_with(path, NewFile::Parts(parts), expect)
+}
+
+fn replace_with(path: &Path, new: NewFile<'_>, expect: Expect) -> Result<Replaced> {
     // Opened from the root without following links: the rename lands in the checked folder.
     let (dir, name) = fsx::memory_dir(path, true)?.ok_or_else(|| missing(path))?;
-    let mut staged = dir.stage(name, bytes)?;
+    let mut staged = match new {
+        NewFile::Parts(parts) => dir.stage_parts(name, parts)?,
+        NewFile::Pieces(src, pieces) => dir.stage_pieces(name, src, pieces)?,
+    };
     let ours = FileStamp::of(&staged.file().metadata().at(path)?);
     #[cfg(test)]
     tests::hook(tests::Phase::BeforeCheck, path);
@@ -317,7 +336,9 @@ fn open_rw(path: &Path) -> Result<Option<File>> {
 }
 
 fn read_all(f: &File, path: &Path) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    // Sized up front: growing by doubling copies a 100 MB file several times.
+    let len = f.metadata().map_or(0, |m| m.len() as usize);
+    let mut bytes = Vec::with_capacity(len + 1);
     let mut r = f;
     r.seek(SeekFrom::Start(0)).at(path)?;
     r.read_to_end(&mut bytes).at(path)?;
@@ -708,32 +729,35 @@ impl MarkdownMemoryStore {
         let journal = Journal::for_memory(&path);
         for _ in 0..REWRITE_ATTEMPTS {
             let checked = settle(&path, &guard, &journal, None)?;
-            let (bytes, expect) = match checked.file {
-                Some((f, h)) => (read_all(&f, &path)?, Expect::Is(h.stamp)),
-                None => (Vec::new(), Expect::Absent),
+            let (file, before) = match checked.file {
+                Some((f, h)) => (Some(f), Some(h)),
+                None => (None, None),
             };
+            let view = match &file {
+                Some(f) => FileView::of(f, &path)?,
+                None => FileView::Owned(Vec::new()),
+            };
+            let bytes: &[u8] = &view;
+            let expect = before.map_or(Expect::Absent, |h| Expect::Is(h.stamp));
             let exact = req.exact.as_ref().and_then(|(splices, diffs)| {
-                markdown_curate::exact_inverse(&bytes, splices).map(|inv| (inv, diffs))
+                markdown_curate::exact_inverse(bytes, splices).map(|inv| (inv, diffs))
             });
-            let (out, applied) = match exact {
-                Some((inv, diffs)) => {
-                    let (out, splices) = markdown_curate::apply_exact(&bytes, inv);
-                    (
-                        out,
-                        curate::Applied {
-                            diffs: diffs.clone(),
-                            splices,
-                        },
-                    )
-                }
-                None => markdown_curate::apply_steps(&bytes, &req.steps)?,
+            let planned = match exact {
+                Some((inv, diffs)) => markdown_curate::plan_exact(bytes, inv, diffs.clone()),
+                None => markdown_curate::plan_steps(bytes, &req.steps)?,
             };
             let mut change = req.head.clone();
-            change.entries = applied.diffs;
-            change.splices = applied.splices;
-            change.len_after = Some(out.len() as u64);
+            change.entries = planned.applied.diffs.clone();
+            change.splices = planned.applied.splices.clone();
+            change.len_after = Some(planned.len as u64);
             history.intent(&change)?;
-            match replace(&path, &out, expect) {
+            let parts = planned.parts(bytes);
+            let pieces = planned.pieces();
+            let new = match &file {
+                Some(f) => NewFile::Pieces(f, &pieces),
+                None => NewFile::Parts(&parts),
+            };
+            match replace_with(&path, new, expect) {
                 Err(e) => {
                     let _ = history.abort(&change.id);
                     return Err(e);
@@ -742,9 +766,29 @@ impl MarkdownMemoryStore {
                     history.abort(&change.id)?;
                     continue;
                 }
-                Ok(Replaced::Done(ours)) => guard.write_hint(Some(Hint::after(&out, ours))),
+                Ok(Replaced::Done(ours)) => {
+                    // The hint the file had still holds where the change kept to entry lines
+                    // away from the file's end; otherwise it is worked out from the new bytes.
+                    let hint = match before {
+                        Some(h) if !planned.added_heading => {
+                            let ends_nl = parts
+                                .iter()
+                                .rev()
+                                .find(|p| !p.is_empty())
+                                .is_some_and(|p| p.ends_with(b"\n"));
+                            Hint {
+                                stamp: ours,
+                                append_ok: h.append_ok && ends_nl,
+                                crlf: h.crlf,
+                            }
+                        }
+                        _ => Hint::after(&planned.bytes(bytes), ours),
+                    };
+                    guard.write_hint(Some(hint));
+                }
                 Ok(Replaced::Displaced(theirs)) => {
                     // Ours is in; what only the runtime's displaced file held is put back.
+                    let out = planned.bytes(bytes);
                     let rescued = journal::rescued(&theirs, &out, journal::now_ms());
                     guard.write_hint(None);
                     let _ = journal.append(&rescued);
@@ -752,6 +796,12 @@ impl MarkdownMemoryStore {
             }
             note_in_journal(&journal, &change);
             history.commit(&change.id)?;
+            drop(parts);
+            drop(pieces);
+            drop(planned);
+            // The replaced file's pages are freed when its last holder lets go (tens of ms
+            // for a large file): not on the caller's time.
+            std::thread::spawn(move || drop((view, file)));
             return Ok(change);
         }
         Err(CoreError::Conflict(format!(
@@ -759,6 +809,42 @@ impl MarkdownMemoryStore {
              nothing was changed, try again",
             path.display()
         )))
+    }
+}
+
+/// The bytes of an open MEMORY.md for a curation change: the page cache mapped (no copy of a
+/// 100 MB file in memory), else read. Only while the lock is held: every writer that takes it
+/// replaces the file by rename and the runtime does too, so the mapped file is never cut short
+/// under us.
+enum FileView {
+    #[cfg(unix)]
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl FileView {
+    fn of(f: &File, path: &Path) -> Result<FileView> {
+        #[cfg(unix)]
+        {
+            if f.metadata().at(path)?.len() > SMALL_FILE {
+                // SAFETY: see the type's notes: nobody truncates the file in place meanwhile.
+                if let Ok(m) = unsafe { memmap2::Mmap::map(f) } {
+                    return Ok(FileView::Mapped(m));
+                }
+            }
+        }
+        Ok(FileView::Owned(read_all(f, path)?))
+    }
+}
+
+impl std::ops::Deref for FileView {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            #[cfg(unix)]
+            FileView::Mapped(m) => m,
+            FileView::Owned(v) => v,
+        }
     }
 }
 

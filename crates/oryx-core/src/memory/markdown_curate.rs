@@ -95,6 +95,45 @@ pub fn locate(
     Ok((scope, ord, span))
 }
 
+/// The entries of one section in file order, found lazily (stops where the caller stops).
+fn section_entries(bytes: &[u8], scope: Scope) -> impl Iterator<Item = LineSpan> + '_ {
+    let heads = format::headings(bytes, format::bom_len(bytes));
+    let ranges: Vec<(usize, usize)> = heads
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, s))| *s == Some(scope))
+        .map(|(i, (h, _))| {
+            (
+                h.next,
+                heads.get(i + 1).map_or(bytes.len(), |(n, _)| n.start),
+            )
+        })
+        .collect();
+    ranges.into_iter().flat_map(move |(from, end)| {
+        format::lines(&bytes[..end], from).filter(move |sp| !format::is_blank(bytes, *sp))
+    })
+}
+
+/// The entry at the position its id names, when the line there still hashes the same and
+/// holds the expected content; `None` sends the caller to the full search.
+fn locate_fast(bytes: &[u8], id: &str, expect: &str) -> Result<Option<(Scope, usize, LineSpan)>> {
+    let (scope, ord, hash) = parse_markdown_id(id)?;
+    let Some(span) = section_entries(bytes, scope).nth(ord) else {
+        return Ok(None);
+    };
+    let Ok(text) = std::str::from_utf8(&bytes[span.start..span.end]) else {
+        return Ok(None);
+    };
+    if super::curate::line_hash(trim_runtime(text)) != hash {
+        return Ok(None);
+    }
+    let entry = format::parse_entry(trim_runtime(text));
+    if entry.content != expect {
+        return Err(changed_since(id, expect, Some(&entry.content)));
+    }
+    Ok(Some((scope, ord, span)))
+}
+
 /// One replacement in the current file's coordinates.
 #[derive(Debug, Clone)]
 struct Raw {
@@ -105,12 +144,78 @@ struct Raw {
     carries: Vec<(usize, usize)>,
 }
 
+/// A change worked out on a file: its splices, what it did, and the new file's length. The new
+/// bytes are written from the old ones and the splices ([`Planned::parts`]) without a copy of
+/// the whole file in memory.
+#[derive(Debug)]
+pub struct Planned {
+    raws: Vec<Raw>,
+    old_len: usize,
+    pub applied: Applied,
+    pub len: usize,
+    /// A line was put where no section of its kind was (a heading was written).
+    pub added_heading: bool,
+}
+
+impl Planned {
+    /// The new file as slices of the old one and of the inserted bytes, in order.
+    pub fn parts<'a>(&'a self, bytes: &'a [u8]) -> Vec<&'a [u8]> {
+        let mut out = Vec::with_capacity(self.raws.len() * 2 + 1);
+        let mut pos = 0;
+        for r in &self.raws {
+            out.push(&bytes[pos..r.at]);
+            out.push(&r.ins[..]);
+            pos = r.at + r.len;
+        }
+        out.push(&bytes[pos..]);
+        out
+    }
+
+    /// The new file as ranges of the old one and inserted bytes (for a kernel copy).
+    pub fn pieces(&self) -> Vec<crate::fsx::Piece<'_>> {
+        use crate::fsx::Piece;
+        let mut out = Vec::with_capacity(self.raws.len() * 2 + 1);
+        let mut pos = 0;
+        for r in &self.raws {
+            out.push(Piece::Keep(pos..r.at));
+            out.push(Piece::Bytes(&r.ins));
+            pos = r.at + r.len;
+        }
+        out.push(Piece::Keep(pos..self.old_len));
+        out
+    }
+
+    pub fn bytes(&self, bytes: &[u8]) -> Vec<u8> {
+        self.parts(bytes).concat()
+    }
+}
+
 /// Applies `steps` to `bytes` as one change: the new bytes and what was done.
 pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
+    let p = plan_steps(bytes, steps)?;
+    Ok((p.bytes(bytes), p.applied))
+}
+
+/// Works out `steps` on `bytes` as one change.
+pub fn plan_steps(bytes: &[u8], steps: &[Step]) -> Result<Planned> {
     super::curate::check_distinct(steps)?;
-    let spans = entry_spans(bytes);
-    let crlf = format::uses_crlf(bytes);
-    let nl: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    // Every entry's place is needed only to find a moved entry again or to place a line; a
+    // delete or an edit of an entry where its id says finds it by counting lines to it.
+    let all_spans = std::cell::OnceCell::new();
+    let spans = || all_spans.get_or_init(|| entry_spans(bytes));
+    let find = |id: &str, expect: &str| match locate_fast(bytes, id, expect)? {
+        Some(found) => Ok(found),
+        None => locate(bytes, spans(), id, expect),
+    };
+    let nl_cell = std::cell::OnceCell::new();
+    let nl = || -> &[u8] {
+        nl_cell.get_or_init(|| match format::uses_crlf(bytes) {
+            true => &b"\r\n"[..],
+            false => &b"\n"[..],
+        })
+    };
+    // Lines replaced where they stand: (step, section, position), for their new ids.
+    let mut in_place: Vec<(usize, Scope, usize)> = Vec::new();
     let mut raws: Vec<Raw> = Vec::new();
     let mut befores: Vec<Option<EntrySnap>> = Vec::new();
     let mut removed_starts = std::collections::HashSet::new();
@@ -127,7 +232,7 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
                 line,
                 ..
             } => {
-                let (from, ord, span) = locate(bytes, &spans, id, expect)?;
+                let (from, ord, span) = find(id, expect)?;
                 let old = format::parse_entry(stored_line(bytes, span)?);
                 befores.push(Some(EntrySnap::of(
                     markdown_id(from, ord, &old.line),
@@ -138,6 +243,7 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
                 let scope = &scope.unwrap_or(from);
                 let new_line = line_of(timestamp.as_ref(), content, line);
                 if from == *scope {
+                    in_place.push((i, from, ord));
                     raws.push(Raw {
                         at: span.start,
                         len: span.end - span.start,
@@ -151,7 +257,7 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
                 }
             }
             Step::Remove { id, expect } => {
-                let (from, ord, span) = locate(bytes, &spans, id, expect)?;
+                let (from, ord, span) = find(id, expect)?;
                 let old = format::parse_entry(stored_line(bytes, span)?);
                 befores.push(Some(EntrySnap::of(
                     markdown_id(from, ord, &old.line),
@@ -170,7 +276,7 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
             } => {
                 let new_line = line_of(timestamp.as_ref(), content, line);
                 // Putting back an entry that is already there would double it.
-                let present = spans[slot(*scope)].iter().any(|sp| {
+                let present = spans()[slot(*scope)].iter().any(|sp| {
                     !removed_starts.contains(&sp.start)
                         && std::str::from_utf8(&bytes[sp.start..sp.end])
                             .is_ok_and(|t| trim_runtime(t) == new_line)
@@ -194,11 +300,11 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
     // Oldest first, so that lines placed at one point keep their time order.
     placed.sort_by_key(|(i, _, ts, _)| (*ts, *i));
     for (i, scope, ts, line) in placed {
-        let (at, prefix) = place(bytes, &spans, &removed_starts, scope, ts, nl);
+        let (at, prefix) = place(bytes, spans(), &removed_starts, scope, ts, nl());
         let off = prefix.len();
         let mut ins = prefix;
         ins.extend_from_slice(line.as_bytes());
-        ins.extend_from_slice(nl);
+        ins.extend_from_slice(nl());
         raws.push(Raw {
             at,
             len: 0,
@@ -207,9 +313,12 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
         });
     }
     let merged = merge(raws)?;
-    let (out, splices, new_at) = splice(bytes, &merged);
-    // The new ids, from where each new line landed.
-    let out_spans = entry_spans(&out);
+    let added_heading = merged.iter().any(|r| {
+        r.carries
+            .iter()
+            .any(|(_, off)| r.ins[..*off].contains(&b'#'))
+    });
+    let (splices, new_at, len) = record(bytes, &merged);
     let mut diffs: Vec<EntryDiff> = befores
         .into_iter()
         .map(|before| EntryDiff {
@@ -217,16 +326,54 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
             after: None,
         })
         .collect();
+    // A line replaced where it stands keeps its position; the rest are found where they
+    // landed (after a cut before them, positions move).
+    let placed_any =
+        new_at.len() > in_place.len() || (!removed_starts.is_empty() && !new_at.is_empty());
+    if !placed_any {
+        for &(i, scope, ord) in &in_place {
+            // An in-place line is its splice's whole text.
+            if let Some(r) = merged
+                .iter()
+                .find(|r| r.carries.iter().any(|(j, _)| *j == i))
+            {
+                let text = std::str::from_utf8(&r.ins)
+                    .map_err(|_| CoreError::InvalidInput("an entry must be valid UTF-8".into()))?;
+                let e = format::parse_entry(trim_runtime(text));
+                diffs[i].after = Some(EntrySnap::of(markdown_id(scope, ord, &e.line), scope, &e));
+            }
+        }
+        return Ok(Planned {
+            raws: merged,
+            old_len: bytes.len(),
+            applied: Applied { diffs, splices },
+            len,
+            added_heading,
+        });
+    }
+    let out = Planned {
+        raws: merged,
+        old_len: bytes.len(),
+        applied: Applied::default(),
+        len,
+        added_heading,
+    };
+    let merged_out = out.bytes(bytes);
+    let out_spans = entry_spans(&merged_out);
+    let out_ref = &merged_out;
     for (i, at) in new_at {
         for (s, list) in out_spans.iter().enumerate() {
             if let Ok(ord) = list.binary_search_by_key(&at, |sp| sp.start) {
                 let scope = if s == 0 { Scope::Core } else { Scope::Archival };
-                let e = format::parse_entry(stored_line(&out, list[ord])?);
+                let e = format::parse_entry(stored_line(out_ref, list[ord])?);
                 diffs[i].after = Some(EntrySnap::of(markdown_id(scope, ord, &e.line), scope, &e));
             }
         }
     }
-    Ok((out, Applied { diffs, splices }))
+    Ok(Planned {
+        applied: Applied { diffs, splices },
+        ..out
+    })
 }
 
 fn cut(span: LineSpan) -> Raw {
@@ -315,37 +462,52 @@ fn merge(mut raws: Vec<Raw>) -> Result<Vec<Raw>> {
     Ok(out)
 }
 
-/// Applies sorted splices in one pass. Returns the new bytes, the recorded splices (new
-/// coordinates) and where each carried line landed: (step, offset).
-fn splice(bytes: &[u8], raws: &[Raw]) -> (Vec<u8>, Vec<Splice>, Vec<(usize, usize)>) {
-    let grow: usize = raws.iter().map(|r| r.ins.len()).sum();
-    let mut out = Vec::with_capacity(bytes.len() + grow);
+/// What sorted splices do, without writing the new file: the splices as recorded (new
+/// coordinates, each with a fingerprint of the 64 bytes before it), where each carried line
+/// lands ((step, offset)), and the new length.
+fn record(bytes: &[u8], raws: &[Raw]) -> (Vec<Splice>, Vec<(usize, usize)>, usize) {
     let mut recorded = Vec::with_capacity(raws.len());
     let mut landed = Vec::new();
+    // The last bytes written so far, for the fingerprints.
+    let mut tail: Vec<u8> = Vec::with_capacity(128);
+    let push = |tail: &mut Vec<u8>, piece: &[u8]| {
+        let keep = &piece[piece.len().saturating_sub(64)..];
+        tail.extend_from_slice(keep);
+        if tail.len() > 64 {
+            tail.drain(..tail.len() - 64);
+        }
+    };
+    let mut len = 0;
     let mut pos = 0;
     for r in raws {
-        out.extend_from_slice(&bytes[pos..r.at]);
-        let at = out.len();
+        let kept = &bytes[pos..r.at];
+        push(&mut tail, kept);
+        len += kept.len();
+        let at = len;
         landed.extend(r.carries.iter().map(|(i, off)| (*i, at + off)));
-        out.extend_from_slice(&r.ins);
         recorded.push(Splice {
             at: at as u64,
             removed: String::from_utf8_lossy(&bytes[r.at..r.at + r.len]).into_owned(),
             inserted: String::from_utf8_lossy(&r.ins).into_owned(),
-            ctx: context_hash(&out, at),
+            ctx: hash32(&tail),
         });
+        push(&mut tail, &r.ins);
+        len += r.ins.len();
         pos = r.at + r.len;
     }
-    out.extend_from_slice(&bytes[pos..]);
-    (out, recorded, landed)
+    len += bytes.len() - pos;
+    (recorded, landed, len)
+}
+
+fn hash32(b: &[u8]) -> u32 {
+    let h = fnv1a(b);
+    (h ^ (h >> 32)) as u32
 }
 
 /// A fingerprint of the bytes just before `at`: an undo checks the splice still stands where
 /// the same text precedes it.
 pub fn context_hash(bytes: &[u8], at: usize) -> u32 {
-    let from = at.saturating_sub(64);
-    let h = fnv1a(&bytes[from..at]);
-    (h ^ (h >> 32)) as u32
+    hash32(&bytes[at.saturating_sub(64)..at])
 }
 
 /// The splices that take a change back exactly, when the file still holds what the change
@@ -393,6 +555,16 @@ pub fn holds(bytes: &[u8], splices: &[Splice], len_after: Option<u64>) -> bool {
 
 /// Applies exact inverse splices (from [`exact_inverse`]), recording them in turn.
 pub fn apply_exact(bytes: &[u8], inv: Vec<(usize, usize, Vec<u8>)>) -> (Vec<u8>, Vec<Splice>) {
+    let p = plan_exact(bytes, inv, Vec::new());
+    (p.bytes(bytes), p.applied.splices)
+}
+
+/// Exact inverse splices (from [`exact_inverse`]) as a change whose entries are `diffs`.
+pub fn plan_exact(
+    bytes: &[u8],
+    inv: Vec<(usize, usize, Vec<u8>)>,
+    diffs: Vec<EntryDiff>,
+) -> Planned {
     let raws: Vec<Raw> = inv
         .into_iter()
         .map(|(at, len, ins)| Raw {
@@ -402,8 +574,14 @@ pub fn apply_exact(bytes: &[u8], inv: Vec<(usize, usize, Vec<u8>)>) -> (Vec<u8>,
             carries: Vec::new(),
         })
         .collect();
-    let (out, rec, _) = splice(bytes, &raws);
-    (out, rec)
+    let (splices, _, len) = record(bytes, &raws);
+    Planned {
+        raws,
+        old_len: bytes.len(),
+        applied: Applied { diffs, splices },
+        len,
+        added_heading: false,
+    }
 }
 
 #[cfg(test)]
