@@ -6,8 +6,12 @@ import type {
   ArchivalPageDto,
   ArchivalPageQuery,
   BootstrapFileDto,
+  ChangeDto,
+  EntryRef,
   EpisodicResultDto,
   ErrorCode,
+  HistoryDto,
+  ImpactDto,
   IndexJobDto,
   IndexStatusDto,
   Mem0Status,
@@ -19,8 +23,11 @@ import type {
   PromptDto,
   RecallModeDto,
   RecallResult,
+  ReviewDto,
   RootInspection,
   SanitizedPreview,
+  ScopeDto,
+  SelectionActionDto,
   SessionDto,
   SessionPageDto,
   SessionQuery,
@@ -54,6 +61,27 @@ export interface Backend {
    * recall rule (`keyword`); items keep their file-order `index`. */
   archivalPage(q: ArchivalPageQuery): Promise<ArchivalPageDto>;
   appendMemory(req: AppendRequest): Promise<AppendResult>;
+  /** Changes one entry's content (sanitised like an append); `expect` is the content the user
+   * saw: the console refuses with `conflict` when the entry changed since. Time kept unless
+   * `restamp`. */
+  editEntry(agent: string | null, id: string, expect: string, content: string, restamp: boolean): Promise<ChangeDto>;
+  /** Deletes entries as one change (one undo). */
+  deleteEntries(agent: string | null, entries: EntryRef[]): Promise<ChangeDto>;
+  /** Moves entries to core or archival as one change. */
+  moveEntries(agent: string | null, entries: EntryRef[], to: ScopeDto): Promise<ChangeDto>;
+  /** What deleting or moving the entries `ids` would do to the prompt (counted by the console). */
+  selectionImpact(agent: string | null, ids: string[], action: SelectionActionDto): Promise<ImpactDto>;
+  /** The console's changes to an owner's memory, newest first. */
+  memoryHistory(agent: string | null, limit: number): Promise<HistoryDto>;
+  /** Takes back `changeId` (absent: the last change not undone). */
+  undoChange(agent: string | null, changeId?: string): Promise<ChangeDto>;
+  /** Takes back the last undo. */
+  redoChange(agent: string | null): Promise<ChangeDto>;
+  /** Puts back entry `entryId` (a `before.id`) as change `changeId` had it before. */
+  restoreEntry(agent: string | null, changeId: string, entryId: string): Promise<ChangeDto>;
+  /** Entries new or changed since the owner was last marked reviewed. */
+  reviewStatus(agent: string | null): Promise<ReviewDto>;
+  markReviewed(agent: string | null): Promise<ReviewDto>;
   /** Recall as the agent's recall_memory tool does (the mode in Settings), or in `mode`. */
   recallMemory(agent: string | null, keyword: string, mode?: RecallModeDto): Promise<RecallResult>;
   /** The embedding model, the vector file, each owner's indexed entries and the build job. */
@@ -117,6 +145,7 @@ const CODES: readonly ErrorCode[] = [
   "invalid_agent_name",
   "agent_not_found",
   "session_not_found",
+  "not_found",
   "outside_root",
   "conflict",
   "corrupt",

@@ -28,6 +28,17 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     memoryOverview: (agent) => invoke("memory_overview", { agent }),
     archivalPage: (q) => invoke("archival_page", q),
     appendMemory: (req) => invoke("append_memory", req),
+    editEntry: (agent, id, expect, content, restamp) => invoke("edit_entry", { agent, id, expect, content, restamp }),
+    deleteEntries: (agent, entries) => invoke("delete_entries", { agent, entries }),
+    moveEntries: (agent, entries, to) => invoke("move_entries", { agent, entries, to }),
+    selectionImpact: (agent, ids, action) => invoke("selection_impact", { agent, ids, action }),
+    memoryHistory: (agent, limit) => invoke("memory_history", { agent, limit }),
+    // Without a change id the console takes back the last change: the argument is left out.
+    undoChange: (agent, changeId) => invoke("undo_change", changeId ? { agent, change_id: changeId } : { agent }),
+    redoChange: (agent) => invoke("redo_change", { agent }),
+    restoreEntry: (agent, changeId, entryId) => invoke("restore_entry", { agent, change_id: changeId, entry_id: entryId }),
+    reviewStatus: (agent) => invoke("review_status", { agent }),
+    markReviewed: (agent) => invoke("mark_reviewed", { agent }),
     // Without a mode the console uses the configured one: the argument is left out, not null.
     recallMemory: (agent, keyword, mode) => invoke("recall_memory", mode ? { agent, keyword, mode } : { agent, keyword }),
     indexStatus: () => invoke("index_status", {}),

@@ -1,6 +1,8 @@
 import { useEffect, useId, useRef, type ReactNode } from "react";
 import { createPortal } from "react-dom";
 
+import { Icon } from "./Icon";
+
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 function focusables(root: HTMLElement): HTMLElement[] {
@@ -9,6 +11,8 @@ function focusables(root: HTMLElement): HTMLElement[] {
 
 /** A modal dialog: rendered over the page, keeps keyboard focus inside (Tab / Shift+Tab wrap),
  * Escape calls onEscape, and focus goes back to where it was when the dialog closes.
+ * `variant="drawer"` shows it as a panel along the right edge; `close` adds a close button to
+ * the head.
  * `focusKey` changes when the content changes enough to move focus: it goes to the element
  * marked `data-autofocus` (the primary button), else to the dialog itself. */
 export function Dialog({
@@ -19,6 +23,8 @@ export function Dialog({
   focusKey,
   testId,
   wide,
+  variant,
+  close,
 }: {
   title: ReactNode;
   children: ReactNode;
@@ -27,6 +33,8 @@ export function Dialog({
   focusKey?: string;
   testId?: string;
   wide?: boolean;
+  variant?: "drawer";
+  close?: { label: string; onClick: () => void };
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const titleId = useId();
@@ -87,10 +95,10 @@ export function Dialog({
   };
 
   return createPortal(
-    <div className="modal-backdrop">
+    <div className={variant === "drawer" ? "modal-backdrop drawer-backdrop" : "modal-backdrop"}>
       <div
         ref={ref}
-        className={wide ? "modal modal-wide" : "modal"}
+        className={["modal", wide ? "modal-wide" : "", variant === "drawer" ? "drawer" : ""].filter(Boolean).join(" ")}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}
@@ -100,6 +108,11 @@ export function Dialog({
       >
         <div className="modal-head">
           <h2 id={titleId}>{title}</h2>
+          {close ? (
+            <button type="button" className="icon-btn modal-close" onClick={close.onClick} aria-label={close.label} title={close.label} data-testid={testId ? `${testId}-close` : undefined}>
+              <Icon name="close" />
+            </button>
+          ) : null}
         </div>
         <div className="modal-body">{children}</div>
         {footer ? <div className="modal-actions">{footer}</div> : null}

@@ -11,6 +11,7 @@ const HEADLINES: Record<ErrorCode, MessageKey> = {
   invalid_agent_name: "error.invalid_agent_name",
   agent_not_found: "error.agent_not_found",
   session_not_found: "error.session_not_found",
+  not_found: "error.not_found",
   outside_root: "error.outside_root",
   conflict: "error.conflict",
   corrupt: "error.corrupt",

@@ -1,9 +1,13 @@
 import { useEffect } from "react";
 
-function isTyping(el: Element | null): boolean {
+const NOT_TEXT = ["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"];
+
+/** Whether keys typed now go into a text field (where shortcuts must not act). */
+export function isTyping(el: Element | null): boolean {
   if (!el) return false;
   const tag = el.tagName;
-  return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (el as HTMLElement).isContentEditable;
+  if (tag === "INPUT") return !NOT_TEXT.includes((el as HTMLInputElement).type);
+  return tag === "TEXTAREA" || tag === "SELECT" || (el as HTMLElement).isContentEditable;
 }
 
 /** Focuses the page's search field (the first visible element marked data-search). */

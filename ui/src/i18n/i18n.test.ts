@@ -20,6 +20,8 @@ describe("i18n", () => {
     expect(translate("en", "session.turns", { n: 0 })).toBe("0 turns");
     expect(translate("zh", "session.turns", { n: 1 })).toBe("1 轮");
     expect(translate("en", "memory.banner", { n: 1, m: 40, l: 4000 })).toBe("1 entry / 40 characters outside the window (limit 4000)");
+    // Counts formatted with `num` are strings.
+    expect(translate("en", "memory.banner", { n: "1", m: "40", l: "4,000" })).toBe("1 entry / 40 characters outside the window (limit 4,000)");
   });
   it("follows the setting, else the system language", () => {
     expect(resolveLang("zh")).toBe("zh");

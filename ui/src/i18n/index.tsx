@@ -20,9 +20,9 @@ export function resolveLang(setting: LanguageDto | undefined): Lang {
 }
 
 /** English needs a singular form ("1 turn"); a message with one has it under `<key>_one`, used
- * when `n` is 1. Chinese has none and repeats the message. */
+ * when `n` is 1 (the number, or as `num` formats it). Chinese has none and repeats the message. */
 export function translate(lang: Lang, key: MessageKey, vars?: Vars): string {
-  const one = vars?.n === 1 ? (`${key}_one` as MessageKey) : null;
+  const one = vars !== undefined && String(vars.n) === "1" ? (`${key}_one` as MessageKey) : null;
   const dict = DICTS[lang];
   const s = (one && dict[one]) ?? dict[key] ?? en[key];
   if (!vars) return s;

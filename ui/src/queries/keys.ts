@@ -13,6 +13,15 @@ export const qk = {
   memory: (agent: string | null) => ["memory", agent ?? GLOBAL] as const,
   memoryOverview: (agent: string | null) => ["memory", agent ?? GLOBAL, "overview"] as const,
   archivalPage: (agent: string | null, keyword: string, dir: "asc" | "desc", page: number) => ["memory", agent ?? GLOBAL, "archival", keyword, dir, page] as const,
+  /** The owner's change history (under the owner's memory prefix: every change refreshes it). */
+  history: (agent: string | null, limit: number) => ["memory", agent ?? GLOBAL, "history", limit] as const,
+  /** Entries new since the owner's last review. */
+  review: (agent: string | null) => ["memory", agent ?? GLOBAL, "review"] as const,
+  /** What deleting or moving a selection would do to the prompt: asked each time the
+   * confirmation opens, so outside the memory prefix (the change it confirms must not ask again). */
+  impact: (agent: string | null, action: string, ids: readonly string[]) => ["impact", agent ?? GLOBAL, action, ...ids] as const,
+  /** The archival entries among the owner's new ones ("new only"). */
+  newArchival: (agent: string | null, ids: readonly string[]) => ["memory", agent ?? GLOBAL, "new", ids.join(",")] as const,
   recall: (agent: string | null, keyword: string) => ["recall", agent ?? GLOBAL, keyword] as const,
   recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
   /** The recall tester: one owner's query in one mode (under the owner's recall prefix). */

@@ -41,8 +41,10 @@ function answer(x: Exchange): unknown {
 }
 
 /** What the server's event stream announces after a write (the registry's `changes`). */
+const MEMORY_WRITES = ["append_memory", "edit_entry", "delete_entries", "move_entries", "undo_change", "redo_change", "restore_entry", "mark_reviewed"];
+
 function changeOf(op: string, args: unknown): ChangeEvent | null {
-  if (op === "append_memory") return { kind: "memory", agent: (args as { agent: string | null }).agent ?? null };
+  if (MEMORY_WRITES.includes(op)) return { kind: "memory", agent: (args as { agent?: string | null }).agent ?? null };
   if (op === "update_settings") return { kind: "settings", agent: null };
   return null;
 }
@@ -58,6 +60,14 @@ export type RecordedBackend = Backend & {
   writeElsewhere(op: OpName, args: unknown): void;
   /** Makes the running migration's answer wait until `release` is called (progress is sent). */
   holdMigration(): { release: () => void };
+  /** Answers `op` from the recording of `rewrite(args)`; `calls` keeps the request as sent. For
+   * arguments the script cannot name in advance: a change id made during the recording (the
+   * toast's undo names the change it takes back; the script records undo of the last change). */
+  rewrite(op: OpName, rewrite: (args: unknown) => unknown): void;
+  /** Answers `op` with `answer(args)` (announcing the change as the server would), for a write
+   * the script cannot record at all (restore_entry names a change id made during the recording).
+   * The state does not move: later reads come from the current state. */
+  stub(op: OpName, answer: (args: unknown) => unknown): void;
 };
 
 export function recordedResult<K extends OpName>(state: StateName, op: K, args: OpArgs<K>): OpResult<K> {
@@ -68,6 +78,13 @@ export function recordedResult<K extends OpName>(state: StateName, op: K, args: 
     throw new Error(`no recorded ${op} ${key} in state ${state}`);
   }
   return answer(x) as OpResult<K>;
+}
+
+/** The answer to the write that led into `state` (its `via`). */
+export function recordedWrite(state: StateName): unknown {
+  const via = STATES[state]!.via;
+  if (!via) throw new Error(`state ${state} has no write`);
+  return answer(via);
 }
 
 export function createRecordedBackend(start: StateName = "demo"): RecordedBackend {
@@ -107,10 +124,21 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
     throw new BackendError("internal", `no recorded response for ${miss}: add it to ui/src/test/fixtures/script.json`);
   }
 
+  const rewrites = new Map<string, (args: unknown) => unknown>();
+  const stubs = new Map<string, (args: unknown) => unknown>();
+
   const invoke = async <K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>> => {
     calls.push({ op, args });
     await Promise.resolve();
-    return lookup(op, args) as OpResult<K>;
+    const stub = stubs.get(op);
+    if (stub) {
+      const out = structuredClone(stub(args));
+      const change = changeOf(op, args);
+      if (change) queueMicrotask(() => listeners.forEach((l) => l(change)));
+      return out as OpResult<K>;
+    }
+    const rewrite = rewrites.get(op);
+    return lookup(op, rewrite ? rewrite(args) : args) as OpResult<K>;
   };
 
   return {
@@ -155,6 +183,12 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
       if (!x) throw new Error(`no recorded write ${op} ${canonical(args)} from state ${state}`);
       const change = changeOf(op, args);
       if (change) listeners.forEach((l) => l(change));
+    },
+    rewrite(op, fn) {
+      rewrites.set(op, fn);
+    },
+    stub(op, fn) {
+      stubs.set(op, fn);
     },
     holdMigration() {
       let release!: () => void;

@@ -25,7 +25,19 @@ function columns(t: TFunction, num: (n: number) => string) {
   return [
     col.accessor("name", {
       header: t("agents.col.name"),
-      cell: (c) => <span className="cell-name">{c.getValue()}</span>,
+      cell: (c) => {
+        const n = c.row.original.unreviewed;
+        return (
+          <>
+            <span className="cell-name">{c.getValue()}</span>
+            {n !== null && n > 0 ? (
+              <span className="tag tag-new agent-new" title={t("agents.newTitle", { n: num(n) })} data-testid={`agent-new-${c.getValue()}`}>
+                {t("agents.new", { n: num(n) })}
+              </span>
+            ) : null}
+          </>
+        );
+      },
     }),
     col.accessor((a) => a.warnings.length + (a.memory.error ? 1 : 0), {
       id: "warnings",

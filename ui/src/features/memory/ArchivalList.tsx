@@ -1,10 +1,16 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
+import { useBackend } from "../../backend";
+import type { ArchivalItemDto } from "../../backend/types";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { displayCount, posOfRow, rowAt, rowOfIndex, useArchivalRows, type ListShape, type SortDir } from "./archival";
+import { displayCount, fetchArchivalRows, MAX_SELECT, posOfRow, rowAt, rowOfIndex, useArchivalRows, type ListShape, type SortDir } from "./archival";
+import type { Picked } from "./curation";
+import { EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
+import type { TableActions } from "./tableActions";
 
 export const ROW_HEIGHT = 28;
 const CUT_HEIGHT = 30;
@@ -21,7 +27,14 @@ type Props = {
   flash: { index: number; nonce: number } | null;
   /** The applied search keyword (recall rule), marked in the content; "" = every entry. */
   keyword: string;
+  /** The rows themselves instead of the server's pages ("new only"), in display order. */
+  local?: ArchivalItemDto[];
+  actions: TableActions;
 };
+
+function picked(e: ArchivalItemDto): Picked {
+  return { id: e.id, scope: "archival", index: e.index, content: e.content };
+}
 
 function Highlighted({ text, keyword }: { text: string; keyword: string }) {
   const k = keyword.trim().toLowerCase();
@@ -42,15 +55,21 @@ function Highlighted({ text, keyword }: { text: string; keyword: string }) {
  * The archival table, virtualised and paged: only the rows in view (plus a small overscan) are in
  * the DOM, and only the pages of 200 entries around them are fetched, so 100 000 entries open and
  * scroll as fast as 100. A row whose page is still loading is a placeholder. ↑/↓/PageUp/PageDown/
- * Home/End move between rows, Enter expands a long entry. The parent remounts the list (key) when
- * the order or the keyword changes, so each list opens at its cut line.
+ * Home/End move between rows; on a row Enter or F2 edits it, Space selects it (Shift: the range
+ * from the last one), Delete deletes it, →/← or a click expand and collapse a long entry, and
+ * Ctrl/Cmd+A selects every row of the list. The parent remounts the list (key) when the order or
+ * the keyword changes, so each list opens at its cut line.
  */
-export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash, keyword }: Props) {
+export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash, keyword, local, actions }: Props) {
   const { t, num } = useI18n();
+  const backend = useBackend();
+  const qc = useQueryClient();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
+  const [editing, setEditing] = useState<string | null>(null);
   const [active, setActive] = useState(0);
   const pendingFocus = useRef<number | null>(null);
+  const anchor = useRef<number | null>(null);
   const { total, cutAt } = shape;
   const count = displayCount(shape);
 
@@ -62,9 +81,9 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
     (pos: number) => {
       const r = rowAt({ total, cutAt }, pos);
       if (r === "cut") return "cut";
-      return keyword ? `r${r}` : `e${dir === "asc" ? r : total - 1 - r}`;
+      return keyword || local ? `r${r}` : `e${dir === "asc" ? r : total - 1 - r}`;
     },
-    [total, cutAt, keyword, dir],
+    [total, cutAt, keyword, dir, local],
   );
   const getScrollElement = useCallback(() => scrollRef.current, []);
   const virtualizer = useVirtualizer({
@@ -77,7 +96,9 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
   const virtualItems = virtualizer.getVirtualItems();
   const firstRow = Math.max(0, (virtualItems[0]?.index ?? 0) - 1);
   const lastRow = virtualItems[virtualItems.length - 1]?.index ?? 0;
-  const rows = useArchivalRows(agent, keyword, dir, firstRow, lastRow, total);
+  const server = useArchivalRows(agent, keyword, dir, firstRow, lastRow, local ? 0 : total);
+  const get = (row: number): ArchivalItemDto | undefined => (local ? local[row] : server.get(row));
+  const rowsError = local ? null : server.error;
 
   const activePos = Math.min(active, Math.max(0, count - 1));
 
@@ -95,7 +116,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
 
   useLayoutEffect(() => {
     const p = pendingFocus.current;
-    if (p === null) return;
+    if (p === null || editing !== null) return;
     const el = scrollRef.current?.querySelector<HTMLElement>(`[data-pos="${p}"]`);
     if (el) {
       el.focus({ preventScroll: true });
@@ -116,7 +137,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
   // Scroll once per flash request; the new entry may arrive with the next overview.
   const flashed = useRef<number | null>(null);
   useEffect(() => {
-    if (!flash || flashed.current === flash.nonce || keyword || flash.index >= total) return;
+    if (!flash || flashed.current === flash.nonce || keyword || local || flash.index >= total) return;
     const pos = posOfRow({ total, cutAt }, rowOfIndex(total, flash.index, dir));
     flashed.current = flash.nonce;
     setActive(pos);
@@ -125,9 +146,59 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
       // Then bring the row itself into the page's view (the list may be below the fold).
       requestAnimationFrame(() => scrollRef.current?.querySelector(`[data-pos="${pos}"]`)?.scrollIntoView?.({ block: "nearest" }));
     });
-  }, [flash, total, cutAt, dir, keyword, virtualizer]);
+  }, [flash, total, cutAt, dir, keyword, local, virtualizer]);
+
+  /** The entries of rows `a..b` (either order), at most MAX_SELECT; null when there are more. */
+  const entriesBetween = async (a: number, b: number): Promise<Picked[] | null> => {
+    const [from, to] = a < b ? [a, b] : [b, a];
+    if (to - from + 1 > MAX_SELECT) return null;
+    const items = local ? local.slice(from, to + 1) : await fetchArchivalRows(qc, backend, { agent, keyword, dir }, from, to);
+    return items.map(picked);
+  };
+
+  const tooMany = () => actions.notice(t("memory.bulk.tooMany", { n: num(MAX_SELECT) }));
+
+  const toggle = async (e: ArchivalItemDto, row: number, shift: boolean) => {
+    const on = !actions.selected.has(e.id);
+    const from = anchor.current;
+    anchor.current = row;
+    if (shift && from !== null && from !== row) {
+      const range = await entriesBetween(from, row).catch(() => null);
+      if (range) actions.select(range, on);
+      else tooMany();
+    } else actions.select([picked(e)], on);
+  };
+
+  const selectAll = async () => {
+    if (total === 0) return;
+    const all = await entriesBetween(0, total - 1).catch(() => null);
+    if (!all) return tooMany();
+    actions.select(all, !all.every((p) => actions.selected.has(p.id)));
+  };
+
+  // Rows are keyed by entry index (or position), so after a delete or move the focused row is
+  // the same element showing the next entry. When it went (the list got shorter), the focus
+  // goes to the row now at that position.
+  const countRef = useRef(count);
+  useEffect(() => {
+    countRef.current = count;
+  });
+  const act = (pos: number, run: () => Promise<boolean>) => {
+    void run().then((ok) => {
+      if (!ok) return;
+      setTimeout(() => {
+        const box = scrollRef.current;
+        if (box && (document.activeElement === null || document.activeElement === document.body)) focusPos(Math.min(pos, countRef.current - 1));
+      }, 0);
+    });
+  };
 
   const onKeyDown = (e: React.KeyboardEvent) => {
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "a") {
+      e.preventDefault();
+      void selectAll();
+      return;
+    }
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
     const moves: Record<string, number> = {
       ArrowDown: activePos + 1,
@@ -143,21 +214,33 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
     }
   };
 
-  const toggle = (index: number, pos: number) => {
+  const setExpandedAt = (index: number, pos: number, open: boolean) => {
     setExpanded((prev) => {
+      if (prev.has(index) === open) return prev;
       const next = new Set(prev);
-      if (next.has(index)) {
+      if (open) next.add(index);
+      else {
         next.delete(index);
         virtualizer.resizeItem(pos, ROW_HEIGHT);
-      } else next.add(index);
+      }
       return next;
     });
   };
 
+  const stopEditing = (pos: number, isExpanded: boolean) => {
+    setEditing(null);
+    if (!isExpanded) virtualizer.resizeItem(pos, ROW_HEIGHT);
+    setActive(pos);
+    pendingFocus.current = pos;
+  };
+
   return (
-    <div className="vtable" role="table" aria-rowcount={count + 1} data-testid="archival-table">
-      {rows.error ? <ErrorState error={rows.error} compact /> : null}
+    <div className="vtable vtable-entries" role="table" aria-rowcount={count + 1} aria-multiselectable="true" data-testid="archival-table">
+      {rowsError ? <ErrorState error={rowsError} compact /> : null}
       <div className="vrow vhead" role="row">
+        <span role="columnheader" className="c-check">
+          <span className="sr-only">{t("memory.col.select")}</span>
+        </span>
         <span role="columnheader" className="c-idx">
           {t("memory.col.index")}
         </span>
@@ -172,6 +255,9 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
         </span>
         <span role="columnheader" className="c-win">
           {t("memory.col.window")}
+        </span>
+        <span role="columnheader" className="c-actions">
+          <span className="sr-only">{t("memory.col.actions")}</span>
         </span>
       </div>
       <div className="vscroll" ref={scrollRef} data-virtual-scroll onKeyDown={onKeyDown} role="rowgroup" style={{ height: virtualizer.getTotalSize() + 1 }}>
@@ -195,7 +281,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                 </div>
               );
             }
-            const e = rows.get(r);
+            const e = get(r);
             if (!e) {
               // Its page is loading: the same element (same key) becomes the row, keeping focus.
               const known = keyword ? null : dir === "asc" ? r : total - 1 - r;
@@ -212,6 +298,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                   style={{ transform: `translateY(${v.start}px)`, minHeight: ROW_HEIGHT }}
                   onFocus={() => setActive(v.index)}
                 >
+                  <span role="cell" className="c-check" />
                   <span role="cell" className="c-idx">
                     {known !== null ? known + 1 : ""}
                   </span>
@@ -223,61 +310,124 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                   </span>
                   <span role="cell" className="c-chars" />
                   <span role="cell" className="c-win" />
+                  <span role="cell" className="c-actions" />
                 </div>
               );
             }
             const it = e.index;
+            const p = picked(e);
             const isExpanded = expanded.has(it);
-            const cls = ["vrow", "entry-row", e.in_window ? "in-window" : "outside", isExpanded ? "expanded" : "", flash?.index === it ? "flash" : "", v.index === activePos ? "active" : ""]
+            const isEditing = editing === e.id;
+            const selected = actions.selected.has(e.id);
+            const inner = v.index === activePos ? 0 : -1;
+            const cls = [
+              "vrow",
+              "entry-row",
+              e.in_window ? "in-window" : "outside",
+              isExpanded ? "expanded" : "",
+              isEditing ? "editing" : "",
+              selected ? "selected" : "",
+              flash?.index === it ? "flash" : "",
+              v.index === activePos ? "active" : "",
+            ]
               .filter(Boolean)
               .join(" ");
             return (
               <div
                 key={v.key}
-                ref={isExpanded ? virtualizer.measureElement : undefined}
+                ref={isExpanded || isEditing ? virtualizer.measureElement : undefined}
                 role="row"
                 className={cls}
                 data-testid="archival-row"
                 data-in-window={e.in_window ? "true" : "false"}
                 data-entry-index={it}
+                data-entry-id={e.id}
                 data-index={v.index}
                 data-pos={v.index}
                 tabIndex={v.index === activePos ? 0 : -1}
                 aria-expanded={isExpanded}
+                aria-selected={selected}
                 style={{ transform: `translateY(${v.start}px)`, minHeight: ROW_HEIGHT }}
                 onClick={() => {
+                  if (isEditing) return;
                   setActive(v.index);
-                  toggle(it, v.index);
+                  setExpandedAt(it, v.index, !isExpanded);
                 }}
                 onFocus={() => setActive(v.index)}
                 onKeyDown={(ev) => {
-                  if (ev.key === "Enter" || ev.key === " ") {
+                  if (ev.target !== ev.currentTarget) return;
+                  if (ev.key === "Enter" || ev.key === "F2") {
                     ev.preventDefault();
-                    toggle(it, v.index);
+                    setEditing(e.id);
+                  } else if (ev.key === " ") {
+                    ev.preventDefault();
+                    void toggle(e, r, ev.shiftKey);
+                  } else if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
+                    ev.preventDefault();
+                    setExpandedAt(it, v.index, ev.key === "ArrowRight");
+                  } else if (ev.key === "Delete") {
+                    ev.preventDefault();
+                    act(v.index, () => actions.remove(p));
                   }
                 }}
               >
+                <span role="cell" className="c-check">
+                  <SelectBox checked={selected} label={t("memory.selectEntry", { n: it + 1 })} tabIndex={inner} onToggle={(shift) => void toggle(e, r, shift)} />
+                </span>
                 <span role="cell" className="c-idx">
                   {it + 1}
                 </span>
                 <span role="cell" className="c-time">
                   {e.timestamp ?? <span className="muted">{t("memory.noTime")}</span>}
                 </span>
-                <span role="cell" className="c-content" title={isExpanded ? undefined : e.content}>
-                  <Highlighted text={e.content} keyword={keyword} />
-                </span>
-                <span role="cell" className="c-chars">
-                  {num(e.chars)}
-                </span>
-                <span role="cell" className="c-win">
-                  {e.in_window ? (
-                    newestCut && it === newestIndex ? (
-                      <span className="tag tag-warn">{t("memory.cutFromStart")}</span>
-                    ) : (
-                      <span className="tag tag-ok">{t("memory.inWindow")}</span>
-                    )
-                  ) : (
-                    <span className="tag tag-out">{t("memory.outside")}</span>
+                {isEditing ? (
+                  <span role="cell" className="c-edit">
+                    <EntryEditor
+                      initial={e.content}
+                      label={t("memory.edit.label", { n: it + 1 })}
+                      onCancel={() => stopEditing(v.index, isExpanded)}
+                      onSave={async (content, restamp) => {
+                        const err = await actions.save(p, content, restamp);
+                        if (err === null) stopEditing(v.index, isExpanded);
+                        return err;
+                      }}
+                    />
+                  </span>
+                ) : (
+                  <>
+                    <span role="cell" className="c-content" title={isExpanded ? undefined : e.content}>
+                      {actions.isNew(e.id) ? <NewBadge /> : null}
+                      <Highlighted text={e.content} keyword={keyword} />
+                    </span>
+                    <span role="cell" className="c-chars">
+                      {num(e.chars)}
+                    </span>
+                    <span role="cell" className="c-win">
+                      {e.in_window ? (
+                        newestCut && it === newestIndex ? (
+                          <span className="tag tag-warn">{t("memory.cutFromStart")}</span>
+                        ) : (
+                          <span className="tag tag-ok">{t("memory.inWindow")}</span>
+                        )
+                      ) : (
+                        <span className="tag tag-out">{t("memory.outside")}</span>
+                      )}
+                    </span>
+                  </>
+                )}
+                <span role="cell" className="c-actions">
+                  {isEditing ? null : (
+                    <RowActions
+                      scope="archival"
+                      tabIndex={inner}
+                      disabled={actions.busy}
+                      onEdit={() => {
+                        setActive(v.index);
+                        setEditing(e.id);
+                      }}
+                      onMove={() => act(v.index, () => actions.move(p))}
+                      onDelete={() => act(v.index, () => actions.remove(p))}
+                    />
                   )}
                 </span>
               </div>

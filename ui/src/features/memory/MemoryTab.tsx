@@ -1,22 +1,53 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { MEM0_LIST_LIMIT } from "./limits";
-import type { AppendResult, MemoryOverviewDto } from "../../backend/types";
+import type { BackendError } from "../../backend";
+import type { AppendResult, ChangeDto, MemoryOverviewDto, SelectionActionDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
-import { Empty, ErrorState, Loadable, Skeleton } from "../../components/States";
-import { useI18n } from "../../i18n";
-import { useMemoryOverview, useRecall } from "../../queries/hooks";
+import { isTyping } from "../../components/shortcuts";
+import { Empty, ErrorState, errorHeadline, Loadable, Skeleton } from "../../components/States";
+import { Toast } from "../../components/Toast";
+import { useI18n, type TFunction } from "../../i18n";
+import { useAgents, useMemoryOverview, useRecall } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
 import { AddEntryForm } from "./AddEntryForm";
-import { shapeOf, useFilteredShape, type SortDir } from "./archival";
+import { shapeOf, useFilteredShape, useNewArchival, type SortDir } from "./archival";
 import { ArchivalList } from "./ArchivalList";
-import { CoreTable } from "./CoreTable";
+import { BulkBar, ConfirmDialog } from "./Bulk";
+import { CoreTable, type CoreRow } from "./CoreTable";
+import { isStale, orderPicked, useCurate, useReview, type Outcome, type Picked } from "./curation";
+import { HistoryPanel } from "./HistoryPanel";
 import { useNewestArchival } from "./hooks";
+import { ReviewBar } from "./ReviewBar";
+import type { TableActions } from "./tableActions";
 import { WindowBanner } from "./WindowBanner";
 
 type Flash = { scope: "core" | "archival"; index: number; nonce: number };
+
+/** What the toast says: a change (with Undo, or Redo after an undo), an error, or a note. */
+type ToastBody = { kind: "change"; change: ChangeDto } | { kind: "error"; error: BackendError } | { kind: "note"; text: string };
+type ToastState = { id: number } & ToastBody;
+
+/** "Deleted 3 entries", "Moved 1 entry to core", "Undid a change to 2 entries". */
+export function describeChange(t: TFunction, num: (n: number) => string, c: ChangeDto): string {
+  const n = num(c.entries.length);
+  switch (c.op) {
+    case "edit":
+      return t("toast.edit", { n });
+    case "delete":
+      return t("toast.delete", { n });
+    case "move":
+      return c.entries[0]?.after?.scope === "core" ? t("toast.moveCore", { n }) : t("toast.moveArchival", { n });
+    case "restore":
+      return t("toast.restore", { n });
+    case "undo":
+      return t("toast.undo", { n });
+    case "redo":
+      return t("toast.redo", { n });
+  }
+}
 
 /** The memory screen: the overview (core, counts, window) at once, the archival list in pages. */
 export function MemoryTab({ agent }: { agent: string | null }) {
@@ -27,6 +58,8 @@ export function MemoryTab({ agent }: { agent: string | null }) {
     </Loadable>
   );
 }
+
+const NO_IDS: ReadonlySet<string> = new Set();
 
 function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOverviewDto }) {
   const { t, num } = useI18n();
@@ -42,8 +75,129 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
   const recallKeyword = useDebounced(typed, 300);
   const recall = useRecall(agent, recallKeyword);
   const filtered = useFilteredShape(agent, applied, dir);
-  const shape = applied ? filtered.shape : shapeOf(view, dir);
   const total = view.archival_total;
+
+  // Review: an agent the agents list reports as never reviewed has nothing marked new (and its
+  // ids need not be fetched); otherwise the console says since when and which entries are new.
+  const agents = useAgents();
+  const summary = agent === null ? undefined : agents.data?.agents.find((a) => a.name === agent);
+  const neverReviewed = summary !== undefined && summary.unreviewed === null;
+  // (An agent's page waits for the agents list to know; the global memory always asks.)
+  const review = useReview(agent, agent === null || ((agents.data !== undefined || agents.isError) && !neverReviewed));
+  const reviewedAt = neverReviewed ? null : (review.data?.reviewed_at ?? null);
+  const newIds = useMemo(() => (reviewedAt && review.data ? new Set(review.data.ids) : NO_IDS), [reviewedAt, review.data]);
+  const [newOnlyChosen, setNewOnly] = useState(false);
+  const newOnly = newOnlyChosen && newIds.size > 0;
+  const coreIds = useMemo(() => new Set(view.core.map((e) => e.id)), [view.core]);
+  const newArchivalIds = useMemo(() => Array.from(newIds).filter((id) => !coreIds.has(id)), [newIds, coreIds]);
+  const newArchival = useNewArchival(agent, newArchivalIds, total, newOnly);
+
+  const shape = applied ? filtered.shape : shapeOf(view, dir);
+
+  // The selection (both tables), the toast, the open dialogs.
+  const [selection, setSelection] = useState<ReadonlyMap<string, Picked>>(() => new Map());
+  const [toast, setToast] = useState<ToastState | null>(null);
+  const [confirm, setConfirm] = useState<SelectionActionDto | null>(null);
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const toastId = useRef(0);
+  const say = useCallback((s: ToastBody) => setToast({ ...s, id: ++toastId.current }), []);
+  const report = useCallback(
+    (o: Outcome) => {
+      if (o.change) say({ kind: "change", change: o.change });
+      else say({ kind: "error", error: o.error });
+    },
+    [say],
+  );
+  const curate = useCurate(agent, report);
+  const picked = useMemo(() => orderPicked(selection.values()), [selection]);
+
+  const select = useCallback((items: Picked[], on: boolean) => {
+    setSelection((prev) => {
+      const next = new Map(prev);
+      for (const p of items) {
+        if (on) next.set(p.id, p);
+        else next.delete(p.id);
+      }
+      return next;
+    });
+  }, []);
+  const clearSelection = useCallback(() => setSelection(new Map()), []);
+  const forget = useCallback((ids: string[]) => {
+    setSelection((prev) => {
+      if (!ids.some((id) => prev.has(id))) return prev;
+      const next = new Map(prev);
+      for (const id of ids) next.delete(id);
+      return next;
+    });
+  }, []);
+
+  const actions: TableActions = {
+    busy: curate.pending,
+    selected: selection,
+    select,
+    isNew: (id) => newIds.has(id),
+    save: async (p, content, restamp) => {
+      const o = await curate.edit(p.id, p.content, content, restamp);
+      if (o.change) {
+        forget([p.id]);
+        return null;
+      }
+      return isStale(o.error) ? null : o.error;
+    },
+    remove: async (p) => {
+      // A row of a larger selection: the whole selection, after the confirmation.
+      if (selection.has(p.id) && selection.size > 1) {
+        setConfirm("delete");
+        return false;
+      }
+      const o = await curate.remove([p]);
+      forget([p.id]);
+      return o.change !== undefined;
+    },
+    move: async (p) => {
+      const o = await curate.move([p], p.scope === "core" ? "archival" : "core");
+      forget([p.id]);
+      return o.change !== undefined;
+    },
+    notice: (text) => say({ kind: "note", text }),
+  };
+
+  const runBulk = async () => {
+    if (!confirm) return;
+    const list = picked;
+    const o = confirm === "delete" ? await curate.remove(list) : await curate.move(list, confirm);
+    setConfirm(null);
+    if (o.change || isStale(o.error)) clearSelection();
+  };
+
+  // Ctrl/Cmd+Z undoes the last change, Shift+Ctrl/Cmd+Z (or Ctrl+Y) redoes, Escape clears the
+  // selection — unless the focus is in a text field or a confirmation is open.
+  const keys = useRef({ curate, clearSelection, busy: confirm !== null });
+  useEffect(() => {
+    keys.current = { curate, clearSelection, busy: confirm !== null };
+  });
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (keys.current.busy || isTyping(document.activeElement)) return;
+      const k = e.key.toLowerCase();
+      const mod = e.ctrlKey || e.metaKey;
+      if (mod && !e.altKey && (k === "z" || k === "y")) {
+        e.preventDefault();
+        if (keys.current.curate.pending) return;
+        if (k === "y" || e.shiftKey) void keys.current.curate.redo();
+        else void keys.current.curate.undo();
+      } else if (e.key === "Escape" && !mod && !document.querySelector(".modal-backdrop")) {
+        keys.current.clearSelection();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const coreRows = useMemo<CoreRow[]>(() => {
+    const all = view.core.map((e, index) => ({ e, index }));
+    return newOnly ? all.filter((r) => r.e.id && newIds.has(r.e.id)) : all;
+  }, [view.core, newOnly, newIds]);
 
   useEffect(() => {
     if (!flash) return;
@@ -74,12 +228,25 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
     setFlash({ scope: r.scope, index, nonce: Date.now() });
   };
 
+  const toastAction = (c: ChangeDto) =>
+    c.op === "undo"
+      ? { label: t("toast.redoBtn"), onClick: () => void curate.redo(), testId: "toast-redo" }
+      : { label: t("toast.undoBtn"), onClick: () => void curate.undo(c.id), testId: "toast-undo" };
+
   return (
     <div className="memory">
       <AddEntryForm agent={agent} onAdded={onAdded} />
-      <div className="source-line">
-        <span className="field-label">{t("memory.source")}</span> <code data-testid="memory-source">{view.source}</code>
+      <div className="source-line memory-bar">
+        <span>
+          <span className="field-label">{t("memory.source")}</span> <code data-testid="memory-source">{view.source}</code>
+        </span>
+        <span className="memory-bar-spacer" />
+        <button type="button" className="btn btn-small" onClick={() => setHistoryOpen(true)} data-testid="history-open" title={t("history.shortcuts")}>
+          <Icon name="history" size={14} /> {t("memory.history")}
+        </button>
       </div>
+      <ReviewBar review={review.data} neverReviewed={neverReviewed} newOnly={newOnly} onNewOnly={setNewOnly} onMark={curate.markReviewed} />
+      {review.isError && !neverReviewed ? <ErrorState error={review.error} compact /> : null}
       {view.possibly_more ? (
         <div className="banner banner-warn" role="status" data-testid="memory-possibly-more">
           <Icon name="warning" />
@@ -96,7 +263,7 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
           <span className="count">{num(view.core.length)}</span>
           <span className="section-hint">{t("memory.coreHint")}</span>
         </div>
-        <CoreTable entries={view.core} flash={flash?.scope === "core" ? flash : null} />
+        <CoreTable rows={coreRows} flash={flash?.scope === "core" ? flash : null} actions={actions} emptyText={newOnly ? t("memory.review.noNewCore") : undefined} />
       </section>
 
       <section className="section section-archival">
@@ -142,7 +309,9 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
             </span>
           ) : null}
         </div>
-        {total === 0 ? (
+        {newOnly ? (
+          <NewOnlyList agent={agent} view={view} dir={dir} found={newArchival} wanted={newArchivalIds.length} actions={actions} />
+        ) : total === 0 ? (
           <Empty>{t("memory.emptyArchival")}</Empty>
         ) : shape === null ? (
           filtered.error ? (
@@ -162,9 +331,77 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
             newestIndex={total - 1}
             flash={flash?.scope === "archival" ? flash : null}
             keyword={applied}
+            actions={actions}
           />
         )}
       </section>
+
+      {picked.length > 0 ? <BulkBar picked={picked} busy={curate.pending} onAction={setConfirm} onClear={clearSelection} /> : null}
+      {confirm ? <ConfirmDialog agent={agent} action={confirm} picked={picked} busy={curate.pending} onConfirm={() => void runBulk()} onCancel={() => setConfirm(null)} /> : null}
+      {historyOpen ? <HistoryPanel agent={agent} curate={curate} onClose={() => setHistoryOpen(false)} /> : null}
+      {toast ? (
+        <Toast
+          id={toast.id}
+          tone={toast.kind === "error" ? "error" : "info"}
+          onClose={() => setToast((cur) => (cur?.id === toast.id ? null : cur))}
+          action={toast.kind === "change" ? toastAction(toast.change) : undefined}
+          detail={toast.kind === "error" ? <>{toast.error.message}{isStale(toast.error) ? ` — ${t("toast.refreshed")}` : ""}</> : undefined}
+          timeoutMs={toast.kind === "error" ? 12000 : 8000}
+        >
+          {toast.kind === "change" ? describeChange(t, num, toast.change) : toast.kind === "error" ? errorHeadline(t, toast.error.code) : toast.text}
+        </Toast>
+      ) : null}
     </div>
+  );
+}
+
+/** "New only": the archival entries among the new ones, found newest first. */
+function NewOnlyList({
+  agent,
+  view,
+  dir,
+  found,
+  wanted,
+  actions,
+}: {
+  agent: string | null;
+  view: MemoryOverviewDto;
+  dir: SortDir;
+  found: ReturnType<typeof useNewArchival>;
+  wanted: number;
+  actions: TableActions;
+}) {
+  const { t, num } = useI18n();
+  const items = useMemo(() => {
+    const list = found.data?.items ?? [];
+    return dir === "asc" ? list : [...list].reverse();
+  }, [found.data, dir]);
+  if (wanted === 0) return <Empty>{t("memory.review.noNewArchival")}</Empty>;
+  if (found.isError) return <ErrorState error={found.error} compact />;
+  if (!found.data) return <Skeleton rows={4} />;
+  return (
+    <>
+      {!found.data.complete ? (
+        <div className="field-hint" data-testid="new-only-partial">
+          {t("memory.review.partial", { n: num(found.data.scanned), m: num(wanted - found.data.items.length) })}
+        </div>
+      ) : null}
+      {items.length === 0 ? (
+        <Empty>{t("memory.review.noNewArchival")}</Empty>
+      ) : (
+        <ArchivalList
+          key={`new|${dir}`}
+          agent={agent}
+          shape={{ total: items.length, cutAt: null }}
+          dir={dir}
+          newestCut={view.window.newest_cut}
+          newestIndex={view.archival_total - 1}
+          flash={null}
+          keyword=""
+          local={items}
+          actions={actions}
+        />
+      )}
+    </>
   );
 }

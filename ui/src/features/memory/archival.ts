@@ -1,4 +1,4 @@
-import { useQueries, useQuery } from "@tanstack/react-query";
+import { useQueries, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useBackend } from "../../backend";
 import type { ArchivalItemDto, MemoryOverviewDto } from "../../backend/types";
 import { qk } from "../../queries/keys";
@@ -44,7 +44,7 @@ export function rowOfIndex(total: number, index: number, dir: SortDir): number {
   return dir === "asc" ? index : total - 1 - index;
 }
 
-type Spec = { agent: string | null; keyword: string; dir: SortDir };
+export type Spec = { agent: string | null; keyword: string; dir: SortDir };
 
 function pageQuery(backend: ReturnType<typeof useBackend>, s: Spec, page: number) {
   return {
@@ -92,4 +92,54 @@ export function useArchivalRows(agent: string | null, keyword: string, dir: Sort
   });
   const get = (row: number): ArchivalItemDto | undefined => byPage.get(Math.floor(row / PAGE_SIZE))?.[row % PAGE_SIZE];
   return { get, error };
+}
+
+/** Most entries one selection gathers at once (select all, a Shift+click range): the requests
+ * that follow name each entry with its content. */
+export const MAX_SELECT = 2000;
+
+/** Rows `from..to` (inclusive) of the list `s`, from the page cache or fetched. */
+export async function fetchArchivalRows(qc: QueryClient, backend: ReturnType<typeof useBackend>, s: Spec, from: number, to: number): Promise<ArchivalItemDto[]> {
+  const first = Math.floor(from / PAGE_SIZE);
+  const last = Math.floor(to / PAGE_SIZE);
+  const pages: number[] = [];
+  for (let p = first; p <= last; p++) pages.push(p);
+  const data = await Promise.all(pages.map((p) => qc.fetchQuery(pageQuery(backend, s, p))));
+  const out: ArchivalItemDto[] = [];
+  data.forEach((d, k) =>
+    d.items.forEach((it, j) => {
+      const row = (first + k) * PAGE_SIZE + j;
+      if (row >= from && row <= to) out.push(it);
+    }),
+  );
+  return out;
+}
+
+/** Pages searched, newest first, for the archival entries among the new ones. */
+const NEW_SCAN_PAGES = 25;
+
+/**
+ * The archival entries whose ids are in `ids` ("new only"), in file order: found by reading the
+ * list newest first (new entries are normally the newest), at most NEW_SCAN_PAGES pages;
+ * `complete` false when some were not found there.
+ */
+export function useNewArchival(agent: string | null, ids: readonly string[], total: number, enabled: boolean) {
+  const backend = useBackend();
+  const qc = useQueryClient();
+  return useQuery({
+    queryKey: qk.newArchival(agent, ids),
+    enabled: enabled && ids.length > 0,
+    queryFn: async () => {
+      const want = new Set(ids);
+      const found: ArchivalItemDto[] = [];
+      let scanned = 0;
+      for (let p = 0; p < NEW_SCAN_PAGES && p * PAGE_SIZE < total && found.length < want.size; p++) {
+        const d = await qc.fetchQuery(pageQuery(backend, { agent, keyword: "", dir: "desc" }, p));
+        scanned += d.items.length;
+        for (const it of d.items) if (want.has(it.id)) found.push(it);
+      }
+      found.sort((a, b) => a.index - b.index);
+      return { items: found, scanned, complete: found.length === want.size };
+    },
+  });
 }

@@ -1,0 +1,167 @@
+// The owner's history of changes made in the console, newest first: each change's diff, Undo on
+// changes that stand, Restore on entries a change removed or rewrote.
+import { useState } from "react";
+
+import type { ChangeDto, SnapDto } from "../../backend/types";
+import { Dialog } from "../../components/Dialog";
+import { Icon } from "../../components/Icon";
+import { Empty, ErrorState, Skeleton } from "../../components/States";
+import { useI18n, type MessageKey } from "../../i18n";
+import { HISTORY_PAGE, useHistory, type Curate } from "./curation";
+import { diffWords } from "./diff";
+
+const OPS: Record<ChangeDto["op"], MessageKey> = {
+  edit: "history.op.edit",
+  delete: "history.op.delete",
+  move: "history.op.move",
+  restore: "history.op.restore",
+  undo: "history.op.undo",
+  redo: "history.op.redo",
+};
+
+function Words({ before, after }: { before: string; after: string }) {
+  return (
+    <>
+      {diffWords(before, after).map((s, i) =>
+        s.kind === "del" ? (
+          <del key={i} className="diff-del">
+            {s.text}
+          </del>
+        ) : s.kind === "ins" ? (
+          <ins key={i} className="diff-ins">
+            {s.text}
+          </ins>
+        ) : (
+          <span key={i}>{s.text}</span>
+        ),
+      )}
+    </>
+  );
+}
+
+function Scope({ s }: { s: SnapDto }) {
+  const { t } = useI18n();
+  return <span className={s.scope === "core" ? "tag tag-accent-soft" : "tag"}>{s.scope === "core" ? t("memory.scope.core") : t("memory.scope.archival")}</span>;
+}
+
+/** One entry of a change: removed (struck, red), added (green), or the words that changed. */
+function EntryDiff({ before, after }: { before: SnapDto | null; after: SnapDto | null }) {
+  const { t } = useI18n();
+  const moved = before && after && before.scope !== after.scope;
+  const restamped = before && after && before.timestamp !== after.timestamp;
+  const time = (after ?? before)!.timestamp;
+  return (
+    <div className="hist-entry" data-testid="history-entry" data-kind={before && after ? "changed" : before ? "removed" : "added"}>
+      <div className="hist-entry-meta">
+        {before ? <Scope s={before} /> : null}
+        {moved ? (
+          <>
+            <Icon name="chevron" size={12} /> <Scope s={after} />
+          </>
+        ) : null}
+        {!before && after ? <Scope s={after} /> : null}
+        {restamped ? (
+          <span className="mono">
+            <del className="diff-del">{before.timestamp ?? t("memory.noTime")}</del> <ins className="diff-ins">{after.timestamp ?? t("memory.noTime")}</ins>
+          </span>
+        ) : (
+          <span className="mono muted">{time ?? t("memory.noTime")}</span>
+        )}
+      </div>
+      <div className="hist-entry-text">
+        {before && after ? (
+          <Words before={before.content} after={after.content} />
+        ) : before ? (
+          <del className="diff-del">{before.content}</del>
+        ) : (
+          <ins className="diff-ins">{after!.content}</ins>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The History side panel of one owner; Escape or Close closes it. */
+export function HistoryPanel({ agent, curate, onClose }: { agent: string | null; curate: Curate; onClose: () => void }) {
+  const { t, num } = useI18n();
+  const [limit, setLimit] = useState(HISTORY_PAGE);
+  const q = useHistory(agent, limit, true);
+  const h = q.data;
+  const owner = agent ?? t("history.global");
+  // The change an undo or redo took back, to name it ("takes back Deleted, 10:04").
+  const byId = new Map(h?.changes.map((c) => [c.id, c]) ?? []);
+  return (
+    <Dialog
+      title={t("history.title", { owner })}
+      onEscape={onClose}
+      testId="history-panel"
+      variant="drawer"
+      close={{ label: t("history.close"), onClick: onClose }}
+    >
+      <div className="hist-toolbar">
+        <button type="button" className="btn btn-small" disabled={!h?.can_undo || curate.pending} onClick={() => void curate.undo()} data-testid="history-undo-last">
+          <Icon name="undo" size={14} /> {t("history.undoLast")}
+        </button>
+        <button type="button" className="btn btn-small" disabled={!h?.can_redo || curate.pending} onClick={() => void curate.redo()} data-testid="history-redo">
+          <Icon name="redo" size={14} /> {t("history.redo")}
+        </button>
+        <span className="field-hint">{t("history.shortcuts")}</span>
+      </div>
+      {q.isError && !h ? (
+        <ErrorState error={q.error} onRetry={() => void q.refetch()} compact />
+      ) : !h ? (
+        <Skeleton rows={6} />
+      ) : h.changes.length === 0 ? (
+        <Empty>{t("history.empty")}</Empty>
+      ) : (
+        <ol className="hist-list" data-testid="history-list">
+          {h.changes.map((c) => {
+            const reverted = c.reverts ? byId.get(c.reverts) : undefined;
+            const canUndo = !c.undone && c.op !== "undo";
+            return (
+              <li key={c.id} className={c.undone ? "hist-change undone" : "hist-change"} data-testid="history-change" data-op={c.op} data-undone={c.undone ? "true" : "false"}>
+                <div className="hist-head">
+                  <span className={`hist-op hist-op-${c.op}`}>{t(OPS[c.op])}</span>
+                  <span className="hist-count">{t("history.entries", { n: num(c.entries.length) })}</span>
+                  <time className="mono muted">{c.at}</time>
+                  {c.undone ? <span className="tag tag-muted" data-testid="history-undone">{t("history.undone")}</span> : null}
+                  <span className="hist-spacer" />
+                  {canUndo ? (
+                    <button type="button" className="btn btn-small" disabled={curate.pending} onClick={() => void curate.undo(c.id)} data-testid="history-undo">
+                      <Icon name="undo" size={14} /> {t("history.undo")}
+                    </button>
+                  ) : null}
+                </div>
+                {reverted ? <div className="hist-reverts">{t(c.op === "restore" ? "history.restoredFrom" : "history.reverts", { op: t(OPS[reverted.op]).toLowerCase(), at: reverted.at })}</div> : null}
+                <div className="hist-entries">
+                  {c.entries.map((d, i) => (
+                    <div key={i} className="hist-entry-row">
+                      <EntryDiff before={d.before} after={d.after} />
+                      {d.before && c.op !== "undo" && !(d.after && d.after.content === d.before.content && d.after.timestamp === d.before.timestamp) ? (
+                        <button
+                          type="button"
+                          className="btn btn-small"
+                          disabled={curate.pending}
+                          onClick={() => void curate.restore(c.id, d.before!.id)}
+                          title={d.after ? t("history.restoreVersionHint") : t("history.restoreHint")}
+                          data-testid="history-restore"
+                        >
+                          {t("history.restore")}
+                        </button>
+                      ) : null}
+                    </div>
+                  ))}
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {h && h.total > h.changes.length ? (
+        <button type="button" className="btn btn-small hist-more" onClick={() => setLimit((l) => l + HISTORY_PAGE)} data-testid="history-more">
+          {t("history.more", { n: num(h.changes.length), total: num(h.total) })}
+        </button>
+      ) : null}
+    </Dialog>
+  );
+}
