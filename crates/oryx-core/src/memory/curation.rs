@@ -3,7 +3,7 @@
 
 use super::curate::{inverse, EntryDiff, Request, Step};
 use super::entry::{sanitize_content, Scope};
-use super::history::{new_change_id, stacks, Change, Listed, Op, Stacks};
+use super::history::{new_change_id, stacks, Change, Index, Listed, Op, Stacks};
 use super::service::MemoryService;
 use crate::error::{CoreError, Result};
 use crate::names::Owner;
@@ -157,8 +157,8 @@ impl MemoryService {
 
     /// Puts back one entry a change removed (or changed), from the history.
     pub fn restore(&self, owner: &Owner, change_id: &str, entry_id: &str) -> Result<Change> {
-        let view = self.history(owner, None)?;
-        let c = find(&view.changes, change_id)?;
+        let (index, _) = self.settled_index(owner)?;
+        let c = find(&index, change_id)?;
         let before = c
             .entries
             .iter()
@@ -190,29 +190,28 @@ impl MemoryService {
     /// Takes back `change_id` (default: the last change not yet undone). Entries it wrote that
     /// changed since are a `Conflict`, and nothing is written.
     pub fn undo(&self, owner: &Owner, change_id: Option<&str>) -> Result<Change> {
-        let view = self.history(owner, None)?;
+        let (index, stacks) = self.settled_index(owner)?;
         let id = match change_id {
             Some(id) => id.to_string(),
-            None => view
-                .stacks
+            None => stacks
                 .undo
                 .clone()
                 .ok_or_else(|| CoreError::InvalidInput("there is nothing to undo".into()))?,
         };
-        let c = find(&view.changes, &id)?;
+        let c = find(&index, &id)?;
         if c.op == Op::Undo {
             return Err(CoreError::InvalidInput(format!(
                 "change {id} is an undo: use redo to take it back"
             )));
         }
-        if view.stacks.undone.contains(&c.id) {
+        if stacks.undone.contains(&c.id) {
             return Err(CoreError::Conflict(format!(
                 "change {id} is already undone"
             )));
         }
         // Byte for byte only for the newest change in effect: a later console change may have
         // moved what an older one wrote.
-        let exact = (view.stacks.undo.as_deref() == Some(&c.id))
+        let exact = (stacks.undo.as_deref() == Some(&c.id))
             .then(|| (c.splices.clone(), swapped(&c.entries)));
         self.store().curate(
             owner,
@@ -226,13 +225,12 @@ impl MemoryService {
 
     /// Takes back the newest undo (when no change was made since).
     pub fn redo(&self, owner: &Owner) -> Result<Change> {
-        let view = self.history(owner, None)?;
-        let id = view
-            .stacks
+        let (index, stacks) = self.settled_index(owner)?;
+        let id = stacks
             .redo
             .clone()
             .ok_or_else(|| CoreError::InvalidInput("there is nothing to redo".into()))?;
-        let u = find(&view.changes, &id)?;
+        let u = find(&index, &id)?;
         self.store().curate(
             owner,
             Request {
@@ -243,18 +241,23 @@ impl MemoryService {
         )
     }
 
-    /// The owner's changes, newest first (at most `limit`), after settling changes a killed
-    /// console left half-recorded.
-    pub fn history(&self, owner: &Owner, limit: Option<usize>) -> Result<HistoryView> {
+    /// The owner's history index after settling changes a killed console left half-recorded;
+    /// changes still in flight elsewhere are left out.
+    fn settled_index(&self, owner: &Owner) -> Result<(Index, Stacks)> {
         let history = self.history_of(owner)?;
-        let mut changes = history.load(Some(owner.db_key()))?;
+        let mut index = history.index(Some(owner.db_key()))?;
         let now = now_epoch_ms();
         let mut settled = false;
-        for l in changes.iter().filter(|l| l.pending) {
-            let alive = super::history::writer_alive(l.change.pid);
-            if alive && now - l.change.at < PENDING_GRACE_MS {
+        for i in 0..index.heads.len() {
+            let h = &index.heads[i];
+            if !h.pending {
                 continue;
             }
+            let alive = super::history::writer_alive(h.pid);
+            if alive && now - h.at < PENDING_GRACE_MS {
+                continue;
+            }
+            let Some(l) = index.listed(i) else { continue };
             if self.store().holds(owner, &l.change)? {
                 history.commit(&l.change.id)?;
             } else {
@@ -263,16 +266,23 @@ impl MemoryService {
             settled = true;
         }
         if settled {
-            changes = history.load(Some(owner.db_key()))?;
+            index = history.index(Some(owner.db_key()))?;
         }
-        // A change still pending is in flight elsewhere: not yet part of the history.
-        changes.retain(|l| !l.pending);
-        let stacks = stacks(&changes);
-        let total = changes.len();
-        changes.reverse();
-        if let Some(n) = limit {
-            changes.truncate(n);
-        }
+        index.heads.retain(|h| !h.pending);
+        let stacks = stacks(&index.heads);
+        Ok((index, stacks))
+    }
+
+    /// The owner's changes, newest first (at most `limit`), with what undo and redo would do.
+    pub fn history(&self, owner: &Owner, limit: Option<usize>) -> Result<HistoryView> {
+        let (index, stacks) = self.settled_index(owner)?;
+        let total = index.heads.len();
+        let n = limit.unwrap_or(total).min(total);
+        let changes = (0..total)
+            .rev()
+            .take(n)
+            .filter_map(|i| index.listed(i))
+            .collect();
         Ok(HistoryView {
             changes,
             stacks,
@@ -297,10 +307,10 @@ fn stale_or_unknown(all: &super::Sections, id: &str, owner: &Owner) -> CoreError
     ))
 }
 
-fn find<'a>(changes: &'a [Listed], id: &str) -> Result<&'a Change> {
-    changes
-        .iter()
-        .map(|l| &l.change)
-        .find(|c| c.id == id)
+fn find(index: &Index, id: &str) -> Result<Change> {
+    index
+        .position(id)
+        .and_then(|i| index.listed(i))
+        .map(|l| l.change)
         .ok_or_else(|| CoreError::NotFound(format!("no change with id {id:?} in the history")))
 }

@@ -97,6 +97,61 @@ enum Record {
     Abort { id: String },
 }
 
+/// The fields of a record the index reads (the rest, the entries, are skipped).
+#[derive(Deserialize)]
+struct Meta {
+    state: String,
+    id: String,
+    #[serde(default)]
+    op: Option<Op>,
+    #[serde(default)]
+    owner: Option<String>,
+    #[serde(default)]
+    reverts: Option<String>,
+    #[serde(default)]
+    at: i64,
+    #[serde(default)]
+    pid: u32,
+}
+
+/// One change of the history as the index knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub id: String,
+    pub op: Op,
+    pub at: i64,
+    pub reverts: Option<String>,
+    pub pid: u32,
+    /// Its commit record is missing (a console killed mid-change, or one writing now).
+    pub pending: bool,
+    line: std::ops::Range<usize>,
+}
+
+/// The history's changes, oldest first, decoded one at a time.
+#[derive(Debug, Default)]
+pub struct Index {
+    text: Vec<u8>,
+    pub heads: Vec<Head>,
+}
+
+impl Index {
+    /// The `i`-th change in full.
+    pub fn listed(&self, i: usize) -> Option<Listed> {
+        let h = self.heads.get(i)?;
+        match serde_json::from_slice::<Record>(&self.text[h.line.clone()]) {
+            Ok(Record::Intent(change)) => Some(Listed {
+                change,
+                pending: h.pending,
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.heads.iter().position(|h| h.id == id)
+    }
+}
+
 /// A change as the history knows it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
@@ -142,6 +197,15 @@ impl History {
     /// Every change of `owner` (all owners for `None`), oldest first. Torn lines (a writer
     /// killed mid-line) and lines this version cannot read are skipped.
     pub fn load(&self, owner: Option<&str>) -> Result<Vec<Listed>> {
+        let index = self.index(owner)?;
+        Ok((0..index.heads.len())
+            .filter_map(|i| index.listed(i))
+            .collect())
+    }
+
+    /// What every change is (id, operation, what it reverts, state), read without decoding
+    /// the entries: a history of 10 000 changes is listed by decoding only the page shown.
+    pub fn index(&self, owner: Option<&str>) -> Result<Index> {
         let mut text = Vec::new();
         let file = match self.own_dir {
             true => fsx::open_read(&self.path)?,
@@ -151,47 +215,58 @@ impl History {
             Some(mut f) => {
                 f.read_to_end(&mut text).at(&self.path)?;
             }
-            None => return Ok(Vec::new()),
+            None => return Ok(Index::default()),
         }
-        let mut out: Vec<Listed> = Vec::new();
-        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut heads: Vec<Head> = Vec::new();
+        let mut by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut aborted = std::collections::HashSet::new();
+        let mut pos = 0;
         for line in text.split(|b| *b == b'\n') {
-            let Ok(rec) = serde_json::from_slice::<Record>(line) else {
+            let range = pos..pos + line.len();
+            pos += line.len() + 1;
+            let Ok(meta) = serde_json::from_slice::<Meta>(line) else {
                 continue;
             };
-            match rec {
-                Record::Intent(c) => {
-                    if owner.is_some_and(|o| o != c.owner) {
+            match meta.state.as_str() {
+                "intent" => {
+                    let (Some(op), Some(o)) = (meta.op, meta.owner) else {
+                        continue;
+                    };
+                    if owner.is_some_and(|w| w != o) {
                         continue;
                     }
                     // A later intent of the same id completes the earlier (mem0 learns the
                     // new ids only as it goes).
-                    if let Some(&i) = index.get(&c.id) {
-                        out[i].change = c;
+                    if let Some(&i) = by_id.get(&meta.id) {
+                        heads[i].line = range;
                         continue;
                     }
-                    index.insert(c.id.clone(), out.len());
-                    out.push(Listed {
-                        change: c,
+                    by_id.insert(meta.id.clone(), heads.len());
+                    heads.push(Head {
+                        id: meta.id,
+                        op,
+                        at: meta.at,
+                        reverts: meta.reverts,
+                        pid: meta.pid,
                         pending: true,
+                        line: range,
                     });
                 }
-                Record::Commit { id } => {
-                    if let Some(&i) = index.get(&id) {
-                        out[i].pending = false;
+                "commit" => {
+                    if let Some(&i) = by_id.get(&meta.id) {
+                        if !aborted.contains(&meta.id) {
+                            heads[i].pending = false;
+                        }
                     }
                 }
-                Record::Abort { id } => {
-                    if let Some(i) = index.remove(&id) {
-                        out[i].change.entries.clear();
-                        out[i].pending = true;
-                    }
+                "abort" => {
+                    aborted.insert(meta.id);
                 }
+                _ => {}
             }
         }
-        // Aborted intents are left out (they were marked with no entries).
-        out.retain(|l| !(l.pending && l.change.entries.is_empty()));
-        Ok(out)
+        heads.retain(|h| !aborted.contains(&h.id));
+        Ok(Index { text, heads })
     }
 
     pub fn intent(&self, change: &Change) -> Result<()> {
@@ -253,15 +328,14 @@ pub struct Stacks {
     pub undone: std::collections::HashSet<String>,
 }
 
-pub fn stacks(changes: &[Listed]) -> Stacks {
+pub fn stacks(changes: &[Head]) -> Stacks {
     let mut st = Stacks::default();
     // A record is in effect unless a later record in effect takes it back: walking from the
     // newest, each record in effect cancels the one it reverts (an undo its change, a redo
     // its undo, an undo of a redo that redo).
     let mut cancelled = std::collections::HashSet::new();
     let mut blocked = false;
-    for l in changes.iter().rev() {
-        let c = &l.change;
+    for c in changes.iter().rev() {
         let live = !cancelled.contains(&c.id);
         if live {
             if let Some(r) = &c.reverts {
@@ -285,8 +359,8 @@ pub fn stacks(changes: &[Listed]) -> Stacks {
     }
     st.undone = changes
         .iter()
-        .filter(|l| l.change.op != Op::Undo && cancelled.contains(&l.change.id))
-        .map(|l| l.change.id.clone())
+        .filter(|c| c.op != Op::Undo && cancelled.contains(&c.id))
+        .map(|c| c.id.clone())
         .collect();
     st
 }
@@ -295,20 +369,29 @@ pub fn stacks(changes: &[Listed]) -> Stacks {
 mod tests {
     use super::*;
 
-    fn change(id: &str, op: Op, reverts: Option<&str>) -> Listed {
-        Listed {
-            change: Change {
-                id: id.into(),
-                at: 0,
-                op,
-                owner: "__global__".into(),
-                reverts: reverts.map(str::to_string),
-                entries: vec![],
-                splices: vec![],
-                pid: 0,
-                len_after: None,
-            },
+    fn change(id: &str, op: Op, reverts: Option<&str>) -> Head {
+        Head {
+            id: id.into(),
+            op,
+            at: 0,
+            reverts: reverts.map(str::to_string),
+            pid: 0,
             pending: false,
+            line: 0..0,
+        }
+    }
+
+    fn full(id: &str, op: Op) -> Change {
+        Change {
+            id: id.into(),
+            at: 0,
+            op,
+            owner: "__global__".into(),
+            reverts: None,
+            entries: vec![],
+            splices: vec![],
+            pid: 0,
+            len_after: None,
         }
     }
 
@@ -349,7 +432,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("agents")).unwrap();
         let h = History::beside(&dir.path().join("MEMORY.md"));
-        let mut c = change("1", Op::Delete, None).change;
+        let mut c = full("1", Op::Delete);
         c.entries.push(EntryDiff {
             before: None,
             after: None,
