@@ -19,8 +19,9 @@ const TITLES = {
   desktop: "Desktop app (`node tests/bench/desktop.mjs`)",
   "desktop-quick": "Desktop app, quick (`node tests/bench/desktop.mjs --quick`)",
   recall: "Recall quality and embedding speed (`oryx-bench --only recall`)",
+  curation: "Curation: delete, undo and history (`oryx-bench --only curation`)",
 };
-const ORDER = ["core", "core-quick", "recall", "ui", "ui-quick", "desktop", "desktop-quick"];
+const ORDER = ["core", "core-quick", "recall", "curation", "ui", "ui-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 

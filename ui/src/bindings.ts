@@ -331,7 +331,12 @@ export type ChangeKind =
 /**  The database (sessions, tool invocations, sqlite memory). */
 "sessions" | "settings";
 
-export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo";
+export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo" | 
+/**
+ *  Not a console change: entries added meanwhile (by the runtime or an append), shown in
+ *  the timeline between the changes, by their time.
+ */
+"append";
 
 export type ContentArgs = {
 	content: string,

@@ -130,6 +130,9 @@ pub enum ChangeOp {
     Restore,
     Undo,
     Redo,
+    /// Not a console change: entries added meanwhile (by the runtime or an append), shown in
+    /// the timeline between the changes, by their time.
+    Append,
 }
 
 /// One change of the history.
@@ -325,7 +328,96 @@ impl Console {
         let rt = self.runtime();
         let owner = rt.owner(agent)?;
         let v = rt.memory.history(&owner, limit.map(|n| n as usize))?;
-        Ok(history_dto(&owner, &v))
+        let mut dto = history_dto(&owner, &v);
+        self.add_appends(&rt, &owner, &mut dto)?;
+        Ok(dto)
+    }
+
+    /// Puts the entries added since the oldest change shown (that no change shown wrote) into
+    /// the timeline, one item per run of them between two changes.
+    fn add_appends(&self, rt: &Runtime, owner: &Owner, dto: &mut HistoryDto) -> ApiResult<()> {
+        let Some(oldest) = dto.changes.last().map(|c| c.at.clone()) else {
+            return Ok(());
+        };
+        let snap = rt.page_cache.snapshot(
+            &rt.memory,
+            owner,
+            rt.root(),
+            rt.effective.memory_full_parse_max_bytes,
+        )?;
+        let view = &snap.view;
+        let written: std::collections::HashSet<(ScopeDto, Option<String>, String)> = dto
+            .changes
+            .iter()
+            .flat_map(|c| c.entries.iter().filter_map(|d| d.after.as_ref()))
+            .map(|a| (a.scope, a.timestamp.clone(), a.content.clone()))
+            .collect();
+        let mut added: Vec<SnapDto> = Vec::new();
+        let core = view
+            .core
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (Scope::Core, view.core_id(i), e));
+        let archival = view.archival.iter().enumerate().map(|(i, e)| {
+            (
+                Scope::Archival,
+                view.archival_id(i + view.archival_offset, e),
+                e,
+            )
+        });
+        for (scope, id, e) in core.chain(archival) {
+            let ts = crate::dto::ts(&e.timestamp);
+            let Some(t) = ts.clone().filter(|t| *t >= oldest) else {
+                continue;
+            };
+            if written.contains(&(ScopeDto::from(scope), Some(t), e.content.clone())) {
+                continue;
+            }
+            added.push(SnapDto {
+                id,
+                scope: scope.into(),
+                timestamp: ts,
+                content: e.content.clone(),
+                line: e.line.clone(),
+            });
+        }
+        if added.is_empty() {
+            return Ok(());
+        }
+        // Newest first, grouped by the changes they fall between.
+        added.sort_by(|a, b| b.timestamp.cmp(&a.timestamp));
+        let item = |run: Vec<SnapDto>| -> Option<ChangeDto> {
+            let newest = run.first()?;
+            Some(ChangeDto {
+                id: format!("append-{}", newest.id),
+                at: newest.timestamp.clone().unwrap_or_default(),
+                op: ChangeOp::Append,
+                agent: owner.agent_name().map(str::to_string),
+                reverts: None,
+                entries: run
+                    .into_iter()
+                    .map(|a| DiffDto {
+                        before: None,
+                        after: Some(a),
+                    })
+                    .collect(),
+                undone: false,
+            })
+        };
+        let mut pending = added.into_iter().peekable();
+        let mut out: Vec<ChangeDto> = Vec::with_capacity(dto.changes.len() + 4);
+        for c in std::mem::take(&mut dto.changes) {
+            let mut run = Vec::new();
+            while let Some(a) =
+                pending.next_if(|a| a.timestamp.as_deref().unwrap_or("") >= c.at.as_str())
+            {
+                run.push(a);
+            }
+            out.extend(item(run));
+            out.push(c);
+        }
+        dto.changes = out;
+        Ok(())
     }
 
     pub fn undo_change(

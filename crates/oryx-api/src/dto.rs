@@ -20,7 +20,7 @@ pub fn ts(t: &Option<chrono::NaiveDateTime>) -> Option<String> {
     t.as_ref().map(format_entry_ts)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 #[serde(rename_all = "lowercase")]
 pub enum ScopeDto {

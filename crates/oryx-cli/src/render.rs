@@ -179,6 +179,7 @@ fn op_name(op: ChangeOp) -> &'static str {
         ChangeOp::Restore => "restore",
         ChangeOp::Undo => "undo",
         ChangeOp::Redo => "redo",
+        ChangeOp::Append => "added (not by the console's curation)",
     }
 }
 

@@ -212,6 +212,10 @@ fn the_curation_commands_in_their_documented_forms() {
     );
     let r = env.json("markdown", &["memory", "review", a[0], a[1]]);
     assert_eq!(r["unreviewed"], 1);
+    // The append shows in the timeline, newest first, though it is no console change.
+    let h = env.json("markdown", &["memory", "history", a[0], a[1]]);
+    assert_eq!(h["changes"][0]["op"], "append", "{h}");
+    assert_eq!(h["changes"][0]["entries"][0]["after"]["content"], "fresh");
     let agents = env.json("markdown", &["agents"]);
     let assistant = agents["agents"]
         .as_array()
