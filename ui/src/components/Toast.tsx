@@ -19,6 +19,7 @@ export function Toast({
   action,
   onClose,
   timeoutMs = 8000,
+  raised,
 }: {
   id: string | number;
   tone?: "info" | "error";
@@ -27,6 +28,8 @@ export function Toast({
   action?: ToastAction;
   onClose: () => void;
   timeoutMs?: number;
+  /** Above a bar fixed at the bottom of the page (the selection's). */
+  raised?: boolean;
 }) {
   const { t } = useI18n();
   const [held, setHeld] = useState(false);
@@ -41,7 +44,7 @@ export function Toast({
   }, [id, held, timeoutMs]);
 
   return createPortal(
-    <div className="toast-host">
+    <div className={raised ? "toast-host toast-host-raised" : "toast-host"}>
       <div
         className={tone === "error" ? "toast toast-error" : "toast"}
         role={tone === "error" ? "alert" : "status"}
@@ -68,7 +71,7 @@ export function Toast({
             </button>
           </>
         ) : null}
-        <button type="button" className="toast-close" onClick={onClose} aria-label={t("toast.close")} title={t("toast.close")}>
+        <button type="button" className="toast-close" onClick={onClose} aria-label={t("toast.close")} title={t("toast.close")} data-testid="toast-close">
           <Icon name="close" size={14} />
         </button>
       </div>

@@ -156,6 +156,12 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
     return items.map(picked);
   };
 
+  // The header box: checked once as many archival entries are selected as the list holds.
+  let archivalSelected = 0;
+  for (const p of actions.selected.values()) if (p.scope === "archival") archivalSelected++;
+  const allSelected = total > 0 && archivalSelected >= total;
+  const someSelected = archivalSelected > 0;
+
   const tooMany = () => actions.notice(t("memory.bulk.tooMany", { n: num(MAX_SELECT) }));
 
   const toggle = async (e: ArchivalItemDto, row: number, shift: boolean) => {
@@ -239,7 +245,19 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
       {rowsError ? <ErrorState error={rowsError} compact /> : null}
       <div className="vrow vhead" role="row">
         <span role="columnheader" className="c-check">
-          <span className="sr-only">{t("memory.col.select")}</span>
+          <input
+            type="checkbox"
+            className="row-check"
+            checked={allSelected}
+            ref={(el) => {
+              if (el) el.indeterminate = someSelected && !allSelected;
+            }}
+            disabled={total === 0}
+            aria-label={t("memory.selectAllArchival")}
+            title={t("memory.selectAllArchival")}
+            onChange={() => void selectAll()}
+            data-testid="archival-select-all"
+          />
         </span>
         <span role="columnheader" className="c-idx">
           {t("memory.col.index")}

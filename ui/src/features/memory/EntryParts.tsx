@@ -1,6 +1,6 @@
 // Pieces both memory tables use: the inline editor, the row actions, the selection checkbox and
 // the "new" badge.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 
 import type { BackendError } from "../../backend";
 import type { ScopeDto } from "../../backend/types";
@@ -49,6 +49,14 @@ export function EntryEditor({
     };
   }, []);
 
+  // The field grows with its text (up to the CSS max-height), so a long entry is seen whole.
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = "auto";
+    if (el.scrollHeight > 0) el.style.height = `${el.scrollHeight + 2}px`;
+  }, [value]);
+
   const save = async () => {
     if (busy) return;
     if (!edited && !restamp) {
@@ -72,7 +80,7 @@ export function EntryEditor({
       <textarea
         ref={ref}
         value={value}
-        rows={Math.min(6, Math.max(1, Math.ceil(value.length / 90)))}
+        rows={1}
         aria-label={label}
         data-testid="entry-editor-input"
         disabled={busy}

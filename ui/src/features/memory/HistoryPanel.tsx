@@ -2,7 +2,7 @@
 // changes that stand, Restore on entries a change removed or rewrote.
 import { useState } from "react";
 
-import type { ChangeDto, SnapDto } from "../../backend/types";
+import type { SnapDto } from "../../backend/types";
 import { Dialog } from "../../components/Dialog";
 import { Icon } from "../../components/Icon";
 import { Empty, ErrorState, Skeleton } from "../../components/States";
@@ -10,14 +10,20 @@ import { useI18n, type MessageKey } from "../../i18n";
 import { HISTORY_PAGE, useHistory, type Curate } from "./curation";
 import { diffWords } from "./diff";
 
-const OPS: Record<ChangeDto["op"], MessageKey> = {
+// By the op's name: "append" (entries added meanwhile by the runtime or an append, shown
+// between the changes) is no change of the console's and has nothing to undo or restore.
+const OPS: Record<string, MessageKey> = {
   edit: "history.op.edit",
   delete: "history.op.delete",
   move: "history.op.move",
   restore: "history.op.restore",
   undo: "history.op.undo",
   redo: "history.op.redo",
+  append: "history.op.append",
 };
+const opLabel = (op: string): MessageKey => OPS[op] ?? "history.op.edit";
+/** Changes the console made (and can take back). */
+const CONSOLE_OPS = ["edit", "delete", "move", "restore", "undo", "redo"];
 
 function Words({ before, after }: { before: string; after: string }) {
   return (
@@ -117,11 +123,12 @@ export function HistoryPanel({ agent, curate, onClose }: { agent: string | null;
         <ol className="hist-list" data-testid="history-list">
           {h.changes.map((c) => {
             const reverted = c.reverts ? byId.get(c.reverts) : undefined;
-            const canUndo = !c.undone && c.op !== "undo";
+            const ours = CONSOLE_OPS.includes(c.op);
+            const canUndo = ours && !c.undone && c.op !== "undo";
             return (
               <li key={c.id} className={c.undone ? "hist-change undone" : "hist-change"} data-testid="history-change" data-op={c.op} data-undone={c.undone ? "true" : "false"}>
                 <div className="hist-head">
-                  <span className={`hist-op hist-op-${c.op}`}>{t(OPS[c.op])}</span>
+                  <span className={`hist-op hist-op-${c.op}`}>{t(opLabel(c.op))}</span>
                   <span className="hist-count">{t("history.entries", { n: num(c.entries.length) })}</span>
                   <time className="mono muted">{c.at}</time>
                   {c.undone ? <span className="tag tag-muted" data-testid="history-undone">{t("history.undone")}</span> : null}
@@ -132,12 +139,12 @@ export function HistoryPanel({ agent, curate, onClose }: { agent: string | null;
                     </button>
                   ) : null}
                 </div>
-                {reverted ? <div className="hist-reverts">{t(c.op === "restore" ? "history.restoredFrom" : "history.reverts", { op: t(OPS[reverted.op]).toLowerCase(), at: reverted.at })}</div> : null}
+                {reverted ? <div className="hist-reverts">{t(c.op === "restore" ? "history.restoredFrom" : "history.reverts", { op: t(opLabel(reverted.op)).toLowerCase(), at: reverted.at })}</div> : null}
                 <div className="hist-entries">
                   {c.entries.map((d, i) => (
                     <div key={i} className="hist-entry-row">
                       <EntryDiff before={d.before} after={d.after} />
-                      {d.before && c.op !== "undo" && !(d.after && d.after.content === d.before.content && d.after.timestamp === d.before.timestamp) ? (
+                      {d.before && ours && c.op !== "undo" && !(d.after && d.after.content === d.before.content && d.after.timestamp === d.before.timestamp) ? (
                         <button
                           type="button"
                           className="btn btn-small"

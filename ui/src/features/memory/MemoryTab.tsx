@@ -46,6 +46,8 @@ export function describeChange(t: TFunction, num: (n: number) => string, c: Chan
       return t("toast.undo", { n });
     case "redo":
       return t("toast.redo", { n });
+    default:
+      return t("toast.changed", { n });
   }
 }
 
@@ -347,6 +349,7 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
           action={toast.kind === "change" ? toastAction(toast.change) : undefined}
           detail={toast.kind === "error" ? <>{toast.error.message}{isStale(toast.error) ? ` — ${t("toast.refreshed")}` : ""}</> : undefined}
           timeoutMs={toast.kind === "error" ? 12000 : 8000}
+          raised={picked.length > 0}
         >
           {toast.kind === "change" ? describeChange(t, num, toast.change) : toast.kind === "error" ? errorHeadline(t, toast.error.code) : toast.text}
         </Toast>

@@ -143,8 +143,8 @@ describe("Curating memory", () => {
     expect(changes.map((c) => c.getAttribute("data-op"))).toEqual(["delete", "edit"]);
     // The edit: only the changed word is struck and added.
     const editEl = changes[1]!;
-    expect(Array.from(editEl.querySelectorAll("del")).map((e) => e.textContent)).toEqual(["Tuesday "]);
-    expect(Array.from(editEl.querySelectorAll("ins")).map((e) => e.textContent)).toEqual(["Wednesday "]);
+    expect(Array.from(editEl.querySelectorAll("del")).map((e) => e.textContent)).toEqual(["Tuesday"]);
+    expect(Array.from(editEl.querySelectorAll("ins")).map((e) => e.textContent)).toEqual(["Wednesday"]);
     // The deletion: each entry struck, with Restore.
     const delEl = changes[0]!;
     expect(Array.from(delEl.querySelectorAll("del.diff-del")).map((e) => e.textContent)).toEqual([

@@ -13,10 +13,14 @@ describe("the History panel's word diff", () => {
     const d = diffWords("Booked the design review for Tuesday 10:00.", "Booked the design review for Wednesday 10:00.");
     expect(d).toEqual([
       { kind: "same", text: "Booked the design review for " },
-      { kind: "del", text: "Tuesday " },
-      { kind: "ins", text: "Wednesday " },
-      { kind: "same", text: "10:00." },
+      { kind: "del", text: "Tuesday" },
+      { kind: "ins", text: "Wednesday" },
+      { kind: "same", text: " 10:00." },
     ]);
+  });
+  it("keeps a word that only gained a neighbour", () => {
+    const d = diffWords("Reminder set for Friday 10:00（第 63 次）", "Reminder set for Friday 10:00 ## 备注 （第 63 次）");
+    expect(d.filter((s) => s.kind !== "same")).toEqual([{ kind: "ins", text: " ## 备注 " }]);
   });
   it("splits Chinese by character", () => {
     expect(tokens("周末不要")).toEqual(["周", "末", "不", "要"]);

@@ -3,9 +3,9 @@
 
 export type Segment = { kind: "same" | "del" | "ins"; text: string };
 
-// Words with their trailing spaces; CJK characters and punctuation one by one (Chinese has no
-// spaces, so a changed character should not mark the whole sentence).
-const TOKEN = /[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+\s*|\s+/gu;
+// Words, runs of spaces, and CJK characters and punctuation one by one (Chinese has no spaces,
+// so a changed character should not mark the whole sentence).
+const TOKEN = /[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+|\s+/gu;
 
 export function tokens(s: string): string[] {
   return s.match(TOKEN) ?? [];
