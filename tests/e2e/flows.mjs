@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { memoryFile, waitFor } from "./fixtures.mjs";
 
 const unique = `e2e entry ${Date.now().toString(36)}`;
+/** Lets a panel or toast finish sliding in before a screenshot. */
+const settle = () => new Promise((r) => setTimeout(r, 400));
 
 export const flows = [
   [
@@ -48,6 +50,80 @@ export const flows = [
       const expected = `${unique} spaced out`;
       await waitFor("the entry on disk", () => memoryFile(fx.root1, "assistant").includes(`] ${expected}\n`));
       await waitFor("the entry in the table", async () => (await ui.text('[data-testid="archival-table"]')).includes(expected));
+    },
+  ],
+  [
+    "curates memory: an inline edit, three entries deleted through the selection and its confirmation, Undo in the toast — MEMORY.md on disk follows each step",
+    async (ui, fx, { memoryFile }) => {
+      await ui.goto("#/agents/assistant");
+      await ui.waitVisible('[data-testid="archival-row"]');
+      // The rows in view (the list opens at the window's cut line): file index, id, time, content.
+      const rowsInView = () =>
+        ui.eval(
+          `Array.from(document.querySelectorAll('[data-testid="archival-row"]')).map((r) => ({ index: Number(r.getAttribute("data-entry-index")), id: r.getAttribute("data-entry-id"), time: r.querySelector(".c-time").textContent, content: r.querySelector(".c-content").getAttribute("title") }))`,
+        );
+      const line = (r) => `- [${r.time}] ${r.content}`;
+      let rows = await waitFor("a dozen rows in view", async () => {
+        const r = await rowsInView();
+        return r.length >= 12 && r.every((x) => x.content) ? r : null;
+      });
+      // 1. Inline edit: the row's Edit action, new text, Save.
+      const target = rows[3];
+      const edited = `${target.content} (curated ${unique})`;
+      if (!memoryFile(fx.root1, "assistant").includes(`${line(target)}\n`)) throw new Error(`MEMORY.md lacks ${line(target)}`);
+      await ui.click(`[data-testid="archival-row"][data-entry-id="${target.id}"] [data-testid="row-edit"]`);
+      await ui.fill('[data-testid="entry-editor-input"]', edited);
+      await ui.click('[data-testid="entry-editor-save"]');
+      await waitFor("the edited line on disk", () => {
+        const text = memoryFile(fx.root1, "assistant");
+        return text.includes(`- [${target.time}] ${edited}\n`) && !text.includes(`${line(target)}\n`);
+      });
+      await waitFor("the edited row", async () => (await ui.text('[data-testid="archival-table"]')).includes(edited));
+      const toastEdit = await ui.text('[data-testid="toast"]');
+      if (!toastEdit.includes("Edited 1 entry")) throw new Error(`the toast says ${toastEdit}`);
+      await ui.click('[data-testid="toast-close"]');
+      // 2. Three other rows selected with their boxes, deleted after the confirmation.
+      rows = await waitFor("the rows after the edit", async () => {
+        const r = await rowsInView();
+        return r.some((x) => x.content === edited) ? r : null;
+      });
+      const three = rows.filter((r) => r.content !== edited).slice(6, 9);
+      const before = memoryFile(fx.root1, "assistant");
+      for (const r of three) {
+        if (!before.includes(`${line(r)}\n`)) throw new Error(`MEMORY.md lacks ${line(r)}`);
+        await ui.click(`[data-testid="archival-row"][data-entry-id="${r.id}"] [data-testid="row-select"]`);
+      }
+      await waitFor("3 selected", async () => (await ui.text('[data-testid="bulk-count"]')).includes("3 entries selected"));
+      await settle();
+      await ui.shot("curation-selection");
+      await ui.click('[data-testid="bulk-delete"]');
+      const impact = await ui.text('[data-testid="bulk-impact-size"]');
+      if (!/^3 entries, [\d,]+ characters$/.test(impact.trim())) throw new Error(`the confirmation says ${impact}`);
+      await ui.click('[data-testid="bulk-confirm-ok"]');
+      await waitFor("three lines gone from disk", () => {
+        const text = memoryFile(fx.root1, "assistant");
+        return three.every((r) => !text.includes(`${line(r)}\n`)) && text.split("\n").length === before.split("\n").length - 3;
+      });
+      const toast = await ui.text('[data-testid="toast"]');
+      if (!toast.includes("Deleted 3 entries")) throw new Error(`the toast says ${toast}`);
+      await settle();
+      await ui.shot("curation-undo");
+      // 3. Undo in the toast puts the file back as it was.
+      await ui.click('[data-testid="toast-undo"]');
+      await waitFor("the three lines back on disk", () => memoryFile(fx.root1, "assistant") === before);
+      await waitFor("the rows back", async () => {
+        const text = await ui.text('[data-testid="archival-table"]');
+        return three.every((r) => text.includes(r.content));
+      });
+      // The History panel lists the three changes, newest first.
+      await ui.click('[data-testid="toast-close"]').catch(() => {});
+      await ui.click('[data-testid="history-open"]');
+      await waitFor("three changes in the history", async () => (await ui.count('[data-testid="history-change"]')) === 3);
+      const ops = await ui.attrs('[data-testid="history-change"]', "data-op");
+      if (ops.join() !== "undo,delete,edit") throw new Error(`the history lists ${ops.join()}`);
+      await settle();
+      await ui.shot("curation-history");
+      await ui.click('[data-testid="history-panel-close"]');
     },
   ],
   [
