@@ -169,7 +169,19 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
     const list = picked;
     const o = confirm === "delete" ? await curate.remove(list) : await curate.move(list, confirm);
     setConfirm(null);
-    if (o.change || isStale(o.error)) clearSelection();
+    if (o.change || isStale(o.error)) {
+      clearSelection();
+      // The bar's button that opened the dialog is gone: the focus goes back to the list the
+      // selection was in.
+      const archival = list.some((p) => p.scope === "archival");
+      requestAnimationFrame(() => {
+        if (document.activeElement && document.activeElement !== document.body) return;
+        const target = archival
+          ? document.querySelector<HTMLElement>('[data-testid="archival-table"] [data-pos][tabindex="0"]')
+          : document.querySelector<HTMLElement>('[data-testid="core-row"]');
+        target?.focus();
+      });
+    }
   };
 
   // Ctrl/Cmd+Z undoes the last change, Shift+Ctrl/Cmd+Z (or Ctrl+Y) redoes, Escape clears the
@@ -282,8 +294,9 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
               type="search"
               value={keyword}
               onChange={(e) => setKeyword(e.target.value)}
-              placeholder={t("memory.search")}
+              placeholder={newOnly ? t("memory.review.searchOff") : t("memory.search")}
               aria-label={t("memory.search")}
+              disabled={newOnly}
               data-testid="memory-search"
               data-search
             />
@@ -297,7 +310,7 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
           >
             <Icon name="sort" /> {dir === "asc" ? t("memory.sortAsc") : t("memory.sortDesc")}
           </button>
-          {typed ? (
+          {typed && !newOnly ? (
             <span className="toolbar-info">
               <span data-testid="memory-match-count">
                 {shape && applied === typed ? t("memory.matches", { n: num(shape.total), total: num(total) }) : t("memory.matchesPending")}
