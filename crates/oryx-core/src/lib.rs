@@ -1,5 +1,6 @@
 //! The OryxOS memory system (SPEC §1–§9). No Tauri, no HTTP server, no UI.
 
+pub mod agent_admin;
 pub mod agents;
 pub mod config;
 pub mod db;
@@ -18,5 +19,6 @@ pub mod timefmt;
 pub mod tools;
 pub mod watch;
 pub mod workspace;
+pub mod yaml_edit;
 
 pub use error::{CoreError, Result};

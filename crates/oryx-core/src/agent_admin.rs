@@ -1,0 +1,765 @@
+//! Managing agents on disk (SPEC §1): create and clone, AGENT.md edits that keep what the user
+//! wrote, skills as relative links, archive and restore, and the user's bootstrap files.
+//!
+//! Every name is validated before it becomes a path, and no link is followed where the console
+//! writes: an agent folder, `archive/` or `skills/` that is a link is refused.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::embed::identity::fnv1a;
+use crate::error::{CoreError, IoContext, Result};
+use crate::names::{agent_dir, agents_dir, is_valid_agent_name, validate_agent_name};
+use crate::{frontmatter, fsx, yaml_edit};
+
+/// Identifies one version of a file's text: an edit opened on it is saved only over it.
+pub fn version_of(text: &str) -> String {
+    format!("{:016x}", fnv1a(text.as_bytes()))
+}
+
+/// A problem with one front matter key (or the whole text: `key` empty).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub key: String,
+    pub message: String,
+}
+
+/// What a new agent's AGENT.md holds.
+#[derive(Debug, Clone, Default)]
+pub struct NewAgent {
+    pub name: String,
+    pub description: Option<String>,
+    pub identity_name: Option<String>,
+    pub identity_prompt: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub temperature: Option<f64>,
+    pub tools: Vec<String>,
+    pub bootstrap: Vec<String>,
+    pub max_history_turns: Option<i64>,
+    pub body: Option<String>,
+    /// Start from this agent's AGENT.md (front matter and body; the fields above override).
+    pub from: Option<String>,
+    /// With `from`: copy its MEMORY.md too.
+    pub with_memory: bool,
+}
+
+/// An agent in `archive/`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Archived {
+    /// The folder's name under `archive/`: `<name>.<yyyyMMdd-HHmmss>`.
+    pub archived_name: String,
+    pub name: String,
+    /// Local time, `yyyy-MM-dd HH:mm:ss`.
+    pub archived_at: String,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> CoreError + '_ {
+    move |e| CoreError::io(path, e)
+}
+
+/// A folder the console writes in must be a real folder, not a link (nor a file).
+fn real_dir(path: &Path) -> Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(CoreError::OutsideRoot(path.to_path_buf())),
+        Ok(m) if m.is_dir() => Ok(true),
+        Ok(_) => Err(CoreError::InvalidInput(format!(
+            "{} is not a folder",
+            path.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(CoreError::io(path, e)),
+    }
+}
+
+fn require_agent(root: &Path, name: &str) -> Result<PathBuf> {
+    validate_agent_name(name)?;
+    let dir = agent_dir(root, name);
+    if !real_dir(&dir)? {
+        return Err(CoreError::AgentNotFound {
+            name: name.to_string(),
+            dir,
+        });
+    }
+    Ok(dir)
+}
+
+/// Writes `text` to `dir/name` atomically (temp file + rename), opened without following links.
+fn write_file(file: &Path, text: &str) -> Result<()> {
+    let (dir, name) = fsx::memory_dir(file, false)?
+        .ok_or_else(|| CoreError::io(file, std::io::ErrorKind::NotFound.into()))?;
+    dir.replace(name, text.as_bytes(), || true)?;
+    Ok(())
+}
+
+fn read_text(file: &Path) -> Result<Option<String>> {
+    match fsx::open_read(file)? {
+        None => Ok(None),
+        Some(mut f) => {
+            use std::io::Read;
+            let mut s = String::new();
+            f.read_to_string(&mut s).at(file)?;
+            Ok(Some(s))
+        }
+    }
+}
+
+fn yaml_value(v: &Value) -> Value {
+    v.clone()
+}
+
+/// Checks the known keys' shapes (SPEC §1) as the runtime's profile loader reads them.
+pub fn validate(text: &str, dir_name: &str) -> Vec<FieldError> {
+    let err = |key: &str, message: String| FieldError {
+        key: key.to_string(),
+        message,
+    };
+    let (fm, _) = frontmatter::split(text);
+    let Some(fm) = fm else {
+        return Vec::new();
+    };
+    let v = match frontmatter::parse(fm) {
+        Ok(v) => v,
+        Err(e) => return vec![err("", format!("the front matter is not valid YAML: {e}"))],
+    };
+    let mut out = Vec::new();
+    let is_str = |x: &Value| x.is_string();
+    let check_str = |out: &mut Vec<FieldError>, key: &str, x: Option<&Value>| {
+        if let Some(x) = x.filter(|x| !x.is_null() && !is_str(x)) {
+            out.push(err(key, format!("{key} must be text, not {x}")));
+        }
+    };
+    match v.get("name") {
+        Some(Value::String(n)) if n != dir_name => out.push(err(
+            "name",
+            format!("name is {n:?} but the folder is {dir_name:?}: the runtime needs them equal"),
+        )),
+        x => check_str(&mut out, "name", x),
+    }
+    check_str(&mut out, "description", v.get("description"));
+    for (parent, keys) in [
+        ("identity", &["agent_name", "prompt"][..]),
+        ("provider", &["name", "model"][..]),
+    ] {
+        match v.get(parent) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(m)) => {
+                for k in keys {
+                    check_str(&mut out, &format!("{parent}.{k}"), m.get(*k));
+                }
+            }
+            Some(x) => out.push(err(parent, format!("{parent} must be a mapping, not {x}"))),
+        }
+    }
+    if let Some(t) = v.get("provider").and_then(|p| p.get("temperature")) {
+        match t.as_f64() {
+            Some(x) if (0.0..=2.0).contains(&x) => {}
+            Some(x) => out.push(err(
+                "provider.temperature",
+                format!("provider.temperature must be between 0 and 2, not {x}"),
+            )),
+            None if t.is_null() => {}
+            None => out.push(err(
+                "provider.temperature",
+                format!("provider.temperature must be a number, not {t}"),
+            )),
+        }
+    }
+    for key in ["tools", "bootstrap"] {
+        match v.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(a)) if a.iter().all(Value::is_string) => {}
+            Some(x) => out.push(err(key, format!("{key} must be a list of names, not {x}"))),
+        }
+    }
+    if let Some(m) = v.get("settings").and_then(|s| s.get("max_history_turns")) {
+        if !m.is_i64() && !m.is_null() {
+            out.push(err(
+                "settings.max_history_turns",
+                format!("settings.max_history_turns must be a whole number, not {m}"),
+            ));
+        }
+    }
+    if let Some(s) = v.get("schedules").filter(|s| !s.is_null()) {
+        for w in crate::agents::parse_schedules(s).1 {
+            out.push(err("schedules", w));
+        }
+    }
+    out
+}
+
+fn refuse_invalid(text: &str, name: &str) -> Result<()> {
+    let errors = validate(text, name);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(CoreError::InvalidInput(
+        errors
+            .iter()
+            .map(|e| match e.key.is_empty() {
+                true => e.message.clone(),
+                false => format!("{}: {}", e.key, e.message),
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    ))
+}
+
+/// The AGENT.md a new agent gets.
+fn new_agent_md(spec: &NewAgent, base: Option<&str>) -> Result<String> {
+    let (fm, body) = match base {
+        Some(text) => {
+            let (fm, body) = frontmatter::split(text);
+            (fm.unwrap_or("").to_string(), body.to_string())
+        }
+        None => (String::new(), String::new()),
+    };
+    let mut fm = yaml_edit::set(&fm, &["name"], Some(&Value::String(spec.name.clone())))?;
+    let mut set = |path: &[&str], v: Value| -> Result<()> {
+        fm = yaml_edit::set(&fm, path, Some(&yaml_value(&v)))?;
+        Ok(())
+    };
+    let s = |x: &Option<String>| x.clone().map(Value::String);
+    if let Some(v) = s(&spec.description) {
+        set(&["description"], v)?;
+    }
+    if let Some(v) = s(&spec.identity_name) {
+        set(&["identity", "agent_name"], v)?;
+    }
+    if let Some(v) = s(&spec.identity_prompt) {
+        set(&["identity", "prompt"], v)?;
+    }
+    if let Some(v) = s(&spec.provider) {
+        set(&["provider", "name"], v)?;
+    }
+    if let Some(v) = s(&spec.model) {
+        set(&["provider", "model"], v)?;
+    }
+    if let Some(t) = spec.temperature {
+        set(&["provider", "temperature"], serde_json::json!(t))?;
+    }
+    if !spec.tools.is_empty() {
+        set(&["tools"], serde_json::json!(spec.tools))?;
+    }
+    if !spec.bootstrap.is_empty() {
+        set(&["bootstrap"], serde_json::json!(spec.bootstrap))?;
+    }
+    if let Some(n) = spec.max_history_turns {
+        set(&["settings", "max_history_turns"], serde_json::json!(n))?;
+    }
+    let body = match &spec.body {
+        Some(b) => b.clone(),
+        None if base.is_some() => body,
+        None => format!("# {}\n", spec.name),
+    };
+    let nl = if fm.ends_with('\n') { "" } else { "\n" };
+    Ok(format!("---\n{fm}{nl}---\n{body}"))
+}
+
+/// Creates `agents/<name>/` with its AGENT.md (from `spec.from` when given).
+pub fn create(root: &Path, spec: &NewAgent) -> Result<()> {
+    fsx::require_root(root)?;
+    validate_agent_name(&spec.name)?;
+    let dir = agent_dir(root, &spec.name);
+    if std::fs::symlink_metadata(&dir).is_ok() {
+        return Err(CoreError::Conflict(format!(
+            "an agent called {:?} already exists",
+            spec.name
+        )));
+    }
+    if let Some(a) = list_archived(root)?.iter().find(|a| a.name == spec.name) {
+        return Err(CoreError::Conflict(format!(
+            "an archived agent is called {:?} ({}, archived {}): restore it, or choose another name",
+            spec.name, a.archived_name, a.archived_at
+        )));
+    }
+    for b in &spec.bootstrap {
+        crate::agents::read_bootstrap(root, b)?;
+    }
+    let base = match &spec.from {
+        Some(from) => {
+            let src = require_agent(root, from)?;
+            Some(read_text(&src.join("AGENT.md"))?.unwrap_or_default())
+        }
+        None => None,
+    };
+    let text = new_agent_md(spec, base.as_deref())?;
+    refuse_invalid(&text, &spec.name)?;
+    let agents = agents_dir(root);
+    if !real_dir(&agents)? {
+        std::fs::create_dir(&agents).map_err(io(&agents))?;
+    }
+    // Built beside, then renamed in: a half-made agent is never seen.
+    let staging = agents.join(format!(".{}.oryx-new", spec.name));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir(&staging).map_err(io(&staging))?;
+    let made = (|| -> Result<()> {
+        std::fs::write(staging.join("AGENT.md"), &text).map_err(io(&staging))?;
+        if let (Some(from), true) = (&spec.from, spec.with_memory) {
+            let mem = agent_dir(root, from).join("MEMORY.md");
+            if real_file(&mem)? {
+                std::fs::copy(&mem, staging.join("MEMORY.md")).map_err(io(&mem))?;
+            }
+        }
+        std::fs::rename(&staging, &dir).map_err(io(&dir))
+    })();
+    if made.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    made
+}
+
+fn real_file(path: &Path) -> Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => Ok(true),
+        Ok(_) => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(CoreError::io(path, e)),
+    }
+}
+
+/// AGENT.md's text and version (empty text when it does not exist).
+pub fn read_agent_md(root: &Path, name: &str) -> Result<(String, String)> {
+    let dir = require_agent(root, name)?;
+    let text = read_text(&dir.join("AGENT.md"))?.unwrap_or_default();
+    let v = version_of(&text);
+    Ok((text, v))
+}
+
+fn check_version(now: &str, expect: Option<&str>, what: &str) -> Result<()> {
+    match expect {
+        Some(v) if v != version_of(now) => Err(CoreError::Conflict(format!(
+            "{what} changed on disk since it was opened; nothing was saved (reload to see both \
+             versions)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Saves AGENT.md whole (the raw editor): validated, atomic, refused when the file changed
+/// since `expect` was read. The new version.
+pub fn save_agent_md(root: &Path, name: &str, text: &str, expect: Option<&str>) -> Result<String> {
+    let (now, _) = read_agent_md(root, name)?;
+    check_version(&now, expect, "AGENT.md")?;
+    refuse_invalid(text, name)?;
+    write_file(&agent_dir(root, name).join("AGENT.md"), text)?;
+    Ok(version_of(text))
+}
+
+/// Sets one front matter key (dotted: `provider.model`) to a YAML value (`null`: removes
+/// it), keeping every other byte. The new text and version.
+pub fn set_key(
+    root: &Path,
+    name: &str,
+    key: &str,
+    yaml: &str,
+    expect: Option<&str>,
+) -> Result<(String, String)> {
+    let (now, _) = read_agent_md(root, name)?;
+    check_version(&now, expect, "AGENT.md")?;
+    let value: Value = serde_yaml_ng::from_str(yaml).map_err(|e| {
+        CoreError::InvalidInput(format!("{key}: {yaml:?} is not a YAML value: {e}"))
+    })?;
+    let path: Vec<&str> = key.split('.').collect();
+    let (fm, body) = frontmatter::split(&now);
+    let had_fm = fm.is_some();
+    let new_fm = yaml_edit::set(
+        fm.unwrap_or(""),
+        &path,
+        (!value.is_null()).then_some(&value),
+    )?;
+    let text = match had_fm {
+        // Only the front matter's own span changes.
+        true => {
+            let start = now.len() - body.len() - fence_tail(&now, body);
+            let fm_start = now.find('\n').map_or(0, |i| i + 1);
+            format!("{}{}{}", &now[..fm_start], new_fm, &now[start..])
+        }
+        false => format!("---\n{new_fm}---\n{now}"),
+    };
+    refuse_invalid(&text, name)?;
+    write_file(&agent_dir(root, name).join("AGENT.md"), &text)?;
+    let v = version_of(&text);
+    Ok((text, v))
+}
+
+/// The length of the closing fence line before `body`.
+fn fence_tail(text: &str, body: &str) -> usize {
+    let before = &text[..text.len() - body.len()];
+    let trimmed = before.strip_suffix('\n').unwrap_or(before);
+    let line_start = trimmed.rfind('\n').map_or(0, |i| i + 1);
+    before.len() - line_start
+}
+
+/// A skill of the root: `skills/<s>/` with its SKILL.md description.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RootSkill {
+    pub name: String,
+    pub description: Option<String>,
+}
+
+pub fn list_skills(root: &Path) -> Result<Vec<RootSkill>> {
+    let dir = root.join("skills");
+    if !real_dir(&dir)? {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(&dir).map_err(io(&dir))? {
+        let e = e.map_err(io(&dir))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !is_valid_agent_name(&name) || !e.path().is_dir() {
+            continue;
+        }
+        let description = read_text(&e.path().join("SKILL.md"))
+            .ok()
+            .flatten()
+            .and_then(|t| {
+                frontmatter::split(&t)
+                    .0
+                    .and_then(|fm| frontmatter::parse(fm).ok())
+                    .and_then(|v| frontmatter::get_str(&v, &["description"]))
+            });
+        out.push(RootSkill { name, description });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+fn skill_link(root: &Path, agent: &str, skill: &str) -> Result<PathBuf> {
+    require_agent(root, agent)?;
+    if !is_valid_agent_name(skill) {
+        return Err(CoreError::InvalidInput(format!(
+            "invalid skill name {skill:?}: use 1-64 letters, digits, '_' or '-'"
+        )));
+    }
+    Ok(agent_dir(root, agent).join("skills").join(skill))
+}
+
+/// Links `skills/<skill>` into the agent as `agents/<n>/skills/<skill> -> ../../../skills/<skill>`.
+pub fn attach_skill(root: &Path, agent: &str, skill: &str) -> Result<()> {
+    let link = skill_link(root, agent, skill)?;
+    if !real_dir(&root.join("skills").join(skill))? {
+        return Err(CoreError::NotFound(format!(
+            "the root has no skill {skill:?} (no folder skills/{skill})"
+        )));
+    }
+    let parent = link.parent().expect("a link has a parent");
+    if !real_dir(parent)? {
+        std::fs::create_dir(parent).map_err(io(parent))?;
+    }
+    match std::fs::symlink_metadata(&link) {
+        Ok(m) if m.file_type().is_symlink() => {
+            // A broken or wrong link is replaced by the right one.
+            std::fs::remove_file(&link).map_err(io(&link))?;
+        }
+        Ok(_) => {
+            return Err(CoreError::Conflict(format!(
+                "{} exists and is not a link; remove it by hand first",
+                link.display()
+            )))
+        }
+        Err(_) => {}
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(format!("../../../skills/{skill}"), &link).map_err(io(&link))?;
+    #[cfg(not(unix))]
+    return Err(CoreError::InvalidInput(
+        "skills are links, which need a unix system".into(),
+    ));
+    Ok(())
+}
+
+/// Removes the agent's link to a skill (never the skill itself).
+pub fn detach_skill(root: &Path, agent: &str, skill: &str) -> Result<()> {
+    let link = skill_link(root, agent, skill)?;
+    match std::fs::symlink_metadata(&link) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(&link).map_err(io(&link)),
+        Ok(_) => Err(CoreError::Conflict(format!(
+            "{} is a folder of the agent's own, not a link; the console does not delete it",
+            link.display()
+        ))),
+        Err(_) => Err(CoreError::NotFound(format!(
+            "agent {agent:?} has no skill {skill:?}"
+        ))),
+    }
+}
+
+fn archive_dir(root: &Path) -> PathBuf {
+    root.join("archive")
+}
+
+fn parse_archived(folder: &str) -> Option<Archived> {
+    let (name, stamp) = folder.rsplit_once('.')?;
+    if !is_valid_agent_name(name) {
+        return None;
+    }
+    let t = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%d-%H%M%S").ok()?;
+    Some(Archived {
+        archived_name: folder.to_string(),
+        name: name.to_string(),
+        archived_at: crate::timefmt::format_entry_ts(&t),
+    })
+}
+
+/// Moves `agents/<name>` to `archive/<name>.<yyyyMMdd-HHmmss>`. Its sessions and its sqlite or
+/// mem0 memory stay where they are.
+pub fn archive(root: &Path, name: &str) -> Result<Archived> {
+    let dir = require_agent(root, name)?;
+    let arch = archive_dir(root);
+    if !real_dir(&arch)? {
+        std::fs::create_dir(&arch).map_err(io(&arch))?;
+    }
+    let mut now = crate::timefmt::now_local();
+    loop {
+        let folder = format!("{name}.{}", now.format("%Y%m%d-%H%M%S"));
+        let target = arch.join(&folder);
+        if std::fs::symlink_metadata(&target).is_err() {
+            std::fs::rename(&dir, &target).map_err(io(&dir))?;
+            return Ok(parse_archived(&folder).expect("made in that form"));
+        }
+        now += chrono::Duration::seconds(1);
+    }
+}
+
+/// Archived agents, newest first.
+pub fn list_archived(root: &Path) -> Result<Vec<Archived>> {
+    let arch = archive_dir(root);
+    if !real_dir(&arch)? {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<Archived> = std::fs::read_dir(&arch)
+        .map_err(io(&arch))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| parse_archived(&e.file_name().to_string_lossy()))
+        .collect();
+    out.sort_by(|a, b| b.archived_at.cmp(&a.archived_at).then(a.name.cmp(&b.name)));
+    Ok(out)
+}
+
+fn require_archived(root: &Path, archived_name: &str) -> Result<(Archived, PathBuf)> {
+    let a = parse_archived(archived_name)
+        .ok_or_else(|| CoreError::NotFound(format!("no archived agent {archived_name:?}")))?;
+    let path = archive_dir(root).join(archived_name);
+    if !real_dir(&archive_dir(root))? || !real_dir(&path)? {
+        return Err(CoreError::NotFound(format!(
+            "no archived agent {archived_name:?}"
+        )));
+    }
+    Ok((a, path))
+}
+
+/// Moves an archived agent back to `agents/<as or its name>`; refused when that name is taken.
+pub fn restore(root: &Path, archived_name: &str, as_name: Option<&str>) -> Result<String> {
+    let (a, path) = require_archived(root, archived_name)?;
+    let name = as_name.unwrap_or(&a.name).to_string();
+    validate_agent_name(&name)?;
+    let target = agent_dir(root, &name);
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return Err(CoreError::Conflict(format!(
+            "an agent called {name:?} exists: restore this one under another name (--as)"
+        )));
+    }
+    let agents = agents_dir(root);
+    if !real_dir(&agents)? {
+        std::fs::create_dir(&agents).map_err(io(&agents))?;
+    }
+    std::fs::rename(&path, &target).map_err(io(&path))?;
+    // A restored copy under a new name says so in its front matter, as the runtime needs.
+    if name != a.name {
+        let md = target.join("AGENT.md");
+        if let Some(text) = read_text(&md)? {
+            if frontmatter::split(&text).0.is_some() {
+                let _ = set_key(root, &name, "name", &name, None);
+            }
+        }
+    }
+    Ok(name)
+}
+
+/// What deleting an archived agent removes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Removal {
+    pub archived_name: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// Root-relative paths, at most 50.
+    pub paths: Vec<String>,
+}
+
+fn walk(dir: &Path, base: &Path, r: &mut Removal) -> Result<()> {
+    for e in std::fs::read_dir(dir).map_err(io(dir))? {
+        let e = e.map_err(io(dir))?;
+        let m = std::fs::symlink_metadata(e.path()).map_err(io(dir))?;
+        if m.is_dir() {
+            walk(&e.path(), base, r)?;
+        } else {
+            r.files += 1;
+            r.bytes += m.len();
+            if r.paths.len() < 50 {
+                if let Ok(p) = e.path().strip_prefix(base) {
+                    r.paths.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What [`delete_archived`] would remove.
+pub fn removal_of(root: &Path, archived_name: &str) -> Result<Removal> {
+    let (_, path) = require_archived(root, archived_name)?;
+    let mut r = Removal {
+        archived_name: archived_name.to_string(),
+        files: 0,
+        bytes: 0,
+        paths: Vec::new(),
+    };
+    walk(&path, root, &mut r)?;
+    Ok(r)
+}
+
+/// Deletes an archived agent for good (only from the archive); `expect_files` must be what
+/// [`removal_of`] showed, so nothing added since is removed unseen.
+pub fn delete_archived(root: &Path, archived_name: &str, expect_files: u64) -> Result<Removal> {
+    let r = removal_of(root, archived_name)?;
+    if r.files != expect_files {
+        return Err(CoreError::Conflict(format!(
+            "{archived_name} holds {} files, not the {expect_files} shown; nothing was deleted",
+            r.files
+        )));
+    }
+    let (_, path) = require_archived(root, archived_name)?;
+    std::fs::remove_dir_all(&path).map_err(io(&path))?;
+    Ok(r)
+}
+
+/// Writes a bootstrap file (USER.md, AGENTS.md, …) the user edited: atomic, refused when it
+/// changed since `expect` was read. The new version.
+pub fn write_bootstrap(
+    root: &Path,
+    file: &str,
+    text: &str,
+    expect: Option<&str>,
+) -> Result<String> {
+    fsx::require_root(root)?;
+    let now = crate::agents::read_bootstrap(root, file)?;
+    check_version(&now.content, expect, file)?;
+    if file.contains('/') {
+        return Err(CoreError::InvalidInput(format!(
+            "{file:?}: the console edits files at the top of the root only"
+        )));
+    }
+    write_file(&root.join(file), text)?;
+    Ok(version_of(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        crate::demo::write_sample(d.path()).unwrap();
+        d
+    }
+
+    #[test]
+    fn create_clone_edit_archive_restore() {
+        let d = root();
+        let r = d.path();
+        let spec = NewAgent {
+            name: "helper".into(),
+            description: Some("helps".into()),
+            model: Some("gpt-4o".into()),
+            provider: Some("openai".into()),
+            tools: vec!["save_memory".into()],
+            ..NewAgent::default()
+        };
+        create(r, &spec).unwrap();
+        let a = crate::agents::get(r, "helper").unwrap();
+        assert_eq!(a.model.as_deref(), Some("gpt-4o"));
+        assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+        assert!(matches!(create(r, &spec), Err(CoreError::Conflict(_))));
+
+        // Clone: front matter and body copied, the name its own.
+        let clone = NewAgent {
+            name: "helper2".into(),
+            from: Some("assistant".into()),
+            ..NewAgent::default()
+        };
+        create(r, &clone).unwrap();
+        let (src, _) = read_agent_md(r, "assistant").unwrap();
+        let (got, _) = read_agent_md(r, "helper2").unwrap();
+        assert_eq!(got, src.replace("name: assistant", "name: helper2"));
+        assert!(!agent_dir(r, "helper2").join("MEMORY.md").exists());
+
+        // A key set keeps every other byte; a stale version is a conflict.
+        let (text, v) = read_agent_md(r, "helper2").unwrap();
+        let (new, v2) = set_key(r, "helper2", "provider.model", "gpt-4.1", Some(&v)).unwrap();
+        assert_eq!(
+            crate::agents::get(r, "helper2").unwrap().model.as_deref(),
+            Some("gpt-4.1")
+        );
+        assert_eq!(new.lines().count(), text.lines().count());
+        assert!(matches!(
+            set_key(r, "helper2", "provider.model", "x", Some(&v)),
+            Err(CoreError::Conflict(_))
+        ));
+        let e = save_agent_md(r, "helper2", "---\nname: other\n---\n", Some(&v2)).unwrap_err();
+        assert!(e.to_string().contains("name"), "{e}");
+        let e = set_key(r, "helper2", "settings.max_history_turns", "many", None).unwrap_err();
+        assert!(e.to_string().contains("whole number"), "{e}");
+
+        // Archive, refuse a second create under the name, restore.
+        let a = archive(r, "helper2").unwrap();
+        assert!(!agent_dir(r, "helper2").exists());
+        assert_eq!(list_archived(r).unwrap()[0], a);
+        assert!(matches!(create(r, &clone), Err(CoreError::Conflict(_))));
+        assert_eq!(restore(r, &a.archived_name, None).unwrap(), "helper2");
+        assert!(agent_dir(r, "helper2").join("AGENT.md").exists());
+        let a = archive(r, "helper2").unwrap();
+        let rm = removal_of(r, &a.archived_name).unwrap();
+        assert!(rm.files >= 1);
+        assert!(matches!(
+            delete_archived(r, &a.archived_name, 0),
+            Err(CoreError::Conflict(_))
+        ));
+        delete_archived(r, &a.archived_name, rm.files).unwrap();
+        assert!(list_archived(r).unwrap().is_empty());
+    }
+
+    #[test]
+    fn skills_are_relative_links_and_names_cannot_escape() {
+        let d = root();
+        let r = d.path();
+        let skills = list_skills(r).unwrap();
+        let s = &skills[0].name;
+        detach_skill(r, "assistant", s).ok();
+        attach_skill(r, "assistant", s).unwrap();
+        let link = agent_dir(r, "assistant").join("skills").join(s);
+        assert_eq!(
+            std::fs::read_link(&link).unwrap(),
+            PathBuf::from(format!("../../../skills/{s}"))
+        );
+        assert!(link.join("SKILL.md").exists());
+        detach_skill(r, "assistant", s).unwrap();
+        assert!(r.join("skills").join(s).exists(), "the skill itself stays");
+        for bad in ["../x", "a/b", "", ".."] {
+            assert!(attach_skill(r, "assistant", bad).is_err(), "{bad}");
+            assert!(archive(r, bad).is_err(), "{bad}");
+            assert!(restore(r, bad, None).is_err(), "{bad}");
+        }
+        assert!(write_bootstrap(r, "../USER.md", "x", None).is_err());
+        assert!(write_bootstrap(r, "sub/USER.md", "x", None).is_err());
+        let now = crate::agents::read_bootstrap(r, "USER.md").unwrap();
+        let v = write_bootstrap(r, "USER.md", "# me\n", Some(&version_of(&now.content))).unwrap();
+        assert!(matches!(
+            write_bootstrap(r, "USER.md", "again", Some(&version_of(&now.content))),
+            Err(CoreError::Conflict(_))
+        ));
+        assert_eq!(v, version_of("# me\n"));
+    }
+}
