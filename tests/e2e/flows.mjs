@@ -115,11 +115,13 @@ export const flows = [
         const text = await ui.text('[data-testid="archival-table"]');
         return three.every((r) => text.includes(r.content));
       });
-      // The History panel lists the three changes, newest first.
+      // The History panel lists the three changes, newest first (and, between them, entries
+      // appended meanwhile: the earlier flow's, when it was written in the same second).
+      const changes = '[data-testid="history-change"]:not([data-op="append"])';
       await ui.click('[data-testid="toast-close"]').catch(() => {});
       await ui.click('[data-testid="history-open"]');
-      await waitFor("three changes in the history", async () => (await ui.count('[data-testid="history-change"]')) === 3);
-      const ops = await ui.attrs('[data-testid="history-change"]', "data-op");
+      await waitFor("three changes in the history", async () => (await ui.count(changes)) === 3);
+      const ops = await ui.attrs(changes, "data-op");
       if (ops.join() !== "undo,delete,edit") throw new Error(`the history lists ${ops.join()}`);
       await settle();
       await ui.shot("curation-history");

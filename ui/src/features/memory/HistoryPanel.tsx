@@ -1,5 +1,6 @@
 // The owner's history of changes made in the console, newest first: each change's diff, Undo on
-// changes that stand, Restore on entries a change removed or rewrote.
+// changes that stand, Restore on entries a change that stands removed or rewrote (an undone
+// change's entries are back already).
 import { useState } from "react";
 
 import type { SnapDto } from "../../backend/types";
@@ -144,7 +145,7 @@ export function HistoryPanel({ agent, curate, onClose }: { agent: string | null;
                   {c.entries.map((d, i) => (
                     <div key={i} className="hist-entry-row">
                       <EntryDiff before={d.before} after={d.after} />
-                      {d.before && ours && c.op !== "undo" && !(d.after && d.after.content === d.before.content && d.after.timestamp === d.before.timestamp) ? (
+                      {d.before && ours && !c.undone && c.op !== "undo" && !(d.after && d.after.content === d.before.content && d.after.timestamp === d.before.timestamp) ? (
                         <button
                           type="button"
                           className="btn btn-small"

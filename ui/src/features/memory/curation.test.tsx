@@ -173,6 +173,8 @@ describe("Curating memory", () => {
     ]);
     expect(within(changes[1]!).getByTestId("history-undone")).toHaveTextContent("undone");
     expect(within(changes[1]!).queryByTestId("history-undo")).toBeNull();
+    // Its entries are back: nothing to restore.
+    expect(within(changes[1]!).queryByTestId("history-restore")).toBeNull();
     expect(within(changes[0]!).queryByTestId("history-undo")).toBeNull();
     expect(within(panel).getByTestId("history-redo")).toBeEnabled();
   });
