@@ -199,6 +199,36 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("inspect_root", json!({"path": "relative/path"})),
         ("test_mem0", stored.clone()),
         ("create_sample_root", json!({"path": "relative"})),
+        // Agent management: reads, and writes each host is refused the same way.
+        ("create_agent", json!({"name": "../x"})),
+        ("create_agent", json!({"name": "assistant"})),
+        ("agent_file", json!({"name": "assistant"})),
+        (
+            "validate_agent_file",
+            json!({"name": "assistant", "text": "---\nname: other\n---\n"}),
+        ),
+        (
+            "save_agent_file",
+            json!({"name": "assistant", "text": "---\nname: assistant\n---\n", "version": "stale"}),
+        ),
+        (
+            "set_agent_key",
+            json!({"name": "assistant", "key": "provider.model", "value": "x", "version": "stale"}),
+        ),
+        ("root_skills", json!({})),
+        ("set_agent_skills", json!({"name": "assistant", "add": ["no-such-skill"]})),
+        ("archive_agent", json!({"name": "no-such-agent"})),
+        ("list_archived", json!({})),
+        ("restore_agent", json!({"archived_name": "nope"})),
+        ("archived_removal", json!({"archived_name": "nope.20260101-000000"})),
+        (
+            "delete_archived",
+            json!({"archived_name": "nope.20260101-000000", "expect_files": 0}),
+        ),
+        (
+            "save_bootstrap_file",
+            json!({"name": "USER.md", "text": "x", "version": "stale"}),
+        ),
     ]
     .into_iter()
     .map(|(op, a)| (op, a.clone(), a))

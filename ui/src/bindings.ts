@@ -71,6 +71,15 @@ export type AgentDetail_Serialize = {
 	dir: string,
 };
 
+/**  AGENT.md as the raw editor opens it. */
+export type AgentFileDto = {
+	name: string,
+	text: string,
+	/**  Send it back when saving: a file changed since is refused (`conflict`). */
+	version: string,
+	errors: FieldErrorDto[],
+};
+
 export type AgentList = AgentList_Serialize | AgentList_Deserialize;
 
 export type AgentList_Deserialize = {
@@ -266,12 +275,24 @@ export type ArchivalPageQuery_Serialize = {
 	keyword: string | null,
 };
 
+export type ArchivedArgs = {
+	archived_name: string,
+};
+
+export type ArchivedDto = {
+	archived_name: string,
+	name: string,
+	archived_at: string,
+};
+
 export type BackendDto = "markdown" | "sqlite" | "mem0";
 
 export type BootstrapFileDto = {
 	name: string,
 	exists: boolean,
 	content: string,
+	/**  Send it back when saving an edit: a file changed since is refused (`conflict`). */
+	version: string,
 };
 
 /**  One change of the history. */
@@ -340,6 +361,54 @@ export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo" 
 
 export type ContentArgs = {
 	content: string,
+};
+
+export type CreateAgentArgs = CreateAgentArgs_Serialize | CreateAgentArgs_Deserialize;
+
+export type CreateAgentArgs_Deserialize = {
+	name: string,
+	description?: string | null,
+	identity_name?: string | null,
+	identity_prompt?: string | null,
+	provider?: string | null,
+	model?: string | null,
+	temperature?: number | null,
+	tools?: string[],
+	bootstrap?: string[],
+	max_history_turns?: number | null,
+	body?: string | null,
+	/**  Start from this agent (clone): its front matter and body. */
+	from?: string | null,
+	/**  With `from`: copy its MEMORY.md too. */
+	with_memory?: boolean,
+	/**  Create it although an archived agent has this name (the user was asked). */
+	reuse_archived_name?: boolean,
+};
+
+export type CreateAgentArgs_Serialize = {
+	name: string,
+	description: string | null,
+	identity_name: string | null,
+	identity_prompt: string | null,
+	provider: string | null,
+	model: string | null,
+	temperature: number | null,
+	tools: string[],
+	bootstrap: string[],
+	max_history_turns: number | null,
+	body: string | null,
+	/**  Start from this agent (clone): its front matter and body. */
+	from: string | null,
+	/**  With `from`: copy its MEMORY.md too. */
+	with_memory: boolean,
+	/**  Create it although an archived agent has this name (the user was asked). */
+	reuse_archived_name: boolean,
+};
+
+export type DeleteArchivedArgs = {
+	archived_name: string,
+	/**  The file count `archived_removal` showed: anything added since refuses the delete. */
+	expect_files: number,
 };
 
 export type DiffDto = DiffDto_Serialize | DiffDto_Deserialize;
@@ -568,6 +637,12 @@ export type EpisodicResultDto_Serialize = {
 };
 
 export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal";
+
+export type FieldErrorDto = {
+	/**  The front matter key (`provider.model`); empty for the whole text. */
+	key: string,
+	message: string,
+};
 
 export type HistoryArgs = HistoryArgs_Serialize | HistoryArgs_Deserialize;
 
@@ -978,6 +1053,19 @@ export type Operations = Operations_Serialize | Operations_Deserialize;
 export type Operations_Deserialize = {
 	list_agents: Signature<NoArgs, AgentList_Deserialize>,
 	get_agent: Signature<NameArgs, AgentDetail_Deserialize>,
+	create_agent: Signature<CreateAgentArgs_Deserialize, AgentDetail_Deserialize>,
+	agent_file: Signature<NameArgs, AgentFileDto>,
+	validate_agent_file: Signature<ValidateAgentArgs, FieldErrorDto[]>,
+	save_agent_file: Signature<SaveAgentArgs_Deserialize, AgentFileDto>,
+	set_agent_key: Signature<SetKeyArgs_Deserialize, AgentFileDto>,
+	root_skills: Signature<NoArgs, RootSkillDto_Deserialize[]>,
+	set_agent_skills: Signature<SkillsArgs_Deserialize, AgentDetail_Deserialize>,
+	archive_agent: Signature<NameArgs, ArchivedDto>,
+	list_archived: Signature<NoArgs, ArchivedDto[]>,
+	restore_agent: Signature<RestoreAgentArgs_Deserialize, AgentDetail_Deserialize>,
+	archived_removal: Signature<ArchivedArgs, RemovalDto>,
+	delete_archived: Signature<DeleteArchivedArgs, RemovalDto>,
+	save_bootstrap_file: Signature<SaveFileArgs_Deserialize, BootstrapFileDto>,
 	memory_view: Signature<AgentArgs_Deserialize, MemoryViewDto_Deserialize>,
 	memory_overview: Signature<AgentArgs_Deserialize, MemoryOverviewDto_Deserialize>,
 	archival_page: Signature<ArchivalPageQuery_Deserialize, ArchivalPageDto_Deserialize>,
@@ -1020,6 +1108,19 @@ export type Operations_Deserialize = {
 export type Operations_Serialize = {
 	list_agents: Signature<NoArgs, AgentList_Serialize>,
 	get_agent: Signature<NameArgs, AgentDetail_Serialize>,
+	create_agent: Signature<CreateAgentArgs_Serialize, AgentDetail_Serialize>,
+	agent_file: Signature<NameArgs, AgentFileDto>,
+	validate_agent_file: Signature<ValidateAgentArgs, FieldErrorDto[]>,
+	save_agent_file: Signature<SaveAgentArgs_Serialize, AgentFileDto>,
+	set_agent_key: Signature<SetKeyArgs_Serialize, AgentFileDto>,
+	root_skills: Signature<NoArgs, RootSkillDto_Serialize[]>,
+	set_agent_skills: Signature<SkillsArgs_Serialize, AgentDetail_Serialize>,
+	archive_agent: Signature<NameArgs, ArchivedDto>,
+	list_archived: Signature<NoArgs, ArchivedDto[]>,
+	restore_agent: Signature<RestoreAgentArgs_Serialize, AgentDetail_Serialize>,
+	archived_removal: Signature<ArchivedArgs, RemovalDto>,
+	delete_archived: Signature<DeleteArchivedArgs, RemovalDto>,
+	save_bootstrap_file: Signature<SaveFileArgs_Serialize, BootstrapFileDto>,
 	memory_view: Signature<AgentArgs_Serialize, MemoryViewDto_Serialize>,
 	memory_overview: Signature<AgentArgs_Serialize, MemoryOverviewDto_Serialize>,
 	archival_page: Signature<ArchivalPageQuery_Serialize, ArchivalPageDto_Serialize>,
@@ -1267,6 +1368,27 @@ export type RecalledDto_Serialize = {
 	score: number | null,
 };
 
+export type RemovalDto = {
+	archived_name: string,
+	files: number,
+	bytes: number | null,
+	paths: string[],
+};
+
+export type RestoreAgentArgs = RestoreAgentArgs_Serialize | RestoreAgentArgs_Deserialize;
+
+export type RestoreAgentArgs_Deserialize = {
+	archived_name: string,
+	/**  Restore under another name (when the name is taken). */
+	as_name?: string | null,
+};
+
+export type RestoreAgentArgs_Serialize = {
+	archived_name: string,
+	/**  Restore under another name (when the name is taken). */
+	as_name: string | null,
+};
+
 export type RestoreArgs = RestoreArgs_Serialize | RestoreArgs_Deserialize;
 
 export type RestoreArgs_Deserialize = {
@@ -1318,11 +1440,51 @@ export type RootInspection = {
 	warnings: string[],
 };
 
+export type RootSkillDto = RootSkillDto_Serialize | RootSkillDto_Deserialize;
+
+export type RootSkillDto_Deserialize = {
+	name: string,
+	description?: string | null,
+};
+
+export type RootSkillDto_Serialize = {
+	name: string,
+	description: string | null,
+};
+
 /**  How a text would be stored, before storing it. */
 export type SanitizedPreview = {
 	content: string,
 	line: string,
 	changed: boolean,
+};
+
+export type SaveAgentArgs = SaveAgentArgs_Serialize | SaveAgentArgs_Deserialize;
+
+export type SaveAgentArgs_Deserialize = {
+	name: string,
+	text: string,
+	version?: string | null,
+};
+
+export type SaveAgentArgs_Serialize = {
+	name: string,
+	text: string,
+	version: string | null,
+};
+
+export type SaveFileArgs = SaveFileArgs_Serialize | SaveFileArgs_Deserialize;
+
+export type SaveFileArgs_Deserialize = {
+	name: string,
+	text: string,
+	version?: string | null,
+};
+
+export type SaveFileArgs_Serialize = {
+	name: string,
+	text: string,
+	version: string | null,
 };
 
 export type ScopeDto = "core" | "archival";
@@ -1439,6 +1601,26 @@ export type SessionSummaryDto_Serialize = {
 	message_match: MessageMatchDto | null,
 };
 
+export type SetKeyArgs = SetKeyArgs_Serialize | SetKeyArgs_Deserialize;
+
+export type SetKeyArgs_Deserialize = {
+	name: string,
+	/**  Dotted: `provider.model`, `settings.max_history_turns`. */
+	key: string,
+	/**  A YAML value (`gpt-4o`, `0.3`, `[a, b]`); `null` removes the key. */
+	value: string,
+	version?: string | null,
+};
+
+export type SetKeyArgs_Serialize = {
+	name: string,
+	/**  Dotted: `provider.model`, `settings.max_history_turns`. */
+	key: string,
+	/**  A YAML value (`gpt-4o`, `0.3`, `[a, b]`); `null` removes the key. */
+	value: string,
+	version: string | null,
+};
+
 /**  The stored settings (what the user chose) — `None` fields mean "the default". */
 export type SettingsDto = SettingsDto_Serialize | SettingsDto_Deserialize;
 
@@ -1526,6 +1708,20 @@ export type SkillDto_Serialize = {
 	warnings: string[],
 };
 
+export type SkillsArgs = SkillsArgs_Serialize | SkillsArgs_Deserialize;
+
+export type SkillsArgs_Deserialize = {
+	name: string,
+	add?: string[],
+	remove?: string[],
+};
+
+export type SkillsArgs_Serialize = {
+	name: string,
+	add: string[],
+	remove: string[],
+};
+
 export type SnapDto = SnapDto_Serialize | SnapDto_Deserialize;
 
 export type SnapDto_Deserialize = {
@@ -1598,6 +1794,11 @@ export type UndoArgs_Serialize = {
 	agent: string | null,
 	/**  Default: the last change not yet undone. */
 	change_id: string | null,
+};
+
+export type ValidateAgentArgs = {
+	name: string,
+	text: string,
 };
 
 export type WindowDto = {

@@ -628,6 +628,8 @@ pub struct BootstrapFileDto {
     pub name: String,
     pub exists: bool,
     pub content: String,
+    /// Send it back when saving an edit: a file changed since is refused (`conflict`).
+    pub version: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! USER.md and the other bootstrap files: read-only.
+//! USER.md and the other bootstrap files (edited in `agent_admin`).
 
 use oryx_core::agents;
 
@@ -14,6 +14,7 @@ impl Console {
         let rt = self.runtime();
         let f = agents::read_bootstrap(rt.root(), name)?;
         Ok(BootstrapFileDto {
+            version: oryx_core::agent_admin::version_of(&f.content),
             name: f.name,
             exists: f.exists,
             content: f.content,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
 use specta::Type;
 
+use crate::agent_admin::*;
 use crate::curation::*;
 use crate::dto::*;
 use crate::watch::{ChangeEvent, ChangeKind};
@@ -142,6 +143,13 @@ fn memory_changed(agent: &Option<String>) -> Option<ChangeEvent> {
     })
 }
 
+fn agents_changed(agent: Option<&str>) -> Option<ChangeEvent> {
+    Some(ChangeEvent {
+        kind: ChangeKind::Agents,
+        agent: agent.map(str::to_string),
+    })
+}
+
 fn settings_changed() -> Option<ChangeEvent> {
     Some(ChangeEvent {
         kind: ChangeKind::Settings,
@@ -225,6 +233,49 @@ operations! {
     list_agents(NoArgs) -> AgentList => |c, _| c.list_agents();
     /// One agent: front matter, skills, bootstrap files
     get_agent(NameArgs) -> AgentDetail => |c, a| c.get_agent(&a.name);
+    /// Create an agent (or clone one with `from`), writing an AGENT.md the runtime loads
+    create_agent(CreateAgentArgs) -> AgentDetail,
+        changes: |out| agents_changed(Some(&out.summary.name))
+        => |c, a| c.create_agent(&a);
+    /// AGENT.md's text, version and problems (the raw editor)
+    agent_file(NameArgs) -> AgentFileDto => |c, a| c.agent_file(&a.name);
+    /// Problems an AGENT.md text would have, without saving it
+    validate_agent_file(ValidateAgentArgs) -> Vec<FieldErrorDto>
+        => |c, a| c.validate_agent_file(&a);
+    /// Save AGENT.md whole (validated; refused when it changed since `version`)
+    save_agent_file(SaveAgentArgs) -> AgentFileDto,
+        changes: |out| agents_changed(Some(&out.name))
+        => |c, a| c.save_agent_file(&a);
+    /// Set one front matter key, keeping every other byte of AGENT.md
+    set_agent_key(SetKeyArgs) -> AgentFileDto,
+        changes: |out| agents_changed(Some(&out.name))
+        => |c, a| c.set_agent_key(&a);
+    /// The root's skills (skills/<s>/SKILL.md)
+    root_skills(NoArgs) -> Vec<RootSkillDto> => |c, _| c.skills_of_root();
+    /// Attach and detach skills (relative links; the skill itself is never removed)
+    set_agent_skills(SkillsArgs) -> AgentDetail,
+        changes: |out| agents_changed(Some(&out.summary.name))
+        => |c, a| c.set_agent_skills(&a);
+    /// Move an agent to archive/ (its sessions and database memory stay)
+    archive_agent(NameArgs) -> ArchivedDto,
+        changes: |out| agents_changed(Some(&out.name))
+        => |c, a| c.archive_agent(&a.name);
+    /// Archived agents, newest first
+    list_archived(NoArgs) -> Vec<ArchivedDto> => |c, _| c.list_archived();
+    /// Move an archived agent back (refused when the name is taken; `as_name` renames)
+    restore_agent(RestoreAgentArgs) -> AgentDetail,
+        changes: |out| agents_changed(Some(&out.summary.name))
+        => |c, a| c.restore_agent(&a);
+    /// What deleting an archived agent would remove
+    archived_removal(ArchivedArgs) -> RemovalDto => |c, a| c.archived_removal(&a.archived_name);
+    /// Delete an archived agent for good (against the file count shown)
+    delete_archived(DeleteArchivedArgs) -> RemovalDto,
+        changes: |_out| agents_changed(None)
+        => |c, a| c.delete_archived(&a);
+    /// Save a bootstrap file (USER.md, AGENTS.md, …) the user edited
+    save_bootstrap_file(SaveFileArgs) -> BootstrapFileDto,
+        changes: |_out| agents_changed(None)
+        => |c, a| c.save_bootstrap_file(&a);
     /// Every entry of an owner (global without `agent`), with window flags
     memory_view(AgentArgs) -> MemoryViewDto => |c, a| c.memory_view(given(&a.agent));
     /// Core entries, archival count, window figures and prompt part [2] of an owner

@@ -71,10 +71,22 @@ enum ToolArg {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// List agents with their memory counts and warnings
-    Agents,
-    /// Show one agent: front matter, skills, bootstrap files
-    Agent { name: String },
+    /// List agents with their memory counts and warnings (--archived: the archived ones)
+    Agents {
+        #[arg(long)]
+        archived: bool,
+    },
+    /// Show one agent (`oryx agent NAME`), or create, change, archive and restore agents
+    #[command(args_conflicts_with_subcommands = true)]
+    Agent {
+        #[command(subcommand)]
+        cmd: Option<AgentCmd>,
+        /// The agent to show
+        name: Option<String>,
+    },
+    /// The user's files at the top of the root (USER.md, AGENTS.md, SOUL.md, ...)
+    #[command(subcommand)]
+    File(FileCmd),
     /// Long-term memory of an agent (or the global memory without --agent)
     #[command(subcommand)]
     Memory(MemoryCmd),
@@ -288,6 +300,71 @@ enum MemoryCmd {
     },
 }
 
+#[derive(Subcommand, Debug)]
+enum AgentCmd {
+    /// Show one agent: front matter, skills, bootstrap files
+    Show { name: String },
+    /// Create an agent whose AGENT.md the runtime loads (--from: clone an agent)
+    Create {
+        name: String,
+        #[arg(long, value_name = "T")]
+        description: Option<String>,
+        #[arg(long, value_name = "M")]
+        model: Option<String>,
+        #[arg(long, value_name = "P")]
+        provider: Option<String>,
+        /// Copy this agent's front matter and body
+        #[arg(long, value_name = "AGENT")]
+        from: Option<String>,
+        /// With --from: copy its MEMORY.md too
+        #[arg(long)]
+        with_memory: bool,
+        /// The AGENT.md body (below the front matter)
+        #[arg(long, value_name = "T")]
+        body: Option<String>,
+        /// Create it although an archived agent has this name
+        #[arg(long)]
+        reuse_archived_name: bool,
+    },
+    /// Set one front matter key (dotted: provider.model) to a YAML value; `null` removes it.
+    /// Comments, unknown keys and their order are kept
+    Set {
+        name: String,
+        key: String,
+        value: String,
+    },
+    /// List the agent's skills, attach (--add) or detach (--remove) skills of the root
+    Skills {
+        name: String,
+        #[arg(long = "add", value_name = "S")]
+        add: Vec<String>,
+        #[arg(long = "remove", value_name = "S")]
+        remove: Vec<String>,
+    },
+    /// Move the agent to archive/ (sessions and database memory stay)
+    Archive { name: String },
+    /// Move an archived agent back (ARCHIVED_NAME as `oryx agents --archived` lists it)
+    Restore {
+        archived_name: String,
+        #[arg(long = "as", value_name = "NAME")]
+        as_name: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum FileCmd {
+    /// Print a file of the root
+    Show { file: String },
+    /// Replace a file of the root with --text or the contents of --from
+    Edit {
+        file: String,
+        #[arg(long, value_name = "T", conflicts_with = "from")]
+        text: Option<String>,
+        #[arg(long, value_name = "PATH")]
+        from: Option<PathBuf>,
+    },
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ModeArg {
     Keyword,
@@ -344,8 +421,10 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
     }
     let json = args.json;
     match args.command {
-        Command::Agents => render::agents(&console.list_agents()?, json),
-        Command::Agent { name } => render::agent(&console.get_agent(&name)?, json),
+        Command::Agents { archived: false } => render::agents(&console.list_agents()?, json),
+        Command::Agents { archived: true } => render::archived(&console.list_archived()?, json),
+        Command::Agent { cmd, name } => agent(&console, cmd, name, json)?,
+        Command::File(f) => file(&console, f, json)?,
         Command::Memory(m) => memory(&console, m, json)?,
         Command::Sessions {
             agent,
@@ -596,6 +675,103 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
                 false => console.review_status(agent.as_deref())?,
             };
             render::review(&r, json)
+        }
+    }
+    Ok(())
+}
+
+fn agent(
+    console: &Console,
+    cmd: Option<AgentCmd>,
+    name: Option<String>,
+    json: bool,
+) -> ApiResult<()> {
+    use oryx_api::agent_admin::*;
+    match (cmd, name) {
+        (None, Some(name)) | (Some(AgentCmd::Show { name }), _) => {
+            render::agent(&console.get_agent(&name)?, json)
+        }
+        (None, None) => return Err(ApiError::invalid(
+            "name an agent (oryx agent NAME) or a command: create, set, skills, archive, restore",
+        )),
+        (
+            Some(AgentCmd::Create {
+                name,
+                description,
+                model,
+                provider,
+                from,
+                with_memory,
+                body,
+                reuse_archived_name,
+            }),
+            _,
+        ) => {
+            let args = CreateAgentArgs {
+                name,
+                description,
+                model,
+                provider,
+                from,
+                with_memory,
+                body,
+                reuse_archived_name,
+                ..CreateAgentArgs::default()
+            };
+            render::agent(&console.create_agent(&args)?, json)
+        }
+        (Some(AgentCmd::Set { name, key, value }), _) => {
+            let args = SetKeyArgs {
+                name,
+                key,
+                value,
+                version: None,
+            };
+            render::agent_file(&console.set_agent_key(&args)?, json)
+        }
+        (Some(AgentCmd::Skills { name, add, remove }), _) => {
+            let a = match add.is_empty() && remove.is_empty() {
+                true => console.get_agent(&name)?,
+                false => console.set_agent_skills(&SkillsArgs { name, add, remove })?,
+            };
+            render::skills(&a, json)
+        }
+        (Some(AgentCmd::Archive { name }), _) => {
+            render::archived_one(&console.archive_agent(&name)?, json)
+        }
+        (
+            Some(AgentCmd::Restore {
+                archived_name,
+                as_name,
+            }),
+            _,
+        ) => {
+            let args = RestoreAgentArgs {
+                archived_name,
+                as_name,
+            };
+            render::agent(&console.restore_agent(&args)?, json)
+        }
+    }
+    Ok(())
+}
+
+fn file(console: &Console, cmd: FileCmd, json: bool) -> ApiResult<()> {
+    match cmd {
+        FileCmd::Show { file } => render::file(&console.bootstrap_file(&file)?, json),
+        FileCmd::Edit { file, text, from } => {
+            let text = match (text, from) {
+                (Some(t), _) => t,
+                (None, Some(p)) => std::fs::read_to_string(&p)
+                    .map_err(|e| ApiError::invalid(format!("cannot read {}: {e}", p.display())))?,
+                (None, None) => return Err(ApiError::invalid("give --text T or --from PATH")),
+            };
+            let args = oryx_api::agent_admin::SaveFileArgs {
+                name: file,
+                text,
+                version: None,
+            };
+            render::file(&console.save_bootstrap_file(&args)?, json)
         }
     }
     Ok(())

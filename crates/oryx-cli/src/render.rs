@@ -253,6 +253,64 @@ pub fn review(r: &ReviewDto, json: bool) {
     }
 }
 
+pub fn archived(list: &[oryx_api::agent_admin::ArchivedDto], json: bool) {
+    if json {
+        return print_json(&list);
+    }
+    if list.is_empty() {
+        println!("no archived agents");
+    }
+    for a in list {
+        println!(
+            "{:<40} {:<24} archived {}",
+            a.archived_name, a.name, a.archived_at
+        );
+    }
+}
+
+pub fn archived_one(a: &oryx_api::agent_admin::ArchivedDto, json: bool) {
+    if json {
+        return print_json(a);
+    }
+    println!(
+        "archived {} as archive/{} (oryx agent restore {} brings it back)",
+        a.name, a.archived_name, a.archived_name
+    );
+}
+
+pub fn agent_file(f: &oryx_api::agent_admin::AgentFileDto, json: bool) {
+    if json {
+        return print_json(f);
+    }
+    print!("{}", f.text);
+    for e in &f.errors {
+        eprintln!("warning: {}: {}", e.key, e.message);
+    }
+}
+
+pub fn skills(a: &AgentDetail, json: bool) {
+    if json {
+        return print_json(&a.skills);
+    }
+    if a.skills.is_empty() {
+        println!("{} has no skills", a.summary.name);
+    }
+    for s in &a.skills {
+        println!("{}  {}", s.name, or_dash(&s.description));
+    }
+}
+
+pub fn file(f: &BootstrapFileDto, json: bool) {
+    if json {
+        return print_json(f);
+    }
+    if !f.exists {
+        eprintln!("{} does not exist", f.name);
+        return;
+    }
+    print!("{}", f.content);
+}
+
 pub fn context(text: &str, json: bool) {
     if json {
         return print_json(&text);

@@ -739,6 +739,41 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
         "POST",
         At::Json(r#"/api/v1/console/mark_reviewed|{"agent":{}}"#),
     ),
+    // Agent management: every name-taking operation.
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/create_agent|{"name":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/create_agent|{"name":"fresh-one","from":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/agent_file|{"name":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/save_agent_file|{"name":{},"text":"---\nname: x\n---\n"}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/set_agent_key|{"name":{},"key":"description","value":"x"}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/set_agent_skills|{"name":{},"add":["x"]}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/archive_agent|{"name":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(
+            r#"/api/v1/console/restore_agent|{"archived_name":"a.20260101-000000","as_name":{}}"#,
+        ),
+    ),
 ];
 
 const REST_SESSION_ROUTES: &[(&str, At)] = &[

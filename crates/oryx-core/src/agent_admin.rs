@@ -44,6 +44,8 @@ pub struct NewAgent {
     pub from: Option<String>,
     /// With `from`: copy its MEMORY.md too.
     pub with_memory: bool,
+    /// Create it although an archived agent has this name (the user was asked).
+    pub reuse_archived_name: bool,
 }
 
 /// An agent in `archive/`.
@@ -263,15 +265,19 @@ pub fn create(root: &Path, spec: &NewAgent) -> Result<()> {
     fsx::require_root(root)?;
     validate_agent_name(&spec.name)?;
     let dir = agent_dir(root, &spec.name);
-    if std::fs::symlink_metadata(&dir).is_ok() {
+    if real_dir(&dir)? || std::fs::symlink_metadata(&dir).is_ok() {
         return Err(CoreError::Conflict(format!(
             "an agent called {:?} already exists",
             spec.name
         )));
     }
-    if let Some(a) = list_archived(root)?.iter().find(|a| a.name == spec.name) {
+    if let Some(a) = list_archived(root)?
+        .iter()
+        .find(|a| a.name == spec.name && !spec.reuse_archived_name)
+    {
         return Err(CoreError::Conflict(format!(
-            "an archived agent is called {:?} ({}, archived {}): restore it, or choose another name",
+            "an archived agent is called {:?} ({}, archived {}): restore it, choose another \
+             name, or create it anyway (--reuse-archived-name)",
             spec.name, a.archived_name, a.archived_at
         )));
     }
@@ -553,11 +559,15 @@ fn require_archived(root: &Path, archived_name: &str) -> Result<(Archived, PathB
 
 /// Moves an archived agent back to `agents/<as or its name>`; refused when that name is taken.
 pub fn restore(root: &Path, archived_name: &str, as_name: Option<&str>) -> Result<String> {
+    if let Some(n) = as_name {
+        validate_agent_name(n)?;
+        real_dir(&agent_dir(root, n))?;
+    }
     let (a, path) = require_archived(root, archived_name)?;
     let name = as_name.unwrap_or(&a.name).to_string();
     validate_agent_name(&name)?;
     let target = agent_dir(root, &name);
-    if std::fs::symlink_metadata(&target).is_ok() {
+    if real_dir(&target)? || std::fs::symlink_metadata(&target).is_ok() {
         return Err(CoreError::Conflict(format!(
             "an agent called {name:?} exists: restore this one under another name (--as)"
         )));
