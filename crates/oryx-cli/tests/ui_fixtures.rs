@@ -416,7 +416,95 @@ fn record_state(states: &BTreeMap<String, State>, state: &State) -> Value {
         "calls".into(),
         normalise(&place, start, &Value::Array(calls)),
     );
-    Value::Object(out)
+    stable_ids(Value::Object(out))
+}
+
+/// Entry ids hash their line, whose time follows the clock, and change ids hold the time they
+/// were made: after the times are shifted, entry ids are computed again from the shifted line
+/// and change ids become `change-N` in order of appearance, so a recording does not drift.
+fn stable_ids(v: Value) -> Value {
+    use oryx_core::memory::curate::{line_hash, parse_markdown_id};
+    use std::collections::HashMap;
+    fn collect(v: &Value, ids: &mut HashMap<String, String>) {
+        match v {
+            Value::Object(o) => {
+                if let Some(id) = o.get("id").and_then(Value::as_str) {
+                    if let Ok((_, ord, _)) = parse_markdown_id(id) {
+                        let line = match (o.get("line"), o.get("content")) {
+                            (Some(Value::String(l)), _) => Some(l.clone()),
+                            (_, Some(Value::String(c))) => {
+                                Some(oryx_core::memory::entry::render_line(
+                                    o.get("timestamp")
+                                        .and_then(Value::as_str)
+                                        .and_then(|t| {
+                                            chrono::NaiveDateTime::parse_from_str(t, TS_FORMAT).ok()
+                                        })
+                                        .as_ref(),
+                                    c,
+                                ))
+                            }
+                            _ => None,
+                        };
+                        if let Some(line) = line {
+                            let tag = &id[..1];
+                            ids.insert(
+                                id.to_string(),
+                                format!("{tag}{ord}-{:08x}", line_hash(&line)),
+                            );
+                        }
+                    }
+                }
+                o.values().for_each(|x| collect(x, ids));
+            }
+            Value::Array(a) => a.iter().for_each(|x| collect(x, ids)),
+            _ => {}
+        }
+    }
+    fn is_change_id(s: &str) -> bool {
+        let mut parts = s.splitn(3, '-');
+        matches!((parts.next(), parts.next(), parts.next()),
+            (Some(ms), Some(pid), Some(seq))
+                if ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit())
+                    && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_hexdigit())
+                    && !seq.is_empty() && seq.bytes().all(|b| b.is_ascii_hexdigit()))
+    }
+    fn rewrite(v: Value, ids: &HashMap<String, String>, changes: &mut Vec<String>) -> Value {
+        match v {
+            Value::String(s) => {
+                if let Some(n) = ids.get(&s) {
+                    return Value::String(n.clone());
+                }
+                if let Some(rest) = s.strip_prefix("append-") {
+                    if let Some(n) = ids.get(rest) {
+                        return Value::String(format!("append-{n}"));
+                    }
+                }
+                if is_change_id(&s) {
+                    let i = match changes.iter().position(|c| *c == s) {
+                        Some(i) => i,
+                        None => {
+                            changes.push(s);
+                            changes.len() - 1
+                        }
+                    };
+                    return Value::String(format!("change-{}", i + 1));
+                }
+                Value::String(s)
+            }
+            Value::Array(a) => {
+                Value::Array(a.into_iter().map(|x| rewrite(x, ids, changes)).collect())
+            }
+            Value::Object(o) => Value::Object(
+                o.into_iter()
+                    .map(|(k, x)| (k, rewrite(x, ids, changes)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+    let mut ids = HashMap::new();
+    collect(&v, &mut ids);
+    rewrite(v, &ids, &mut Vec::new())
 }
 
 #[test]
