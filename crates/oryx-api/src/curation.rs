@@ -455,78 +455,112 @@ impl Console {
         let owner = rt.owner(a.agent.as_deref())?;
         let view = rt.memory.view(&owner)?;
         let limit = rt.memory.archival_limit();
-        let wanted: std::collections::HashSet<&str> = a.ids.iter().map(String::as_str).collect();
-        let mut found = std::collections::HashSet::new();
-        let mut core: Vec<(bool, &Entry)> = Vec::new();
-        let mut archival: Vec<(bool, &Entry)> = Vec::new();
-        for (i, e) in view.core.iter().enumerate() {
-            let id = view.core_id(i);
-            let hit = wanted.contains(id.as_str());
-            if hit {
-                found.insert(id);
-            }
-            core.push((hit, e));
+        // Every entry with its id, section and whether it is in the prompt now.
+        struct Row<'a> {
+            e: &'a Entry,
+            id: String,
+            scope: Scope,
+            in_before: bool,
+            picked: bool,
         }
-        for (i, e) in view.archival.iter().enumerate() {
-            let id = view.archival_id(i + view.archival_offset, e);
-            let hit = wanted.contains(id.as_str());
-            if hit {
-                found.insert(id);
-            }
-            archival.push((hit, e));
-        }
-        let before_first = view.window.first_in_window;
-        let (mut new_core, mut new_arch): (Vec<Entry>, Vec<Entry>) = (Vec::new(), Vec::new());
-        let (mut entries, mut chars, mut leaving, mut entering) = (0u32, 0u32, 0u32, 0u32);
-        for (hit, e) in &core {
-            match (hit, a.action) {
-                (true, SelectionAction::Delete) | (true, SelectionAction::Archival) => {
-                    entries += 1;
-                    chars += e.line_chars() as u32;
-                    leaving += e.line_chars() as u32;
-                    if a.action == SelectionAction::Archival {
-                        new_arch.push((*e).clone());
-                    }
-                }
-                _ => new_core.push((*e).clone()),
-            }
-        }
-        for (i, (hit, e)) in archival.iter().enumerate() {
-            let in_window = i + view.archival_offset >= before_first;
-            match (hit, a.action) {
-                (true, SelectionAction::Delete) | (true, SelectionAction::Core) => {
-                    entries += 1;
-                    chars += e.line_chars() as u32;
-                    match (a.action, in_window) {
-                        (SelectionAction::Delete, true) => leaving += e.line_chars() as u32,
-                        (SelectionAction::Core, false) => entering += e.line_chars() as u32,
-                        _ => {}
-                    }
-                    if a.action == SelectionAction::Core {
-                        new_core.push((*e).clone());
-                    }
-                }
-                _ => new_arch.push((*e).clone()),
-            }
-        }
-        // Both sections stay in time order, as the stores keep them.
-        new_core.sort_by_key(|e| e.timestamp);
-        new_arch.sort_by_key(|e| e.timestamp);
-        let w = window::compute(&new_arch, limit);
-        let after = service::render_block(&new_core, &w);
-        // Archival entries moved out of the window's reach by others entering: counted in
-        // the prompt's size, which is what the person weighs.
-        let missing = a
-            .ids
+        let first = view.window.first_in_window;
+        let mut rows: Vec<Row> = view
+            .core
             .iter()
-            .filter(|id| !found.contains(id.as_str()))
-            .cloned()
+            .enumerate()
+            .map(|(i, e)| Row {
+                e,
+                id: view.core_id(i),
+                scope: Scope::Core,
+                in_before: true,
+                picked: false,
+            })
+            .chain(view.archival.iter().enumerate().map(|(i, e)| Row {
+                e,
+                id: view.archival_id(i + view.archival_offset, e),
+                scope: Scope::Archival,
+                in_before: i + view.archival_offset >= first,
+                picked: false,
+            }))
             .collect();
+        let mut missing = Vec::new();
+        for id in &a.ids {
+            if let Some(r) = rows.iter_mut().find(|r| r.id == *id) {
+                r.picked = true;
+                continue;
+            }
+            // A MEMORY.md id whose entry moved (something before it changed): its line.
+            let moved = oryx_core::memory::curate::parse_markdown_id(id)
+                .ok()
+                .and_then(|(scope, _, hash)| {
+                    let mut hits = rows.iter_mut().filter(|r| {
+                        r.scope == scope && oryx_core::memory::curate::line_hash(&r.e.line) == hash
+                    });
+                    match (hits.next(), hits.next()) {
+                        (Some(r), None) => Some(r),
+                        _ => None,
+                    }
+                });
+            match moved {
+                Some(r) => r.picked = true,
+                None => missing.push(id.clone()),
+            }
+        }
+        // The sections after the action, in time order as the stores keep them.
+        let target = match a.action {
+            SelectionAction::Delete => None,
+            SelectionAction::Core => Some(Scope::Core),
+            SelectionAction::Archival => Some(Scope::Archival),
+        };
+        let (mut entries, mut chars) = (0u32, 0u32);
+        let mut after: Vec<(Scope, usize)> = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            let acts = r.picked && target != Some(r.scope);
+            if acts {
+                entries += 1;
+                chars += r.e.line_chars() as u32;
+            }
+            match (acts, target) {
+                (true, None) => {}
+                (true, Some(t)) => after.push((t, i)),
+                (false, _) => after.push((r.scope, i)),
+            }
+        }
+        let sorted = |scope: Scope| {
+            let mut v: Vec<usize> = after
+                .iter()
+                .filter(|(s, _)| *s == scope)
+                .map(|(_, i)| *i)
+                .collect();
+            v.sort_by_key(|i| (rows[*i].e.timestamp, *i));
+            v
+        };
+        let new_core = sorted(Scope::Core);
+        let new_arch = sorted(Scope::Archival);
+        let arch_entries: Vec<Entry> = new_arch.iter().map(|i| rows[*i].e.clone()).collect();
+        let w = window::compute(&arch_entries, limit);
+        let core_entries: Vec<Entry> = new_core.iter().map(|i| rows[*i].e.clone()).collect();
+        let prompt_after = service::render_block(&core_entries, &w);
+        let mut in_after = vec![false; rows.len()];
+        for i in &new_core {
+            in_after[*i] = true;
+        }
+        for (k, i) in new_arch.iter().enumerate() {
+            in_after[*i] = k >= w.first_in_window;
+        }
+        let (mut leaving, mut entering) = (0u32, 0u32);
+        for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.picked) {
+            match (r.in_before, in_after[i]) {
+                (true, false) => leaving += r.e.line_chars() as u32,
+                (false, true) => entering += r.e.line_chars() as u32,
+                _ => {}
+            }
+        }
         Ok(ImpactDto {
             entries,
             chars,
             prompt_chars_before: view.context.chars().count() as u32,
-            prompt_chars_after: after.chars().count() as u32,
+            prompt_chars_after: prompt_after.chars().count() as u32,
             leaving_prompt_chars: leaving,
             entering_prompt_chars: entering,
             missing,
@@ -593,5 +627,56 @@ impl Console {
         let reviews = Reviews::new(&self.index_dir());
         reviews.load(&review_source(rt, &owner)).ok().flatten()?;
         self.review_of(rt, &owner).ok().map(|r| r.unreviewed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::demo_console as console;
+
+    #[test]
+    fn selection_impact_follows_the_prompt_window() {
+        let (_d, c) = console();
+        let view = c.memory_view(Some("assistant")).unwrap();
+        let last = view.archival.last().unwrap();
+        let first = &view.archival[0];
+        assert!(last.in_window && !first.in_window);
+        let ask = |ids: Vec<String>, action| {
+            c.selection_impact(&ImpactArgs {
+                agent: Some("assistant".into()),
+                ids,
+                action,
+            })
+            .unwrap()
+        };
+        // Deleting the newest entry: its characters leave the prompt (older ones may take
+        // the room it frees: the sizes come from the window rule itself).
+        let i = ask(vec![last.id.clone()], SelectionAction::Delete);
+        let chars = last.line.chars().count() as u32;
+        assert_eq!(
+            (i.entries, i.chars, i.leaving_prompt_chars),
+            (1, chars, chars)
+        );
+        assert_ne!(i.prompt_chars_after, i.prompt_chars_before);
+        // An old entry moved to core enters the prompt.
+        let i = ask(vec![first.id.clone()], SelectionAction::Core);
+        assert_eq!(i.entering_prompt_chars, first.line.chars().count() as u32);
+        assert_eq!(i.leaving_prompt_chars, 0);
+        // Moving an entry where it already is changes nothing.
+        let i = ask(vec![last.id.clone()], SelectionAction::Archival);
+        assert_eq!(
+            (i.entries, i.prompt_chars_after),
+            (0, i.prompt_chars_before)
+        );
+        // An id from before something above it moved is found again by its line.
+        let (scope, ord, _) = oryx_core::memory::curate::parse_markdown_id(&last.id).unwrap();
+        assert_eq!(scope, Scope::Archival);
+        let shifted = last
+            .id
+            .replacen(&format!("a{ord}-"), &format!("a{}-", ord + 1), 1);
+        let i = ask(vec![shifted, "a0-00000000".into()], SelectionAction::Delete);
+        assert_eq!(i.entries, 1);
+        assert_eq!(i.missing, vec!["a0-00000000".to_string()]);
     }
 }
