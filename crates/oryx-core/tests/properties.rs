@@ -340,3 +340,65 @@ proptest! {
         }
     }
 }
+
+// Issue #13: a front matter key set in place keeps every line it does not own — comments,
+// unknown keys, their order — and reads back as asked.
+fn fm_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z_]{1,8}".prop_map(|k| format!("x_{k}: keep")),
+        "[a-z ]{0,12}".prop_map(|c| format!("# {c}")),
+        Just("team:\n  lead: ann  # owner\n  size: 3".to_string()),
+        Just("description: 助理".to_string()),
+        Just("provider:\n  name: openai\n  model: gpt-4o-mini  # cheap".to_string()),
+        Just("tools: [save_memory, recall_memory]".to_string()),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn a_key_set_in_place_keeps_every_other_line(
+        lines in proptest::collection::vec(fm_line(), 0..8),
+        which in 0usize..4,
+        value in "[a-z0-9]{1,10}",
+    ) {
+        use oryx_core::yaml_edit;
+        // Keys may repeat in generated text; YAML forbids that, so keep the first of each.
+        let mut seen = std::collections::HashSet::new();
+        let lines: Vec<String> = lines
+            .into_iter()
+            .filter(|l| {
+                let key = l.split(':').next().unwrap_or("").to_string();
+                l.starts_with('#') || seen.insert(key)
+            })
+            .collect();
+        let fm = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+        let path: &[&str] = [
+            &["provider", "model"][..],
+            &["description"][..],
+            &["settings", "max_history_turns"][..],
+            &["identity", "prompt"][..],
+        ][which];
+        let v = if which == 2 {
+            serde_json::json!(value.len())
+        } else {
+            serde_json::json!(format!("v{value}"))
+        };
+        let out = yaml_edit::set(&fm, path, Some(&v)).unwrap();
+        let parsed = oryx_core::frontmatter::parse(&out).unwrap();
+        let mut got = &parsed;
+        for k in path {
+            got = &got[*k];
+        }
+        prop_assert_eq!(got, &v);
+        // Every line of the original that is not the edited key's own stays, in order.
+        let leaf = format!("{}:", path[path.len() - 1]);
+        let kept: Vec<&str> = fm
+            .lines()
+            .filter(|l| !l.trim_start().starts_with(&leaf))
+            .collect();
+        let mut it = out.lines();
+        for k in &kept {
+            prop_assert!(it.any(|l| l == *k), "lost {:?} in {:?}", k, out);
+        }
+    }
+}
