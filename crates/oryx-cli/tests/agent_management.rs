@@ -182,3 +182,56 @@ fn agents_are_created_edited_and_archived_in_the_documented_forms() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!env.root.parent().unwrap().join("outside.md").exists());
 }
+
+/// Archive and restore leave an agent's database memory (and its sessions) where they are: on
+/// sqlite the rows stay, are not listed while the agent is archived, and are back on restore.
+#[test]
+fn archive_and_restore_keep_database_memory() {
+    let env = Env::new();
+    let add = env.run(&[
+        "--backend",
+        "sqlite",
+        "memory",
+        "add",
+        "--agent",
+        "researcher",
+        "--scope",
+        "core",
+        "kept in the database",
+    ]);
+    assert!(
+        add.status.success(),
+        "{}",
+        String::from_utf8_lossy(&add.stderr)
+    );
+    let arch = env.json(&["agent", "archive", "researcher"]);
+    let out = env.run(&[
+        "--backend",
+        "sqlite",
+        "memory",
+        "show",
+        "--agent",
+        "researcher",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an archived agent is not an agent"
+    );
+    env.json(&["agent", "restore", arch["archived_name"].as_str().unwrap()]);
+    let show = env.json(&[
+        "--backend",
+        "sqlite",
+        "memory",
+        "show",
+        "--agent",
+        "researcher",
+    ]);
+    assert!(show["core"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["content"] == "kept in the database"));
+    let sessions = env.json(&["sessions", "--agent", "researcher"]);
+    assert!(sessions["total"].as_u64().unwrap_or(0) > 0, "{sessions}");
+}
