@@ -1,15 +1,19 @@
 import type {
   AgentDetail,
+  AgentFileDto,
   AgentList,
   AppendRequest,
   AppendResult,
   ArchivalPageDto,
   ArchivalPageQuery,
+  ArchivedDto,
   BootstrapFileDto,
   ChangeDto,
+  CreateAgentArgs,
   EntryRef,
   EpisodicResultDto,
   ErrorCode,
+  FieldErrorDto,
   HistoryDto,
   ImpactDto,
   IndexJobDto,
@@ -23,8 +27,10 @@ import type {
   PromptDto,
   RecallModeDto,
   RecallResult,
+  RemovalDto,
   ReviewDto,
   RootInspection,
+  RootSkillDto,
   SanitizedPreview,
   ScopeDto,
   SelectionActionDto,
@@ -104,6 +110,31 @@ export interface Backend {
    * for (absent: the session's last user message). */
   promptPreview(agent: string, sessionId: string | null, query?: string): Promise<PromptDto>;
   bootstrapFiles(): Promise<BootstrapFileDto[]>;
+  /** Writes a bootstrap file; `version` is the one it was read with (`conflict` when it changed since). */
+  saveBootstrapFile(name: string, text: string, version: string | null): Promise<BootstrapFileDto>;
+  /** Creates agents/<name>/AGENT.md (`invalid_agent_name`; `conflict` when the name is taken or
+   * an archived agent has it — `reuse_archived_name` creates it anyway). */
+  createAgent(args: CreateAgentArgs): Promise<AgentDetail>;
+  /** An agent's AGENT.md text, its version and what is wrong with it. */
+  agentFile(name: string): Promise<AgentFileDto>;
+  /** What would be wrong with `text` as the agent's AGENT.md (nothing is written). */
+  validateAgentFile(name: string, text: string): Promise<FieldErrorDto[]>;
+  /** Writes the whole AGENT.md; `conflict` when the file changed since `version`. */
+  saveAgentFile(name: string, text: string, version: string | null): Promise<AgentFileDto>;
+  /** Sets one front matter key (dotted) to a YAML value (`null` removes it), keeping the rest of
+   * the file byte for byte. */
+  setAgentKey(name: string, key: string, value: string, version: string | null): Promise<AgentFileDto>;
+  /** The skills under the root's skills/ folder. */
+  rootSkills(): Promise<RootSkillDto[]>;
+  setAgentSkills(name: string, add: string[], remove: string[]): Promise<AgentDetail>;
+  archiveAgent(name: string): Promise<ArchivedDto>;
+  listArchived(): Promise<ArchivedDto[]>;
+  /** `conflict` when the name is taken: restore under `asName`. */
+  restoreAgent(archivedName: string, asName?: string): Promise<AgentDetail>;
+  /** What deleting an archived agent would remove. */
+  archivedRemoval(archivedName: string): Promise<RemovalDto>;
+  /** `expectFiles`: the count the confirmation showed (more files since refuses). */
+  deleteArchived(archivedName: string, expectFiles: number): Promise<RemovalDto>;
   getSettings(): Promise<SettingsView>;
   updateSettings(s: SettingsDto): Promise<SettingsView>;
   inspectRoot(path: string, dbPath: string | null): Promise<RootInspection>;

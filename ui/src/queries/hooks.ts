@@ -125,7 +125,7 @@ export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: Ch
       return;
     case "agents":
       await Promise.all(
-        [qk.agents, qk.agentAll, qk.prompt(), qk.files].map((queryKey) => qc.invalidateQueries({ queryKey })),
+        [qk.agents, qk.agentAll, qk.agentFileAll, qk.archived, qk.rootSkills, qk.prompt(), qk.files].map((queryKey) => qc.invalidateQueries({ queryKey })),
       );
       return;
     case "sessions":

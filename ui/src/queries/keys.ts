@@ -44,5 +44,10 @@ export const qk = {
    * for `query` (null: the session's last user message). */
   promptWith: (agent: string, sessionId: string | null, query: string | null = null) => ["prompt", agent, sessionId, query] as const,
   files: ["files"] as const,
+  /** An agent's AGENT.md as text with its version. */
+  agentFile: (name: string) => ["agent-file", name] as const,
+  agentFileAll: ["agent-file"] as const,
+  archived: ["archived"] as const,
+  rootSkills: ["root-skills"] as const,
   inspect: (path: string, dbPath: string | null) => ["inspect", path, dbPath] as const,
 };

@@ -18,6 +18,9 @@ import { WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
 import { useAgents } from "../../queries/hooks";
 import { href, navigate } from "../../router";
+import { ArchivedSection } from "./ArchivedSection";
+import { ArchiveToast } from "./ArchiveToast";
+import { CreateAgentDialog } from "./CreateAgentDialog";
 
 const col = createColumnHelper<AgentSummary>();
 
@@ -110,15 +113,27 @@ function columns(t: TFunction, num: (n: number) => string) {
 export function AgentsPage() {
   const q = useAgents();
   const { t } = useI18n();
+  const [creating, setCreating] = useState(false);
   return (
     <div className="page">
       <div className="page-head">
         <h1>{t("agents.title")}</h1>
         {q.data ? <span className="page-sub">{t("agents.subtitle", { n: q.data.agents.length, root: q.data.root })}</span> : null}
+        <span className="spacer" />
+        <button type="button" className="btn btn-primary" onClick={() => setCreating(true)} data-testid="agent-new">
+          {t("create.button")}
+        </button>
       </div>
       <Loadable query={q} rows={8}>
-        {(data) => <AgentsTable data={data} />}
+        {(data) => (
+          <>
+            <AgentsTable data={data} />
+            <ArchivedSection />
+          </>
+        )}
       </Loadable>
+      {creating ? <CreateAgentDialog onClose={() => setCreating(false)} /> : null}
+      <ArchiveToast />
     </div>
   );
 }

@@ -1,4 +1,8 @@
-import type { ReactNode } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { useState, type ReactNode } from "react";
+
+import { BackendError, useBackend } from "../../backend";
+import { Dialog } from "../../components/Dialog";
 
 import type { AgentDetail } from "../../backend/types";
 import { Icon } from "../../components/Icon";
@@ -7,7 +11,11 @@ import { Empty, Loadable } from "../../components/States";
 import { WarningBadge, WarningList } from "../../components/Warnings";
 import { useI18n } from "../../i18n";
 import { useAgent, useFiles } from "../../queries/hooks";
-import { href } from "../../router";
+import { href, navigate } from "../../router";
+import { AgentEditor } from "./AgentEditor";
+import { announceArchived } from "./ArchiveToast";
+import { useInvalidateAgents } from "./manage";
+import { SkillsPicker } from "./SkillsPicker";
 
 export function OverviewTab({ name }: { name: string }) {
   const q = useAgent(name);
@@ -27,13 +35,71 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+/** Archive with a confirmation; the agents list then shows the Undo toast. */
+function ArchiveButton({ name }: { name: string }) {
+  const { t } = useI18n();
+  const b = useBackend();
+  const invalidate = useInvalidateAgents();
+  const [asking, setAsking] = useState(false);
+  const archive = useMutation({
+    mutationFn: () => b.archiveAgent(name),
+    onSuccess: async (r) => {
+      setAsking(false);
+      announceArchived(r);
+      navigate({ page: "agents" });
+      await invalidate();
+    },
+  });
+  return (
+    <>
+      <button type="button" className="btn btn-danger" onClick={() => setAsking(true)} data-testid="agent-archive">
+        <Icon name="trash" size={13} /> {t("archive.button")}
+      </button>
+      {asking ? (
+        <Dialog
+          title={t("archive.confirmTitle", { name })}
+          onEscape={() => setAsking(false)}
+          testId="archive-confirm"
+          footer={
+            <>
+              <button type="button" className="btn" onClick={() => setAsking(false)}>
+                {t("edit.cancel")}
+              </button>
+              <button type="button" className="btn btn-danger" disabled={archive.isPending} onClick={() => archive.mutate()} data-autofocus data-testid="archive-confirm-ok">
+                {t("archive.button")}
+              </button>
+            </>
+          }
+        >
+          <p>{t("archive.confirmText", { name })}</p>
+          {archive.error ? (
+            <div className="inline-error" role="alert" data-testid="archive-error">
+              {BackendError.from(archive.error).message}
+            </div>
+          ) : null}
+        </Dialog>
+      ) : null}
+    </>
+  );
+}
+
 function Overview({ a }: { a: AgentDetail }) {
   const { t } = useI18n();
   const files = useFiles();
+  const [editing, setEditing] = useState(false);
+  const [pickingSkills, setPickingSkills] = useState(false);
   const none = <span className="muted">{t("common.none")}</span>;
   const s = a.summary;
   return (
     <div className="overview">
+      <div className="toolbar overview-actions">
+        <button type="button" className={editing ? "btn btn-primary" : "btn"} aria-pressed={editing} onClick={() => setEditing(!editing)} data-testid="agent-edit">
+          <Icon name="pencil" size={13} /> {t("edit.button")}
+        </button>
+        <span className="spacer" />
+        <ArchiveButton name={s.name} />
+      </div>
+      {editing ? <AgentEditor a={a} onDone={() => setEditing(false)} /> : null}
       <WarningList warnings={s.warnings} testId="overview-warnings" />
       {!s.has_agent_md ? <div className="banner banner-warn">{t("overview.noAgentMd")}</div> : null}
       <div className="overview-grid">
@@ -83,8 +149,17 @@ function Overview({ a }: { a: AgentDetail }) {
         </section>
         <div className="overview-side">
           <section className="card">
-            <h2>{t("overview.skills")}</h2>
-            {a.skills.length === 0 ? (
+            <div className="part-head">
+              <h2>{t("overview.skills")}</h2>
+              <span className="spacer" />
+              {!pickingSkills ? (
+                <button type="button" className="btn btn-small" onClick={() => setPickingSkills(true)} data-testid="skills-edit">
+                  {t("skills.edit")}
+                </button>
+              ) : null}
+            </div>
+            {pickingSkills ? <SkillsPicker a={a} onClose={() => setPickingSkills(false)} /> : null}
+            {pickingSkills ? null : a.skills.length === 0 ? (
               <Empty>{t("overview.noSkills")}</Empty>
             ) : (
               <ul className="list" data-testid="skills">
