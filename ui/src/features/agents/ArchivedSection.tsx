@@ -114,6 +114,10 @@ function DeleteArchivedDialog({ a, onClose }: { a: ArchivedDto; onClose: () => v
       await invalidate();
       onClose();
     },
+    // Files were added or removed since the count shown: show the new count.
+    onError: (e) => {
+      if (isConflict(e)) void removal.refetch();
+    },
   });
   const r = removal.data;
   return (
