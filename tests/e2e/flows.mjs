@@ -1,6 +1,6 @@
 // The user flows both end-to-end suites run (desktop window and browser), over a small `ui`
 // driver interface: waitVisible, click, fill, text, count, attrs, select, goto, eval, shot.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryFile, waitFor } from "./fixtures.mjs";
 
@@ -237,6 +237,60 @@ export const flows = [
       const marked = await ui.text('[data-testid="message"][aria-current="true"]');
       if (!marked.includes(said)) throw new Error(`the highlighted message is ${marked}`);
       await ui.shot("session-from-episodic");
+    },
+  ],
+  [
+    "manages an agent: creates e2e-helper, changes its model in the form, attaches a skill, archives and restores it — AGENT.md on disk after each step",
+    async (ui, fx) => {
+      const dir = join(fx.root1, "agents", "e2e-helper");
+      const agentMd = () => readFileSync(join(dir, "AGENT.md"), "utf8");
+      await ui.goto("#/agents");
+      await ui.click('[data-testid="agent-new"]');
+      await ui.waitVisible('[data-testid="create-agent"]');
+      await ui.fill('[data-testid="create-name"]', "e2e-helper");
+      await ui.fill('[data-testid="create-description"]', "Helps the e2e suite");
+      await ui.fill('[data-testid="create-model"]', "gpt-4o");
+      await ui.click('[data-testid="create-submit"]');
+      await waitFor("the new agent's page", async () => (await ui.eval("window.location.hash")) === "#/agents/e2e-helper/overview");
+      let text = await waitFor("AGENT.md on disk", () => existsSync(join(dir, "AGENT.md")) && agentMd());
+      if (!/^name: e2e-helper$/m.test(text) || !/^\s+model: gpt-4o$/m.test(text) || !text.includes("description: Helps the e2e suite")) {
+        throw new Error(`AGENT.md after create_agent: ${text}`);
+      }
+      // The form: one field changed, one set_agent_key; the rest of the file stays as it was.
+      await ui.click('[data-testid="agent-edit"]');
+      await ui.waitVisible('[data-testid="agent-form"]');
+      await ui.fill('[data-testid="agent-field-provider-model"]', "gpt-4.1-mini");
+      await ui.click('[data-testid="agent-form-save"]');
+      const before = text;
+      text = await waitFor("the new model on disk", () => /^\s+model: gpt-4\.1-mini$/m.test(agentMd()) && agentMd());
+      if (text !== before.replace(/^(\s+model:) gpt-4o$/m, "$1 gpt-4.1-mini")) throw new Error(`set_agent_key changed more than the model:\n${before}\n→\n${text}`);
+      await ui.click('[data-testid="edit-done"]');
+      // A skill: a link under the agent's skills/, AGENT.md untouched.
+      await ui.click('[data-testid="skills-edit"]');
+      await ui.click('[data-testid="skill-check-calendar"]');
+      await ui.click('[data-testid="skills-save"]');
+      await waitFor("the skill link", () => existsSync(join(dir, "skills", "calendar")) && lstatSync(join(dir, "skills", "calendar")).isSymbolicLink());
+      await ui.waitVisible('[data-testid="skills"]');
+      if (agentMd() !== text) throw new Error(`AGENT.md changed when a skill was attached: ${agentMd()}`);
+      // Archive: the folder moves under archive/; the list says so with an Undo.
+      await ui.click('[data-testid="agent-archive"]');
+      await ui.click('[data-testid="archive-confirm-ok"]');
+      await waitFor("the agents list", async () => (await ui.eval("window.location.hash")) === "#/agents");
+      await ui.waitVisible('[data-testid="toast-undo"]');
+      await waitFor("the folder gone", () => !existsSync(dir));
+      const archived = readdirSync(join(fx.root1, "archive")).filter((n) => n.startsWith("e2e-helper"));
+      if (archived.length !== 1 || readFileSync(join(fx.root1, "archive", archived[0], "AGENT.md"), "utf8") !== text) {
+        throw new Error(`archive holds ${archived.join(", ")}`);
+      }
+      // Restore from the Archived agents section.
+      await ui.click('[data-testid="toast-close"]');
+      await ui.click('[data-testid="archived-toggle"]');
+      await ui.click(`[data-testid="archived-${archived[0]}"] [data-testid="archived-restore"]`);
+      await waitFor("the restored agent's page", async () => (await ui.eval("window.location.hash")) === "#/agents/e2e-helper/overview");
+      await waitFor("AGENT.md back", () => existsSync(join(dir, "AGENT.md")) && agentMd() === text);
+      if (!existsSync(join(dir, "skills", "calendar"))) throw new Error("the skill link did not come back");
+      await ui.waitVisible('[data-testid="front-matter"]');
+      if (!(await ui.text('[data-testid="front-matter"]')).includes("gpt-4.1-mini")) throw new Error("the overview does not show the restored model");
     },
   ],
   [
