@@ -199,6 +199,12 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("inspect_root", json!({"path": "relative/path"})),
         ("test_mem0", stored.clone()),
         ("create_sample_root", json!({"path": "relative"})),
+        ("memory_health", json!({"agent": "assistant"})),
+        ("memory_health", json!({"agent": "assistant", "checks": ["nope"]})),
+        (
+            "dismiss_finding",
+            json!({"agent": "assistant", "check": "stale", "entry_ids": ["zz"]}),
+        ),
         // Agent management: reads, and writes each host is refused the same way.
         ("create_agent", json!({"name": "../x"})),
         ("create_agent", json!({"name": "assistant"})),

@@ -295,6 +295,24 @@ export type BootstrapFileDto = {
 	version: string,
 };
 
+export type BudgetDto = BudgetDto_Serialize | BudgetDto_Deserialize;
+
+export type BudgetDto_Deserialize = {
+	prompt_chars: number,
+	core_chars: number,
+	core_share: number | null,
+	core_added_30d: number,
+	window_reach_days?: number | null,
+};
+
+export type BudgetDto_Serialize = {
+	prompt_chars: number,
+	core_chars: number,
+	core_share: number | null,
+	core_added_30d: number,
+	window_reach_days: number | null,
+};
+
 /**  One change of the history. */
 export type ChangeDto = ChangeDto_Serialize | ChangeDto_Deserialize;
 
@@ -421,6 +439,20 @@ export type DiffDto_Deserialize = {
 export type DiffDto_Serialize = {
 	before: SnapDto_Serialize | null,
 	after: SnapDto_Serialize | null,
+};
+
+export type DismissArgs = DismissArgs_Serialize | DismissArgs_Deserialize;
+
+export type DismissArgs_Deserialize = {
+	agent?: string | null,
+	check: string,
+	entry_ids: string[],
+};
+
+export type DismissArgs_Serialize = {
+	agent: string | null,
+	check: string,
+	entry_ids: string[],
 };
 
 export type EditArgs = EditArgs_Serialize | EditArgs_Deserialize;
@@ -642,6 +674,76 @@ export type FieldErrorDto = {
 	/**  The front matter key (`provider.model`); empty for the whole text. */
 	key: string,
 	message: string,
+};
+
+export type FindingDto = FindingDto_Serialize | FindingDto_Deserialize;
+
+export type FindingDto_Deserialize = {
+	check: string,
+	kind: string,
+	entry_ids: string[],
+	reason: string,
+	fix?: FixDto_Deserialize | null,
+};
+
+export type FindingDto_Serialize = {
+	check: string,
+	kind: string,
+	entry_ids: string[],
+	reason: string,
+	fix: FixDto_Serialize | null,
+};
+
+export type FixDto = FixDto_Serialize | FixDto_Deserialize;
+
+export type FixDto_Deserialize = {
+	/**  `delete` (of `ids`) or `edit` (of `id`, to `content`). */
+	op: string,
+	ids: string[],
+	content?: string | null,
+};
+
+export type FixDto_Serialize = {
+	/**  `delete` (of `ids`) or `edit` (of `id`, to `content`). */
+	op: string,
+	ids: string[],
+	content: string | null,
+};
+
+export type HealthArgs = HealthArgs_Serialize | HealthArgs_Deserialize;
+
+export type HealthArgs_Deserialize = {
+	agent?: string | null,
+	/**  Some of secrets, pii, duplicates, stale, budget (default: all). */
+	checks?: string[] | null,
+	/**  Time-relative entries older than this many days are stale (default 7). */
+	stale_after_days?: number | null,
+};
+
+export type HealthArgs_Serialize = {
+	agent: string | null,
+	/**  Some of secrets, pii, duplicates, stale, budget (default: all). */
+	checks: string[] | null,
+	/**  Time-relative entries older than this many days are stale (default 7). */
+	stale_after_days: number | null,
+};
+
+export type HealthDto = HealthDto_Serialize | HealthDto_Deserialize;
+
+export type HealthDto_Deserialize = {
+	agent?: string | null,
+	findings: FindingDto_Deserialize[],
+	budget?: BudgetDto_Deserialize | null,
+	/**  Findings left out because a person dismissed them. */
+	dismissed: number,
+};
+
+export type HealthDto_Serialize = {
+	agent: string | null,
+	findings: FindingDto_Serialize[],
+	budget: BudgetDto_Serialize | null,
+	/**  Findings left out because a person dismissed them. */
+	dismissed: number,
 };
 
 export type HistoryArgs = HistoryArgs_Serialize | HistoryArgs_Deserialize;
@@ -1081,6 +1183,8 @@ export type Operations_Deserialize = {
 	restore_entry: Signature<RestoreArgs_Deserialize, ChangeDto_Deserialize>,
 	review_status: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
 	mark_reviewed: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
+	memory_health: Signature<HealthArgs_Deserialize, HealthDto_Deserialize>,
+	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	build_index: Signature<AgentArgs_Deserialize, IndexJobDto_Deserialize>,
@@ -1136,6 +1240,8 @@ export type Operations_Serialize = {
 	restore_entry: Signature<RestoreArgs_Serialize, ChangeDto_Serialize>,
 	review_status: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
 	mark_reviewed: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
+	memory_health: Signature<HealthArgs_Serialize, HealthDto_Serialize>,
+	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
 	build_index: Signature<AgentArgs_Serialize, IndexJobDto_Serialize>,

@@ -10,6 +10,7 @@ pub mod dto;
 pub mod error;
 pub mod exclusive;
 pub mod files;
+pub mod health;
 pub mod memory;
 pub mod memory_page;
 pub mod migrate;

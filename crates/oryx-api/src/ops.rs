@@ -11,6 +11,7 @@ use specta::Type;
 use crate::agent_admin::*;
 use crate::curation::*;
 use crate::dto::*;
+use crate::health::*;
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
 
@@ -323,6 +324,10 @@ operations! {
     mark_reviewed(AgentArgs) -> ReviewDto,
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.mark_reviewed(given(&a.agent));
+    /// Health findings (secrets, personal data, duplicates, stale) and the prompt budget
+    memory_health(HealthArgs) -> HealthDto => |c, a| c.memory_health(&a);
+    /// Hide a finding on these entries from now on
+    dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);
     /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
     recall_memory(RecallArgs) -> RecallResult
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);

@@ -291,6 +291,15 @@ enum MemoryCmd {
         #[arg(long)]
         agent: Option<String>,
     },
+    /// What is risky or stale in the entries (secrets, personal data, duplicates, stale
+    /// time-relative entries) and the prompt budget, each finding with its fix
+    Health {
+        #[arg(long)]
+        agent: Option<String>,
+        /// Some of secrets,pii,duplicates,stale,budget (default: all)
+        #[arg(long, value_delimiter = ',')]
+        check: Vec<String>,
+    },
     /// Entries added or changed since the last review; --mark marks every entry reviewed
     Review {
         #[arg(long)]
@@ -669,6 +678,14 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             json,
         ),
         MemoryCmd::Redo { agent } => render::change(&console.redo_change(agent.as_deref())?, json),
+        MemoryCmd::Health { agent, check } => {
+            let args = oryx_api::health::HealthArgs {
+                agent,
+                checks: (!check.is_empty()).then_some(check),
+                stale_after_days: None,
+            };
+            render::health(&console.memory_health(&args)?, json)
+        }
         MemoryCmd::Review { agent, mark } => {
             let r = match mark {
                 true => console.mark_reviewed(agent.as_deref())?,

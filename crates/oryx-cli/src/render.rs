@@ -229,6 +229,38 @@ pub fn history(h: &HistoryDto, json: bool) {
     }
 }
 
+pub fn health(h: &oryx_api::health::HealthDto, json: bool) {
+    if json {
+        return print_json(h);
+    }
+    if h.findings.is_empty() {
+        println!("no findings");
+    }
+    for f in &h.findings {
+        println!("[{}] {}: {}", f.check, f.entry_ids.join(" "), f.reason);
+        if let Some(fix) = &f.fix {
+            match &fix.content {
+                Some(c) => println!("    fix: edit {} to {c:?}", fix.ids.join(" ")),
+                None => println!("    fix: {} {}", fix.op, fix.ids.join(" ")),
+            }
+        }
+    }
+    if h.dismissed > 0 {
+        println!("({} dismissed)", h.dismissed);
+    }
+    if let Some(b) = &h.budget {
+        println!(
+            "budget: prompt {} chars, core {} ({:.0}%), {} core entries added in 30 days, window reaches back {}",
+            b.prompt_chars,
+            b.core_chars,
+            b.core_share * 100.0,
+            b.core_added_30d,
+            b.window_reach_days
+                .map_or("-".to_string(), |d| format!("{d} days"))
+        );
+    }
+}
+
 pub fn review(r: &ReviewDto, json: bool) {
     if json {
         return print_json(r);

@@ -426,3 +426,44 @@ fn a_console_killed_mid_delete_leaves_old_or_new_and_a_history_that_agrees() {
     );
     assert!(got_new > 0, "the delete that was let finish is there");
 }
+
+/// Issue #15's CLI form: `memory health --json` lists findings with the entry ids and a fix
+/// that is one curation operation; applying it clears the finding.
+#[test]
+fn memory_health_finds_a_planted_secret_and_its_fix_clears_it() {
+    let env = Env::new("markdown");
+    let a = ["--agent", "assistant"];
+    env.json(
+        "markdown",
+        &[
+            "memory",
+            "add",
+            a[0],
+            a[1],
+            "--scope",
+            "archival",
+            "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 for CI",
+        ],
+    );
+    let h = env.json(
+        "markdown",
+        &["memory", "health", a[0], a[1], "--check", "secrets,pii"],
+    );
+    let f = &h["findings"][0];
+    assert_eq!(f["check"], "secrets", "{h}");
+    assert_eq!(f["kind"], "github_token");
+    let id = f["entry_ids"][0].as_str().unwrap();
+    let fixed = f["fix"]["content"].as_str().unwrap();
+    assert!(!fixed.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    env.json("markdown", &["memory", "edit", a[0], a[1], id, fixed]);
+    let h = env.json(
+        "markdown",
+        &["memory", "health", a[0], a[1], "--check", "secrets"],
+    );
+    assert_eq!(h["findings"].as_array().unwrap().len(), 0, "{h}");
+    // The demo root's own entries: no secret, no personal data (false positives: 0).
+    let b = env.json("markdown", &["memory", "health", a[0], a[1]]);
+    assert!(b["budget"]["prompt_chars"].as_u64().unwrap() > 0);
+    let out = env.run("markdown", &["memory", "health", "--check", "bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+}

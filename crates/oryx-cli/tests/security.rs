@@ -739,6 +739,14 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
         "POST",
         At::Json(r#"/api/v1/console/mark_reviewed|{"agent":{}}"#),
     ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/memory_health|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/dismiss_finding|{"agent":{},"check":"stale","entry_ids":[]}"#),
+    ),
     // Agent management: every name-taking operation.
     (
         "POST",

@@ -5,6 +5,7 @@ pub mod curate;
 pub mod curation;
 pub mod entry;
 pub mod format;
+pub mod health;
 pub mod history;
 pub mod journal;
 pub mod markdown;

@@ -47,6 +47,20 @@ impl Reviews {
         }
     }
 
+    /// Health findings a person dismissed, kept the same way (keys: check and entry).
+    pub fn dismissals(index_dir: &Path) -> Reviews {
+        Reviews {
+            dir: index_dir.join("dismissed"),
+        }
+    }
+
+    /// Adds keys to what is recorded (a dismissal adds to the earlier ones).
+    pub fn add(&self, source: &str, keys: &[u64]) -> Result<Reviewed> {
+        let mut all = self.load(source)?.map(|r| r.keys).unwrap_or_default();
+        all.extend_from_slice(keys);
+        self.mark(source, all)
+    }
+
     /// `source`: where the owner's entries live (a file, a database and owner, a server and
     /// user): reviews follow the data, not the agent's name alone.
     fn file(&self, source: &str) -> PathBuf {

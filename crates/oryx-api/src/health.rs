@@ -1,0 +1,219 @@
+//! Memory health (issue #15): findings per owner with a one-operation fix, dismissals, and the
+//! prompt budget.
+
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "specta")]
+use specta::Type;
+
+use oryx_core::memory::health::{self, Check, Fix, Item, Options};
+use oryx_core::memory::review::{entry_key, Reviews};
+use oryx_core::memory::Scope;
+use oryx_core::names::Owner;
+
+use crate::console::{Console, Runtime};
+use crate::error::{ApiError, ApiResult};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct HealthArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Some of secrets, pii, duplicates, stale, budget (default: all).
+    #[serde(default)]
+    pub checks: Option<Vec<String>>,
+    /// Time-relative entries older than this many days are stale (default 7).
+    #[serde(default)]
+    pub stale_after_days: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct DismissArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub check: String,
+    pub entry_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct FixDto {
+    /// `delete` (of `ids`) or `edit` (of `id`, to `content`).
+    pub op: String,
+    pub ids: Vec<String>,
+    pub content: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct FindingDto {
+    pub check: String,
+    pub kind: String,
+    pub entry_ids: Vec<String>,
+    pub reason: String,
+    pub fix: Option<FixDto>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct BudgetDto {
+    pub prompt_chars: u32,
+    pub core_chars: u32,
+    pub core_share: f64,
+    pub core_added_30d: u32,
+    pub window_reach_days: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct HealthDto {
+    pub agent: Option<String>,
+    pub findings: Vec<FindingDto>,
+    pub budget: Option<BudgetDto>,
+    /// Findings left out because a person dismissed them.
+    pub dismissed: u32,
+}
+
+fn source(rt: &Runtime, owner: &Owner) -> String {
+    format!(
+        "{}\u{0}{}\u{0}{}",
+        rt.memory.backend().as_str(),
+        rt.memory.store().location(owner),
+        owner.db_key()
+    )
+}
+
+fn dismiss_key(check: &str, entry: u64) -> u64 {
+    entry ^ oryx_core::memory::curate::line_hash(check) as u64
+}
+
+impl Console {
+    pub fn memory_health(&self, a: &HealthArgs) -> ApiResult<HealthDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        let checks = match &a.checks {
+            None => Check::ALL.to_vec(),
+            Some(list) => list
+                .iter()
+                .map(|c| {
+                    Check::parse(c).ok_or_else(|| {
+                        ApiError::invalid(format!(
+                            "unknown check {c:?}: use secrets, pii, duplicates, stale or budget"
+                        ))
+                    })
+                })
+                .collect::<ApiResult<_>>()?,
+        };
+        let view = rt.memory.view(&owner)?;
+        let mut items = Vec::with_capacity(view.core.len() + view.archival.len());
+        let mut keys = std::collections::HashMap::new();
+        for (i, e) in view.core.iter().enumerate() {
+            let id = view.core_id(i);
+            keys.insert(id.clone(), entry_key(Scope::Core, e));
+            items.push(Item {
+                id,
+                scope: Scope::Core,
+                entry: e,
+            });
+        }
+        for (i, e) in view.archival.iter().enumerate() {
+            let id = view.archival_id(i + view.archival_offset, e);
+            keys.insert(id.clone(), entry_key(Scope::Archival, e));
+            items.push(Item {
+                id,
+                scope: Scope::Archival,
+                entry: e,
+            });
+        }
+        let opts = Options {
+            checks,
+            stale_after_days: a.stale_after_days.map_or(7, i64::from),
+            ..Options::default()
+        };
+        let (findings, budget) = health::run(&items, Some(&view), &opts);
+        let dismissed = Reviews::dismissals(&self.index_dir()).load(&source(&rt, &owner))?;
+        let is_dismissed = |f: &health::Finding| {
+            dismissed.as_ref().is_some_and(|d| {
+                f.entry_ids.iter().all(|id| {
+                    keys.get(id)
+                        .is_some_and(|k| d.has(dismiss_key(f.check.as_str(), *k)))
+                })
+            })
+        };
+        let total = findings.len();
+        let shown: Vec<FindingDto> = findings
+            .iter()
+            .filter(|f| !is_dismissed(f))
+            .map(|f| FindingDto {
+                check: f.check.as_str().to_string(),
+                kind: f.kind.clone(),
+                entry_ids: f.entry_ids.clone(),
+                reason: f.reason.clone(),
+                fix: f.fix.as_ref().map(|x| match x {
+                    Fix::Delete { ids } => FixDto {
+                        op: "delete".into(),
+                        ids: ids.clone(),
+                        content: None,
+                    },
+                    Fix::Edit { id, content } => FixDto {
+                        op: "edit".into(),
+                        ids: vec![id.clone()],
+                        content: Some(content.clone()),
+                    },
+                }),
+            })
+            .collect();
+        Ok(HealthDto {
+            agent: owner.agent_name().map(str::to_string),
+            dismissed: (total - shown.len()) as u32,
+            findings: shown,
+            budget: budget.map(|b| BudgetDto {
+                prompt_chars: b.prompt_chars as u32,
+                core_chars: b.core_chars as u32,
+                core_share: b.core_share,
+                core_added_30d: b.core_added_30d as u32,
+                window_reach_days: b.window_reach_days,
+            }),
+        })
+    }
+
+    /// Hides a finding of `check` on these entries from now on (until an entry changes).
+    pub fn dismiss_finding(&self, a: &DismissArgs) -> ApiResult<HealthDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        Check::parse(&a.check)
+            .ok_or_else(|| ApiError::invalid(format!("unknown check {:?}", a.check)))?;
+        let view = rt.memory.view(&owner)?;
+        let mut keys = Vec::new();
+        for id in &a.entry_ids {
+            let found = view
+                .core
+                .iter()
+                .enumerate()
+                .find(|(i, _)| view.core_id(*i) == *id)
+                .map(|(_, e)| entry_key(Scope::Core, e))
+                .or_else(|| {
+                    view.archival
+                        .iter()
+                        .enumerate()
+                        .find(|(i, e)| view.archival_id(i + view.archival_offset, e) == *id)
+                        .map(|(_, e)| entry_key(Scope::Archival, e))
+                });
+            match found {
+                Some(k) => keys.push(dismiss_key(&a.check, k)),
+                None => {
+                    return Err(ApiError::new(
+                        crate::ErrorCode::NotFound,
+                        format!("no memory entry with id {id:?}"),
+                    ))
+                }
+            }
+        }
+        Reviews::dismissals(&self.index_dir()).add(&source(&rt, &owner), &keys)?;
+        drop(rt);
+        self.memory_health(&HealthArgs {
+            agent: a.agent.clone(),
+            ..HealthArgs::default()
+        })
+    }
+}
