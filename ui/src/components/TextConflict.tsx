@@ -1,13 +1,25 @@
 import { diffWords } from "../features/memory/diff";
 import { useI18n } from "../i18n";
 
+/** An unchanged run longer than a few lines keeps two lines of context on each side of the
+ * changes around it; the rest is one "N unchanged lines" marker. */
+export function foldSame(text: string, first: boolean, last: boolean): { head: string; hidden: number; tail: string } | null {
+  const lines = text.split("\n");
+  const head = first ? [] : lines.slice(0, 3);
+  const tail = last ? [] : lines.slice(-3);
+  const hidden = lines.length - head.length - tail.length;
+  if (hidden < 3) return null;
+  return { head: head.join("\n"), hidden, tail: tail.join("\n") };
+}
+
 /** What changed between two texts, words removed and added (presentation only). */
 export function TextDiff({ before, after, testId }: { before: string; after: string; testId?: string }) {
   const { t } = useI18n();
   if (before === after) return <p className="muted" data-testid={testId}>{t("edit.noChanges")}</p>;
+  const segs = diffWords(before, after);
   return (
     <pre className="part-text text-diff" data-testid={testId}>
-      {diffWords(before, after).map((s, i) =>
+      {segs.map((s, i) =>
         s.kind === "del" ? (
           <del key={i} className="diff-del">
             {s.text}
@@ -17,10 +29,23 @@ export function TextDiff({ before, after, testId }: { before: string; after: str
             {s.text}
           </ins>
         ) : (
-          <span key={i}>{s.text}</span>
+          <Same key={i} text={s.text} first={i === 0} last={i === segs.length - 1} />
         ),
       )}
     </pre>
+  );
+}
+
+function Same({ text, first, last }: { text: string; first: boolean; last: boolean }) {
+  const { t } = useI18n();
+  const f = foldSame(text, first, last);
+  if (!f) return <span>{text}</span>;
+  return (
+    <span>
+      {f.head ? `${f.head}\n` : null}
+      <span className="diff-fold">{t("edit.folded", { n: f.hidden })}</span>
+      {f.tail ? `\n${f.tail}` : "\n"}
+    </span>
   );
 }
 

@@ -73,38 +73,47 @@ function ErrorList({ errors, testId }: { errors: readonly FieldErrorDto[]; testI
   );
 }
 
+/** The console's field message without the key it starts with (the field already shows it). */
+function fieldMessage(key: string, message: string): string {
+  return message.startsWith(`${key}: `) ? message.slice(key.length + 2) : message;
+}
+
 function FormEditor({ a, file }: { a: AgentDetail; file: AgentFileDto }) {
   const { t } = useI18n();
   const b = useBackend();
   const invalidate = useInvalidateAgents();
   const initial = Object.fromEntries(FIELDS.map((f) => [f.key, f.initial(a)]));
-  const [values, setValues] = useState<Record<string, string>>(initial);
+  // Only fields the user typed in are theirs; the others follow the file (a save, another program).
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const values: Record<string, string> = { ...initial, ...edits };
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
-  const changed = FIELDS.filter((f) => values[f.key] !== initial[f.key]);
+  const changed = FIELDS.filter((f) => f.key in edits && edits[f.key] !== initial[f.key]);
   const fileErrors = errorsByKey(file.errors);
   const save = useMutation({
     // One set_agent_key per changed field, in order, each with the version the last one left.
     mutationFn: async () => {
       let version = file.version;
       const errs: Record<string, string> = {};
-      let last: AgentFileDto | null = null;
+      let wrote = false;
+      let conflict = false;
       for (const f of changed) {
         try {
-          last = await b.setAgentKey(a.summary.name, f.key, yamlValue(values[f.key] ?? "", f.kind), version);
-          version = last.version;
+          version = (await b.setAgentKey(a.summary.name, f.key, yamlValue(values[f.key] ?? "", f.kind), version)).version;
+          wrote = true;
         } catch (e) {
           const be = BackendError.from(e);
-          errs[f.key] = be.code === "conflict" ? t("edit.fieldConflict") : be.message;
+          conflict = be.code === "conflict";
+          errs[f.key] = conflict ? t("edit.fieldConflict") : fieldMessage(f.key, be.message);
           break;
         }
       }
-      return { errs, last };
+      return { errs, reload: wrote || conflict };
     },
-    onSuccess: async ({ errs, last }) => {
+    onSuccess: async ({ errs, reload }) => {
       setFieldErrors(errs);
       setSaved(Object.keys(errs).length === 0);
-      if (last) await invalidate();
+      if (reload) await invalidate();
     },
   });
   return (
@@ -122,7 +131,7 @@ function FormEditor({ a, file }: { a: AgentDetail; file: AgentFileDto }) {
         </div>
       ) : null}
       {FIELDS.map((f) => {
-        const err = fieldErrors[f.key] ?? fileErrors.get(f.key)?.join("; ");
+        const err = fieldErrors[f.key] ?? fileErrors.get(f.key)?.map((m) => fieldMessage(f.key, m)).join("; ");
         const props = {
           id: fieldId(f.key),
           value: values[f.key] ?? "",
@@ -132,7 +141,7 @@ function FormEditor({ a, file }: { a: AgentDetail; file: AgentFileDto }) {
         };
         const onChange = (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
           setSaved(false);
-          setValues((v) => ({ ...v, [f.key]: e.target.value }));
+          setEdits((v) => ({ ...v, [f.key]: e.target.value }));
         };
         return (
           <div key={f.key} className="form-row-pair">
@@ -154,7 +163,7 @@ function FormEditor({ a, file }: { a: AgentDetail; file: AgentFileDto }) {
         <button type="submit" className="btn btn-primary" disabled={changed.length === 0 || save.isPending} data-testid="agent-form-save">
           {save.isPending ? t("edit.saving") : t("edit.saveFields", { n: changed.length })}
         </button>
-        <button type="button" className="btn" disabled={changed.length === 0 || save.isPending} onClick={() => (setValues(initial), setFieldErrors({}))} data-testid="agent-form-reset">
+        <button type="button" className="btn" disabled={changed.length === 0 || save.isPending} onClick={() => (setEdits({}), setFieldErrors({}))} data-testid="agent-form-reset">
           {t("edit.cancel")}
         </button>
         {saved && changed.length === 0 ? (

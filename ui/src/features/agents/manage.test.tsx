@@ -108,7 +108,7 @@ describe("Editing an agent", () => {
     let version = 1;
     backend.stub("set_agent_key", (a) => {
       const { key } = a as { key: string };
-      if (key === "settings.max_history_turns") throw new BackendError("invalid_input", "settings.max_history_turns: must be a whole number");
+      if (key === "settings.max_history_turns") throw new BackendError("invalid_input", "settings.max_history_turns: settings.max_history_turns must be a whole number, not 2.5");
       version += 1;
       return { name: "assistant", text: FILE_TEXT, version: `v${version}`, errors: [] };
     });
@@ -121,7 +121,8 @@ describe("Editing an agent", () => {
     expect(screen.getByTestId("agent-form-save")).toHaveTextContent("Save 4 changed fields");
     fireEvent.click(screen.getByTestId("agent-form-save"));
     const err = await screen.findByTestId("agent-field-settings-max_history_turns-error");
-    expect(err).toHaveTextContent("must be a whole number");
+    // The console's message, without the key it starts with (the field shows it).
+    expect(err.textContent).toBe("settings.max_history_turns must be a whole number, not 2.5");
     expect(screen.getByTestId("agent-field-settings-max_history_turns")).toHaveAttribute("aria-invalid", "true");
     expect(sent(backend.calls, "set_agent_key")).toEqual([
       { name: "assistant", key: "description", value: "null", version: "v1" },
@@ -129,6 +130,21 @@ describe("Editing an agent", () => {
       { name: "assistant", key: "provider.temperature", value: "0.7", version: "v3" },
       { name: "assistant", key: "settings.max_history_turns", value: "2.5", version: "v4" },
     ]);
+  });
+
+  it("a form save refused as a conflict says so at the field and reads the file again", async () => {
+    const { backend } = await openEditor();
+    backend.stub("set_agent_key", () => {
+      throw new BackendError("conflict", "AGENT.md changed on disk since it was opened; nothing was saved (reload to see both versions)");
+    });
+    const reads = () => backend.calls.filter((c) => c.op === "agent_file").length;
+    const before = reads();
+    fireEvent.change(screen.getByTestId("agent-field-provider-model"), { target: { value: "gpt-4.1" } });
+    fireEvent.click(screen.getByTestId("agent-form-save"));
+    expect(await screen.findByTestId("agent-field-provider-model-error")).toHaveTextContent("changed on disk since the form was opened");
+    await waitFor(() => expect(reads()).toBeGreaterThan(before));
+    // The user's value stays, ready to be saved again.
+    expect(screen.getByTestId("agent-field-provider-model")).toHaveValue("gpt-4.1");
   });
 
   it("validates the raw text as it is typed and saves it with the version it was read with", async () => {
