@@ -66,7 +66,8 @@ function ErrorList({ errors, testId }: { errors: readonly FieldErrorDto[]; testI
     <ul className="banner banner-err field-errors" role="alert" data-testid={testId}>
       {errors.map((e, i) => (
         <li key={i}>
-          {e.key ? <code>{e.key}</code> : null} {e.message}
+          {/* The console's messages usually start with the key already. */}
+          {e.key && !e.message.startsWith(e.key) ? <code>{e.key}</code> : null} {e.message}
         </li>
       ))}
     </ul>
