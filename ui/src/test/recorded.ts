@@ -43,8 +43,13 @@ function answer(x: Exchange): unknown {
 /** What the server's event stream announces after a write (the registry's `changes`). */
 const MEMORY_WRITES = ["append_memory", "edit_entry", "delete_entries", "move_entries", "undo_change", "redo_change", "restore_entry", "mark_reviewed"];
 
+/** Agent management writes announce `agents` (the agent, or none for the archive and the files). */
+const AGENT_WRITES = ["create_agent", "save_agent_file", "set_agent_key", "set_agent_skills", "archive_agent", "restore_agent"];
+
 function changeOf(op: string, args: unknown): ChangeEvent | null {
   if (MEMORY_WRITES.includes(op)) return { kind: "memory", agent: (args as { agent?: string | null }).agent ?? null };
+  if (AGENT_WRITES.includes(op)) return { kind: "agents", agent: (args as { name?: string; archived_name?: string }).name ?? null };
+  if (op === "delete_archived" || op === "save_bootstrap_file") return { kind: "agents", agent: null };
   if (op === "update_settings") return { kind: "settings", agent: null };
   return null;
 }
