@@ -199,6 +199,11 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("inspect_root", json!({"path": "relative/path"})),
         ("test_mem0", stored.clone()),
         ("create_sample_root", json!({"path": "relative"})),
+        ("propose_summary", json!({"agent": "assistant"})),
+        (
+            "apply_summary",
+            json!({"agent": "assistant", "content": "x", "covered": ["zz"], "remove_originals": true}),
+        ),
         ("memory_health", json!({"agent": "assistant"})),
         ("memory_health", json!({"agent": "assistant", "checks": ["nope"]})),
         (

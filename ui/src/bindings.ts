@@ -163,6 +163,24 @@ export type AppendResult_Serialize = {
 	entry: EntryDto_Serialize,
 };
 
+export type ApplySummaryArgs = ApplySummaryArgs_Serialize | ApplySummaryArgs_Deserialize;
+
+export type ApplySummaryArgs_Deserialize = {
+	agent?: string | null,
+	content: string,
+	/**  The proposal's `covered` ids: removed with the same change when `remove_originals`. */
+	covered?: string[],
+	remove_originals?: boolean,
+};
+
+export type ApplySummaryArgs_Serialize = {
+	agent: string | null,
+	content: string,
+	/**  The proposal's `covered` ids: removed with the same change when `remove_originals`. */
+	covered: string[],
+	remove_originals: boolean,
+};
+
 export type ArchivalEntryDto = ArchivalEntryDto_Serialize | ArchivalEntryDto_Deserialize;
 
 export type ArchivalEntryDto_Deserialize = {
@@ -370,7 +388,7 @@ export type ChangeKind =
 /**  The database (sessions, tool invocations, sqlite memory). */
 "sessions" | "settings";
 
-export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo" | 
+export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo" | "summarize" | 
 /**
  *  Not a console change: entries added meanwhile (by the runtime or an append), shown in
  *  the timeline between the changes, by their time.
@@ -1185,6 +1203,8 @@ export type Operations_Deserialize = {
 	mark_reviewed: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
 	memory_health: Signature<HealthArgs_Deserialize, HealthDto_Deserialize>,
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
+	propose_summary: Signature<AgentArgs_Deserialize, SummaryProposalDto_Deserialize | null>,
+	apply_summary: Signature<ApplySummaryArgs_Deserialize, ChangeDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	build_index: Signature<AgentArgs_Deserialize, IndexJobDto_Deserialize>,
@@ -1242,6 +1262,8 @@ export type Operations_Serialize = {
 	mark_reviewed: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
 	memory_health: Signature<HealthArgs_Serialize, HealthDto_Serialize>,
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
+	propose_summary: Signature<AgentArgs_Serialize, SummaryProposalDto_Serialize | null>,
+	apply_summary: Signature<ApplySummaryArgs_Serialize, ChangeDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
 	build_index: Signature<AgentArgs_Serialize, IndexJobDto_Serialize>,
@@ -1844,6 +1866,35 @@ export type SnapDto_Serialize = {
 	timestamp: string | null,
 	content: string,
 	line: string,
+};
+
+/**  A summary of the entries outside the prompt window, as proposed. */
+export type SummaryProposalDto = SummaryProposalDto_Serialize | SummaryProposalDto_Deserialize;
+
+/**  A summary of the entries outside the prompt window, as proposed. */
+export type SummaryProposalDto_Deserialize = {
+	agent?: string | null,
+	/**  The entries it covers, oldest first. */
+	covered: string[],
+	from?: string | null,
+	to?: string | null,
+	/**  The summary entry's content (editable before applying). */
+	content: string,
+	chars_before: number,
+	chars_after: number,
+};
+
+/**  A summary of the entries outside the prompt window, as proposed. */
+export type SummaryProposalDto_Serialize = {
+	agent: string | null,
+	/**  The entries it covers, oldest first. */
+	covered: string[],
+	from: string | null,
+	to: string | null,
+	/**  The summary entry's content (editable before applying). */
+	content: string,
+	chars_before: number,
+	chars_after: number,
 };
 
 export type ThemeDto = "system" | "light" | "dark";

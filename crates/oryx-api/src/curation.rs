@@ -130,6 +130,7 @@ pub enum ChangeOp {
     Restore,
     Undo,
     Redo,
+    Summarize,
     /// Not a console change: entries added meanwhile (by the runtime or an append), shown in
     /// the timeline between the changes, by their time.
     Append,
@@ -225,6 +226,7 @@ fn op_dto(op: oryx_core::memory::history::Op) -> ChangeOp {
         Op::Restore => ChangeOp::Restore,
         Op::Undo => ChangeOp::Undo,
         Op::Redo => ChangeOp::Redo,
+        Op::Summarize => ChangeOp::Summarize,
     }
 }
 
@@ -678,5 +680,89 @@ mod tests {
         let i = ask(vec![shifted, "a0-00000000".into()], SelectionAction::Delete);
         assert_eq!(i.entries, 1);
         assert_eq!(i.missing, vec!["a0-00000000".to_string()]);
+    }
+}
+
+/// A summary of the entries outside the prompt window, as proposed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SummaryProposalDto {
+    pub agent: Option<String>,
+    /// The entries it covers, oldest first.
+    pub covered: Vec<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// The summary entry's content (editable before applying).
+    pub content: String,
+    pub chars_before: u32,
+    pub chars_after: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ApplySummaryArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub content: String,
+    /// The proposal's `covered` ids: removed with the same change when `remove_originals`.
+    #[serde(default)]
+    pub covered: Vec<String>,
+    #[serde(default)]
+    pub remove_originals: bool,
+}
+
+impl Console {
+    /// The deterministic summary of the archival entries outside the window (`None`: fewer
+    /// than two are outside).
+    pub fn propose_summary(&self, agent: Option<&str>) -> ApiResult<Option<SummaryProposalDto>> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        let view = rt.memory.view(&owner)?;
+        Ok(
+            oryx_core::memory::summary::propose(&view).map(|p| SummaryProposalDto {
+                agent: owner.agent_name().map(str::to_string),
+                covered: p.covered,
+                from: p.from,
+                to: p.to,
+                content: p.content,
+                chars_before: p.chars_before as u32,
+                chars_after: p.chars_after as u32,
+            }),
+        )
+    }
+
+    /// Appends a summary entry, and with `remove_originals` deletes the covered entries in the
+    /// same change (one undo takes it back).
+    pub fn apply_summary(&self, a: &ApplySummaryArgs) -> ApiResult<ChangeDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent.as_deref())?;
+        let mut remove = Vec::new();
+        if a.remove_originals {
+            let view = rt.memory.view(&owner)?;
+            for id in &a.covered {
+                let e = view
+                    .archival
+                    .iter()
+                    .enumerate()
+                    .find(|(i, e)| view.archival_id(i + view.archival_offset, e) == *id)
+                    .map(|(_, e)| e.content.clone())
+                    .ok_or_else(|| {
+                        crate::ApiError::new(
+                            crate::ErrorCode::Conflict,
+                            format!(
+                                "entry {id} changed since the summary was proposed; nothing was \
+                                 changed, propose it again"
+                            ),
+                        )
+                    })?;
+                remove.push(Target {
+                    id: id.clone(),
+                    expect: Some(e),
+                });
+            }
+        }
+        let c = rt.memory.apply_summary(&owner, &a.content, &remove);
+        rt.page_cache.forget(&rt.memory, &owner);
+        Ok(self.finish(&rt, &owner, &c?))
     }
 }

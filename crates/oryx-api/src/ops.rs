@@ -328,6 +328,13 @@ operations! {
     memory_health(HealthArgs) -> HealthDto => |c, a| c.memory_health(&a);
     /// Hide a finding on these entries from now on
     dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);
+    /// A deterministic summary of the archival entries outside the prompt window
+    propose_summary(AgentArgs) -> Option<SummaryProposalDto>
+        => |c, a| c.propose_summary(given(&a.agent));
+    /// Append a summary entry (and remove the entries it covers, when asked) as one change
+    apply_summary(ApplySummaryArgs) -> ChangeDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.apply_summary(&a);
     /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
     recall_memory(RecallArgs) -> RecallResult
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);

@@ -300,6 +300,16 @@ enum MemoryCmd {
         #[arg(long, value_delimiter = ',')]
         check: Vec<String>,
     },
+    /// A summary of the archival entries outside the prompt window (counts, ranges, the newest
+    /// reply of repeated footprints); --apply appends it, --remove-originals also removes them
+    Summarize {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        apply: bool,
+        #[arg(long, requires = "apply")]
+        remove_originals: bool,
+    },
     /// Entries added or changed since the last review; --mark marks every entry reviewed
     Review {
         #[arg(long)]
@@ -685,6 +695,30 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
                 stale_after_days: None,
             };
             render::health(&console.memory_health(&args)?, json)
+        }
+        MemoryCmd::Summarize {
+            agent,
+            apply,
+            remove_originals,
+        } => {
+            let Some(p) = console.propose_summary(agent.as_deref())? else {
+                if json {
+                    println!("null");
+                } else {
+                    println!("fewer than two entries are outside the window: nothing to summarise");
+                }
+                return Ok(());
+            };
+            if !apply {
+                return Ok(render::summary(&p, json));
+            }
+            let args = oryx_api::curation::ApplySummaryArgs {
+                agent,
+                content: p.content,
+                covered: p.covered,
+                remove_originals,
+            };
+            render::change(&console.apply_summary(&args)?, json)
         }
         MemoryCmd::Review { agent, mark } => {
             let r = match mark {

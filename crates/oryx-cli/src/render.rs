@@ -179,6 +179,7 @@ fn op_name(op: ChangeOp) -> &'static str {
         ChangeOp::Restore => "restore",
         ChangeOp::Undo => "undo",
         ChangeOp::Redo => "redo",
+        ChangeOp::Summarize => "summarize",
         ChangeOp::Append => "added (not by the console's curation)",
     }
 }
@@ -259,6 +260,22 @@ pub fn health(h: &oryx_api::health::HealthDto, json: bool) {
                 .map_or("-".to_string(), |d| format!("{d} days"))
         );
     }
+}
+
+pub fn summary(p: &oryx_api::curation::SummaryProposalDto, json: bool) {
+    if json {
+        return print_json(p);
+    }
+    println!(
+        "{} entries outside the window ({} to {}): {} characters become {} ({} saved)",
+        p.covered.len(),
+        p.from.as_deref().unwrap_or("-"),
+        p.to.as_deref().unwrap_or("-"),
+        p.chars_before,
+        p.chars_after,
+        p.chars_before.saturating_sub(p.chars_after)
+    );
+    println!("{}", p.content);
 }
 
 pub fn review(r: &ReviewDto, json: bool) {

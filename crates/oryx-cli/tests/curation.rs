@@ -467,3 +467,45 @@ fn memory_health_finds_a_planted_secret_and_its_fix_clears_it() {
     let out = env.run("markdown", &["memory", "health", "--check", "bogus"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `memory summarize`: the proposal covers the entries outside the window in fewer characters;
+/// --apply --remove-originals is one change, and one undo gives the file back.
+#[test]
+fn a_summary_fits_the_outside_entries_into_the_window_and_undoes_in_one_step() {
+    let env = Env::new("markdown");
+    let a = ["--agent", "assistant"];
+    let original = std::fs::read_to_string(env.memory_file()).unwrap();
+    let p = env.json("markdown", &["memory", "summarize", a[0], a[1]]);
+    let covered = p["covered"].as_array().unwrap().len();
+    assert!(covered > 10, "{p}");
+    assert!(p["chars_after"].as_u64().unwrap() * 5 < p["chars_before"].as_u64().unwrap());
+    let c = env.json(
+        "markdown",
+        &[
+            "memory",
+            "summarize",
+            a[0],
+            a[1],
+            "--apply",
+            "--remove-originals",
+        ],
+    );
+    assert_eq!(c["op"], "summarize");
+    assert_eq!(c["entries"].as_array().unwrap().len(), covered + 1);
+    let show = env.json("markdown", &["memory", "show", a[0], a[1]]);
+    let arch = show["archival"].as_array().unwrap();
+    let last = arch.last().unwrap();
+    assert!(
+        last["content"].as_str().unwrap().starts_with("〔摘要 "),
+        "{last}"
+    );
+    assert!(last["in_window"].as_bool().unwrap());
+    // The summary takes room in the window: a few of the oldest entries inside it leave.
+    let outside = show["window"]["outside_entries"].as_u64().unwrap() as usize;
+    assert!(outside * 10 < covered, "{outside} outside after summarising {covered}");
+    env.json("markdown", &["memory", "undo", a[0], a[1]]);
+    assert_eq!(
+        std::fs::read_to_string(env.memory_file()).unwrap(),
+        original
+    );
+}

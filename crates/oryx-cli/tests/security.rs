@@ -745,6 +745,14 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
     ),
     (
         "POST",
+        At::Json(r#"/api/v1/console/propose_summary|{"agent":{}}"#),
+    ),
+    (
+        "POST",
+        At::Json(r#"/api/v1/console/apply_summary|{"agent":{},"content":"x"}"#),
+    ),
+    (
+        "POST",
         At::Json(r#"/api/v1/console/dismiss_finding|{"agent":{},"check":"stale","entry_ids":[]}"#),
     ),
     // Agent management: every name-taking operation.

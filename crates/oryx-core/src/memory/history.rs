@@ -28,6 +28,8 @@ pub enum Op {
     Restore,
     Undo,
     Redo,
+    /// A summary entry appended (and with it, perhaps, the entries it covers removed).
+    Summarize,
 }
 
 impl Op {
@@ -39,6 +41,7 @@ impl Op {
             Op::Restore => "restore",
             Op::Undo => "undo",
             Op::Redo => "redo",
+            Op::Summarize => "summarize",
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod service;
 pub mod sqlite;
 mod sqlite_index;
 pub mod store;
+pub mod summary;
 pub mod tail;
 pub mod window;
 
