@@ -200,6 +200,7 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("test_mem0", stored.clone()),
         ("create_sample_root", json!({"path": "relative"})),
         ("propose_summary", json!({"agent": "assistant"})),
+        ("memory_stats", json!({"agent": "assistant"})),
         (
             "apply_summary",
             json!({"agent": "assistant", "content": "x", "covered": ["zz"], "remove_originals": true}),

@@ -441,6 +441,14 @@ export type CreateAgentArgs_Serialize = {
 	reuse_archived_name: boolean,
 };
 
+/**  Entries per day by section, for the growth charts. */
+export type DayCountDto = {
+	/**  `yyyy-MM-dd`. */
+	day: string,
+	core: number,
+	archival: number,
+};
+
 export type DeleteArchivedArgs = {
 	archived_name: string,
 	/**  The file count `archived_removal` showed: anything added since refuses the delete. */
@@ -1026,6 +1034,32 @@ export type MemoryOverviewDto_Serialize = {
 	paged_reason: string | null,
 };
 
+export type MemoryStatsDto = MemoryStatsDto_Serialize | MemoryStatsDto_Deserialize;
+
+export type MemoryStatsDto_Deserialize = {
+	agent?: string | null,
+	/**  Days that have entries, oldest first (entries without a time are not counted). */
+	days: DayCountDto[],
+	undated: number,
+	/**  How far back the archival window reaches today, in days. */
+	window_reach_days?: number | null,
+	/**  Entries in the window, and outside it. */
+	in_window: number,
+	outside_window: number,
+};
+
+export type MemoryStatsDto_Serialize = {
+	agent: string | null,
+	/**  Days that have entries, oldest first (entries without a time are not counted). */
+	days: DayCountDto[],
+	undated: number,
+	/**  How far back the archival window reaches today, in days. */
+	window_reach_days: number | null,
+	/**  Entries in the window, and outside it. */
+	in_window: number,
+	outside_window: number,
+};
+
 export type MemoryViewDto = MemoryViewDto_Serialize | MemoryViewDto_Deserialize;
 
 export type MemoryViewDto_Deserialize = {
@@ -1203,6 +1237,7 @@ export type Operations_Deserialize = {
 	mark_reviewed: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
 	memory_health: Signature<HealthArgs_Deserialize, HealthDto_Deserialize>,
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
+	memory_stats: Signature<AgentArgs_Deserialize, MemoryStatsDto_Deserialize>,
 	propose_summary: Signature<AgentArgs_Deserialize, SummaryProposalDto_Deserialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Deserialize, ChangeDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
@@ -1262,6 +1297,7 @@ export type Operations_Serialize = {
 	mark_reviewed: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
 	memory_health: Signature<HealthArgs_Serialize, HealthDto_Serialize>,
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
+	memory_stats: Signature<AgentArgs_Serialize, MemoryStatsDto_Serialize>,
 	propose_summary: Signature<AgentArgs_Serialize, SummaryProposalDto_Serialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Serialize, ChangeDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,

@@ -217,3 +217,71 @@ impl Console {
         })
     }
 }
+
+/// Entries per day by section, for the growth charts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct DayCountDto {
+    /// `yyyy-MM-dd`.
+    pub day: String,
+    pub core: u32,
+    pub archival: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MemoryStatsDto {
+    pub agent: Option<String>,
+    /// Days that have entries, oldest first (entries without a time are not counted).
+    pub days: Vec<DayCountDto>,
+    pub undated: u32,
+    /// How far back the archival window reaches today, in days.
+    pub window_reach_days: Option<f64>,
+    /// Entries in the window, and outside it.
+    pub in_window: u32,
+    pub outside_window: u32,
+}
+
+impl Console {
+    pub fn memory_stats(&self, agent: Option<&str>) -> ApiResult<MemoryStatsDto> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        let view = rt.memory.view(&owner)?;
+        let mut days: std::collections::BTreeMap<String, (u32, u32)> = Default::default();
+        let mut undated = 0;
+        for (scope, list) in [(Scope::Core, &view.core), (Scope::Archival, &view.archival)] {
+            for e in list.iter() {
+                match e.timestamp {
+                    Some(t) => {
+                        let d = days.entry(t.format("%Y-%m-%d").to_string()).or_default();
+                        match scope {
+                            Scope::Core => d.0 += 1,
+                            Scope::Archival => d.1 += 1,
+                        }
+                    }
+                    None => undated += 1,
+                }
+            }
+        }
+        let opts = Options {
+            checks: vec![Check::Budget],
+            ..Options::default()
+        };
+        let (_, budget) = health::run(&[], Some(&view), &opts);
+        Ok(MemoryStatsDto {
+            agent: owner.agent_name().map(str::to_string),
+            days: days
+                .into_iter()
+                .map(|(day, (core, archival))| DayCountDto {
+                    day,
+                    core,
+                    archival,
+                })
+                .collect(),
+            undated,
+            window_reach_days: budget.and_then(|b| b.window_reach_days),
+            in_window: view.window.in_window_entries as u32,
+            outside_window: view.window.outside_entries as u32,
+        })
+    }
+}

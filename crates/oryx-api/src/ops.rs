@@ -328,6 +328,8 @@ operations! {
     memory_health(HealthArgs) -> HealthDto => |c, a| c.memory_health(&a);
     /// Hide a finding on these entries from now on
     dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);
+    /// Entries per day by section, and how far back the window reaches
+    memory_stats(AgentArgs) -> MemoryStatsDto => |c, a| c.memory_stats(given(&a.agent));
     /// A deterministic summary of the archival entries outside the prompt window
     propose_summary(AgentArgs) -> Option<SummaryProposalDto>
         => |c, a| c.propose_summary(given(&a.agent));

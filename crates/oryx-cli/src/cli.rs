@@ -300,6 +300,11 @@ enum MemoryCmd {
         #[arg(long, value_delimiter = ',')]
         check: Vec<String>,
     },
+    /// Entries per day by section, and how far back the prompt window reaches
+    Stats {
+        #[arg(long)]
+        agent: Option<String>,
+    },
     /// A summary of the archival entries outside the prompt window (counts, ranges, the newest
     /// reply of repeated footprints); --apply appends it, --remove-originals also removes them
     Summarize {
@@ -696,6 +701,7 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             };
             render::health(&console.memory_health(&args)?, json)
         }
+        MemoryCmd::Stats { agent } => render::stats(&console.memory_stats(agent.as_deref())?, json),
         MemoryCmd::Summarize {
             agent,
             apply,

@@ -262,6 +262,26 @@ pub fn health(h: &oryx_api::health::HealthDto, json: bool) {
     }
 }
 
+pub fn stats(s: &oryx_api::health::MemoryStatsDto, json: bool) {
+    if json {
+        return print_json(s);
+    }
+    println!("DAY         CORE ARCHIVAL");
+    for d in &s.days {
+        println!("{}  {:>4} {:>8}", d.day, d.core, d.archival);
+    }
+    if s.undated > 0 {
+        println!("(without a time: {})", s.undated);
+    }
+    println!(
+        "window: {} entries in, {} outside; reaches back {}",
+        s.in_window,
+        s.outside_window,
+        s.window_reach_days
+            .map_or("-".to_string(), |d| format!("{d} days"))
+    );
+}
+
 pub fn summary(p: &oryx_api::curation::SummaryProposalDto, json: bool) {
     if json {
         return print_json(p);

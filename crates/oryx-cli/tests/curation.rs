@@ -475,6 +475,14 @@ fn a_summary_fits_the_outside_entries_into_the_window_and_undoes_in_one_step() {
     let env = Env::new("markdown");
     let a = ["--agent", "assistant"];
     let original = std::fs::read_to_string(env.memory_file()).unwrap();
+    let stats = env.json("markdown", &["memory", "stats", a[0], a[1]]);
+    let per_day: u64 = stats["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["core"].as_u64().unwrap() + d["archival"].as_u64().unwrap())
+        .sum();
+    let reach_before = stats["window_reach_days"].as_f64().unwrap();
     let p = env.json("markdown", &["memory", "summarize", a[0], a[1]]);
     let covered = p["covered"].as_array().unwrap().len();
     assert!(covered > 10, "{p}");
@@ -502,7 +510,22 @@ fn a_summary_fits_the_outside_entries_into_the_window_and_undoes_in_one_step() {
     assert!(last["in_window"].as_bool().unwrap());
     // The summary takes room in the window: a few of the oldest entries inside it leave.
     let outside = show["window"]["outside_entries"].as_u64().unwrap() as usize;
-    assert!(outside * 10 < covered, "{outside} outside after summarising {covered}");
+    assert!(
+        outside * 10 < covered,
+        "{outside} outside after summarising {covered}"
+    );
+    let show_count = show["core"].as_array().unwrap().len() + arch.len();
+    assert_eq!(
+        per_day as usize + 1 - covered,
+        show_count,
+        "stats counted every entry"
+    );
+    // The oldest entry in the window is a little newer (the summary pushed a few out); the
+    // period before it is in the window through the summary.
+    let reach_after = env.json("markdown", &["memory", "stats", a[0], a[1]])["window_reach_days"]
+        .as_f64()
+        .unwrap();
+    assert!(reach_after <= reach_before, "{reach_after} {reach_before}");
     env.json("markdown", &["memory", "undo", a[0], a[1]]);
     assert_eq!(
         std::fs::read_to_string(env.memory_file()).unwrap(),

@@ -749,6 +749,10 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
     ),
     (
         "POST",
+        At::Json(r#"/api/v1/console/memory_stats|{"agent":{}}"#),
+    ),
+    (
+        "POST",
         At::Json(r#"/api/v1/console/apply_summary|{"agent":{},"content":"x"}"#),
     ),
     (
