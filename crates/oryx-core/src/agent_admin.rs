@@ -200,7 +200,7 @@ fn refuse_invalid(text: &str, name: &str) -> Result<()> {
     Err(CoreError::InvalidInput(
         errors
             .iter()
-            .map(|e| match e.key.is_empty() {
+            .map(|e| match e.key.is_empty() || e.message.starts_with(&e.key) {
                 true => e.message.clone(),
                 false => format!("{}: {}", e.key, e.message),
             })
@@ -252,6 +252,7 @@ fn new_agent_md(spec: &NewAgent, base: Option<&str>) -> Result<String> {
         set(&["settings", "max_history_turns"], serde_json::json!(n))?;
     }
     let body = match &spec.body {
+        Some(b) if !b.is_empty() && !b.ends_with('\n') => format!("{b}\n"),
         Some(b) => b.clone(),
         None if base.is_some() => body,
         None => format!("# {}\n", spec.name),
@@ -277,7 +278,7 @@ pub fn create(root: &Path, spec: &NewAgent) -> Result<()> {
     {
         return Err(CoreError::Conflict(format!(
             "an archived agent is called {:?} ({}, archived {}): restore it, choose another \
-             name, or create it anyway (--reuse-archived-name)",
+             name, or create the new one anyway",
             spec.name, a.archived_name, a.archived_at
         )));
     }
@@ -569,7 +570,7 @@ pub fn restore(root: &Path, archived_name: &str, as_name: Option<&str>) -> Resul
     let target = agent_dir(root, &name);
     if real_dir(&target)? || std::fs::symlink_metadata(&target).is_ok() {
         return Err(CoreError::Conflict(format!(
-            "an agent called {name:?} exists: restore this one under another name (--as)"
+            "an agent called {name:?} exists: restore this one under another name"
         )));
     }
     let agents = agents_dir(root);
