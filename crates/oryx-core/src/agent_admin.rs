@@ -200,10 +200,12 @@ fn refuse_invalid(text: &str, name: &str) -> Result<()> {
     Err(CoreError::InvalidInput(
         errors
             .iter()
-            .map(|e| match e.key.is_empty() || e.message.starts_with(&e.key) {
-                true => e.message.clone(),
-                false => format!("{}: {}", e.key, e.message),
-            })
+            .map(
+                |e| match e.key.is_empty() || e.message.starts_with(&e.key) {
+                    true => e.message.clone(),
+                    false => format!("{}: {}", e.key, e.message),
+                },
+            )
             .collect::<Vec<_>>()
             .join("; "),
     ))
