@@ -14,12 +14,15 @@ import type {
   EpisodicResultDto,
   ErrorCode,
   FieldErrorDto,
+  HealthArgs,
+  HealthDto,
   HistoryDto,
   ImpactDto,
   IndexJobDto,
   IndexStatusDto,
   Mem0Status,
   MemoryOverviewDto,
+  MemoryStatsDto,
   MemoryViewDto,
   MigrateRequest,
   MigrationProgress,
@@ -39,6 +42,7 @@ import type {
   SessionQuery,
   SettingsDto,
   SettingsView,
+  SummaryProposalDto,
   ToolInvocationDto,
 } from "./types";
 
@@ -88,6 +92,18 @@ export interface Backend {
   /** Entries new or changed since the owner was last marked reviewed. */
   reviewStatus(agent: string | null): Promise<ReviewDto>;
   markReviewed(agent: string | null): Promise<ReviewDto>;
+  /** What a reviewer should not miss (secrets, personal data, duplicates, stale entries, the
+   * budget); each finding names its entries and the curation operation that fixes it. */
+  memoryHealth(args: HealthArgs): Promise<HealthDto>;
+  /** Hides a finding until its entries change; answers the health again. */
+  dismissFinding(agent: string | null, check: string, entryIds: string[]): Promise<HealthDto>;
+  /** Entries per day by section, and how far back the archival window reaches. */
+  memoryStats(agent: string | null): Promise<MemoryStatsDto>;
+  /** One archival entry for everything outside the window; null when nothing is outside. */
+  proposeSummary(agent: string | null): Promise<SummaryProposalDto | null>;
+  /** Appends the (edited) summary; with `removeOriginals` the covered entries go in the same
+   * change (one undo). */
+  applySummary(agent: string | null, content: string, covered: string[], removeOriginals: boolean): Promise<ChangeDto>;
   /** Recall as the agent's recall_memory tool does (the mode in Settings), or in `mode`. */
   recallMemory(agent: string | null, keyword: string, mode?: RecallModeDto): Promise<RecallResult>;
   /** The embedding model, the vector file, each owner's indexed entries and the build job. */

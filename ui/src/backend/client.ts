@@ -39,6 +39,11 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     restoreEntry: (agent, changeId, entryId) => invoke("restore_entry", { agent, change_id: changeId, entry_id: entryId }),
     reviewStatus: (agent) => invoke("review_status", { agent }),
     markReviewed: (agent) => invoke("mark_reviewed", { agent }),
+    memoryHealth: (args) => invoke("memory_health", args),
+    dismissFinding: (agent, check, entryIds) => invoke("dismiss_finding", { agent, check, entry_ids: entryIds }),
+    memoryStats: (agent) => invoke("memory_stats", { agent }),
+    proposeSummary: (agent) => invoke("propose_summary", { agent }),
+    applySummary: (agent, content, covered, removeOriginals) => invoke("apply_summary", { agent, content, covered, remove_originals: removeOriginals }),
     // Without a mode the console uses the configured one: the argument is left out, not null.
     recallMemory: (agent, keyword, mode) => invoke("recall_memory", mode ? { agent, keyword, mode } : { agent, keyword }),
     indexStatus: () => invoke("index_status", {}),

@@ -22,6 +22,10 @@ export const qk = {
   impact: (agent: string | null, action: string, ids: readonly string[]) => ["impact", agent ?? GLOBAL, action, ...ids] as const,
   /** The archival entries among the owner's new ones ("new only"). */
   newArchival: (agent: string | null, ids: readonly string[]) => ["memory", agent ?? GLOBAL, "new", ids.join(",")] as const,
+  /** Health, stats and the summary proposal follow the owner's entries (under its memory prefix). */
+  health: (agent: string | null) => ["memory", agent ?? GLOBAL, "health"] as const,
+  stats: (agent: string | null) => ["memory", agent ?? GLOBAL, "stats"] as const,
+  summary: (agent: string | null) => ["memory", agent ?? GLOBAL, "summary"] as const,
   recall: (agent: string | null, keyword: string) => ["recall", agent ?? GLOBAL, keyword] as const,
   recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
   /** The recall tester: one owner's query in one mode (under the owner's recall prefix). */

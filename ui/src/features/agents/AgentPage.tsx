@@ -4,6 +4,7 @@ import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useAgents } from "../../queries/hooks";
 import { href, type AgentTab } from "../../router";
+import { HealthTab } from "../health/HealthTab";
 import { MemoryTab } from "../memory/MemoryTab";
 import { PromptTab } from "../prompt/PromptTab";
 import { OverviewTab } from "./OverviewTab";
@@ -12,7 +13,7 @@ export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
   const { t } = useI18n();
   const agents = useAgents();
   const summary = agents.data?.agents.find((a) => a.name === name);
-  const tabs = (["memory", "prompt", "overview"] as const).map((k) => ({
+  const tabs = (["memory", "prompt", "overview", "health"] as const).map((k) => ({
     key: k,
     label: t(`agent.tab.${k}`),
     href: href({ page: "agent", name, tab: k }),
@@ -34,7 +35,15 @@ export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
         <>
           <Tabs tabs={tabs} active={tab} />
           <div className="tab-body" role="tabpanel">
-            {tab === "memory" ? <MemoryTab agent={name} /> : tab === "prompt" ? <PromptTab agent={name} /> : <OverviewTab name={name} />}
+            {tab === "memory" ? (
+              <MemoryTab agent={name} />
+            ) : tab === "prompt" ? (
+              <PromptTab agent={name} />
+            ) : tab === "health" ? (
+              <HealthTab agent={name} />
+            ) : (
+              <OverviewTab name={name} />
+            )}
           </div>
         </>
       )}

@@ -46,6 +46,8 @@ export function describeChange(t: TFunction, num: (n: number) => string, c: Chan
       return t("toast.undo", { n });
     case "redo":
       return t("toast.redo", { n });
+    case "summarize":
+      return t("toast.summarize", { n });
     default:
       return t("toast.changed", { n });
   }

@@ -1,0 +1,284 @@
+// The Health tab: findings grouped by check (each with its one-click fix and Dismiss), the budget,
+// the summary proposal and the entries per day. Fixes are ordinary curation calls (edit_entry,
+// delete_entries) with the usual Undo toast.
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useRef, useState } from "react";
+
+import { BackendError, useBackend } from "../../backend";
+import type { BudgetDto, ChangeDto, FindingDto, HealthDto } from "../../backend/types";
+import { Loadable } from "../../components/States";
+import { errorHeadline } from "../../components/States";
+import { Toast } from "../../components/Toast";
+import { useI18n, type MessageKey } from "../../i18n";
+import { qk } from "../../queries/keys";
+import { isStale, useCurate, type Outcome } from "../memory/curation";
+import { describeChange } from "../memory/MemoryTab";
+import { groupByCheck, useEntriesById, useHealth, type EntryInfo } from "./hooks";
+import { StatsPanel } from "./StatsPanel";
+import { SummaryPanel } from "./SummaryPanel";
+
+/** Findings a group shows before "Show all". */
+const GROUP_PAGE = 10;
+/** Entries a finding lists before "and N more". */
+const ENTRY_PAGE = 3;
+
+type ToastBody = { kind: "change"; change: ChangeDto; text?: string } | { kind: "error"; error: BackendError };
+type ToastState = { id: number } & ToastBody;
+
+const CHECK_KEYS: Record<string, MessageKey> = {
+  secrets: "health.check.secrets",
+  pii: "health.check.pii",
+  duplicates: "health.check.duplicates",
+  stale: "health.check.stale",
+};
+
+export function HealthTab({ agent }: { agent: string | null }) {
+  const { t, num } = useI18n();
+  const [toast, setToast] = useState<ToastState | null>(null);
+  const toastId = useRef(0);
+  const say = useCallback((s: ToastBody) => setToast({ ...s, id: ++toastId.current }), []);
+  const report = useCallback((o: Outcome) => (o.change ? say({ kind: "change", change: o.change }) : say({ kind: "error", error: o.error })), [say]);
+  const curate = useCurate(agent, report);
+
+  const toastAction = (c: ChangeDto) =>
+    c.op === "undo"
+      ? { label: t("toast.redoBtn"), onClick: () => void curate.redo(), testId: "toast-redo" }
+      : { label: t("toast.undoBtn"), onClick: () => void curate.undo(c.id), testId: "toast-undo" };
+
+  return (
+    <div className="health" data-testid="health-tab">
+      <FindingsSection agent={agent} curate={curate} say={say} />
+      <SummaryPanel agent={agent} refresh={curate.refresh} say={say} />
+      <StatsPanel agent={agent} />
+      {toast ? (
+        <Toast
+          id={toast.id}
+          tone={toast.kind === "error" ? "error" : "info"}
+          onClose={() => setToast((cur) => (cur?.id === toast.id ? null : cur))}
+          action={toast.kind === "change" ? toastAction(toast.change) : undefined}
+          detail={toast.kind === "error" ? <>{toast.error.message}{isStale(toast.error) ? ` — ${t("toast.refreshed")}` : ""}</> : undefined}
+          timeoutMs={toast.kind === "error" ? 12000 : 8000}
+        >
+          {toast.kind === "change" ? (toast.text ?? describeChange(t, num, toast.change)) : errorHeadline(t, toast.error.code)}
+        </Toast>
+      ) : null}
+    </div>
+  );
+}
+
+export type Say = (s: ToastBody) => void;
+type Curate = ReturnType<typeof useCurate>;
+
+function FindingsSection({ agent, curate, say }: { agent: string | null; curate: Curate; say: Say }) {
+  const { t, num } = useI18n();
+  const health = useHealth(agent);
+  return (
+    <Loadable query={health} rows={6}>
+      {(h) => (
+        <>
+          <BudgetPanel budget={h.budget} />
+          <section className="card health-findings" aria-labelledby="health-findings-title">
+            <div className="health-head">
+              <h2 id="health-findings-title">{t("health.findings")}</h2>
+              <span className="muted small" data-testid="health-total">
+                {t("health.total", { n: num(h.findings.length) })}
+              </span>
+              {h.dismissed > 0 ? (
+                <span className="muted small" data-testid="health-dismissed">
+                  {t("health.dismissed", { n: num(h.dismissed) })}
+                </span>
+              ) : null}
+            </div>
+            {h.findings.length === 0 ? (
+              <p className="health-empty" data-testid="health-empty">
+                {t("health.empty")}
+              </p>
+            ) : (
+              <Findings agent={agent} health={h} curate={curate} say={say} />
+            )}
+          </section>
+        </>
+      )}
+    </Loadable>
+  );
+}
+
+function Findings({ agent, health, curate, say }: { agent: string | null; health: HealthDto; curate: Curate; say: Say }) {
+  const entries = useEntriesById(agent);
+  return (
+    <>
+      {groupByCheck(health.findings).map(([check, list]) => (
+        <FindingGroup key={check} agent={agent} check={check} findings={list} entries={entries} curate={curate} say={say} />
+      ))}
+    </>
+  );
+}
+
+function FindingGroup({
+  agent,
+  check,
+  findings,
+  entries,
+  curate,
+  say,
+}: {
+  agent: string | null;
+  check: string;
+  findings: FindingDto[];
+  entries: ReturnType<typeof useEntriesById>;
+  curate: Curate;
+  say: Say;
+}) {
+  const { t, num } = useI18n();
+  const [all, setAll] = useState(false);
+  const shown = all ? findings : findings.slice(0, GROUP_PAGE);
+  const titleId = `health-group-${check}-title`;
+  return (
+    <section className={`health-group health-group-${check}`} data-testid={`health-group-${check}`} aria-labelledby={titleId}>
+      <h3 id={titleId} className="health-group-title">
+        {CHECK_KEYS[check] ? t(CHECK_KEYS[check]) : check}{" "}
+        <span className="count-badge" data-testid="health-group-count">
+          {num(findings.length)}
+        </span>
+      </h3>
+      <ul className="health-list">
+        {shown.map((f) => (
+          <FindingItem key={`${f.kind}:${f.entry_ids.join(",")}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} />
+        ))}
+      </ul>
+      {findings.length > shown.length ? (
+        <button type="button" className="btn btn-small btn-ghost" onClick={() => setAll(true)} data-testid="health-more">
+          {t("health.showAll", { n: num(findings.length) })}
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+function FindingItem({
+  agent,
+  finding,
+  entries,
+  curate,
+  say,
+}: {
+  agent: string | null;
+  finding: FindingDto;
+  entries: ReturnType<typeof useEntriesById>;
+  curate: Curate;
+  say: Say;
+}) {
+  const { t, num } = useI18n();
+  const backend = useBackend();
+  const qc = useQueryClient();
+  const [busy, setBusy] = useState(false);
+  const [allEntries, setAllEntries] = useState(false);
+  const fix = finding.fix;
+  const ids = finding.entry_ids;
+  const listed = allEntries ? ids : ids.slice(0, ENTRY_PAGE);
+
+  const onFix = async () => {
+    if (!fix) return;
+    setBusy(true);
+    try {
+      if (fix.op === "edit") {
+        const id = fix.ids[0]!;
+        const info = entries.byId.get(id);
+        await curate.edit(id, info?.content ?? "", fix.content ?? "", false);
+      } else {
+        const picked: EntryInfo[] = fix.ids.map((id) => entries.byId.get(id) ?? { id, scope: "archival", index: 0, content: "" });
+        await curate.remove(picked);
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onDismiss = async () => {
+    setBusy(true);
+    try {
+      const h = await backend.dismissFinding(agent, finding.check, ids);
+      qc.setQueryData(qk.health(agent), h);
+    } catch (e) {
+      say({ kind: "error", error: BackendError.from(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li className="health-finding" data-testid="health-finding" data-check={finding.check} data-kind={finding.kind}>
+      <div className="health-finding-main">
+        <p className="health-reason" data-testid="finding-reason">
+          <span className="tag">{finding.kind}</span> {finding.reason}
+        </p>
+        <ul className="health-entries">
+          {listed.map((id) => {
+            const e = entries.byId.get(id);
+            return (
+              <li key={id} className="health-entry" data-testid="finding-entry" data-entry-id={id}>
+                {e ? <span className="health-entry-text">{e.content}</span> : <span className="muted">{entries.loaded ? t("health.entryGone") : t("common.loading")}</span>}
+                {e ? <span className="muted small"> · {t(e.scope === "core" ? "health.scopeCore" : "health.scopeArchival")}</span> : null}
+              </li>
+            );
+          })}
+          {ids.length > listed.length ? (
+            <li>
+              <button type="button" className="btn btn-small btn-ghost" onClick={() => setAllEntries(true)} data-testid="finding-entries-more">
+                {t("health.moreEntries", { n: num(ids.length - listed.length) })}
+              </button>
+            </li>
+          ) : null}
+        </ul>
+        {fix?.op === "edit" && fix.content !== null ? (
+          <p className="health-fix-preview" data-testid="finding-fix-content">
+            <span className="muted small">{t("health.maskTo")}</span> <code>{fix.content}</code>
+          </p>
+        ) : null}
+      </div>
+      <div className="health-actions">
+        {fix ? (
+          <button
+            type="button"
+            className={fix.op === "delete" ? "btn btn-small btn-danger" : "btn btn-small btn-primary"}
+            disabled={busy || curate.pending || !entries.loaded}
+            onClick={() => void onFix()}
+            data-testid="finding-fix"
+            data-op={fix.op}
+          >
+            {fix.op === "edit" ? t("health.fixMask") : t("health.fixDelete", { n: num(fix.ids.length) })}
+          </button>
+        ) : null}
+        <button type="button" className="btn btn-small" disabled={busy} onClick={() => void onDismiss()} data-testid="finding-dismiss">
+          {t("health.dismiss")}
+        </button>
+      </div>
+    </li>
+  );
+}
+
+function BudgetPanel({ budget }: { budget: BudgetDto | null }) {
+  const { t, num } = useI18n();
+  if (!budget) return null;
+  const share = budget.core_share === null ? t("common.none") : `${(budget.core_share * 100).toFixed(1)}%`;
+  const reach = budget.window_reach_days === null ? t("common.none") : t("health.days", { n: num(Math.round(budget.window_reach_days)) });
+  const items: [string, string, string][] = [
+    ["budget-prompt-chars", t("health.budget.prompt"), num(budget.prompt_chars)],
+    ["budget-core-share", t("health.budget.coreShare"), share],
+    ["budget-core-added", t("health.budget.coreAdded"), num(budget.core_added_30d)],
+    ["budget-window-reach", t("health.budget.reach"), reach],
+  ];
+  return (
+    <section className="card health-budget" data-testid="health-budget" aria-labelledby="health-budget-title">
+      <h2 id="health-budget-title">{t("health.budget.title")}</h2>
+      <dl className="health-budget-grid">
+        {items.map(([id, label, value]) => (
+          <div key={id} className="health-budget-item">
+            <dt className="muted small">{label}</dt>
+            <dd data-testid={id}>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
