@@ -716,7 +716,8 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
                 return Ok(());
             };
             if !apply {
-                return Ok(render::summary(&p, json));
+                render::summary(&p, json);
+                return Ok(());
             }
             let args = oryx_api::curation::ApplySummaryArgs {
                 agent,
