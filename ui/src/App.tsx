@@ -81,7 +81,7 @@ function Page({ route }: { route: Route }) {
     case "agent":
       return <AgentPage key={route.name} name={route.name} tab={route.tab} />;
     case "global":
-      return <GlobalMemoryPage />;
+      return <GlobalMemoryPage tab={route.tab ?? "memory"} />;
     case "sessions":
       return <SessionsPage filter={route} />;
     case "session":

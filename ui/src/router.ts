@@ -12,7 +12,8 @@ export type RecallFilter = { agent?: string; q?: string };
 export type Route =
   | { page: "agents" }
   | { page: "agent"; name: string; tab: AgentTab }
-  | { page: "global" }
+  /** `tab`: the global memory's health (absent: its entries). */
+  | { page: "global"; tab?: "health" }
   | ({ page: "sessions" } & SessionsFilter)
   /** `m`: the message a search matched (scrolled to and marked); `q`: the text searched. */
   | { page: "session"; id: string; m?: number; q?: string }
@@ -61,7 +62,7 @@ export function parseRoute(hash: string): Route {
       if (!a) return { page: "agents" };
       return { page: "agent", name: dec(a), tab: TABS.includes(b as AgentTab) ? (b as AgentTab) : "memory" };
     case "global":
-      return { page: "global" };
+      return a === "health" ? { page: "global", tab: "health" } : { page: "global" };
     case "sessions":
       if (!a) return { page: "sessions", ...sessionsFilter(params) };
       {
@@ -96,7 +97,7 @@ export function href(r: Route): string {
     case "agent":
       return `#/agents/${encodeURIComponent(r.name)}${r.tab === "memory" ? "" : `/${r.tab}`}`;
     case "global":
-      return "#/global";
+      return r.tab === "health" ? "#/global/health" : "#/global";
     case "sessions":
       return `#/sessions${query({ agent: r.agent, status: r.status, q: r.q, offset: r.offset })}`;
     case "session":

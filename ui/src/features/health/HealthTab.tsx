@@ -19,6 +19,8 @@ import { SummaryPanel } from "./SummaryPanel";
 
 /** Findings a group shows before "Show all". */
 const GROUP_PAGE = 10;
+/** Groups of other checks with at most this many findings start open. */
+const OPEN_UP_TO = 3;
 /** Entries a finding lists before "and N more". */
 const ENTRY_PAGE = 3;
 
@@ -131,22 +133,30 @@ function FindingGroup({
 }) {
   const { t, num } = useI18n();
   const [all, setAll] = useState(false);
+  // Secrets and personal data are open; long lists of duplicates or stale entries start closed.
+  const [open, setOpen] = useState(() => check === "secrets" || check === "pii" || findings.length <= OPEN_UP_TO);
   const shown = all ? findings : findings.slice(0, GROUP_PAGE);
   const titleId = `health-group-${check}-title`;
+  const listId = `health-group-${check}-list`;
   return (
     <section className={`health-group health-group-${check}`} data-testid={`health-group-${check}`} aria-labelledby={titleId}>
       <h3 id={titleId} className="health-group-title">
-        {CHECK_KEYS[check] ? t(CHECK_KEYS[check]) : check}{" "}
-        <span className="count-badge" data-testid="health-group-count">
-          {num(findings.length)}
-        </span>
+        <button type="button" className="health-group-toggle" aria-expanded={open} aria-controls={listId} onClick={() => setOpen((v) => !v)} data-testid="health-group-toggle">
+          <span className="health-caret" aria-hidden="true">
+            {open ? "▾" : "▸"}
+          </span>
+          {CHECK_KEYS[check] ? t(CHECK_KEYS[check]) : check}{" "}
+          <span className="count-badge" data-testid="health-group-count">
+            {num(findings.length)}
+          </span>
+        </button>
       </h3>
-      <ul className="health-list">
-        {shown.map((f) => (
-          <FindingItem key={`${f.kind}:${f.entry_ids.join(",")}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} />
-        ))}
+      <ul className="health-list" id={listId} hidden={!open}>
+        {open
+          ? shown.map((f) => <FindingItem key={`${f.kind}:${f.entry_ids.join(",")}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} />)
+          : null}
       </ul>
-      {findings.length > shown.length ? (
+      {open && findings.length > shown.length ? (
         <button type="button" className="btn btn-small btn-ghost" onClick={() => setAll(true)} data-testid="health-more">
           {t("health.showAll", { n: num(findings.length) })}
         </button>

@@ -109,6 +109,11 @@ describe("Health tab", () => {
     expect(within(secrets).getByTestId("finding-fix-content")).toHaveTextContent("token ghp_…[masked] for CI");
     // Duplicates have no fix: only Dismiss; 3 of 4 entries listed.
     const dups = screen.getByTestId("health-group-duplicates");
+    // Small groups start open; a toggle closes and opens them.
+    fireEvent.click(within(dups).getByTestId("health-group-toggle"));
+    expect(within(dups).getByTestId("health-group-toggle")).toHaveAttribute("aria-expanded", "false");
+    expect(within(dups).queryByTestId("health-finding")).toBeNull();
+    fireEvent.click(within(dups).getByTestId("health-group-toggle"));
     expect(within(dups).queryByTestId("finding-fix")).toBeNull();
     expect(within(dups).getAllByTestId("finding-entry")).toHaveLength(3);
     fireEvent.click(within(dups).getByTestId("finding-entries-more"));
@@ -201,5 +206,19 @@ describe("Health tab", () => {
     backend.stub("undo_change", () => change("undo", "ch-undo"));
     fireEvent.click(within(toast).getByTestId("toast-undo"));
     await waitFor(() => expect(sent(backend, "undo_change")).toEqual([{ agent: "assistant", change_id: "ch-sum" }]));
+  });
+});
+
+describe("Global memory health", () => {
+  it("has a Health tab that asks for the global memory's health", async () => {
+    const r = renderApp("#/global/health");
+    r.backend.stub("memory_view", () => ({ ...VIEW, agent: null, archival: [], core: [] }));
+    r.backend.stub("memory_health", () => ({ ...HEALTH, agent: null, findings: [] }));
+    r.backend.stub("memory_stats", () => ({ ...STATS, agent: null }));
+    r.backend.stub("propose_summary", () => null);
+    expect(await screen.findByTestId("health-empty")).toHaveTextContent("No findings");
+    expect(screen.getByTestId("tab-health")).toHaveAttribute("aria-selected", "true");
+    expect(sent(r.backend, "memory_health")).toEqual([{ agent: null }]);
+    expect(sent(r.backend, "memory_stats")).toEqual([{ agent: null }]);
   });
 });
