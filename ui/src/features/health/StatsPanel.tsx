@@ -27,7 +27,8 @@ function Stats({ stats }: { stats: MemoryStatsDto }) {
   const { t, num } = useI18n();
   const [table, setTable] = useState(false);
   const max = Math.max(1, ...stats.days.map((d) => d.core + d.archival));
-  const width = Math.max(1, stats.days.length * (BAR + GAP));
+  // Room after the last bar for its date.
+  const width = stats.days.length * (BAR + GAP) + 28;
   const y = (v: number) => (v / max) * HEIGHT;
   return (
     <>

@@ -87,9 +87,6 @@ function SummaryForm({ agent, proposal, refresh, say }: { agent: string | null; 
           {t("summary.removeOriginals", { n: num(n) })}
         </label>
         <span className="spacer" />
-        <span className="muted small" data-testid="summary-chars">
-          {t("common.chars", { n: num(Array.from(text).length) })}
-        </span>
         <button type="submit" className="btn btn-primary" disabled={busy || text.trim() === ""} data-testid="summary-apply">
           {t("summary.apply")}
         </button>
