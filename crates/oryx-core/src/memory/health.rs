@@ -258,7 +258,7 @@ fn pii_spans(text: &str) -> Vec<(&'static str, usize, usize)> {
 }
 
 /// Words that say "relative to when this was written".
-fn relative_time(text: &str) -> Option<&'static str> {
+fn relative_time(text: &str) -> Option<&str> {
     static EN: OnceLock<Regex> = OnceLock::new();
     const ZH: &[&str] = &[
         "明天",
@@ -288,14 +288,14 @@ fn relative_time(text: &str) -> Option<&'static str> {
         "星期天",
     ];
     if let Some(w) = ZH.iter().find(|w| text.contains(*w)) {
-        return Some(w);
+        return Some(*w);
     }
     rx(
         &EN,
         r"(?i)\b(tomorrow|tonight|next (?:week|month)|this (?:week|afternoon|evening)|(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     )
     .find(text)
-    .map(|_| "relative time")
+    .map(|m| m.as_str())
 }
 
 /// The text two entries must share to be duplicates: case, spaces and punctuation aside.
