@@ -235,7 +235,7 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("archived_removal", json!({"archived_name": "nope.20260101-000000"})),
         (
             "delete_archived",
-            json!({"archived_name": "nope.20260101-000000", "expect_files": 0}),
+            json!({"archived_name": "nope.20260101-000000", "expect_count": 0}),
         ),
         (
             "save_bootstrap_file",

@@ -452,7 +452,7 @@ export type DayCountDto = {
 export type DeleteArchivedArgs = {
 	archived_name: string,
 	/**  The file count `archived_removal` showed: anything added since refuses the delete. */
-	expect_files: number,
+	expect_count: number,
 };
 
 export type DiffDto = DiffDto_Serialize | DiffDto_Deserialize;

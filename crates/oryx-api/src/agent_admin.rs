@@ -138,7 +138,7 @@ pub struct RestoreAgentArgs {
 pub struct DeleteArchivedArgs {
     pub archived_name: String,
     /// The file count `archived_removal` showed: anything added since refuses the delete.
-    pub expect_files: u32,
+    pub expect_count: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -294,7 +294,7 @@ impl Console {
         Ok(removal_dto(admin::delete_archived(
             rt.root(),
             &a.archived_name,
-            u64::from(a.expect_files),
+            u64::from(a.expect_count),
         )?))
     }
 

@@ -634,13 +634,13 @@ pub fn removal_of(root: &Path, archived_name: &str) -> Result<Removal> {
     Ok(r)
 }
 
-/// Deletes an archived agent for good (only from the archive); `expect_files` must be what
+/// Deletes an archived agent for good (only from the archive); `expect_count` must be what
 /// [`removal_of`] showed, so nothing added since is removed unseen.
-pub fn delete_archived(root: &Path, archived_name: &str, expect_files: u64) -> Result<Removal> {
+pub fn delete_archived(root: &Path, archived_name: &str, expect_count: u64) -> Result<Removal> {
     let r = removal_of(root, archived_name)?;
-    if r.files != expect_files {
+    if r.files != expect_count {
         return Err(CoreError::Conflict(format!(
-            "{archived_name} holds {} files, not the {expect_files} shown; nothing was deleted",
+            "{archived_name} holds {} files, not the {expect_count} shown; nothing was deleted",
             r.files
         )));
     }

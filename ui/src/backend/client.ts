@@ -71,7 +71,7 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     // Without another name the agent comes back under its own: the argument is left out.
     restoreAgent: (archivedName, asName) => invoke("restore_agent", asName ? { archived_name: archivedName, as_name: asName } : { archived_name: archivedName }),
     archivedRemoval: (archivedName) => invoke("archived_removal", { archived_name: archivedName }),
-    deleteArchived: (archivedName, expectFiles) => invoke("delete_archived", { archived_name: archivedName, expect_files: expectFiles }),
+    deleteArchived: (archivedName, expectFiles) => invoke("delete_archived", { archived_name: archivedName, expect_count: expectFiles }),
     getSettings: () => invoke("get_settings", {}),
     updateSettings: (s) => invoke("update_settings", s),
     inspectRoot: (path, dbPath) => invoke("inspect_root", { path, db_path: dbPath }),

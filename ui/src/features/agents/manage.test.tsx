@@ -245,7 +245,7 @@ describe("Archiving", () => {
       return { ...ASSISTANT(), summary: { ...ASSISTANT().summary, name: "writer2" } };
     });
     backend.stub("archived_removal", () => ({ archived_name: a.archived_name, files: 2, bytes: 2048, paths: ["AGENT.md", "MEMORY.md"] }));
-    backend.stub("delete_archived", (x) => ({ archived_name: a.archived_name, files: (x as { expect_files: number }).expect_files, bytes: 2048, paths: [] }));
+    backend.stub("delete_archived", (x) => ({ archived_name: a.archived_name, files: (x as { expect_count: number }).expect_count, bytes: 2048, paths: [] }));
     expect(backend.calls.some((c) => c.op === "list_archived")).toBe(false);
     fireEvent.click(screen.getByTestId("archived-toggle"));
     const row = await screen.findByTestId(`archived-${a.archived_name}`);
@@ -254,7 +254,7 @@ describe("Archiving", () => {
     expect(await within(confirm).findByTestId("archived-delete-summary")).toHaveTextContent("2 files (2.0 KB) will be deleted");
     expect(within(confirm).getByTestId("archived-delete-paths")).toHaveTextContent("MEMORY.md");
     fireEvent.click(within(confirm).getByTestId("archived-delete-ok"));
-    await waitFor(() => expect(sent(backend.calls, "delete_archived")).toEqual([{ archived_name: a.archived_name, expect_files: 2 }]));
+    await waitFor(() => expect(sent(backend.calls, "delete_archived")).toEqual([{ archived_name: a.archived_name, expect_count: 2 }]));
     fireEvent.click(within(row).getByTestId("archived-restore"));
     const as = await within(row).findByTestId("archived-as-name");
     expect(within(row).getByTestId("archived-error")).toHaveTextContent("agents/writer exists");
