@@ -103,7 +103,11 @@ fn concurrent(backend: &str) {
         .collect();
     for c in children {
         let out = c.wait_with_output().unwrap();
-        assert!(out.status.success());
+        assert!(
+            out.status.success(),
+            "a writer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let all = store_for(backend, dir.path())
         .load_all(&Owner::Agent("a".into()))
