@@ -245,6 +245,7 @@ fn demo_start(root: &Path) -> Option<chrono::NaiveDateTime> {
 /// written during the run (a day or less before now) all become [`RECORDING_NOW`]. Fixed texts
 /// older than the start stay.
 fn shift_times(s: &str, start: chrono::NaiveDateTime) -> String {
+    use chrono::Timelike;
     let fixed_start = chrono::NaiveDateTime::parse_from_str(DEMO_START, TS_FORMAT).unwrap();
     let now = chrono::Local::now().naive_local();
     let shift = |t: chrono::NaiveDateTime| {
@@ -254,6 +255,16 @@ fn shift_times(s: &str, start: chrono::NaiveDateTime) -> String {
             fixed_start + (t - start)
         }
     };
+    // A minute-precision time counts from the start's minute: counted from the start itself,
+    // the seconds the demo happened to start at would move it a minute either way.
+    let start_minute = start.with_second(0).unwrap_or(start);
+    let shift_minute = |t: chrono::NaiveDateTime| {
+        if now - t < chrono::Duration::days(1) {
+            chrono::NaiveDateTime::parse_from_str(RECORDING_NOW, TS_FORMAT).unwrap()
+        } else {
+            fixed_start + (t - start_minute)
+        }
+    };
     // A timestamp at byte `i`: its length and its shifted text.
     let at = |i: usize| {
         [(19, TS_FORMAT), (16, "%Y-%m-%d %H:%M")]
@@ -261,8 +272,14 @@ fn shift_times(s: &str, start: chrono::NaiveDateTime) -> String {
             .find_map(|(len, format)| {
                 let text = s.get(i..i + len)?;
                 let t = chrono::NaiveDateTime::parse_from_str(text, format).ok()?;
-                (text.as_bytes()[4] == b'-' && t >= start)
-                    .then(|| (len, shift(t).format(format).to_string()))
+                if text.as_bytes()[4] != b'-' {
+                    return None;
+                }
+                match len {
+                    19 => (t >= start).then(|| (len, shift(t).format(format).to_string())),
+                    _ => (t >= start_minute)
+                        .then(|| (len, shift_minute(t).format(format).to_string())),
+                }
             })
     };
     let mut out = String::with_capacity(s.len());
@@ -461,12 +478,15 @@ fn stable_ids(v: Value) -> Value {
         }
     }
     fn is_change_id(s: &str) -> bool {
-        let mut parts = s.splitn(3, '-');
-        matches!((parts.next(), parts.next(), parts.next()),
-            (Some(ms), Some(pid), Some(seq))
-                if ms.len() == 13 && ms.bytes().all(|b| b.is_ascii_digit())
-                    && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_hexdigit())
-                    && !seq.is_empty() && seq.bytes().all(|b| b.is_ascii_hexdigit()))
+        if s.len() < 15 || !s.is_char_boundary(13) {
+            return false;
+        }
+        let (ms, rest) = s.split_at(13);
+        ms.len() == 13
+            && ms.bytes().all(|b| b.is_ascii_digit())
+            && rest.starts_with('-')
+            && rest.len() > 1
+            && rest.bytes().all(|b| b == b'-' || b.is_ascii_hexdigit())
     }
     fn rewrite(v: Value, ids: &HashMap<String, String>, changes: &mut Vec<String>) -> Value {
         match v {

@@ -313,11 +313,16 @@ fn open_own(path: &Path) -> Result<File> {
     opts.open(path).at(path)
 }
 
-/// A fresh change id that sorts by time.
+/// A fresh change id that sorts by time: milliseconds, process, a per-process counter.
 pub fn new_change_id() -> String {
-    let ms = crate::timefmt::now_epoch_ms();
-    let tail = super::journal::new_id();
-    format!("{ms:013}-{}", &tail[tail.len().saturating_sub(6)..])
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{:013}-{:x}-{:x}",
+        crate::timefmt::now_epoch_ms(),
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// What undo and redo would act on now, from the history alone.
