@@ -272,7 +272,7 @@ fn targets(refs: &[EntryRef]) -> Vec<Target> {
 }
 
 /// Where an owner's entries live, as reviews are keyed.
-fn review_source(rt: &Runtime, owner: &Owner) -> String {
+pub(crate) fn review_source(rt: &Runtime, owner: &Owner) -> String {
     format!(
         "{}\u{0}{}\u{0}{}",
         rt.memory.backend().as_str(),

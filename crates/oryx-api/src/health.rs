@@ -8,9 +8,8 @@ use specta::Type;
 use oryx_core::memory::health::{self, Check, Fix, Item, Options};
 use oryx_core::memory::review::{entry_key, Reviews};
 use oryx_core::memory::Scope;
-use oryx_core::names::Owner;
 
-use crate::console::{Console, Runtime};
+use crate::console::Console;
 use crate::error::{ApiError, ApiResult};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -74,15 +73,6 @@ pub struct HealthDto {
     pub dismissed: u32,
 }
 
-fn source(rt: &Runtime, owner: &Owner) -> String {
-    format!(
-        "{}\u{0}{}\u{0}{}",
-        rt.memory.backend().as_str(),
-        rt.memory.store().location(owner),
-        owner.db_key()
-    )
-}
-
 fn dismiss_key(check: &str, entry: u64) -> u64 {
     entry ^ oryx_core::memory::curate::line_hash(check) as u64
 }
@@ -131,7 +121,8 @@ impl Console {
             ..Options::default()
         };
         let (findings, budget) = health::run(&items, Some(&view), &opts);
-        let dismissed = Reviews::dismissals(&self.index_dir()).load(&source(&rt, &owner))?;
+        let dismissed = Reviews::dismissals(&self.index_dir())
+            .load(&crate::curation::review_source(&rt, &owner))?;
         let is_dismissed = |f: &health::Finding| {
             dismissed.as_ref().is_some_and(|d| {
                 f.entry_ids.iter().all(|id| {
@@ -209,7 +200,8 @@ impl Console {
                 }
             }
         }
-        Reviews::dismissals(&self.index_dir()).add(&source(&rt, &owner), &keys)?;
+        Reviews::dismissals(&self.index_dir())
+            .add(&crate::curation::review_source(&rt, &owner), &keys)?;
         drop(rt);
         self.memory_health(&HealthArgs {
             agent: a.agent.clone(),
