@@ -14,6 +14,8 @@ DESKTOP_BIN := target/debug/oryx-desktop
 ## Every check and test (what .ci/run runs).
 test: deps ui fmt-check clippy rust-test mem0-contract fuzz ui-check e2e-desktop e2e-browser
 	@echo "make test: all checks passed"
+# One pass over a fresh clone gains nothing from incremental caches, which would add GBs to target/.
+test: export CARGO_INCREMENTAL ?= 0
 
 ## Opens the console on ./sample (created on first run) unless ORYXOS_ROOT is set.
 run: deps ui model desktop cli
