@@ -64,7 +64,7 @@ function PromptView({ p, match, onMatch }: { p: PromptDto; match: string; onMatc
           <span className="field-label">{t("prompt.composition")}</span>
           <span data-testid="prompt-total">{t("prompt.total", { chars: num(p.total_chars), tokens: num(p.total_tokens_estimate) })}</span>
           {p.session_id ? (
-            <span className="muted">{t("prompt.history", { turns: p.history_turns, messages: p.history_messages, max: p.max_history_turns })}</span>
+            <span className="muted">{t("prompt.history", { turns: t("prompt.turns", { n: p.history_turns }), messages: t("prompt.messages", { n: p.history_messages }), max: p.max_history_turns })}</span>
           ) : null}
         </div>
         <div className="stackbar" data-testid="prompt-bar" role="img" aria-label={p.parts.map((x) => `[${x.index}] ${x.chars}`).join(", ")}>

@@ -52,7 +52,7 @@ export function PastConversations({ agent, q }: { agent: string; q: string }) {
             <Icon name={settings.episodic_enabled ? "check" : "sessions"} size={13} />
             <span>
               {settings.episodic_enabled
-                ? t("episodic.on", { k: settings.episodic_top_k, budget: num(settings.episodic_budget_chars) })
+                ? t("episodic.on", { n: settings.episodic_top_k, budget: num(settings.episodic_budget_chars) })
                 : t("episodic.off")}
             </span>
             <a href={href({ page: "settings" })}>{t("recall.change")}</a>

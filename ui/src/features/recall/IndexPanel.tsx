@@ -98,7 +98,7 @@ function IndexBody({ s }: { s: IndexStatusDto }) {
         </button>
         <span className="spacer" />
         <span className="toolbar-info" data-testid="index-total">
-          {t("index.total", { indexed: num(indexed), total: num(total) })}
+          {t("index.total", { indexed: num(indexed), n: num(total) })}
         </span>
       </div>
       {s.job ? <Job job={s.job} onCancel={() => actions.cancel.mutate()} cancelling={actions.cancel.isPending || actions.cancel.data === true} /> : null}
@@ -237,7 +237,7 @@ function Job({ job, onCancel, cancelling }: { job: IndexJobDto; onCancel: () => 
         <div className="progress-text">
           <span>
             {job.todo > 0
-              ? t("index.progress", { owner, done: num(job.done), todo: num(job.todo) })
+              ? t("index.progress", { owner, done: num(job.done), n: num(job.todo) })
               : t("index.progressOwner", { owner })}
             <span className="sep">·</span>
             <span className="muted">{t("index.progressOwners", { n: num(Math.min(job.owners_done + 1, job.owners_total)), total: num(job.owners_total) })}</span>

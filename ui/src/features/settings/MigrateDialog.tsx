@@ -406,7 +406,7 @@ function SkipWarning({ r, from, to }: { r: MigrationReport | null; from: Backend
       <div>
         <strong>{t("migrate.skipTitle", names)}</strong>
         {gap}
-        {r ? t("migrate.skipWarning", { ...names, n: num(r.total.target_before), m: num(r.total.copied) }) : t("migrate.skipWarningUncounted", names)}
+        {r ? t("migrate.skipWarning", { ...names, holds: t("migrate.entries", { n: num(r.total.target_before) }), missing: t("migrate.entries", { n: num(r.total.copied) }) }) : t("migrate.skipWarningUncounted", names)}
         {gap}
         {t("migrate.skipKeep", names)}
       </div>
@@ -558,7 +558,7 @@ function Verified({ verify, run, to }: { verify: MigrationReport; run: Migration
         <Icon name="check" />
         <div>
           <strong>{t("migrate.verified", { to: backendLabel(t, to), n: num(verify.owners.length) })}</strong>
-          <div className="banner-sub">{t("migrate.verifiedSub", { copied: num(run?.total.copied ?? 0), skipped: num(verify.total.skipped), to: backendLabel(t, to) })}</div>
+          <div className="banner-sub">{t("migrate.verifiedSub", { copied: t("migrate.verifiedCopied", { n: num(run?.total.copied ?? 0) }), found: t("migrate.verifiedFound", { n: num(verify.total.skipped), to: backendLabel(t, to) }) })}</div>
         </div>
       </div>
       <ResultTable run={run} verify={verify} to={to} />
@@ -631,7 +631,7 @@ function ProgressBar({ progress, determinate, verifying }: { progress: Migration
       <div className="progress-text" data-testid="migrate-progress-text">
         {progress ? (
           <>
-            <span className="mono">{t("migrate.progress", { done: num(done), total: num(total) })}</span>
+            <span className="mono">{t("migrate.progress", { done: num(done), n: num(total) })}</span>
             <span className="sep">·</span>
             <OwnerName owner={progress.owner} />
           </>
