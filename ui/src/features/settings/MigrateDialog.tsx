@@ -472,16 +472,17 @@ function PlanTable({ r, from, to }: { r: MigrationReport; from: BackendDto; to: 
     <tr key={testId} data-testid={testId} className={total ? "row-total" : o.found === 0 && o.target_before === 0 && !o.error ? "row-empty" : undefined}>
       <th scope="row">{total ? t("migrate.total") : <OwnerName owner={o.owner} />}</th>
       {o.error ? (
-        <td colSpan={3} className="inline-error wrap">
+        <td colSpan={4} className="inline-error wrap">
           {o.error}
         </td>
       ) : (
         <>
           <td className="num" data-col="found">{num(o.found)}</td>
-          <td className="num" data-col="target_before">{num(o.target_before)}</td>
+          <td className="num" data-col="present">{num(o.skipped)}</td>
           <td className={o.copied > 0 ? "num missing" : "num"} data-col="missing">
             {num(o.copied)}
           </td>
+          <td className="num muted" data-col="target_before">{num(o.target_before)}</td>
         </>
       )}
     </tr>
@@ -493,13 +494,17 @@ function PlanTable({ r, from, to }: { r: MigrationReport; from: BackendDto; to: 
           <tr>
             <th>{t("migrate.col.owner")}</th>
             <th className="num">{t("migrate.col.found", names)}</th>
-            <th className="num">{t("migrate.col.targetBefore", names)}</th>
+            <th className="num">{t("migrate.col.present", names)}</th>
             <th className="num">{t("migrate.col.missing", names)}</th>
+            <th className="num col-secondary">{t("migrate.col.targetBefore", names)}</th>
           </tr>
         </thead>
         <tbody>{r.owners.map((o) => row(o, `migrate-row-${o.owner}`))}</tbody>
         <tfoot>{row(r.total, "migrate-row-total", true)}</tfoot>
       </table>
+      <p className="field-hint table-note" data-testid="migrate-plan-note">
+        {t("migrate.planNote", names)}
+      </p>
     </div>
   );
 }
@@ -507,6 +512,7 @@ function PlanTable({ r, from, to }: { r: MigrationReport; from: BackendDto; to: 
 /** Per owner: what the copy did, and what the second count found still missing. */
 function ResultTable({ run, verify, to }: { run: MigrationReport | null; verify: MigrationReport | null; to: BackendDto }) {
   const { t, num } = useI18n();
+  const names = { from: backendLabel(t, run?.from ?? verify?.from ?? to), to: backendLabel(t, to) };
   const owners = verify?.owners.map((o) => o.owner) ?? run?.owners.map((o) => o.owner) ?? [];
   if (!owners.length) return null;
   const runOf = (o: string) => run?.owners.find((x) => x.owner === o);
@@ -517,8 +523,9 @@ function ResultTable({ run, verify, to }: { run: MigrationReport | null; verify:
         <thead>
           <tr>
             <th>{t("migrate.col.owner")}</th>
+            <th className="num">{t("migrate.col.found", names)}</th>
             <th className="num">{t("migrate.col.copied")}</th>
-            <th className="num">{t("migrate.col.skipped")}</th>
+            <th className="num">{t("migrate.col.skipped", names)}</th>
             <th className="num">{t("migrate.col.failed")}</th>
             <th className="num">{t("migrate.col.stillMissing", { to: backendLabel(t, to) })}</th>
           </tr>
@@ -533,6 +540,7 @@ function ResultTable({ run, verify, to }: { run: MigrationReport | null; verify:
                 <th scope="row">
                   <OwnerName owner={o} />
                 </th>
+                <td className="num" data-col="found">{r ? num(r.found) : "—"}</td>
                 <td className="num" data-col="copied">{r ? num(r.copied) : "—"}</td>
                 <td className="num" data-col="skipped">{r ? num(r.skipped) : "—"}</td>
                 <td className={r?.failed ? "num inline-error" : "num"} data-col="failed">
@@ -546,6 +554,7 @@ function ResultTable({ run, verify, to }: { run: MigrationReport | null; verify:
           })}
         </tbody>
       </table>
+      <p className="field-hint table-note">{t("migrate.resultNote", names)}</p>
     </div>
   );
 }

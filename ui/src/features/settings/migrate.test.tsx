@@ -35,6 +35,15 @@ describe("Switching the memory backend", () => {
     expect(cell(row, "found")).toBe(n(a.found));
     expect(cell(row, "target_before")).toBe(n(a.target_before));
     expect(cell(row, "missing")).toBe(n(a.copied));
+    // #18 item 9: the row adds up — in the old backend = already in the new + missing; the new
+    // backend's own entries (13 the demo's sqlite holds that markdown does not) are apart.
+    expect(cell(row, "present")).toBe(n(a.skipped));
+    for (const o of expected.owners.filter((x) => !x.error)) {
+      const r = screen.getByTestId(`migrate-row-${o.owner}`);
+      expect(Number(cell(r, "present")!.replace(/,/g, "")) + Number(cell(r, "missing")!.replace(/,/g, ""))).toBe(Number(cell(r, "found")!.replace(/,/g, "")));
+    }
+    const heads = within(screen.getByTestId("migrate-table")).getAllByRole("columnheader").map((h) => h.textContent);
+    expect(heads).toEqual(["Owner", "In Markdown", "Of these, already in SQLite", "Of these, missing in SQLite", "All entries in SQLite now"]);
     expect(screen.getByTestId("migrate-row-global")).toHaveTextContent("Global memory");
     expect(cell(screen.getByTestId("migrate-row-total"), "missing")).toBe(n(expected.total.copied));
     expect(screen.getByTestId("migrate-copy")).toHaveTextContent(`Copy ${n(expected.total.copied)} missing entries and switch`);
@@ -58,7 +67,12 @@ describe("Switching the memory backend", () => {
 
     const verified = await screen.findByTestId("migrate-verified", undefined, LONG);
     expect(verified).toHaveTextContent(/Verified: all \d+ owners have 0 entries missing in SQLite\./);
-    for (const row of within(screen.getByTestId("migrate-result")).getAllByRole("row").slice(1)) expect(cell(row, "still_missing")).toBe("0");
+    for (const row of within(screen.getByTestId("migrate-result")).getAllByRole("row").slice(1)) {
+      expect(cell(row, "still_missing")).toBe("0");
+      // In the old backend = copied + already there (skipped) + failed.
+      const v = (c: string) => Number(cell(row, c)!.replace(/,/g, ""));
+      expect(v("copied") + v("skipped") + v("failed")).toBe(v("found"));
+    }
     await screen.findByTestId("migrate-switched");
     // Order: dry run, copy, dry run again, and only then the save.
     const steps = backend.calls.filter((c) => c.op === "migrate" || c.op === "update_settings").map((c) => (c.op === "migrate" ? `migrate dry_run=${String((c.args as { dry_run: boolean }).dry_run)}` : c.op));
