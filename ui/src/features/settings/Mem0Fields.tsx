@@ -1,3 +1,4 @@
+import { useState } from "react";
 
 import { BackendError } from "../../backend";
 import type { SettingsDto } from "../../backend/types";
@@ -36,6 +37,7 @@ export function Mem0Fields({
   onTimeoutText,
   edit,
   testPayload,
+  showProblems,
 }: {
   draft: SettingsDto;
   stored: SettingsDto;
@@ -44,10 +46,16 @@ export function Mem0Fields({
   onTimeoutText: (v: string) => void;
   edit: (patch: Partial<SettingsDto>) => void;
   testPayload: () => SettingsDto;
+  /** A save was tried: show every problem, touched or not. */
+  showProblems?: boolean;
 }) {
   const { t, num } = useI18n();
   const problems = mem0Problems(draft, timeoutValue);
-  const problem = (f: Problem["field"]) => problems.find((p) => p.field === f);
+  // A field says what is wrong with it once the user has left it (or tried to save), not before
+  // anything was typed.
+  const [touched, setTouched] = useState<ReadonlySet<Problem["field"]>>(() => new Set());
+  const touch = (f: Problem["field"]) => setTouched((s) => (s.has(f) ? s : new Set(s).add(f)));
+  const problem = (f: Problem["field"]) => (showProblems || touched.has(f) ? problems.find((p) => p.field === f) : undefined);
   const test = useTestMem0();
   const typedKey = !!draft.mem0_api_key;
   const keyStored = stored.mem0_api_key_set && draft.mem0_api_key_set;
@@ -61,7 +69,11 @@ export function Mem0Fields({
 
   const field = (f: Problem["field"], hint: string) => {
     const p = problem(f);
-    return <div className={p ? "field-hint inline-error" : "field-hint"}>{p ? t(p.key) : hint}</div>;
+    return (
+      <div id={`settings-mem0-${f}-hint`} className={p ? "field-hint inline-error" : "field-hint"} role={p ? "alert" : undefined} data-testid={`settings-mem0-${f}-hint`}>
+        {p ? t(p.key) : hint}
+      </div>
+    );
   };
 
   return (
@@ -82,6 +94,8 @@ export function Mem0Fields({
             placeholder="http://127.0.0.1:8888"
             value={draft.mem0_base_url ?? ""}
             aria-invalid={!!problem("url")}
+            aria-describedby="settings-mem0-url-hint"
+            onBlur={() => touch("url")}
             onChange={(e) => change({ mem0_base_url: e.target.value || null })}
             data-testid="settings-mem0-url"
           />
@@ -98,6 +112,8 @@ export function Mem0Fields({
             autoComplete="off"
             value={draft.mem0_user_id}
             aria-invalid={!!problem("user")}
+            aria-describedby="settings-mem0-user-hint"
+            onBlur={() => touch("user")}
             onChange={(e) => change({ mem0_user_id: e.target.value })}
             data-testid="settings-mem0-user"
           />
@@ -154,6 +170,8 @@ export function Mem0Fields({
             step={1000}
             value={timeoutText}
             aria-invalid={!!problem("timeout")}
+            aria-describedby="settings-mem0-timeout-hint"
+            onBlur={() => touch("timeout")}
             onChange={(e) => {
               onTimeoutText(e.target.value);
               test.reset();

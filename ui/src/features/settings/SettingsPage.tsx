@@ -2,9 +2,11 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 
 import type { BackendDto, LanguageDto, RecallModeDto, SettingsDto, SettingsView, ThemeDto } from "../../backend/types";
+import { BackendError } from "../../backend";
+import { FieldError } from "../../components/FieldError";
 import { Icon } from "../../components/Icon";
-import { ErrorState, Loadable } from "../../components/States";
-import { useI18n } from "../../i18n";
+import { errorHeadline, Loadable } from "../../components/States";
+import { useI18n, type MessageKey } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
 import { href, replaceRoute } from "../../router";
@@ -34,6 +36,38 @@ export function changesMigrationSources(next: SettingsDto, stored: SettingsDto):
     next.mem0_api_key_set !== stored.mem0_api_key_set ||
     next.mem0_timeout_ms !== stored.mem0_timeout_ms
   );
+}
+
+/** The fields whose value the console checks on save, with their input and label. */
+type ValueField = "root" | "db" | "window" | "floor" | "limit" | "topK" | "budget";
+const FIELDS: Record<ValueField, { input: string; label: MessageKey }> = {
+  root: { input: "settings-root", label: "settings.root" },
+  db: { input: "settings-db", label: "settings.dbPath" },
+  window: { input: "settings-window", label: "settings.window" },
+  floor: { input: "settings-recall-floor", label: "settings.recall.floor" },
+  limit: { input: "settings-recall-limit", label: "settings.recall.limit" },
+  topK: { input: "settings-episodic-top-k", label: "settings.episodic.topK" },
+  budget: { input: "settings-episodic-budget", label: "settings.episodic.budget" },
+};
+
+/** Which value fields `next` changes from `stored`. The console's error names no field: when a
+ * save that changed one value is refused, the error is shown at that value. */
+export function changedValueFields(next: SettingsDto, stored: SettingsDto): ValueField[] {
+  const same = (a: unknown, b: unknown) => (a ?? null) === (b ?? null) || (typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b));
+  const out: ValueField[] = [];
+  if (!same(next.root, stored.root)) out.push("root");
+  if (!same(next.db_path, stored.db_path)) out.push("db");
+  if (!same(next.archival_limit_chars, stored.archival_limit_chars)) out.push("window");
+  if (!same(next.recall_floor, stored.recall_floor)) out.push("floor");
+  if (!same(next.recall_limit, stored.recall_limit)) out.push("limit");
+  if (!same(next.episodic_top_k, stored.episodic_top_k)) out.push("topK");
+  if (!same(next.episodic_budget_chars, stored.episodic_budget_chars)) out.push("budget");
+  return out;
+}
+
+/** `aria-describedby` from the ids that are present. */
+function describedBy(...ids: (string | false | null | undefined)[]): string | undefined {
+  return ids.filter(Boolean).join(" ") || undefined;
 }
 
 /** A number field as typed; the console checks the range (an empty or non-numeric field is sent as
@@ -75,12 +109,16 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
   const [saved, setSaved] = useState(false);
   const [notSwitched, setNotSwitched] = useState(false);
   const [dialog, setDialog] = useState<Omit<MigrateDialogProps, "onSaved" | "onClose"> | null>(null);
+  /** The field a refused save is about (the only value it changed), until that field is edited. */
+  const [errField, setErrField] = useState<ValueField | null>(null);
+  /** A save was tried: the mem0 fields show what is missing even if never touched. */
+  const [submitted, setSubmitted] = useState(false);
   const inspection = useInspection(root, draft.db_path);
   const windowValue = parseWindow(windowText);
   const timeoutValue = parseTimeout(timeoutText);
   const stored = view.settings;
   const mem0Invalid = draft.backend === "mem0" && mem0Problems(draft, timeoutValue).length > 0;
-  const canSave = windowValue !== null && !mem0Invalid;
+  const canSave = windowValue !== null;
 
   useEffect(() => {
     if (focus !== "backend") return;
@@ -95,6 +133,17 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
     setDraft((d) => ({ ...d, ...patch }));
     setSaved(false);
     setNotSwitched(false);
+    if ("db_path" in patch && errField === "db") setErrField(null);
+  };
+  /** A text field was edited: its own error (if any) is no longer about what it shows. */
+  const typed = (f: ValueField) => {
+    setSaved(false);
+    if (errField === f) setErrField(null);
+  };
+  const goToField = (f: ValueField) => {
+    const el = document.getElementById(FIELDS[f].input);
+    el?.scrollIntoView?.({ block: "center" });
+    el?.focus({ preventScroll: true });
   };
 
   /** The form as a DTO: the API key only when typed (empty keeps the stored one). */
@@ -138,12 +187,22 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
       const target = base ? { ...base.settings, backend: next.backend } : next;
       return { view: base, switching: { from: stored.backend, to: next.backend, settings: target, presaved: presave } };
     },
+    onMutate: () => setErrField(null),
+    onError: (_e, next) => {
+      const changed = changedValueFields(next, stored);
+      setErrField(changed.length === 1 ? changed[0]! : null);
+    },
     onSuccess: async ({ view: v, switching }) => {
+      setSubmitted(false);
       if (v) await applySaved(v, switching?.to);
       if (switching) setDialog(switching);
       else setSaved(true);
     },
   });
+
+  /** The refused save's error at the field it is about. */
+  const fieldError = (f: ValueField) =>
+    errField === f && save.isError ? <FieldError id={`${FIELDS[f].input}-error`} error={save.error} testId={`${FIELDS[f].input}-error`} /> : null;
 
   const backends: { key: BackendDto; label: string; hint: string }[] = [
     { key: "markdown", label: t("settings.backend.markdown"), hint: t("settings.backend.markdownHint") },
@@ -166,7 +225,15 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        if (canSave && !save.isPending) save.mutate(payload());
+        if (!canSave || save.isPending) return;
+        if (mem0Invalid) {
+          // Say what is missing where it is missing, and go there.
+          setSubmitted(true);
+          document.querySelector<HTMLElement>('[data-testid="settings-mem0"] [aria-invalid="true"]')?.focus();
+          requestAnimationFrame(() => document.querySelector<HTMLElement>('[data-testid="settings-mem0"] [aria-invalid="true"]')?.focus());
+          return;
+        }
+        save.mutate(payload());
       }}
     >
       {eff.overridden_by.length ? (
@@ -185,18 +252,25 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
         <label className="field-label-lg" htmlFor="settings-root">
           {t("settings.root")}
         </label>
-        <div className="field-hint">{t("settings.rootHint")}</div>
+        <div className="field-hint" id="settings-root-hint">
+          {t("settings.rootHint")}
+        </div>
         <RootField
           id="settings-root"
           value={root}
           onChange={(v) => {
             setRoot(v);
-            setSaved(false);
+            typed("root");
           }}
           onInspect={() => void inspection.refetch()}
           testId="settings-root"
+          describedBy={describedBy("settings-root-hint", errField === "root" && "settings-root-error", "settings-root-inspection")}
+          invalid={errField === "root" || inspection.isError || (inspection.data !== undefined && !(inspection.data.exists && inspection.data.is_dir))}
         />
-        <InspectionView q={inspection} />
+        {errField === "root" && save.isError ? (
+          <FieldError id="settings-root-error" error={save.error} override={{ invalid_input: "settings.rootRefused" }} testId="settings-root-error" />
+        ) : null}
+        <InspectionView q={inspection} id="settings-root-inspection" />
       </section>
 
       <section className="card form-section">
@@ -239,6 +313,7 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
             }}
             edit={edit}
             testPayload={payload}
+            showProblems={submitted}
           />
         ) : null}
         <div className="form-grid">
@@ -252,9 +327,14 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
               value={draft.db_path ?? ""}
               placeholder={`${root.trim() || eff.root}/oryxos.db`}
               onChange={(e) => edit({ db_path: e.target.value || null })}
+              aria-invalid={errField === "db" || undefined}
+              aria-describedby={describedBy(errField === "db" && "settings-db-error", "settings-db-hint")}
               data-testid="settings-db"
             />
-            <div className="field-hint">{t("settings.dbPathHint", { path: `${root.trim() || eff.root}/oryxos.db` })}</div>
+            {fieldError("db")}
+            <div className="field-hint" id="settings-db-hint">
+              {t("settings.dbPathHint", { path: `${root.trim() || eff.root}/oryxos.db` })}
+            </div>
           </div>
           <label htmlFor="settings-window">{t("settings.window")}</label>
           <div>
@@ -265,14 +345,18 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
               max={MAX_WINDOW}
               step={100}
               value={windowText}
-              aria-invalid={windowValue === null}
+              aria-invalid={windowValue === null || errField === "window"}
+              aria-describedby={describedBy(errField === "window" && "settings-window-error", "settings-window-hint")}
               onChange={(e) => {
                 setWindowText(e.target.value);
-                setSaved(false);
+                typed("window");
               }}
               data-testid="settings-window"
             />
-            <div className={windowValue === null ? "field-hint inline-error" : "field-hint"}>{windowValue === null ? t("settings.windowInvalid") : t("settings.windowHint")}</div>
+            {fieldError("window")}
+            <div id="settings-window-hint" className={windowValue === null ? "field-hint inline-error" : "field-hint"}>
+              {windowValue === null ? t("settings.windowInvalid") : t("settings.windowHint")}
+            </div>
           </div>
           <label htmlFor="settings-footprint">{t("settings.footprint")}</label>
           <div>
@@ -317,13 +401,18 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
               max={1}
               step={0.05}
               value={floorText}
+              aria-invalid={errField === "floor" || undefined}
+              aria-describedby={describedBy(errField === "floor" && "settings-recall-floor-error", "settings-recall-floor-hint")}
               onChange={(e) => {
                 setFloorText(e.target.value);
-                setSaved(false);
+                typed("floor");
               }}
               data-testid="settings-recall-floor"
             />
-            <div className="field-hint">{t("settings.recall.floorHint")}</div>
+            {fieldError("floor")}
+            <div className="field-hint" id="settings-recall-floor-hint">
+              {t("settings.recall.floorHint")}
+            </div>
           </div>
           <label htmlFor="settings-recall-limit">{t("settings.recall.limit")}</label>
           <div>
@@ -334,13 +423,18 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
               max={100}
               step={1}
               value={limitText}
+              aria-invalid={errField === "limit" || undefined}
+              aria-describedby={describedBy(errField === "limit" && "settings-recall-limit-error", "settings-recall-limit-hint")}
               onChange={(e) => {
                 setLimitText(e.target.value);
-                setSaved(false);
+                typed("limit");
               }}
               data-testid="settings-recall-limit"
             />
-            <div className="field-hint">{t("settings.recall.limitHint")}</div>
+            {fieldError("limit")}
+            <div className="field-hint" id="settings-recall-limit-hint">
+              {t("settings.recall.limitHint")}
+            </div>
           </div>
         </div>
         <div className="subsection" role="group" aria-labelledby="settings-episodic-title" data-testid="settings-episodic">
@@ -370,13 +464,18 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
                 max={20}
                 step={1}
                 value={topKText}
+                aria-invalid={errField === "topK" || undefined}
+                aria-describedby={describedBy(errField === "topK" && "settings-episodic-top-k-error", "settings-episodic-top-k-hint")}
                 onChange={(e) => {
                   setTopKText(e.target.value);
-                  setSaved(false);
+                  typed("topK");
                 }}
                 data-testid="settings-episodic-top-k"
               />
-              <div className="field-hint">{t("settings.episodic.topKHint")}</div>
+              {fieldError("topK")}
+              <div className="field-hint" id="settings-episodic-top-k-hint">
+                {t("settings.episodic.topKHint")}
+              </div>
             </div>
             <label htmlFor="settings-episodic-budget">{t("settings.episodic.budget")}</label>
             <div>
@@ -387,13 +486,18 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
                 max={20000}
                 step={100}
                 value={budgetText}
+                aria-invalid={errField === "budget" || undefined}
+                aria-describedby={describedBy(errField === "budget" && "settings-episodic-budget-error", "settings-episodic-budget-hint")}
                 onChange={(e) => {
                   setBudgetText(e.target.value);
-                  setSaved(false);
+                  typed("budget");
                 }}
                 data-testid="settings-episodic-budget"
               />
-              <div className="field-hint">{t("settings.episodic.budgetHint")}</div>
+              {fieldError("budget")}
+              <div className="field-hint" id="settings-episodic-budget-hint">
+                {t("settings.episodic.budgetHint")}
+              </div>
             </div>
           </div>
         </div>
@@ -416,7 +520,8 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
         </div>
       </section>
 
-      <div className="save-bar">
+      <div className={save.isError ? "save-bar has-error" : "save-bar"}>
+        {save.isError && !save.isPending ? <SaveError error={save.error} field={errField} onGo={goToField} /> : null}
         <button type="submit" className="btn btn-primary" disabled={save.isPending || !canSave || dialog !== null} data-testid="settings-save">
           {save.isPending ? t("settings.saving") : t("settings.save")}
         </button>
@@ -435,7 +540,6 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
           {t("settings.settingsFile")}: <code>{eff.settings_path}</code>
         </span>
       </div>
-      {save.isError ? <ErrorState error={save.error} compact /> : null}
     </form>
     {dialog ? (
       <MigrateDialog
@@ -452,5 +556,32 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
       />
     ) : null}
     </>
+  );
+}
+
+/** In the sticky Save bar, where it is seen: what went wrong in the user's language, the field
+ * it is about (with a way there) and the console's message as the detail. */
+function SaveError({ error, field, onGo }: { error: unknown; field: ValueField | null; onGo: (f: ValueField) => void }) {
+  const { t } = useI18n();
+  const e = BackendError.from(error);
+  return (
+    <div className="save-error" role="alert" data-testid="settings-save-error" data-code={e.code}>
+      <Icon name="error" size={14} />
+      <span data-testid="settings-save-error-text">
+        {field ? t("settings.saveFailedField", { field: t(FIELDS[field].label) }) : t("settings.saveFailed", { reason: errorHeadline(t, e.code) })}
+      </span>
+      {field ? (
+        <button type="button" className="btn btn-small" onClick={() => onGo(field)} data-testid="settings-save-error-go">
+          {t("settings.goToField")}
+        </button>
+      ) : e.message ? (
+        <details className="error-details">
+          <summary>{t("error.details")}</summary>
+          <div className="error-message mono wrap" data-testid="settings-save-error-detail">
+            {e.message}
+          </div>
+        </details>
+      ) : null}
+    </div>
   );
 }

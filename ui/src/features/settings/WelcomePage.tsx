@@ -31,7 +31,10 @@ export function WelcomePage({ view }: { view: SettingsView }) {
       await applyRoot(r.path);
     },
   });
-  const canOpen = !!inspection.data && inspection.data.is_dir && !open.isPending;
+  const usable = !!inspection.data && inspection.data.exists && inspection.data.is_dir;
+  const canOpen = usable && !open.isPending;
+  // Why "Open this root" waits: nothing inspected yet, or what was inspected is not a folder.
+  const why = usable ? null : inspection.data ? t("welcome.openNotDir") : t("welcome.openNeedsInspect");
 
   return (
     <div className="welcome" data-testid="welcome">
@@ -44,12 +47,34 @@ export function WelcomePage({ view }: { view: SettingsView }) {
         <div className="welcome-cards">
           <section className="card">
             <h2>{t("welcome.open")}</h2>
-            <p className="field-hint">{t("welcome.openHint")}</p>
-            <RootField id="welcome-open" value={openPath} onChange={setOpenPath} onInspect={() => void inspection.refetch()} testId="welcome-open-path" />
-            <InspectionView q={inspection} />
-            <button type="button" className="btn btn-primary" disabled={!canOpen} onClick={() => open.mutate()} data-testid="welcome-open">
+            <p className="field-hint" id="welcome-open-hint">
+              {t("welcome.openHint")}
+            </p>
+            <RootField
+              id="welcome-open"
+              value={openPath}
+              onChange={setOpenPath}
+              onInspect={() => void inspection.refetch()}
+              testId="welcome-open-path"
+              describedBy="welcome-open-hint welcome-open-inspection"
+              invalid={inspection.isError || (inspection.data !== undefined && !usable)}
+            />
+            <InspectionView q={inspection} id="welcome-open-inspection" />
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={!canOpen}
+              aria-describedby={why ? "welcome-open-why" : undefined}
+              onClick={() => open.mutate()}
+              data-testid="welcome-open"
+            >
               {t("welcome.openButton")}
             </button>
+            {why ? (
+              <p className="field-hint" id="welcome-open-why" data-testid="welcome-open-why">
+                {why}
+              </p>
+            ) : null}
             {open.isError ? <ErrorState error={open.error} compact /> : null}
           </section>
           <section className="card">

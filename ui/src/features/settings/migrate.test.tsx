@@ -204,10 +204,16 @@ describe("mem0 settings", () => {
     expect(screen.getByTestId("settings-mem0-user")).toHaveValue("oryxos");
     expect(screen.getByTestId("settings-mem0-key")).toHaveAttribute("type", "password");
     expect(screen.getByTestId("settings-mem0-timeout")).toHaveValue(10000);
-    // No URL yet: neither test nor save.
-    expect(screen.getByText("Enter the mem0 base URL.")).toBeInTheDocument();
-    expect(screen.getByTestId("settings-save")).toBeDisabled();
+    // No URL yet: nothing to test, and no error before anything was typed (#18 item 22)…
+    expect(screen.queryByText("Enter the mem0 base URL.")).toBeNull();
+    expect(screen.getByTestId("settings-mem0-url")).not.toHaveAttribute("aria-invalid", "true");
     expect(screen.getByTestId("settings-mem0-test")).toBeDisabled();
+    // …but Save says what is missing, at the field, and goes there; nothing is sent.
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByText("Enter the mem0 base URL.")).toHaveAttribute("id", "settings-mem0-url-hint");
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId("settings-mem0-url")));
+    expect(screen.getByTestId("settings-mem0-url")).toHaveAttribute("aria-describedby", "settings-mem0-url-hint");
+    expect(updates(backend)).toEqual([]);
 
     // Nothing listens on port 9 of this machine: the real client's answer for a server that is down.
     fireEvent.change(screen.getByTestId("settings-mem0-url"), { target: { value: "http://127.0.0.1:9" } });

@@ -2,7 +2,9 @@ import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
 import type { SettingsDto } from "../../backend/types";
+import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
+import { inspectionHeadline } from "./RootInspector";
 
 /** The second root the recording makes beside the demo (two agents, no database). */
 const TEAM_ROOT = "/home/linxiao/team";
@@ -44,14 +46,54 @@ describe("Settings", () => {
     expect(screen.getAllByTestId("archival-row")[0]).toHaveTextContent("[sqlite]");
   });
 
-  it("shows a server error inline and keeps the form", async () => {
+  it("shows a refused save in the Save bar and at the field it is about, in the user's words (#18 items 5, 7)", async () => {
     renderApp("#/settings");
     const root = await screen.findByTestId("settings-root");
     fireEvent.change(root, { target: { value: "/nope/here" } });
     fireEvent.click(screen.getByTestId("settings-save"));
-    expect(await screen.findByTestId("error-code")).toHaveTextContent("invalid_input");
-    expect(screen.getByTestId("error-message")).toHaveTextContent("/nope/here is not a folder");
+    const bar = await screen.findByTestId("settings-save-error");
+    // In the sticky bar, beside Save, not below it.
+    expect(bar.closest(".save-bar")).toContainElement(screen.getByTestId("settings-save"));
+    expect(bar).toHaveTextContent("Not saved: “.oryxos root” was not accepted.");
+    // At the field: what Settings can do, not "create the sample root" (the welcome screen's).
+    const text = screen.getByTestId("settings-root-error-text");
+    expect(text).toHaveTextContent("Type the full path of an existing .oryxos folder");
+    expect(text.textContent).not.toMatch(/sample/);
+    // The console's own message is the detail.
+    expect(screen.getByTestId("settings-root-error-detail")).toHaveTextContent("/nope/here is not a folder");
+    expect(root).toHaveAttribute("aria-invalid", "true");
+    expect(root.getAttribute("aria-describedby")!.split(" ")).toContain("settings-root-error");
+    fireEvent.click(screen.getByTestId("settings-save-error-go"));
+    expect(document.activeElement).toBe(root);
     expect(screen.queryByTestId("settings-saved")).toBeNull();
+    expect(screen.queryByTestId("error-state")).toBeNull();
+    // Typing in the field takes its error away.
+    fireEvent.change(root, { target: { value: "/home/linxiao/.oryxos" } });
+    expect(screen.queryByTestId("settings-root-error")).toBeNull();
+    expect(root).not.toHaveAttribute("aria-invalid");
+  });
+
+  it("lists a few of the root's agents, and all of them on request (#18 item 22)", async () => {
+    renderApp("#/settings");
+    const agents = await screen.findByTestId("inspection-agents", undefined, { timeout: 2000 });
+    expect(agents).toHaveTextContent("7 agents: assistant, broken_yaml, legacy-bot, log_analyst, researcher and 2 more");
+    const toggle = screen.getByTestId("inspection-agents-toggle");
+    expect(toggle).toHaveAttribute("aria-expanded", "false");
+    expect(toggle).toHaveTextContent("Show all 7");
+    fireEvent.click(toggle);
+    expect(agents).toHaveTextContent("7 agents: assistant, broken_yaml, legacy-bot, log_analyst, researcher, scheduler, writer");
+    expect(toggle).toHaveAttribute("aria-expanded", "true");
+    expect(screen.getByTestId("inspection-head")).toHaveTextContent("Found /home/linxiao/.oryxos");
+    expect(screen.getByTestId("settings-root").getAttribute("aria-describedby")).toContain("settings-root-inspection");
+  });
+
+  it("headlines an inspection by what it found, not always Found (#18 item 6)", () => {
+    const found = recordedResult("demo", "inspect_root", { path: "/home/linxiao/.oryxos", db_path: null });
+    expect(inspectionHeadline(found).key).toBe("settings.found");
+    // The flags the console sets for a path that does not exist, and for a file.
+    expect(inspectionHeadline({ ...found, exists: false, is_dir: false }).key).toBe("settings.inspectMissing");
+    expect(inspectionHeadline({ ...found, exists: true, is_dir: false }).key).toBe("settings.inspectNotDir");
+    expect(inspectionHeadline({ ...found, warnings: ["no agents/ folder"] }).key).toBe("settings.inspectWarn");
   });
 
   it("validates the archival window size before saving", async () => {
@@ -103,8 +145,12 @@ describe("Settings", () => {
     // No rule of its own: the request goes out and the console's error is shown.
     expect(screen.getByTestId("settings-save")).toBeEnabled();
     fireEvent.click(screen.getByTestId("settings-save"));
-    expect(await screen.findByTestId("error-code")).toHaveTextContent("invalid_input");
-    expect(screen.getByTestId("error-message")).toHaveTextContent("the recall floor is a cosine similarity between 0 and 1, got 1.5");
+    const err = await screen.findByTestId("settings-recall-floor-error");
+    expect(err).toHaveAttribute("data-code", "invalid_input");
+    expect(screen.getByTestId("settings-recall-floor-error-text")).toHaveTextContent("This value was not accepted.");
+    expect(screen.getByTestId("settings-recall-floor-error-detail")).toHaveTextContent("the recall floor is a cosine similarity between 0 and 1, got 1.5");
+    expect(screen.getByTestId("settings-recall-floor").getAttribute("aria-describedby")).toBe("settings-recall-floor-error settings-recall-floor-hint");
+    expect(screen.getByTestId("settings-save-error")).toHaveTextContent("Not saved: “Similarity floor” was not accepted.");
     expect(screen.queryByTestId("settings-saved")).toBeNull();
   });
 
@@ -138,8 +184,9 @@ describe("Settings", () => {
     fireEvent.change(screen.getByTestId("settings-episodic-top-k"), { target: { value: "0" } });
     expect(screen.getByTestId("settings-save")).toBeEnabled();
     fireEvent.click(screen.getByTestId("settings-save"));
-    expect(await screen.findByTestId("error-code")).toHaveTextContent("invalid_input");
-    expect(screen.getByTestId("error-message")).toHaveTextContent("the episodic part holds between 1 and 20 fragments, got 0");
+    expect(await screen.findByTestId("settings-episodic-top-k-error")).toHaveAttribute("data-code", "invalid_input");
+    expect(screen.getByTestId("settings-episodic-top-k-error-detail")).toHaveTextContent("the episodic part holds between 1 and 20 fragments, got 0");
+    expect(screen.getByTestId("settings-episodic-top-k")).toHaveAttribute("aria-invalid", "true");
     expect(screen.queryByTestId("settings-saved")).toBeNull();
     expect(screen.getByTestId("settings-episodic-top-k")).toHaveValue(0);
   });
@@ -170,8 +217,15 @@ describe("First run", () => {
   it("opens an existing root after inspecting it", async () => {
     renderApp("#/agents", "first_run");
     const input = await screen.findByTestId("welcome-open-path");
+    // Disabled with a reason, read with the button (#18 item 22).
+    const openButton = screen.getByTestId("welcome-open");
+    expect(openButton).toBeDisabled();
+    expect(openButton).toHaveAttribute("aria-describedby", "welcome-open-why");
+    expect(screen.getByTestId("welcome-open-why")).toHaveTextContent("it is checked as you type");
     fireEvent.change(input, { target: { value: TEAM_ROOT } });
     await waitFor(() => expect(screen.getByTestId("inspection-agents")).toHaveTextContent("2 agents"), { timeout: 2000 });
+    expect(screen.queryByTestId("welcome-open-why")).toBeNull();
+    expect(openButton).not.toHaveAttribute("aria-describedby");
     fireEvent.click(screen.getByTestId("welcome-open"));
     expect(await screen.findByTestId("agent-row-oncall")).toBeInTheDocument();
   });
