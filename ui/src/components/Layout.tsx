@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useEffect, type ReactNode } from "react";
 
 import { useBackend } from "../backend";
 import type { SettingsView } from "../backend/types";
@@ -35,10 +35,28 @@ function section(r: Route): NavItem["key"] | "global" {
   }
 }
 
+/** After a navigation that took the focused element away (Enter on a row that is gone now), the
+ * new page's heading gets the focus, so the keyboard and the screen reader continue from there
+ * instead of from <body>. */
+function useFocusAfterNavigation(key: string) {
+  useEffect(() => {
+    const id = requestAnimationFrame(() => {
+      const a = document.activeElement;
+      if (a && a !== document.body && a.isConnected) return;
+      const h = document.querySelector<HTMLElement>("#content h1") ?? document.getElementById("content");
+      if (!h) return;
+      if (!h.hasAttribute("tabindex")) h.setAttribute("tabindex", "-1");
+      h.focus({ preventScroll: true });
+    });
+    return () => cancelAnimationFrame(id);
+  }, [key]);
+}
+
 export function Layout({ route, view, children }: { route: Route; view: SettingsView | undefined; children: ReactNode }) {
   const { t } = useI18n();
   const backend = useBackend();
   const active = section(route);
+  useFocusAfterNavigation(href(route));
   return (
     <div className="app">
       <nav className="sidebar" aria-label="Main">
@@ -80,10 +98,12 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
           <div className="header-badges">
             {view ? (
               <span className={`badge badge-backend badge-${view.effective.backend}`} title={t("header.backend")} data-testid="backend-badge">
+                <span className="sr-only">{t("header.backendLabel", { backend: "" })}</span>
                 {view.effective.backend}
               </span>
             ) : null}
             <span className="badge badge-muted" title={t("header.transport", { kind: backend.kind })} data-testid="transport-badge">
+              <span className="sr-only">{t("header.transportLabel", { kind: "" })}</span>
               {backend.kind}
             </span>
           </div>

@@ -1,9 +1,9 @@
 import { Tabs } from "../../components/Tabs";
-import { WarningBadge } from "../../components/Warnings";
+import { requestWarningsFocus, WarningBadge } from "../../components/Warnings";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useAgents } from "../../queries/hooks";
-import { href, type AgentTab } from "../../router";
+import { href, navigate, type AgentTab } from "../../router";
 import { HealthTab } from "../health/HealthTab";
 import { MemoryTab } from "../memory/MemoryTab";
 import { PromptTab } from "../prompt/PromptTab";
@@ -27,7 +27,23 @@ export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
         <span className="crumb-sep">/</span>
         <h1 data-testid="agent-title">{name}</h1>
         {summary?.description ? <span className="page-sub">{summary.description}</span> : null}
-        {summary ? <WarningBadge warnings={summary.warnings} testId="agent-warnings" /> : null}
+        {summary ? (
+          <WarningBadge
+            warnings={summary.warnings}
+            testId="agent-warnings"
+            onActivate={() => {
+              // To the problem: the overview lists the warnings (the front matter error among them).
+              const list = document.querySelector<HTMLElement>('[data-testid="overview-warnings"]');
+              if (tab === "overview" && list) {
+                list.scrollIntoView?.({ block: "center" });
+                list.focus({ preventScroll: true });
+                return;
+              }
+              requestWarningsFocus();
+              navigate({ page: "agent", name, tab: "overview" });
+            }}
+          />
+        ) : null}
       </div>
       {agents.data && !summary ? (
         <ErrorState error={{ code: "agent_not_found", message: `${t("agent.notFound")}: ${name}` }} />

@@ -14,7 +14,7 @@ import { humanBytes } from "../../components/format";
 import { onRowKeyDown } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
 import { Empty, Loadable } from "../../components/States";
-import { WarningBadge } from "../../components/Warnings";
+import { requestWarningsFocus, WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
 import { useAgents } from "../../queries/hooks";
 import { href, navigate } from "../../router";
@@ -52,7 +52,15 @@ function columns(t: TFunction, num: (n: number) => string) {
       cell: (c) => {
         const a = c.row.original;
         const all = a.memory.error ? [...a.warnings, t("agents.countsError", { message: a.memory.error })] : a.warnings;
-        return <WarningBadge warnings={all} testId={`agent-warnings-${a.name}`} />;
+        // Activated: to the problem — the overview lists the agent's warnings; a memory that
+        // could not be read is explained on the memory tab.
+        const go = () => {
+          if (a.warnings.length) {
+            requestWarningsFocus();
+            navigate({ page: "agent", name: a.name, tab: "overview" });
+          } else navigate({ page: "agent", name: a.name, tab: "memory" });
+        };
+        return <WarningBadge warnings={all} testId={`agent-warnings-${a.name}`} onActivate={go} />;
       },
     }),
     col.accessor((a) => a.description ?? "", {
@@ -105,20 +113,38 @@ function columns(t: TFunction, num: (n: number) => string) {
     col.accessor((a) => a.last_activity ?? "", {
       id: "activity",
       header: t("agents.col.activity"),
-      cell: (c) => <span className="cell-time">{c.getValue() || t("common.none")}</span>,
+      cell: (c) => (
+        <span className="cell-time" title={c.getValue() || undefined}>
+          {c.getValue() || t("common.none")}
+        </span>
+      ),
     }),
   ];
 }
 
+/** The filter rule of the agents list: name, description or model contains the text. */
+function matches(a: AgentSummary, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  return a.name.toLowerCase().includes(v) || (a.description ?? "").toLowerCase().includes(v) || (a.model ?? "").toLowerCase().includes(v);
+}
+
 export function AgentsPage() {
   const q = useAgents();
-  const { t } = useI18n();
+  const { t, num } = useI18n();
   const [creating, setCreating] = useState(false);
+  const [filter, setFilter] = useState("");
+  const shown = q.data && filter.trim() ? q.data.agents.filter((a) => matches(a, filter)).length : null;
   return (
     <div className="page">
       <div className="page-head">
         <h1>{t("agents.title")}</h1>
-        {q.data ? <span className="page-sub">{t("agents.subtitle", { n: q.data.agents.length, root: q.data.root })}</span> : null}
+        {q.data ? (
+          <span className="page-sub" data-testid="agents-count" aria-live="polite">
+            {shown === null
+              ? t("agents.subtitle", { n: num(q.data.agents.length), root: q.data.root })
+              : t("agents.subtitleFiltered", { shown: num(shown), n: num(q.data.agents.length), root: q.data.root })}
+          </span>
+        ) : null}
         <span className="spacer" />
         <button type="button" className="btn btn-primary" onClick={() => setCreating(true)} data-testid="agent-new">
           {t("create.button")}
@@ -127,7 +153,7 @@ export function AgentsPage() {
       <Loadable query={q} rows={8}>
         {(data) => (
           <>
-            <AgentsTable data={data} />
+            <AgentsTable data={data} filter={filter} setFilter={setFilter} />
             <ArchivedSection />
           </>
         )}
@@ -138,10 +164,9 @@ export function AgentsPage() {
   );
 }
 
-function AgentsTable({ data }: { data: AgentList }) {
+function AgentsTable({ data, filter, setFilter }: { data: AgentList; filter: string; setFilter: (f: string) => void }) {
   const { t, num } = useI18n();
   const [sorting, setSorting] = useState<SortingState>([]);
-  const [filter, setFilter] = useState("");
   const cols = useMemo(() => columns(t, num), [t, num]);
   const table = useReactTable({
     data: data.agents,
@@ -149,16 +174,14 @@ function AgentsTable({ data }: { data: AgentList }) {
     state: { sorting, globalFilter: filter },
     onSortingChange: setSorting,
     onGlobalFilterChange: setFilter,
-    globalFilterFn: (row, _id, value: string) => {
-      const v = value.toLowerCase();
-      const a = row.original;
-      return a.name.toLowerCase().includes(v) || (a.description ?? "").toLowerCase().includes(v) || (a.model ?? "").toLowerCase().includes(v);
-    },
+    globalFilterFn: (row, _id, value: string) => matches(row.original, value),
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
     getFilteredRowModel: getFilteredRowModel(),
   });
   const g = data.global_memory;
+  const rows = table.getRowModel().rows;
+  const noMatch = data.agents.length > 0 && rows.length === 0;
   return (
     <>
       <div className="toolbar">
@@ -219,12 +242,18 @@ function AgentsTable({ data }: { data: AgentList }) {
               </td>
               <td className="col-model" />
               <td className="col-skills" />
-              <td className="num">{num(g.core)}</td>
-              <td className="num">{num(g.archival)}</td>
-              <td className="num">{humanBytes(g.bytes)}</td>
+              {g.error ? (
+                <MemoryErrorCell message={g.error} testId="global-memory-error" />
+              ) : (
+                <>
+                  <td className="num">{num(g.core)}</td>
+                  <td className="num">{num(g.archival)}</td>
+                  <td className="num">{humanBytes(g.bytes)}</td>
+                </>
+              )}
               <td />
             </tr>
-            {table.getRowModel().rows.map((row) => {
+            {rows.map((row) => {
               const name = row.original.name;
               const go = () => navigate({ page: "agent", name, tab: "memory" });
               return (
@@ -239,6 +268,10 @@ function AgentsTable({ data }: { data: AgentList }) {
                   aria-label={name}
                 >
                   {row.getVisibleCells().map((cell) => {
+                    // A memory that could not be read has no counts: its reason takes their place.
+                    const memError = row.original.memory.error;
+                    if (memError && cell.column.id === "core") return <MemoryErrorCell key={cell.id} message={memError} testId={`agent-memory-error-${name}`} />;
+                    if (memError && (cell.column.id === "archival" || cell.column.id === "bytes")) return null;
                     const isNum = (cell.column.columnDef.meta as { num?: boolean } | undefined)?.num;
                     return (
                       <td key={cell.id} className={`col-${cell.column.id}${isNum ? " num" : ""}`}>
@@ -258,7 +291,32 @@ function AgentsTable({ data }: { data: AgentList }) {
           </tbody>
         </table>
         {data.agents.length === 0 ? <Empty>{t("agents.empty")}</Empty> : null}
+        {noMatch ? (
+          <div className="empty" role="status" data-testid="agents-no-match">
+            {t("agents.noMatch", { q: filter.trim() })}{" "}
+            <button type="button" className="link-btn" onClick={() => setFilter("")} data-testid="agents-clear-filter">
+              {t("agents.clearFilter")}
+            </button>
+          </div>
+        ) : null}
       </div>
     </>
+  );
+}
+
+/** The core, archival and size cells of a memory that could not be read: the reason, visible in
+ * the row (in full on hover and to screen readers). */
+function MemoryErrorCell({ message, testId }: { message: string; testId: string }) {
+  const { t } = useI18n();
+  const full = t("agents.countsUnreadableTitle", { message });
+  return (
+    <td colSpan={3} className="cell-mem-error" data-testid={testId}>
+      <span className="mem-error" title={full}>
+        <Icon name="error" size={13} />
+        <strong>{t("agents.countsUnreadable")}</strong>
+        <span className="sr-only">: </span>
+        <span className="mem-error-text">{message}</span>
+      </span>
+    </td>
   );
 }

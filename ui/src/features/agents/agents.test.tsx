@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
 import { renderApp } from "../../test/render";
@@ -21,9 +21,10 @@ describe("Agents table", () => {
   it("shows warnings for missing AGENT.md, bad front matter and a name mismatch", async () => {
     renderApp("#/agents");
     await screen.findByTestId("agent-row-assistant");
-    expect(screen.getByTestId("agent-warnings-legacy-bot")).toHaveTextContent("AGENT.md is missing");
-    expect(screen.getByTestId("agent-warnings-broken_yaml")).toHaveTextContent("front matter is not valid YAML");
-    expect(screen.getByTestId("agent-warnings-writer")).toHaveTextContent('AGENT.md says name "author"');
+    // Read as the badge's name (the popover is only in the page while it shows).
+    expect(screen.getByTestId("agent-warnings-legacy-bot")).toHaveAccessibleName(/AGENT.md is missing/);
+    expect(screen.getByTestId("agent-warnings-broken_yaml")).toHaveAccessibleName(/front matter is not valid YAML/);
+    expect(screen.getByTestId("agent-warnings-writer")).toHaveAccessibleName(/AGENT.md says name "author"/);
     expect(screen.queryByTestId("agent-warnings-assistant")).toBeNull();
   });
 
@@ -36,6 +37,53 @@ describe("Agents table", () => {
     fireEvent.keyDown(document.activeElement!, { key: "Enter" });
     expect(window.location.hash).toBe("#/agents/assistant");
     expect(await screen.findByTestId("agent-title")).toHaveTextContent("assistant");
+    // The row is gone: the focus goes to the new page's heading, not to <body> (#18 item 21).
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId("agent-title")));
+  });
+
+  it("says when the filter matches nothing, with the count of what is shown (#18 item 18)", async () => {
+    renderApp("#/agents");
+    await screen.findByTestId("agent-row-assistant");
+    expect(screen.getByTestId("agents-count")).toHaveTextContent("7 agents under /home/linxiao/.oryxos");
+    fireEvent.change(screen.getByTestId("agents-filter"), { target: { value: "analyst" } });
+    expect(screen.getByTestId("agents-count")).toHaveTextContent("1 of 7 agents under /home/linxiao/.oryxos");
+    fireEvent.change(screen.getByTestId("agents-filter"), { target: { value: "no such agent" } });
+    expect(screen.getByTestId("agents-count")).toHaveTextContent("0 of 7 agents");
+    expect(screen.getByTestId("agents-no-match")).toHaveTextContent("No agent matches “no such agent”.");
+    fireEvent.click(screen.getByTestId("agents-clear-filter"));
+    expect(screen.getByTestId("agents-filter")).toHaveValue("");
+    expect(screen.getAllByTestId(/^agent-row-/)).toHaveLength(7);
+    expect(screen.queryByTestId("agents-no-match")).toBeNull();
+  });
+
+  it("shows in the row why a memory has no counts (#18 item 10)", async () => {
+    renderApp("#/agents", "mem0_down");
+    const cell = await screen.findByTestId("agent-memory-error-assistant");
+    expect(cell).toHaveTextContent("Memory not read");
+    expect(cell).toHaveTextContent("mem0 at http://127.0.0.1:9 is unreachable");
+    expect(cell).toHaveAttribute("colspan", "3");
+    // No made-up zeros beside it.
+    const row = screen.getByTestId("agent-row-assistant");
+    expect(within(row).queryByText("0")).toBeNull();
+    expect(screen.getByTestId("global-memory-error")).toHaveTextContent("Memory not read");
+  });
+
+  it("shows a badge's warnings beside it, above everything, and goes to them when activated (#18 items 19, 20)", async () => {
+    renderApp("#/agents");
+    const badge = await screen.findByTestId("agent-warnings-researcher");
+    fireEvent.mouseEnter(badge);
+    const pop = await screen.findByTestId("agent-warnings-researcher-pop");
+    // In a portal: no table, row or transformed ancestor can clip or move it.
+    expect(pop.parentElement).toBe(document.body);
+    expect(pop).toHaveTextContent("skill pdf-reader: link is broken");
+    expect(Number.parseFloat(pop.style.left)).toBeGreaterThanOrEqual(8);
+    fireEvent.mouseLeave(badge);
+    expect(screen.queryByTestId("agent-warnings-researcher-pop")).toBeNull();
+    expect(badge).toHaveAttribute("role", "link");
+    fireEvent.keyDown(badge, { key: "Enter" });
+    await waitFor(() => expect(window.location.hash).toBe("#/agents/researcher/overview"));
+    const list = await screen.findByTestId("overview-warnings");
+    await waitFor(() => expect(document.activeElement).toBe(list));
   });
 
   it("sorts by a column and filters by name", async () => {
