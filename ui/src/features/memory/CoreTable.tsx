@@ -8,6 +8,45 @@ import type { Picked } from "./curation";
 import { EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
 import type { TableActions } from "./tableActions";
 
+/** Longer than this (or with more lines) an entry starts clamped to a few lines. */
+const CLAMP_CHARS = 280;
+const CLAMP_LINES = 4;
+
+export function isLongEntry(text: string): boolean {
+  return text.length > CLAMP_CHARS || text.split("\n").length > CLAMP_LINES;
+}
+
+/** An entry's text, clamped to a few lines when long (so its # and time stay in view), with a
+ * Show all / Show less button that says what it does and whether it is open. */
+export function ClampedText({ text, index }: { text: string; index: number }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  if (!isLongEntry(text)) return <>{text}</>;
+  const id = `core-entry-text-${index}`;
+  return (
+    <>
+      <div id={id} className={open ? "entry-text" : "entry-text clamped"} data-testid="core-entry-text">
+        {text}
+      </div>
+      <button
+        type="button"
+        className="link-btn entry-more"
+        aria-expanded={open}
+        aria-controls={id}
+        aria-label={open ? t("memory.showLessLabel", { n: index + 1 }) : t("memory.showMoreLabel", { n: index + 1 })}
+        onClick={(ev) => {
+          ev.stopPropagation();
+          setOpen(!open);
+        }}
+        onKeyDown={(ev) => ev.stopPropagation()}
+        data-testid="core-entry-more"
+      >
+        {open ? t("memory.showLess") : t("memory.showMore")}
+      </button>
+    </>
+  );
+}
+
 /** A core entry with its position in the core section (0-based, file order). */
 export type CoreRow = { e: EntryDto; index: number };
 
@@ -180,7 +219,7 @@ export function CoreTable({
                   ) : (
                     <>
                       {e.id && actions.isNew(e.id) ? <NewBadge /> : null}
-                      {e.content}
+                      <ClampedText text={e.content} index={index} />
                     </>
                   )}
                 </td>

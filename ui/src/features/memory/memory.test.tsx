@@ -1,8 +1,9 @@
-import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
 import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
+import { ClampedText, isLongEntry } from "./CoreTable";
 
 describe("Memory tab", () => {
   it("shows the cut line between the last outside entry and the first in-window entry, and the banner", async () => {
@@ -135,5 +136,27 @@ describe("Memory tab", () => {
     renderApp("#/global");
     expect(await screen.findByTestId("memory-source")).toHaveTextContent("/home/linxiao/.oryxos/memory/MEMORY.md");
     expect(await within(screen.getByTestId("core-table")).findByText("全局：所有 Agent 共用的事实放在这里。")).toBeInTheDocument();
+  });
+
+  it("clamps a long core entry to a few lines with an accessible Show all (#18 item 15)", () => {
+    // The case: one core entry of 10 000 characters (built from a recorded one).
+    const one = recordedResult("demo", "memory_overview", { agent: "assistant" }).core[0]!.content;
+    const long = one.repeat(Math.ceil(10_000 / one.length)).slice(0, 10_000);
+    expect(isLongEntry(one)).toBe(false);
+    const { getByTestId, queryByTestId } = render(<ClampedText text={long} index={2} />);
+    const text = getByTestId("core-entry-text");
+    expect(text).toHaveClass("clamped");
+    const more = getByTestId("core-entry-more");
+    expect(more).toHaveAttribute("aria-expanded", "false");
+    expect(more).toHaveAttribute("aria-controls", text.id);
+    expect(more).toHaveAccessibleName("Show all of entry 3");
+    fireEvent.click(more);
+    expect(text).not.toHaveClass("clamped");
+    expect(more).toHaveAttribute("aria-expanded", "true");
+    expect(more).toHaveAccessibleName("Show less of entry 3");
+    const short = render(<ClampedText text={one} index={0} />);
+    expect(short.container).toHaveTextContent(one);
+    expect(short.container.querySelector("button")).toBeNull();
+    expect(queryByTestId("core-entry-more")).toBe(more);
   });
 });
