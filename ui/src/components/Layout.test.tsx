@@ -47,3 +47,31 @@ describe("The memory backend cannot be reached", () => {
     expect(screen.queryByTestId("backend-problem")).toBeNull();
   });
 });
+
+describe("Keyboard and screen reader (#18 item 21)", () => {
+  it("'/' goes to the page's first field where there is no search, and the sidebar only promises it where it acts", async () => {
+    renderApp("#/settings");
+    const root = await screen.findByTestId("settings-root");
+    expect(screen.getByTestId("slash-hint")).toHaveTextContent("Press / for the first field");
+    fireEvent.keyDown(window, { key: "/" });
+    expect(document.activeElement).toBe(root);
+
+    window.location.hash = "#/agents";
+    const filter = await screen.findByTestId("agents-filter");
+    expect(screen.getByTestId("slash-hint")).toHaveTextContent("Press / to search");
+    root.blur();
+    fireEvent.keyDown(window, { key: "/" });
+    expect(document.activeElement).toBe(filter);
+
+    window.location.hash = "#/files";
+    await screen.findByTestId("file-list");
+    expect(screen.queryByTestId("slash-hint")).toBeNull();
+  });
+
+  it("names the header badges, not only their bare words", async () => {
+    renderApp("#/agents");
+    await screen.findByTestId("agent-row-assistant");
+    expect(screen.getByTestId("backend-badge")).toHaveTextContent("Memory backend: markdown");
+    expect(screen.getByTestId("transport-badge")).toHaveTextContent("Connected through: http");
+  });
+});

@@ -52,6 +52,25 @@ function useFocusAfterNavigation(key: string) {
   }, [key]);
 }
 
+/** What "/" does on a page, as the sidebar tells it: the page's search, its first field, or
+ * nothing (then the sidebar does not promise it). */
+function slashHint(r: Route): MessageKey | null {
+  switch (r.page) {
+    case "agents":
+    case "sessions":
+    case "recall":
+    case "global":
+      return r.page === "global" && r.tab === "health" ? null : "common.shortcutSearch";
+    case "agent":
+      return r.tab === "memory" ? "common.shortcutSearch" : r.tab === "prompt" ? "common.shortcutField" : null;
+    case "settings":
+      return "common.shortcutField";
+    case "files":
+    case "session":
+      return null;
+  }
+}
+
 export function Layout({ route, view, children }: { route: Route; view: SettingsView | undefined; children: ReactNode }) {
   const { t } = useI18n();
   const backend = useBackend();
@@ -81,7 +100,7 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
             </a>
           </li>
         </ul>
-        <div className="sidebar-foot">{t("common.shortcutSearch")}</div>
+        {slashHint(route) ? <div className="sidebar-foot" data-testid="slash-hint">{t(slashHint(route)!)}</div> : null}
       </nav>
       <div className="main">
         <header className="header">

@@ -10,10 +10,17 @@ export function isTyping(el: Element | null): boolean {
   return tag === "TEXTAREA" || tag === "SELECT" || (el as HTMLElement).isContentEditable;
 }
 
-/** Focuses the page's search field (the first visible element marked data-search). */
+const FIELDS = 'input:not([type="hidden"]):not([type="checkbox"]):not([type="radio"]):not([type="button"]):not([type="submit"]):not(:disabled), select:not(:disabled), textarea:not(:disabled)';
+
+const visible = (e: HTMLElement) => e.offsetParent !== null || e.getClientRects().length > 0;
+
+/** Focuses the page's search field (the first visible element marked data-search), else the
+ * page's first field (Settings: the root; the prompt preview: its session). */
 export function focusSearch(): boolean {
-  const el = Array.from(document.querySelectorAll<HTMLElement>("[data-search]")).find((e) => e.offsetParent !== null || e.getClientRects().length > 0) ??
-    document.querySelector<HTMLElement>("[data-search]");
+  const content = document.getElementById("content") ?? document.body;
+  const searches = Array.from(document.querySelectorAll<HTMLElement>("[data-search]"));
+  const fields = Array.from(content.querySelectorAll<HTMLElement>(FIELDS));
+  const el = searches.find(visible) ?? searches[0] ?? fields.find(visible) ?? fields[0];
   if (!el) return false;
   el.focus();
   if (el instanceof HTMLInputElement) el.select();

@@ -101,6 +101,13 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
   const rowsError = local ? null : server.error;
 
   const activePos = Math.min(active, Math.max(0, count - 1));
+  /** The first entry row in view (the list opens at the cut line, far from row 0). */
+  const firstInView = (): number => {
+    const top = virtualizer.scrollOffset ?? 0;
+    return virtualItems.find((v) => v.start + v.size > top && rowAt({ total, cutAt }, v.index) !== "cut")?.index ?? 0;
+  };
+  // The row Tab lands on: the active one while it is rendered, else the first in view.
+  const tabPos = virtualItems.some((v) => v.index === activePos) ? activePos : firstInView();
 
   const focusPos = useCallback(
     (pos: number) => {
@@ -206,11 +213,15 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
       return;
     }
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
+    // From the focused row; when the keys reach the list itself (a focused scroller), from the
+    // first row in view — not from a remembered row far above (PageDown went backwards).
+    const onRow = (e.target as HTMLElement).closest?.("[data-pos]");
+    const from = onRow ? Number(onRow.getAttribute("data-pos")) : firstInView();
     const moves: Record<string, number> = {
-      ArrowDown: activePos + 1,
-      ArrowUp: activePos - 1,
-      PageDown: activePos + page,
-      PageUp: activePos - page,
+      ArrowDown: from + 1,
+      ArrowUp: from - 1,
+      PageDown: from + page,
+      PageUp: from - page,
       Home: 0,
       End: count - 1,
     };
@@ -307,11 +318,11 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                 <div
                   key={v.key}
                   role="row"
-                  className={["vrow", "entry-row", "pending", v.index === activePos ? "active" : ""].filter(Boolean).join(" ")}
+                  className={["vrow", "entry-row", "pending", v.index === tabPos ? "active" : ""].filter(Boolean).join(" ")}
                   data-testid="archival-row-pending"
                   data-index={v.index}
                   data-pos={v.index}
-                  tabIndex={v.index === activePos ? 0 : -1}
+                  tabIndex={v.index === tabPos ? 0 : -1}
                   aria-busy="true"
                   style={{ transform: `translateY(${v.start}px)`, minHeight: ROW_HEIGHT }}
                   onFocus={() => setActive(v.index)}
@@ -337,7 +348,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
             const isExpanded = expanded.has(it);
             const isEditing = editing === e.id;
             const selected = actions.selected.has(e.id);
-            const inner = v.index === activePos ? 0 : -1;
+            const inner = v.index === tabPos ? 0 : -1;
             const cls = [
               "vrow",
               "entry-row",
@@ -346,7 +357,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
               isEditing ? "editing" : "",
               selected ? "selected" : "",
               flash?.index === it ? "flash" : "",
-              v.index === activePos ? "active" : "",
+              v.index === tabPos ? "active" : "",
             ]
               .filter(Boolean)
               .join(" ");
@@ -362,7 +373,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                 data-entry-id={e.id}
                 data-index={v.index}
                 data-pos={v.index}
-                tabIndex={v.index === activePos ? 0 : -1}
+                tabIndex={v.index === tabPos ? 0 : -1}
                 aria-expanded={isExpanded}
                 aria-selected={selected}
                 style={{ transform: `translateY(${v.start}px)`, minHeight: ROW_HEIGHT }}

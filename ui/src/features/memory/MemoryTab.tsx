@@ -298,10 +298,15 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
               onChange={(e) => setKeyword(e.target.value)}
               placeholder={newOnly ? t("memory.review.searchOff") : t("memory.search")}
               aria-label={t("memory.search")}
+              aria-describedby="memory-search-rule"
+              title={t("memory.searchRule")}
               disabled={newOnly}
               data-testid="memory-search"
               data-search
             />
+            <span id="memory-search-rule" className="sr-only">
+              {t("memory.searchRule")}
+            </span>
           </label>
           <button
             type="button"

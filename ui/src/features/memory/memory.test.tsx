@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 
 import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
+import { ROW_HEIGHT } from "./ArchivalList";
 import { ClampedText, isLongEntry } from "./CoreTable";
 
 describe("Memory tab", () => {
@@ -111,6 +112,21 @@ describe("Memory tab", () => {
     fireEvent.keyDown(scroller, { key: "End" });
     await waitFor(() => expect(document.querySelector('[data-entry-index="100139"]')).not.toBeNull(), { timeout: 3000 });
     expect(screen.getAllByTestId("archival-row").length).toBeLessThanOrEqual(200);
+  });
+
+  it("PageDown moves down from the rows in view, and Tab lands on a row in view (#18 item 21)", async () => {
+    renderApp("#/agents/assistant", "long_archive");
+    await screen.findByTestId("archival-table", undefined, { timeout: 8000 });
+    const scroller = document.querySelector<HTMLElement>("[data-virtual-scroll]")!;
+    // The list opens at the cut line, near the end; nothing was focused yet.
+    await waitFor(() => expect(scroller.scrollTop).toBeGreaterThan(1_000_000));
+    await waitFor(() => expect(scroller.querySelector('[tabindex="0"]')).not.toBeNull());
+    const inView = Math.floor(scroller.scrollTop / ROW_HEIGHT);
+    const tabRow = scroller.querySelector<HTMLElement>('[tabindex="0"]')!;
+    expect(Number(tabRow.dataset.pos)).toBeGreaterThanOrEqual(inView - 1);
+    scroller.focus();
+    fireEvent.keyDown(scroller, { key: "PageDown" });
+    await waitFor(() => expect(Number((document.activeElement as HTMLElement).dataset.pos)).toBeGreaterThan(inView));
   });
 
   it("fetches only the pages around the visible rows, newest first when sorted so", async () => {
