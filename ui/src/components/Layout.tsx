@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 
 import { useBackend } from "../backend";
 import type { SettingsView } from "../backend/types";
@@ -39,15 +39,30 @@ function section(r: Route): NavItem["key"] | "global" {
  * new page's heading gets the focus, so the keyboard and the screen reader continue from there
  * instead of from <body>. */
 function useFocusAfterNavigation(key: string) {
+  const first = useRef(true);
   useEffect(() => {
-    const id = requestAnimationFrame(() => {
+    // Not on the first page: the browser starts at the top of the document itself.
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    let tries = 0;
+    let id = 0;
+    const attempt = () => {
       const a = document.activeElement;
       if (a && a !== document.body && a.isConnected) return;
-      const h = document.querySelector<HTMLElement>("#content h1") ?? document.getElementById("content");
-      if (!h) return;
-      if (!h.hasAttribute("tabindex")) h.setAttribute("tabindex", "-1");
-      h.focus({ preventScroll: true });
-    });
+      const h = document.querySelector<HTMLElement>("#content h1");
+      // The heading may come with the page's data: wait for it a few frames.
+      if (!h && tries++ < 20) {
+        id = requestAnimationFrame(attempt);
+        return;
+      }
+      const target = h ?? document.getElementById("content");
+      if (!target) return;
+      if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+      target.focus({ preventScroll: true });
+    };
+    id = requestAnimationFrame(attempt);
     return () => cancelAnimationFrame(id);
   }, [key]);
 }

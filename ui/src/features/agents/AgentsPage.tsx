@@ -198,7 +198,7 @@ function AgentsTable({ data, filter, setFilter }: { data: AgentList; filter: str
           />
         </label>
       </div>
-      <div className="table-wrap">
+      <div className="table-wrap agents-table-wrap">
         <table className="table" data-testid="agents-table">
           <thead>
             {table.getHeaderGroups().map((hg) => (

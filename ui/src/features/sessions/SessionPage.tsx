@@ -20,7 +20,7 @@ export function SessionPage({ id, focus }: { id: string; focus?: number }) {
           {t("nav.sessions")}
         </a>
         <span className="crumb-sep">/</span>
-        <h1 className="mono" data-testid="session-title">
+        <h1 className="mono session-title" title={id} data-testid="session-title">
           {id}
         </h1>
       </div>

@@ -52,8 +52,11 @@ function columns(t: TFunction) {
         const m = c.row.original.message_match;
         return (
           <>
-            <span className="cell-code mono">
-              {c.getValue()} {c.row.original.error ? <WarningBadge warnings={[c.row.original.error]} /> : null}
+            <span className="cell-code mono session-id-cell">
+              <span className="session-id" title={c.getValue()}>
+                {c.getValue()}
+              </span>{" "}
+              {c.row.original.error ? <WarningBadge warnings={[c.row.original.error]} /> : null}
             </span>
             {m ? (
               <span className="match-snippet" data-testid="session-match">
