@@ -200,6 +200,11 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("test_mem0", stored.clone()),
         ("create_sample_root", json!({"path": "relative"})),
         ("propose_summary", json!({"agent": "assistant"})),
+        ("propose_summary", json!({"agent": "assistant", "llm": true})),
+        ("agents_health", json!({})),
+        ("sessions_per_day", json!({"days": 3650})),
+        ("prompt_composition", json!({"agent": "assistant", "limit": 5})),
+        ("prompt_composition", json!({"agent": "no-such-agent"})),
         ("memory_stats", json!({"agent": "assistant"})),
         (
             "apply_summary",

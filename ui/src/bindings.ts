@@ -80,6 +80,47 @@ export type AgentFileDto = {
 	errors: FieldErrorDto[],
 };
 
+/**  One agent's health at a glance. */
+export type AgentHealthDto = AgentHealthDto_Serialize | AgentHealthDto_Deserialize;
+
+/**  One agent's health at a glance. */
+export type AgentHealthDto_Deserialize = {
+	agent: string,
+	/**  Findings not dismissed, in all and per check. */
+	findings: number,
+	secrets: number,
+	pii: number,
+	duplicates: number,
+	stale: number,
+	budget: number,
+	core: number,
+	archival: number,
+	outside_window: number,
+	prompt_chars?: number | null,
+	window_reach_days?: number | null,
+	/**  Why this agent's memory could not be checked (the other agents still are). */
+	error?: string | null,
+};
+
+/**  One agent's health at a glance. */
+export type AgentHealthDto_Serialize = {
+	agent: string,
+	/**  Findings not dismissed, in all and per check. */
+	findings: number,
+	secrets: number,
+	pii: number,
+	duplicates: number,
+	stale: number,
+	budget: number,
+	core: number,
+	archival: number,
+	outside_window: number,
+	prompt_chars: number | null,
+	window_reach_days: number | null,
+	/**  Why this agent's memory could not be checked (the other agents still are). */
+	error: string | null,
+};
+
 export type AgentList = AgentList_Serialize | AgentList_Deserialize;
 
 export type AgentList_Deserialize = {
@@ -303,6 +344,9 @@ export type ArchivedDto = {
 	archived_at: string,
 };
 
+/**  What the console does on its own when entries pile up outside the window. */
+export type AutoSummaryDto = "off" | "propose" | "apply";
+
 export type BackendDto = "markdown" | "sqlite" | "mem0";
 
 export type BootstrapFileDto = {
@@ -389,6 +433,8 @@ export type ChangeKind =
 "sessions" | "settings";
 
 export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo" | "summarize" | 
+/**  A summary the automatic mode appended. */
+"autosummary" | 
 /**
  *  Not a console change: entries added meanwhile (by the runtime or an append), shown in
  *  the timeline between the changes, by their time.
@@ -723,14 +769,20 @@ export type FindingDto_Serialize = {
 export type FixDto = FixDto_Serialize | FixDto_Deserialize;
 
 export type FixDto_Deserialize = {
-	/**  `delete` (of `ids`) or `edit` (of `id`, to `content`). */
+	/**
+	 *  `delete` (of `ids`), `edit` (of `id`, to `content`) or `summarize` (`ids`: the entries
+	 *  a summary would cover; `propose_summary` then `apply_summary`).
+	 */
 	op: string,
 	ids: string[],
 	content?: string | null,
 };
 
 export type FixDto_Serialize = {
-	/**  `delete` (of `ids`) or `edit` (of `id`, to `content`). */
+	/**
+	 *  `delete` (of `ids`), `edit` (of `id`, to `content`) or `summarize` (`ids`: the entries
+	 *  a summary would cover; `propose_summary` then `apply_summary`).
+	 */
 	op: string,
 	ids: string[],
 	content: string | null,
@@ -1046,6 +1098,8 @@ export type MemoryStatsDto_Deserialize = {
 	/**  Entries in the window, and outside it. */
 	in_window: number,
 	outside_window: number,
+	/**  How far back the window reached at the end of each day with archival entries. */
+	reach_back: ReachDto[],
 };
 
 export type MemoryStatsDto_Serialize = {
@@ -1058,6 +1112,8 @@ export type MemoryStatsDto_Serialize = {
 	/**  Entries in the window, and outside it. */
 	in_window: number,
 	outside_window: number,
+	/**  How far back the window reached at the end of each day with archival entries. */
+	reach_back: ReachDto[],
 };
 
 export type MemoryViewDto = MemoryViewDto_Serialize | MemoryViewDto_Deserialize;
@@ -1238,7 +1294,10 @@ export type Operations_Deserialize = {
 	memory_health: Signature<HealthArgs_Deserialize, HealthDto_Deserialize>,
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
 	memory_stats: Signature<AgentArgs_Deserialize, MemoryStatsDto_Deserialize>,
-	propose_summary: Signature<AgentArgs_Deserialize, SummaryProposalDto_Deserialize | null>,
+	agents_health: Signature<NoArgs, AgentHealthDto_Deserialize[]>,
+	sessions_per_day: Signature<SessionsPerDayArgs_Deserialize, SessionDayDto[]>,
+	prompt_composition: Signature<PromptCompositionArgs_Deserialize, SessionPromptDto_Deserialize[]>,
+	propose_summary: Signature<ProposeSummaryArgs_Deserialize, SummaryProposalDto_Deserialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Deserialize, ChangeDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
@@ -1298,7 +1357,10 @@ export type Operations_Serialize = {
 	memory_health: Signature<HealthArgs_Serialize, HealthDto_Serialize>,
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
 	memory_stats: Signature<AgentArgs_Serialize, MemoryStatsDto_Serialize>,
-	propose_summary: Signature<AgentArgs_Serialize, SummaryProposalDto_Serialize | null>,
+	agents_health: Signature<NoArgs, AgentHealthDto_Serialize[]>,
+	sessions_per_day: Signature<SessionsPerDayArgs_Serialize, SessionDayDto[]>,
+	prompt_composition: Signature<PromptCompositionArgs_Serialize, SessionPromptDto_Serialize[]>,
+	propose_summary: Signature<ProposeSummaryArgs_Serialize, SummaryProposalDto_Serialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Serialize, ChangeDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
@@ -1405,6 +1467,20 @@ export type PromptArgs_Serialize = {
 	query: string | null,
 };
 
+export type PromptCompositionArgs = PromptCompositionArgs_Serialize | PromptCompositionArgs_Deserialize;
+
+export type PromptCompositionArgs_Deserialize = {
+	agent: string,
+	/**  The newest sessions to show (default 30, at most 500). */
+	limit?: number | null,
+};
+
+export type PromptCompositionArgs_Serialize = {
+	agent: string,
+	/**  The newest sessions to show (default 30, at most 500). */
+	limit: number | null,
+};
+
 export type PromptDto = PromptDto_Serialize | PromptDto_Deserialize;
 
 export type PromptDto_Deserialize = {
@@ -1443,6 +1519,26 @@ export type PromptPartDto = {
 	text: string,
 	chars: number,
 	tokens_estimate: number,
+};
+
+export type ProposeSummaryArgs = ProposeSummaryArgs_Serialize | ProposeSummaryArgs_Deserialize;
+
+export type ProposeSummaryArgs_Deserialize = {
+	agent?: string | null,
+	/**  Ask the LLM summariser of Settings → Summaries (default: the deterministic rules). */
+	llm?: boolean,
+};
+
+export type ProposeSummaryArgs_Serialize = {
+	agent: string | null,
+	/**  Ask the LLM summariser of Settings → Summaries (default: the deterministic rules). */
+	llm: boolean,
+};
+
+export type ReachDto = {
+	/**  `yyyy-MM-dd`. */
+	day: string,
+	days: number | null,
 };
 
 export type RecallArgs = RecallArgs_Serialize | RecallArgs_Deserialize;
@@ -1667,6 +1763,13 @@ export type SelectionArgs_Serialize = {
 	entries: EntryRef_Serialize[],
 };
 
+export type SessionDayDto = {
+	/**  `yyyy-MM-dd`. */
+	day: string,
+	agent: string,
+	sessions: number,
+};
+
 export type SessionDto = SessionDto_Serialize | SessionDto_Deserialize;
 
 export type SessionDto_Deserialize = {
@@ -1701,6 +1804,39 @@ export type SessionPageDto_Serialize = {
 	/**  The database read; absent file means an empty page. */
 	db_path: string,
 	db_exists: boolean,
+};
+
+/**  The characters of each prompt part for one session, at the time of its last activity. */
+export type SessionPromptDto = SessionPromptDto_Serialize | SessionPromptDto_Deserialize;
+
+/**  The characters of each prompt part for one session, at the time of its last activity. */
+export type SessionPromptDto_Deserialize = {
+	session_id: string,
+	/**  Local time of the session's last activity, `yyyy-MM-dd HH:mm:ss`. */
+	at?: string | null,
+	system: number,
+	/**
+	 *  The memory block as it stood then: entries stamped after it left out (edits and
+	 *  deletes made since are not undone).
+	 */
+	memory: number,
+	history: number,
+	tools: number,
+};
+
+/**  The characters of each prompt part for one session, at the time of its last activity. */
+export type SessionPromptDto_Serialize = {
+	session_id: string,
+	/**  Local time of the session's last activity, `yyyy-MM-dd HH:mm:ss`. */
+	at: string | null,
+	system: number,
+	/**
+	 *  The memory block as it stood then: entries stamped after it left out (edits and
+	 *  deletes made since are not undone).
+	 */
+	memory: number,
+	history: number,
+	tools: number,
 };
 
 export type SessionQuery = SessionQuery_Serialize | SessionQuery_Deserialize;
@@ -1765,6 +1901,18 @@ export type SessionSummaryDto_Serialize = {
 	message_match: MessageMatchDto | null,
 };
 
+export type SessionsPerDayArgs = SessionsPerDayArgs_Serialize | SessionsPerDayArgs_Deserialize;
+
+export type SessionsPerDayArgs_Deserialize = {
+	/**  How many days back from today (default 30, at most 3660). */
+	days?: number | null,
+};
+
+export type SessionsPerDayArgs_Serialize = {
+	/**  How many days back from today (default 30, at most 3660). */
+	days: number | null,
+};
+
 export type SetKeyArgs = SetKeyArgs_Serialize | SetKeyArgs_Deserialize;
 
 export type SetKeyArgs_Deserialize = {
@@ -1810,6 +1958,19 @@ export type SettingsDto_Deserialize = {
 	episodic_enabled: boolean,
 	episodic_top_k: number,
 	episodic_budget_chars: number,
+	/**
+	 *  Off, propose (a health finding) or apply (the console appends the rules' summary) when
+	 *  more than `summary_auto_threshold` entries outside the window are not summarised.
+	 */
+	summary_auto?: AutoSummaryDto,
+	summary_auto_threshold?: number,
+	/**  The LLM summariser's OpenAI-compatible base URL and model (empty: the agent's provider). */
+	summary_llm_base_url?: string | null,
+	summary_llm_model?: string | null,
+	/**  Never sent back; `summary_llm_api_key_set` says whether one is stored. */
+	summary_llm_api_key?: string | null,
+	summary_llm_api_key_set?: boolean,
+	summary_llm_timeout_ms?: number,
 	language: LanguageDto,
 	theme: ThemeDto,
 };
@@ -1836,6 +1997,19 @@ export type SettingsDto_Serialize = {
 	episodic_enabled: boolean,
 	episodic_top_k: number,
 	episodic_budget_chars: number,
+	/**
+	 *  Off, propose (a health finding) or apply (the console appends the rules' summary) when
+	 *  more than `summary_auto_threshold` entries outside the window are not summarised.
+	 */
+	summary_auto: AutoSummaryDto,
+	summary_auto_threshold: number,
+	/**  The LLM summariser's OpenAI-compatible base URL and model (empty: the agent's provider). */
+	summary_llm_base_url: string | null,
+	summary_llm_model: string | null,
+	/**  Never sent back; `summary_llm_api_key_set` says whether one is stored. */
+	summary_llm_api_key: string | null,
+	summary_llm_api_key_set: boolean,
+	summary_llm_timeout_ms: number,
 	language: LanguageDto,
 	theme: ThemeDto,
 };
@@ -1918,6 +2092,8 @@ export type SummaryProposalDto_Deserialize = {
 	content: string,
 	chars_before: number,
 	chars_after: number,
+	/**  Written by the LLM summariser (read it before applying). */
+	by_llm: boolean,
 };
 
 /**  A summary of the entries outside the prompt window, as proposed. */
@@ -1931,6 +2107,8 @@ export type SummaryProposalDto_Serialize = {
 	content: string,
 	chars_before: number,
 	chars_after: number,
+	/**  Written by the LLM summariser (read it before applying). */
+	by_llm: boolean,
 };
 
 export type ThemeDto = "system" | "light" | "dark";

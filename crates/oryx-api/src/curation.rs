@@ -131,6 +131,8 @@ pub enum ChangeOp {
     Undo,
     Redo,
     Summarize,
+    /// A summary the automatic mode appended.
+    AutoSummary,
     /// Not a console change: entries added meanwhile (by the runtime or an append), shown in
     /// the timeline between the changes, by their time.
     Append,
@@ -227,6 +229,7 @@ fn op_dto(op: oryx_core::memory::history::Op) -> ChangeOp {
         Op::Undo => ChangeOp::Undo,
         Op::Redo => ChangeOp::Redo,
         Op::Summarize => ChangeOp::Summarize,
+        Op::AutoSummary => ChangeOp::AutoSummary,
     }
 }
 
@@ -696,6 +699,8 @@ pub struct SummaryProposalDto {
     pub content: String,
     pub chars_before: u32,
     pub chars_after: u32,
+    /// Written by the LLM summariser (read it before applying).
+    pub by_llm: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -711,24 +716,52 @@ pub struct ApplySummaryArgs {
     pub remove_originals: bool,
 }
 
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ProposeSummaryArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Ask the LLM summariser of Settings → Summaries (default: the deterministic rules).
+    #[serde(default)]
+    pub llm: bool,
+}
+
 impl Console {
-    /// The deterministic summary of the archival entries outside the window (`None`: fewer
-    /// than two are outside).
-    pub fn propose_summary(&self, agent: Option<&str>) -> ApiResult<Option<SummaryProposalDto>> {
+    /// A summary of the archival entries outside the window that no summary covers yet
+    /// (`None`: fewer than two): by the deterministic rules, or by the configured LLM.
+    pub fn propose_summary(&self, a: &ProposeSummaryArgs) -> ApiResult<Option<SummaryProposalDto>> {
+        use oryx_core::memory::{llm_summary, summary};
         let rt = self.runtime();
-        let owner = rt.owner(agent)?;
+        let owner = rt.owner(a.agent.as_deref())?;
         let view = rt.memory.view(&owner)?;
-        Ok(
-            oryx_core::memory::summary::propose(&view).map(|p| SummaryProposalDto {
-                agent: owner.agent_name().map(str::to_string),
-                covered: p.covered,
-                from: p.from,
-                to: p.to,
-                content: p.content,
-                chars_before: p.chars_before as u32,
-                chars_after: p.chars_after as u32,
-            }),
-        )
+        let proposal = if a.llm {
+            let hint = match owner.agent_name() {
+                Some(name) => {
+                    let agent = oryx_core::agents::get(rt.root(), name)?;
+                    llm_summary::ProviderHint {
+                        name: agent.provider,
+                        model: agent.model,
+                    }
+                }
+                None => llm_summary::ProviderHint::default(),
+            };
+            let cfg = llm_summary::resolve(&rt.settings.summary.llm, &hint)?;
+            summary::propose_with(&view, llm_summary::MAX_INPUT_CHARS, |entries| {
+                llm_summary::summarise(&cfg, entries)
+            })?
+        } else {
+            summary::propose(&view)
+        };
+        Ok(proposal.map(|p| SummaryProposalDto {
+            agent: owner.agent_name().map(str::to_string),
+            covered: p.covered,
+            from: p.from,
+            to: p.to,
+            content: p.content,
+            chars_before: p.chars_before as u32,
+            chars_after: p.chars_after as u32,
+            by_llm: a.llm,
+        }))
     }
 
     /// Appends a summary entry, and with `remove_originals` deletes the covered entries in the
@@ -761,7 +794,7 @@ impl Console {
                 });
             }
         }
-        let c = rt.memory.apply_summary(&owner, &a.content, &remove);
+        let c = rt.memory.apply_summary(&owner, &a.content, &remove, false);
         rt.page_cache.forget(&rt.memory, &owner);
         Ok(self.finish(&rt, &owner, &c?))
     }

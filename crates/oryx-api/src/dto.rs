@@ -264,6 +264,39 @@ impl From<RecallMode> for RecallModeDto {
     }
 }
 
+/// What the console does on its own when entries pile up outside the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum AutoSummaryDto {
+    #[default]
+    Off,
+    Propose,
+    Apply,
+}
+
+impl From<oryx_core::config::AutoSummary> for AutoSummaryDto {
+    fn from(m: oryx_core::config::AutoSummary) -> Self {
+        use oryx_core::config::AutoSummary as A;
+        match m {
+            A::Off => AutoSummaryDto::Off,
+            A::Propose => AutoSummaryDto::Propose,
+            A::Apply => AutoSummaryDto::Apply,
+        }
+    }
+}
+
+impl From<AutoSummaryDto> for oryx_core::config::AutoSummary {
+    fn from(m: AutoSummaryDto) -> Self {
+        use oryx_core::config::AutoSummary as A;
+        match m {
+            AutoSummaryDto::Off => A::Off,
+            AutoSummaryDto::Propose => A::Propose,
+            AutoSummaryDto::Apply => A::Apply,
+        }
+    }
+}
+
 impl From<RecallModeDto> for RecallMode {
     fn from(m: RecallModeDto) -> Self {
         match m {
@@ -714,8 +747,34 @@ pub struct SettingsDto {
     pub episodic_enabled: bool,
     pub episodic_top_k: u32,
     pub episodic_budget_chars: u32,
+    /// Off, propose (a health finding) or apply (the console appends the rules' summary) when
+    /// more than `summary_auto_threshold` entries outside the window are not summarised.
+    #[serde(default)]
+    pub summary_auto: AutoSummaryDto,
+    #[serde(default = "default_auto_threshold")]
+    pub summary_auto_threshold: u32,
+    /// The LLM summariser's OpenAI-compatible base URL and model (empty: the agent's provider).
+    #[serde(default)]
+    pub summary_llm_base_url: Option<String>,
+    #[serde(default)]
+    pub summary_llm_model: Option<String>,
+    /// Never sent back; `summary_llm_api_key_set` says whether one is stored.
+    #[serde(default)]
+    pub summary_llm_api_key: Option<String>,
+    #[serde(default)]
+    pub summary_llm_api_key_set: bool,
+    #[serde(default = "default_llm_timeout")]
+    pub summary_llm_timeout_ms: u32,
     pub language: LanguageDto,
     pub theme: ThemeDto,
+}
+
+fn default_auto_threshold() -> u32 {
+    oryx_core::config::SummarySettings::default().auto_threshold as u32
+}
+
+fn default_llm_timeout() -> u32 {
+    oryx_core::config::LlmSettings::default().timeout_ms as u32
 }
 
 /// What the services actually use after defaults, environment and flags.

@@ -37,7 +37,8 @@ pub struct DismissArgs {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct FixDto {
-    /// `delete` (of `ids`) or `edit` (of `id`, to `content`).
+    /// `delete` (of `ids`), `edit` (of `id`, to `content`) or `summarize` (`ids`: the entries
+    /// a summary would cover; `propose_summary` then `apply_summary`).
     pub op: String,
     pub ids: Vec<String>,
     pub content: Option<String>,
@@ -123,18 +124,16 @@ impl Console {
         let (findings, budget) = health::run(&items, Some(&view), &opts);
         let dismissed = Reviews::dismissals(&self.index_dir())
             .load(&crate::curation::review_source(&rt, &owner))?;
-        let is_dismissed = |f: &health::Finding| {
+        let hidden = |check: &str, ids: &[String]| {
             dismissed.as_ref().is_some_and(|d| {
-                f.entry_ids.iter().all(|id| {
-                    keys.get(id)
-                        .is_some_and(|k| d.has(dismiss_key(f.check.as_str(), *k)))
-                })
+                ids.iter()
+                    .all(|id| keys.get(id).is_some_and(|k| d.has(dismiss_key(check, *k))))
             })
         };
-        let total = findings.len();
-        let shown: Vec<FindingDto> = findings
+        let mut total = findings.len();
+        let mut shown: Vec<FindingDto> = findings
             .iter()
-            .filter(|f| !is_dismissed(f))
+            .filter(|f| !hidden(f.check.as_str(), &f.entry_ids))
             .map(|f| FindingDto {
                 check: f.check.as_str().to_string(),
                 kind: f.kind.clone(),
@@ -154,6 +153,14 @@ impl Console {
                 }),
             })
             .collect();
+        if opts.checks.contains(&Check::Budget) {
+            if let Some(f) = crate::auto_summary::finding(&rt, &view) {
+                total += 1;
+                if !hidden(&f.check, &f.entry_ids) {
+                    shown.push(f);
+                }
+            }
+        }
         Ok(HealthDto {
             agent: owner.agent_name().map(str::to_string),
             dismissed: (total - shown.len()) as u32,
@@ -232,6 +239,16 @@ pub struct MemoryStatsDto {
     /// Entries in the window, and outside it.
     pub in_window: u32,
     pub outside_window: u32,
+    /// How far back the window reached at the end of each day with archival entries.
+    pub reach_back: Vec<ReachDto>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ReachDto {
+    /// `yyyy-MM-dd`.
+    pub day: String,
+    pub days: f64,
 }
 
 impl Console {
@@ -274,6 +291,20 @@ impl Console {
             window_reach_days: budget.and_then(|b| b.window_reach_days),
             in_window: view.window.in_window_entries as u32,
             outside_window: view.window.outside_entries as u32,
+            // A paged view holds only part of the archive: no series rather than a wrong one.
+            reach_back: match view.paged_reason {
+                Some(_) => Vec::new(),
+                None => oryx_core::memory::window::reach_back_by_day(
+                    &view.archival,
+                    view.window.limit_chars,
+                )
+                .into_iter()
+                .map(|(d, days)| ReachDto {
+                    day: d.format("%Y-%m-%d").to_string(),
+                    days,
+                })
+                .collect(),
+            },
         })
     }
 }

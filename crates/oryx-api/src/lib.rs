@@ -3,6 +3,8 @@
 
 pub mod agent_admin;
 pub mod agents;
+pub mod auto_summary;
+pub mod charts;
 pub mod compat_data;
 pub mod console;
 pub mod curation;

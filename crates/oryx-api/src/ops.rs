@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 
 use crate::agent_admin::*;
+use crate::charts::*;
 use crate::curation::*;
 use crate::dto::*;
 use crate::health::*;
@@ -330,9 +331,16 @@ operations! {
     dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);
     /// Entries per day by section, and how far back the window reaches
     memory_stats(AgentArgs) -> MemoryStatsDto => |c, a| c.memory_stats(given(&a.agent));
-    /// A deterministic summary of the archival entries outside the prompt window
-    propose_summary(AgentArgs) -> Option<SummaryProposalDto>
-        => |c, a| c.propose_summary(given(&a.agent));
+    /// Every agent's findings (not dismissed) per check and its window, for badges and the dashboard
+    agents_health(NoArgs) -> Vec<AgentHealthDto> => |c, _| c.agents_health();
+    /// Sessions started per day and agent over the last days
+    sessions_per_day(SessionsPerDayArgs) -> Vec<SessionDayDto> => |c, a| c.sessions_per_day(&a);
+    /// Characters of each prompt part per session of an agent, memory as it stood then
+    prompt_composition(PromptCompositionArgs) -> Vec<SessionPromptDto>
+        => |c, a| c.prompt_composition(&a);
+    /// A summary of the archival entries outside the prompt window (rules or LLM)
+    propose_summary(ProposeSummaryArgs) -> Option<SummaryProposalDto>
+        => |c, a| c.propose_summary(&a);
     /// Append a summary entry (and remove the entries it covers, when asked) as one change
     apply_summary(ApplySummaryArgs) -> ChangeDto,
         changes: |out| memory_changed(&out.agent)

@@ -298,7 +298,7 @@ fn semantic_index(rt: &Runtime) -> ApiResult<&Arc<oryx_core::memory::SemanticInd
 }
 
 /// The global memory and every agent of the root, in the agent list's order.
-fn owners(rt: &Runtime) -> ApiResult<Vec<Owner>> {
+pub(crate) fn owners(rt: &Runtime) -> ApiResult<Vec<Owner>> {
     let mut out = vec![Owner::Global];
     for a in oryx_core::agents::list(rt.root())? {
         out.push(Owner::Agent(a.name));

@@ -239,6 +239,13 @@ fn to_dto(s: &Settings, p: &Preferences) -> SettingsDto {
         episodic_enabled: s.episodic.enabled,
         episodic_top_k: s.episodic.top_k as u32,
         episodic_budget_chars: s.episodic.budget_chars as u32,
+        summary_auto: s.summary.auto.into(),
+        summary_auto_threshold: s.summary.auto_threshold as u32,
+        summary_llm_base_url: s.summary.llm.base_url.clone(),
+        summary_llm_model: s.summary.llm.model.clone(),
+        summary_llm_api_key: None,
+        summary_llm_api_key_set: s.summary.llm.api_key.is_some(),
+        summary_llm_timeout_ms: s.summary.llm.timeout_ms as u32,
         language: p.language.into(),
         theme: p.theme.into(),
     }
@@ -279,6 +286,20 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
             enabled: d.episodic_enabled,
             top_k: d.episodic_top_k as usize,
             budget_chars: d.episodic_budget_chars as usize,
+        },
+        summary: config::SummarySettings {
+            auto: d.summary_auto.into(),
+            auto_threshold: d.summary_auto_threshold as usize,
+            llm: config::LlmSettings {
+                base_url: non_blank(&d.summary_llm_base_url),
+                model: non_blank(&d.summary_llm_model),
+                api_key: match non_blank(&d.summary_llm_api_key) {
+                    Some(k) => Some(k),
+                    None if d.summary_llm_api_key_set => current.summary.llm.api_key.clone(),
+                    None => None,
+                },
+                timeout_ms: d.summary_llm_timeout_ms as u64,
+            },
         },
     };
     s.validate()?;

@@ -88,7 +88,7 @@ impl Events {
     }
 
     /// Re-points the watcher at `rt`'s root and database (when anyone subscribed).
-    pub(crate) fn follow(&self, rt: &Runtime) {
+    pub(crate) fn follow(&self, rt: &Arc<Runtime>) {
         let mut slot = lock(&self.watcher);
         if slot.is_some() {
             *slot = Some(self.start(rt));
@@ -96,9 +96,10 @@ impl Events {
     }
 
     /// A folder that cannot be watched only loses live refresh, never the console.
-    fn start(&self, rt: &Runtime) -> Option<Watcher> {
+    fn start(&self, rt: &Arc<Runtime>) -> Option<Watcher> {
         let subscribers = self.subscribers.clone();
         let generation = subscribers.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let runtime = rt.clone();
         let started = core_watch::watch(
             &rt.effective.root,
             &rt.effective.db_path,
@@ -106,8 +107,16 @@ impl Events {
                 if subscribers.generation.load(Ordering::SeqCst) != generation {
                     return;
                 }
+                // What the runtime wrote may put the automatic summary over its threshold.
+                let summarised = crate::auto_summary::after_changes(&runtime, &changes);
                 for c in changes {
                     subscribers.publish(c.into());
+                }
+                for owner in summarised {
+                    subscribers.publish(ChangeEvent {
+                        kind: ChangeKind::Memory,
+                        agent: owner.agent_name().map(str::to_string),
+                    });
                 }
             },
         );

@@ -306,10 +306,15 @@ enum MemoryCmd {
         agent: Option<String>,
     },
     /// A summary of the archival entries outside the prompt window (counts, ranges, the newest
-    /// reply of repeated footprints); --apply appends it, --remove-originals also removes them
+    /// reply of repeated footprints); --llm asks the summariser of the settings instead;
+    /// --apply appends it, --remove-originals also removes them
     Summarize {
         #[arg(long)]
         agent: Option<String>,
+        /// Ask the OpenAI-compatible endpoint of Settings → Summaries (default: the agent's
+        /// provider)
+        #[arg(long)]
+        llm: bool,
         #[arg(long)]
         apply: bool,
         #[arg(long, requires = "apply")]
@@ -704,14 +709,22 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
         MemoryCmd::Stats { agent } => render::stats(&console.memory_stats(agent.as_deref())?, json),
         MemoryCmd::Summarize {
             agent,
+            llm,
             apply,
             remove_originals,
         } => {
-            let Some(p) = console.propose_summary(agent.as_deref())? else {
+            let ask = oryx_api::curation::ProposeSummaryArgs {
+                agent: agent.clone(),
+                llm,
+            };
+            let Some(p) = console.propose_summary(&ask)? else {
                 if json {
                     println!("null");
                 } else {
-                    println!("fewer than two entries are outside the window: nothing to summarise");
+                    println!(
+                        "fewer than two entries outside the window are not summarised yet: \
+                         nothing to summarise"
+                    );
                 }
                 return Ok(());
             };

@@ -180,6 +180,7 @@ fn op_name(op: ChangeOp) -> &'static str {
         ChangeOp::Undo => "undo",
         ChangeOp::Redo => "redo",
         ChangeOp::Summarize => "summarize",
+        ChangeOp::AutoSummary => "auto summary",
         ChangeOp::Append => "added (not by the console's curation)",
     }
 }

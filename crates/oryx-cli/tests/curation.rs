@@ -532,3 +532,104 @@ fn a_summary_fits_the_outside_entries_into_the_window_and_undoes_in_one_step() {
         original
     );
 }
+
+#[test]
+fn the_llm_summariser_asks_an_openai_compatible_endpoint_and_its_failures_change_nothing() {
+    let env = Env::new("markdown");
+    let (_server, base) = common::llm::start();
+    let a = ["--agent", "assistant"];
+    let settings = |url: &str, model: &str, key: Option<&str>, timeout_ms: u64| {
+        std::fs::create_dir_all(&env.config).unwrap();
+        let s = serde_json::json!({"summary": {"llm": {
+            "baseUrl": url, "model": model, "apiKey": key, "timeoutMs": timeout_ms}}});
+        std::fs::write(env.config.join("settings.json"), s.to_string()).unwrap();
+    };
+    let original = std::fs::read(env.memory_file()).unwrap();
+    let summarize = ["memory", "summarize", a[0], a[1], "--llm"];
+
+    // Every way the endpoint can fail is a clear error, and nothing is written.
+    let dead = "http://127.0.0.1:9/v1";
+    for (model, key, timeout, url, says) in [
+        (
+            "ok",
+            Some("wrong"),
+            5000,
+            base.as_str(),
+            "refused the API key (401",
+        ),
+        (
+            "missing",
+            Some("test-key"),
+            5000,
+            base.as_str(),
+            "no model \"missing\"",
+        ),
+        (
+            "malformed",
+            Some("test-key"),
+            5000,
+            base.as_str(),
+            "not a chat completion",
+        ),
+        (
+            "empty",
+            Some("test-key"),
+            5000,
+            base.as_str(),
+            "not a chat completion",
+        ),
+        (
+            "slow",
+            Some("test-key"),
+            1000,
+            base.as_str(),
+            "did not answer within 1 s",
+        ),
+        ("ok", Some("test-key"), 5000, dead, "is unreachable"),
+    ] {
+        settings(url, model, key, timeout);
+        let out = env.run("markdown", &summarize);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(code(&out), 0, "{model}: {err}");
+        assert!(err.contains(says), "{model}: {err}");
+        assert_eq!(std::fs::read(env.memory_file()).unwrap(), original);
+    }
+
+    settings(&base, "ok", Some("test-key"), 5000);
+    let p = env.json("markdown", &summarize);
+    assert_eq!(p["by_llm"], true);
+    let covered = p["covered"].as_array().unwrap().len();
+    let content = p["content"].as_str().unwrap();
+    // The marker names the period and count; the model's answer is one line.
+    assert!(content.starts_with("〔摘要 "), "{content}");
+    assert!(content.contains(&format!("，{covered} 条〕")), "{content}");
+    assert!(
+        content.contains(&format!(
+            "共 {covered} 条记忆：用户多次询问同类问题， 助手均已答复。"
+        )),
+        "{content}"
+    );
+    let reqs = common::llm::requests(&base);
+    let last = reqs.as_array().unwrap().last().unwrap();
+    assert_eq!(last["model"], "ok");
+    assert_eq!(last["messages"][0]["role"], "system");
+    let sent = last["messages"][1]["content"].as_str().unwrap();
+    assert_eq!(sent.lines().count(), covered);
+    // The rules would cover the same entries: those outside the window.
+    let rules = env.json("markdown", &["memory", "summarize", a[0], a[1]]);
+    assert_eq!(rules["covered"], p["covered"]);
+    assert_eq!(rules["by_llm"], false);
+    assert_eq!(std::fs::read(env.memory_file()).unwrap(), original);
+
+    // Applied (originals kept): the covered entries are summarised, so nothing is proposed
+    // again until more entries leave the window.
+    let mut apply = summarize.to_vec();
+    apply.push("--apply");
+    let c = env.json("markdown", &apply);
+    assert_eq!(c["op"], "summarize");
+    assert_eq!(c["entries"].as_array().unwrap().len(), 1);
+    let again = env.run("markdown", &["--json", "memory", "summarize", a[0], a[1]]);
+    assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "null");
+    env.json("markdown", &["memory", "undo", a[0], a[1]]);
+    assert_eq!(std::fs::read(env.memory_file()).unwrap(), original);
+}

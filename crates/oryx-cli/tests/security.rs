@@ -753,6 +753,10 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
     ),
     (
         "POST",
+        At::Json(r#"/api/v1/console/prompt_composition|{"agent":{}}"#),
+    ),
+    (
+        "POST",
         At::Json(r#"/api/v1/console/apply_summary|{"agent":{},"content":"x"}"#),
     ),
     (

@@ -265,6 +265,25 @@ fn shift_times(s: &str, start: chrono::NaiveDateTime) -> String {
             fixed_start + (t - start_minute)
         }
     };
+    // A day counts in whole days from the start's day (per-day counts, summary periods).
+    let shift_day = |d: chrono::NaiveDate| {
+        if d >= now.date() {
+            chrono::NaiveDateTime::parse_from_str(RECORDING_NOW, TS_FORMAT)
+                .unwrap()
+                .date()
+        } else {
+            fixed_start.date() + (d - start.date())
+        }
+    };
+    let day_at = |i: usize| {
+        let text = s.get(i..i + 10)?;
+        let next = s.as_bytes().get(i + 10).copied().unwrap_or(b' ');
+        if text.as_bytes()[4] != b'-' || next.is_ascii_digit() {
+            return None;
+        }
+        let d = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
+        (d >= start.date()).then(|| (10, shift_day(d).format("%Y-%m-%d").to_string()))
+    };
     // A timestamp at byte `i`: its length and its shifted text.
     let at = |i: usize| {
         [(19, TS_FORMAT), (16, "%Y-%m-%d %H:%M")]
@@ -281,6 +300,7 @@ fn shift_times(s: &str, start: chrono::NaiveDateTime) -> String {
                         .then(|| (len, shift_minute(t).format(format).to_string())),
                 }
             })
+            .or_else(|| day_at(i))
     };
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
@@ -297,9 +317,29 @@ fn shift_times(s: &str, start: chrono::NaiveDateTime) -> String {
     out
 }
 
+/// How far the window reaches back counts from the clock of the recording (the demo's entries
+/// sit at fixed times of day): a fixed figure keeps the fixtures from changing by the hour.
+fn fix_clock_figures(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == "window_reach_days" && x.is_number() {
+                    *x = serde_json::json!(15.0);
+                } else {
+                    fix_clock_figures(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(fix_clock_figures),
+        _ => {}
+    }
+}
+
 fn normalise(place: &Place, start: Option<chrono::NaiveDateTime>, v: &Value) -> Value {
     let model = oryx_core::embed::default_model_dir().display().to_string();
-    map_strings(v, &|s| {
+    let mut v = v.clone();
+    fix_clock_figures(&mut v);
+    map_strings(&v, &|s| {
         let mut s = s.to_string();
         for (real, fixture) in place.pairs() {
             s = s.replace(&real, &fixture);

@@ -74,6 +74,62 @@ impl From<RecallSettings> for RecallConfig {
 
 pub const MAX_RECALL_LIMIT: usize = 100;
 
+/// What the console does on its own when archival entries pile up outside the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoSummary {
+    #[default]
+    Off,
+    /// A health finding (and the agents list's badge) offers the summary.
+    Propose,
+    /// The console appends the deterministic summary itself (originals kept; undoable).
+    Apply,
+}
+
+/// The optional LLM summariser: an OpenAI-compatible chat endpoint. Unset fields fall back to
+/// the agent's own provider (its model; a known provider's base URL and API key variable).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LlmSettings {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    pub timeout_ms: u64,
+}
+
+impl Default for LlmSettings {
+    fn default() -> Self {
+        LlmSettings {
+            base_url: None,
+            model: None,
+            api_key: None,
+            timeout_ms: 60_000,
+        }
+    }
+}
+
+/// Summaries before the window cuts (issue #15).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SummarySettings {
+    pub auto: AutoSummary,
+    /// Unsummarised archival entries outside the window that set the automatic mode off.
+    pub auto_threshold: usize,
+    pub llm: LlmSettings,
+}
+
+impl Default for SummarySettings {
+    fn default() -> Self {
+        SummarySettings {
+            auto: AutoSummary::Off,
+            auto_threshold: 50,
+            llm: LlmSettings::default(),
+        }
+    }
+}
+
+pub const MIN_AUTO_SUMMARY_THRESHOLD: usize = 2;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Settings {
@@ -90,6 +146,7 @@ pub struct Settings {
     pub memory_full_parse_max_bytes: u64,
     pub recall: RecallSettings,
     pub episodic: EpisodicSettings,
+    pub summary: SummarySettings,
 }
 
 /// 64 MiB: a whole parse of that takes about 150 MB of memory.
@@ -108,6 +165,7 @@ impl Default for Settings {
             memory_full_parse_max_bytes: DEFAULT_FULL_PARSE_MAX_BYTES,
             recall: RecallSettings::default(),
             episodic: EpisodicSettings::default(),
+            summary: SummarySettings::default(),
         }
     }
 }
@@ -200,6 +258,25 @@ impl Settings {
         if self.mem0.timeout_ms == 0 {
             return Err(CoreError::InvalidInput(
                 "mem0 timeout must be positive".into(),
+            ));
+        }
+        if self.summary.auto_threshold < MIN_AUTO_SUMMARY_THRESHOLD {
+            return Err(CoreError::InvalidInput(format!(
+                "automatic summaries start at {MIN_AUTO_SUMMARY_THRESHOLD} or more entries outside the window, got {}",
+                self.summary.auto_threshold
+            )));
+        }
+        if let Some(url) = &self.summary.llm.base_url {
+            let u = url.trim();
+            if !(u.starts_with("http://") || u.starts_with("https://")) {
+                return Err(CoreError::InvalidInput(format!(
+                    "the summariser's base URL must start with http:// or https://, got {url:?}"
+                )));
+            }
+        }
+        if self.summary.llm.timeout_ms == 0 {
+            return Err(CoreError::InvalidInput(
+                "the summariser's timeout must be positive".into(),
             ));
         }
         Ok(())

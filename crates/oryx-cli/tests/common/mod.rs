@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod llm;
 pub mod mem0;
 pub mod traversal;
 
@@ -18,7 +19,8 @@ pub fn oryx(config: &Path) -> Command {
     c.env("ORYXOS_CONFIG_DIR", config)
         .env_remove("ORYXOS_ROOT")
         .env_remove("ORYXOS_DB")
-        .env_remove("ORYX_TOKEN");
+        .env_remove("ORYX_TOKEN")
+        .env_remove("ORYX_SUMMARY_API_KEY");
     c
 }
 

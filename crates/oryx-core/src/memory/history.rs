@@ -30,6 +30,8 @@ pub enum Op {
     Redo,
     /// A summary entry appended (and with it, perhaps, the entries it covers removed).
     Summarize,
+    /// The same, appended by the console's automatic mode (no one clicked).
+    AutoSummary,
 }
 
 impl Op {
@@ -42,6 +44,7 @@ impl Op {
             Op::Undo => "undo",
             Op::Redo => "redo",
             Op::Summarize => "summarize",
+            Op::AutoSummary => "auto_summary",
         }
     }
 }

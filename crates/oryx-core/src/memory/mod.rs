@@ -8,6 +8,7 @@ pub mod format;
 pub mod health;
 pub mod history;
 pub mod journal;
+pub mod llm_summary;
 pub mod markdown;
 pub mod markdown_curate;
 pub mod mem0;

@@ -105,34 +105,114 @@ pub fn summarise(entries: &[&Entry]) -> String {
             None => parts.push(format!("{}（{range}）", cut(&newest.content, SINGLE_CHARS))),
         }
     }
-    let first = entries.first().and_then(|e| e.timestamp);
-    let last = entries.last().and_then(|e| e.timestamp);
-    let period = match (first, last) {
-        (Some(a), Some(b)) => format!("{}～{}", a.format("%Y-%m-%d"), b.format("%Y-%m-%d")),
-        _ => String::new(),
-    };
-    format!(
-        "〔摘要 {period}，{} 条〕{}",
-        entries.len(),
-        parts.join("；")
-    )
+    format!("{}{}", marker(entries), parts.join("；"))
 }
 
-/// The proposal for an owner's view: the archival entries outside the window.
-pub fn propose(view: &MemoryView) -> Option<Proposal> {
+/// What starts every summary entry: `〔摘要 <first day>～<last entry's time>，<n> 条〕`. The exact
+/// end tells later proposals which entries this summary already covers.
+pub fn marker(entries: &[&Entry]) -> String {
+    let first = entries.first().and_then(|e| e.timestamp);
+    let last = entries.iter().rev().find_map(|e| e.timestamp);
+    let period = match (first, last) {
+        (Some(a), Some(b)) => format!("{}～{}", a.format("%Y-%m-%d"), format_entry_ts(&b)),
+        (None, Some(b)) => format!("～{}", format_entry_ts(&b)),
+        _ => String::new(),
+    };
+    format!("{MARKER}{period}，{} 条〕", entries.len())
+}
+
+const MARKER: &str = "〔摘要 ";
+
+/// Whether an entry is a summary the console wrote.
+pub fn is_summary(e: &Entry) -> bool {
+    e.content.starts_with(MARKER)
+}
+
+/// The newest time an existing summary covers (entries up to it are summarised already).
+pub fn covered_until(archival: &[Entry]) -> Option<NaiveDateTime> {
+    archival
+        .iter()
+        .filter(|e| is_summary(e))
+        .filter_map(|e| {
+            let head = e.content[MARKER.len()..].split('，').next()?;
+            let end = head.rsplit('～').next()?.trim();
+            let t = crate::timefmt::parse_entry_ts(end)?;
+            // A date alone (summaries of earlier versions) covers its whole day.
+            Some(if end.len() <= 10 {
+                t + chrono::Duration::seconds(86_399)
+            } else {
+                t
+            })
+        })
+        .max()
+}
+
+/// Positions (in `view.archival`) of the entries outside the window that no summary covers yet.
+pub fn candidates(view: &MemoryView) -> Vec<usize> {
+    if view.paged_reason.is_some() {
+        return Vec::new();
+    }
     let outside = view
         .window
         .first_in_window
-        .saturating_sub(view.archival_offset);
-    if outside < 2 || view.paged_reason.is_some() {
-        return None;
+        .saturating_sub(view.archival_offset)
+        .min(view.archival.len());
+    let until = covered_until(&view.archival);
+    (0..outside)
+        .filter(|&i| {
+            let e = &view.archival[i];
+            !is_summary(e)
+                && match (until, e.timestamp) {
+                    (Some(u), Some(t)) => t > u,
+                    (Some(_), None) => false,
+                    (None, _) => true,
+                }
+        })
+        .collect()
+}
+
+/// The proposal for an owner's view: the archival entries outside the window that no summary
+/// covers yet, summarised by the rules above.
+pub fn propose(view: &MemoryView) -> Option<Proposal> {
+    propose_with(view, usize::MAX, |entries| Ok(summarise(entries)))
+        .ok()
+        .flatten()
+}
+
+/// The proposal with another summariser (the LLM's): `summarise` writes the text after the
+/// marker for the entries it is given, which are the newest candidates that fit in
+/// `max_input_chars` (all of them for the rules).
+pub fn propose_with(
+    view: &MemoryView,
+    max_input_chars: usize,
+    summarise: impl FnOnce(&[&Entry]) -> Result<String>,
+) -> Result<Option<Proposal>> {
+    let mut picked = candidates(view);
+    if picked.len() < 2 {
+        return Ok(None);
     }
-    let entries: Vec<&Entry> = view.archival[..outside].iter().collect();
-    let content = sanitize_content(&summarise(&entries)).ok()?;
+    let mut budget = max_input_chars;
+    let mut keep = 0;
+    for &i in picked.iter().rev() {
+        let n = view.archival[i].line_chars();
+        if n > budget && keep >= 2 {
+            break;
+        }
+        budget = budget.saturating_sub(n);
+        keep += 1;
+    }
+    picked.drain(..picked.len() - keep);
+    let entries: Vec<&Entry> = picked.iter().map(|&i| &view.archival[i]).collect();
+    let mut text = summarise(&entries)?;
+    if !text.starts_with(MARKER) {
+        text = format!("{}{}", marker(&entries), text.trim());
+    }
+    let content = sanitize_content(&text)?;
     let line = super::entry::render_line(Some(&now_local()), &content);
-    Some(Proposal {
-        covered: (0..outside)
-            .map(|i| view.archival_id(i + view.archival_offset, &view.archival[i]))
+    Ok(Some(Proposal {
+        covered: picked
+            .iter()
+            .map(|&i| view.archival_id(i + view.archival_offset, &view.archival[i]))
             .collect(),
         from: entries[0].timestamp.as_ref().map(format_entry_ts),
         to: entries[entries.len() - 1]
@@ -142,13 +222,20 @@ pub fn propose(view: &MemoryView) -> Option<Proposal> {
         chars_before: entries.iter().map(|e| e.line_chars()).sum(),
         chars_after: line.chars().count(),
         content,
-    })
+    }))
 }
 
 impl MemoryService {
     /// Appends the summary `content` as one archival entry (now), and with `remove` deletes the
     /// covered entries in the same change: one undo takes it all back.
-    pub fn apply_summary(&self, owner: &Owner, content: &str, remove: &[Target]) -> Result<Change> {
+    /// `auto`: appended by the automatic mode, not by a person (the history says so).
+    pub fn apply_summary(
+        &self,
+        owner: &Owner,
+        content: &str,
+        remove: &[Target],
+        auto: bool,
+    ) -> Result<Change> {
         let content = sanitize_content(content)?;
         if content.is_empty() {
             return Err(CoreError::InvalidInput("the summary is empty".into()));
@@ -176,7 +263,7 @@ impl MemoryService {
                 head: Change {
                     id: new_change_id(),
                     at: now_epoch_ms(),
-                    op: Op::Summarize,
+                    op: if auto { Op::AutoSummary } else { Op::Summarize },
                     owner: owner.db_key().to_string(),
                     reverts: None,
                     entries: Vec::new(),
@@ -217,7 +304,7 @@ mod tests {
         let s = summarise(&refs);
         assert_eq!(
             s,
-            "〔摘要 2026-11-04～2026-11-07，4 条〕「帮我总结今天的日志」×2（11-04～11-06，最近：已总结 5 个错误（第 2 次））；「明天上午有什么安排」⇒ 10:00 架构评审（11-05）；用户换了新手机（11-07）"
+            "〔摘要 2026-11-04～2026-11-07 09:00:00，4 条〕「帮我总结今天的日志」×2（11-04～11-06，最近：已总结 5 个错误（第 2 次））；「明天上午有什么安排」⇒ 10:00 架构评审（11-05）；用户换了新手机（11-07）"
         );
         let before: usize = es.iter().map(Entry::line_chars).sum();
         assert!(s.chars().count() < before);

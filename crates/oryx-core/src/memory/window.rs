@@ -55,6 +55,38 @@ pub fn compute(entries: &[Entry], limit: usize) -> Window {
     }
 }
 
+/// How far back the window reached at the end of each day that has entries: for each day, the
+/// window over the entries up to that day's last one, and the days between that entry and the
+/// oldest one inside. `entries` in file (time) order; undated entries count for the window but
+/// start no day. One pass: both ends only move forward.
+pub fn reach_back_by_day(entries: &[Entry], limit: usize) -> Vec<(chrono::NaiveDate, f64)> {
+    let mut out: Vec<(chrono::NaiveDate, f64)> = Vec::new();
+    let mut first = 0usize;
+    let mut used = 0usize;
+    for (k, e) in entries.iter().enumerate() {
+        used += e.line_chars() + usize::from(k > first);
+        while used > limit && first < k {
+            used -= entries[first].line_chars() + 1;
+            first += 1;
+        }
+        let Some(t) = e.timestamp else { continue };
+        let last_of_day = entries[k + 1..]
+            .iter()
+            .find_map(|n| n.timestamp)
+            .is_none_or(|n| n.date() != t.date());
+        if !last_of_day {
+            continue;
+        }
+        let oldest = entries[first..=k]
+            .iter()
+            .find_map(|x| x.timestamp)
+            .unwrap_or(t);
+        let days = (t - oldest).num_seconds().max(0) as f64 / 86_400.0;
+        out.push((t.date(), (days * 100.0).round() / 100.0));
+    }
+    out
+}
+
 /// Keeps the last `limit - 1` characters and marks the cut, so the result is `limit` characters.
 fn cut_from_start(line: &str, limit: usize) -> String {
     let total = line.chars().count();
@@ -75,6 +107,37 @@ mod tests {
             timestamp: None,
             content: s.into(),
             line: s.into(),
+        }
+    }
+
+    #[test]
+    fn reach_back_by_day_agrees_with_the_window_of_each_day() {
+        let start = crate::timefmt::parse_entry_ts("2026-03-01 08:00:00").unwrap();
+        // Entries of varying length, 0–3 a day, some undated; several limits.
+        let mut entries = Vec::new();
+        for i in 0..200u32 {
+            let at = start + chrono::Duration::hours(i64::from(i * 7 % 13 + i * 9));
+            let content = "x".repeat((i as usize * 37) % 90 + 1);
+            entries.push(Entry::new((i % 17 != 5).then_some(at), content));
+        }
+        for limit in [50, 400, 4000] {
+            let series = reach_back_by_day(&entries, limit);
+            assert!(!series.is_empty());
+            for (day, days) in &series {
+                let k = entries
+                    .iter()
+                    .rposition(|e| e.timestamp.is_some_and(|t| t.date() == *day))
+                    .unwrap();
+                let w = compute(&entries[..=k], limit);
+                let newest = entries[k].timestamp.unwrap();
+                let oldest = entries[w.first_in_window..=k]
+                    .iter()
+                    .find_map(|e| e.timestamp)
+                    .unwrap();
+                let want =
+                    ((newest - oldest).num_seconds() as f64 / 86_400.0 * 100.0).round() / 100.0;
+                assert_eq!(*days, want, "limit {limit}, {day}");
+            }
         }
     }
 

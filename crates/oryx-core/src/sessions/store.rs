@@ -224,6 +224,45 @@ impl SessionStore {
         Ok(out)
     }
 
+    /// Sessions started per local day and agent (`created_at`, else `last_active_at`), for
+    /// days on or after `since`: `(day, agent, count)` sorted by day then agent.
+    pub fn sessions_per_day(
+        &self,
+        since: Option<chrono::NaiveDate>,
+    ) -> Result<Vec<(chrono::NaiveDate, String, u64)>> {
+        let Some(conn) = self.open_existing()? else {
+            return Ok(Vec::new());
+        };
+        let Some(source) = projection(&conn, &self.path, &SESSIONS)? else {
+            return Ok(Vec::new());
+        };
+        let sql = format!(
+            "SELECT profile_name, coalesce({}, {}) FROM ({source}) WHERE profile_name IS NOT NULL",
+            epoch_ms_sql("created_at"),
+            epoch_ms_sql("last_active_at"),
+        );
+        let mut stmt = conn.prepare(&sql).at_db(&self.path)?;
+        let mut rows = stmt.query([]).at_db(&self.path)?;
+        let mut counts: std::collections::BTreeMap<(chrono::NaiveDate, String), u64> =
+            Default::default();
+        while let Some(r) = rows.next().at_db(&self.path)? {
+            let Some(agent) = text_cell(r.get(0).at_db(&self.path)?) else {
+                continue;
+            };
+            let Some(ms) = r.get::<_, Option<i64>>(1).at_db(&self.path)? else {
+                continue;
+            };
+            let Some(day) = crate::timefmt::epoch_ms_to_local(ms).map(|t| t.date()) else {
+                continue;
+            };
+            if since.is_some_and(|s| day < s) {
+                continue;
+            }
+            *counts.entry((day, agent)).or_default() += 1;
+        }
+        Ok(counts.into_iter().map(|((d, a), n)| (d, a, n)).collect())
+    }
+
     /// Sessions by status (either case); `total` includes rows with any other status.
     pub fn stats(&self) -> Result<SessionStats> {
         let Some(conn) = self.open_existing()? else {

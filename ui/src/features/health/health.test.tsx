@@ -66,6 +66,10 @@ const STATS: MemoryStatsDto = {
   window_reach_days: 15,
   in_window: 51,
   outside_window: 90,
+  reach_back: [
+    { day: "2026-11-04", days: 0 },
+    { day: "2026-11-05", days: 1.2 },
+  ],
 };
 
 const PROPOSAL: SummaryProposalDto = {
@@ -76,6 +80,7 @@ const PROPOSAL: SummaryProposalDto = {
   content: "〔摘要 2026-11-04～2026-11-19，4 条〕「帮我总结今天的日志」×4",
   chars_before: 6795,
   chars_after: 390,
+  by_llm: false,
 };
 
 function change(op: ChangeDto["op"], id = "ch-1"): ChangeDto {
