@@ -20,8 +20,9 @@ const TITLES = {
   "desktop-quick": "Desktop app, quick (`node tests/bench/desktop.mjs --quick`)",
   recall: "Recall quality and embedding speed (`oryx-bench --only recall`)",
   curation: "Curation: delete, undo and history (`oryx-bench --only curation`)",
+  health: "Health checks and summaries (`oryx-bench --only health`)",
 };
-const ORDER = ["core", "core-quick", "recall", "curation", "ui", "ui-quick", "desktop", "desktop-quick"];
+const ORDER = ["core", "core-quick", "recall", "curation", "health", "ui", "ui-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 

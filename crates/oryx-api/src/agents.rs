@@ -87,6 +87,10 @@ fn summary(
         Err(e) => Some(e.to_string()),
     };
     let valid = refused.is_none();
+    let (last_activity, last_activity_from) = match valid {
+        true => last_activity(rt, a, last_session()),
+        false => (None, None),
+    };
     AgentSummary {
         unreviewed: None,
         name: a.name.clone(),
@@ -105,11 +109,8 @@ fn summary(
                 error: refused,
             }
         },
-        last_activity: if valid {
-            last_activity(rt, a, last_session())
-        } else {
-            None
-        },
+        last_activity,
+        last_activity_from,
         has_agent_md: a.has_agent_md,
         warnings: a.warnings.clone(),
     }
@@ -134,14 +135,36 @@ pub(crate) fn counts(rt: &Runtime, owner: &Owner) -> MemoryCounts {
     }
 }
 
-/// The later of the newest session activity and the MEMORY.md modification time.
+/// The later of the newest session activity and the newest memory entry's time, and which one
+/// it is. The entry's time comes from the prompt's own read (core and the window's tail); mem0
+/// is not asked again for it (one call per agent is enough for the list).
 fn last_activity(
     rt: &Runtime,
     a: &Agent,
     session: Option<chrono::NaiveDateTime>,
-) -> Option<String> {
-    let file = agents::memory_modified(rt.root(), &Owner::Agent(a.name.clone()));
-    ts(&session.into_iter().chain(file).max())
+) -> (Option<String>, Option<String>) {
+    let owner = Owner::Agent(a.name.clone());
+    let entry = match rt.memory.backend() {
+        oryx_core::memory::Backend::Mem0 => None,
+        _ => rt
+            .memory
+            .store()
+            .load_context(&owner, rt.effective.archival_limit_chars)
+            .ok()
+            .and_then(|c| {
+                c.core
+                    .iter()
+                    .chain(c.archival_tail.iter())
+                    .filter_map(|e| e.timestamp)
+                    .max()
+            }),
+    };
+    match (session, entry) {
+        (Some(s), Some(e)) if e > s => (ts(&Some(e)), Some("memory".into())),
+        (Some(s), _) => (ts(&Some(s)), Some("session".into())),
+        (None, Some(e)) => (ts(&Some(e)), Some("memory".into())),
+        (None, None) => (None, None),
+    }
 }
 
 /// The `last_active_at` of the agent's first session in list order.

@@ -434,7 +434,11 @@ pub struct AgentSummary {
     pub tools: Vec<String>,
     pub skills: Vec<String>,
     pub memory: MemoryCounts,
+    /// The newest of the agent's last session activity and its newest memory entry's time.
     pub last_activity: Option<String>,
+    /// Which one `last_activity` is: `session` or `memory` (a file's modification time is not
+    /// used: a migration or a copy touches every file at once).
+    pub last_activity_from: Option<String>,
     pub has_agent_md: bool,
     pub warnings: Vec<String>,
     /// Entries added or changed since the agent's last review; `None`: never reviewed.

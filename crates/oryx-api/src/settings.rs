@@ -66,8 +66,30 @@ impl Console {
 
     /// Replaces the stored settings; an empty API key field keeps the stored key.
     pub fn update_settings(&self, dto: &SettingsDto) -> ApiResult<SettingsView> {
-        let current = self.runtime().settings.clone();
-        let file = from_dto(dto, &current)?;
+        let rt = self.runtime();
+        let current = rt.settings.clone();
+        let mut file = from_dto(dto, &current)?;
+        // A value in effect only because a flag or an environment variable overrides it comes
+        // back with the rest of the form: it is not the user's choice, so it is not stored.
+        let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+        let o = self.overrides();
+        if (o.root.is_some() || env_set(ENV_ROOT))
+            && file.settings.root.as_deref() == Some(rt.effective.root.as_path())
+        {
+            file.settings.root = current.root.clone();
+        }
+        if (o.db_path.is_some() || env_set(ENV_DB))
+            && file.settings.db_path.as_deref() == Some(rt.effective.db_path.as_path())
+        {
+            file.settings.db_path = current.db_path.clone();
+        }
+        if (o.mem0_url.is_some() || env_set(ENV_MEM0_URL))
+            && file.settings.mem0.base_url.is_some()
+            && file.settings.mem0.base_url == rt.effective.mem0_base_url
+        {
+            file.settings.mem0.base_url = current.mem0.base_url.clone();
+        }
+        drop(rt);
         crate::recall::check_mode(file.settings.recall.mode)?;
         if file.settings.episodic.enabled {
             crate::recall::check_model("episodic memory")?;
@@ -75,7 +97,8 @@ impl Console {
         if let Some(root) = &file.settings.root {
             if !workspace::is_folder(root) {
                 return Err(ApiError::invalid(format!(
-                    "{} is not a folder; pick an existing .oryxos root or create the sample root",
+                    "{} is not a folder; type the full path of an existing .oryxos root (Inspect \
+                     shows what a folder holds)",
                     root.display()
                 )));
             }
@@ -187,10 +210,11 @@ fn absolute_input(path: &str, what: &str) -> ApiResult<PathBuf> {
     if p.is_empty() || p.contains('\0') {
         return Err(ApiError::invalid(format!("the {what} must not be empty")));
     }
-    let p = PathBuf::from(p);
+    let p = PathBuf::from(config::expand_home(p));
     if !p.is_absolute() {
         return Err(ApiError::invalid(format!(
-            "the {what} must be an absolute path, got {}",
+            "the {what} must be an absolute path (starting with / or ~/): a relative one would \
+             mean another folder for the console and for the runtime; got {}",
             p.display()
         )));
     }
@@ -264,9 +288,9 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
         None => None,
     };
     let s = Settings {
-        root: non_blank(&d.root).map(PathBuf::from),
+        root: non_blank(&d.root).map(|p| PathBuf::from(config::expand_home(&p))),
         backend: d.backend.into(),
-        db_path: non_blank(&d.db_path).map(PathBuf::from),
+        db_path: non_blank(&d.db_path).map(|p| PathBuf::from(config::expand_home(&p))),
         archival_limit_chars: d.archival_limit_chars as usize,
         footprint_enabled: d.footprint_enabled,
         mem0: config::Mem0Settings {
@@ -357,5 +381,64 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
         // The core alone reads the same file and ignores the preferences.
         assert_eq!(config::load(&path).unwrap(), file.settings);
+    }
+
+    #[test]
+    fn an_overridden_root_sent_back_with_the_form_is_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        oryx_core::demo::write_sample(&root).unwrap();
+        let path = dir.path().join("settings.json");
+        let c = Console::open(
+            Some(path.clone()),
+            oryx_core::config::Overrides {
+                root: Some(root.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let view = c.get_settings().unwrap();
+        assert_eq!(view.effective.overridden_by, vec!["--root".to_string()]);
+        // What the form sends when only the backend changed: the root it shows, in effect.
+        let mut dto = view.settings;
+        dto.root = Some(view.effective.root.clone());
+        dto.backend = crate::dto::BackendDto::Sqlite;
+        c.update_settings(&dto).unwrap();
+        let stored: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(stored["backend"], "sqlite");
+        assert!(stored.get("root").is_none_or(|r| r.is_null()), "{stored}");
+        // A root the user types is stored.
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(&other).unwrap();
+        dto.root = Some(other.display().to_string());
+        c.update_settings(&dto).unwrap();
+        let stored: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(stored["root"], other.display().to_string());
+    }
+
+    #[test]
+    fn a_path_typed_with_a_tilde_is_read_from_home_and_a_relative_one_says_why_not() {
+        let home = dirs_home();
+        assert_eq!(config::expand_home("~"), home);
+        assert_eq!(config::expand_home("~/x/y"), format!("{home}/x/y"));
+        assert_eq!(config::expand_home("a/~/b"), "a/~/b");
+        let (_d, c) = crate::test_support::demo_console();
+        assert_eq!(c.inspect_root("~", None).unwrap().path, home);
+        let e = c.inspect_root("relative/root", None).unwrap_err();
+        assert_eq!(e.code, crate::ErrorCode::InvalidInput);
+        assert!(
+            e.message.contains("absolute path (starting with / or ~/)"),
+            "{}",
+            e.message
+        );
+    }
+
+    fn dirs_home() -> String {
+        std::env::var("HOME")
+            .unwrap()
+            .trim_end_matches('/')
+            .to_string()
     }
 }

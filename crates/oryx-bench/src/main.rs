@@ -10,6 +10,7 @@
 
 mod curation;
 mod gen;
+mod health;
 mod recall;
 
 use std::path::{Path, PathBuf};
@@ -99,7 +100,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 7] = [
+    let groups: [(&str, Group); 8] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
@@ -107,6 +108,7 @@ fn main() {
         ("concurrent", Bench::concurrent),
         ("recall", Bench::recall),
         ("curation", Bench::curation),
+        ("health", Bench::health),
     ];
     if let Some(g) = &only {
         assert!(

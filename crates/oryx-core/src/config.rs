@@ -307,6 +307,19 @@ pub fn index_dir_beside(settings_path: &Path) -> PathBuf {
         .map_or_else(|| PathBuf::from("index"), |dir| dir.join("index"))
 }
 
+/// `~` and `~/…` as a shell would read them: people type them, and a file dialog is not always
+/// at hand (the browser console).
+pub fn expand_home(p: &str) -> String {
+    let home = || dirs::home_dir().map(|h| h.display().to_string());
+    match p {
+        "~" => home().unwrap_or_else(|| p.to_string()),
+        _ => match (p.strip_prefix("~/"), home()) {
+            (Some(rest), Some(h)) => format!("{}/{rest}", h.trim_end_matches('/')),
+            _ => p.to_string(),
+        },
+    }
+}
+
 pub fn default_root() -> PathBuf {
     dirs::home_dir()
         .unwrap_or_else(|| PathBuf::from("."))

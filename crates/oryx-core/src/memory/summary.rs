@@ -64,6 +64,13 @@ fn near_key(text: &str) -> String {
 
 /// One line for `entries` (oldest first): what they said, in fewer characters.
 pub fn summarise(entries: &[&Entry]) -> String {
+    summarise_within(entries, usize::MAX)
+}
+
+/// As [`summarise`], at most about `max_chars` long: a summary longer than the window would be
+/// cut in the prompt, so when the items do not all fit, the most repeated ones are kept (in
+/// their order) and the rest are counted.
+pub fn summarise_within(entries: &[&Entry], max_chars: usize) -> String {
     // Items in the order their first entry appears.
     let mut order: Vec<String> = Vec::new();
     let mut groups: HashMap<String, Vec<&Entry>> = HashMap::new();
@@ -105,7 +112,33 @@ pub fn summarise(entries: &[&Entry]) -> String {
             None => parts.push(format!("{}（{range}）", cut(&newest.content, SINGLE_CHARS))),
         }
     }
-    format!("{}{}", marker(entries), parts.join("；"))
+    let head = marker(entries);
+    let total: usize =
+        head.chars().count() + parts.iter().map(|p| p.chars().count() + 1).sum::<usize>();
+    if total > max_chars {
+        // Keep the biggest groups that fit, in their order; say how many were left out.
+        let mut by_size: Vec<usize> = (0..order.len()).collect();
+        by_size.sort_by_key(|&i| std::cmp::Reverse(groups[&order[i]].len()));
+        let room = max_chars.saturating_sub(head.chars().count() + 16);
+        let mut used = 0;
+        let mut keep = vec![false; order.len()];
+        for i in by_size {
+            let n = parts[i].chars().count() + 1;
+            if used + n <= room {
+                used += n;
+                keep[i] = true;
+            }
+        }
+        let left = keep.iter().filter(|k| !**k).count();
+        let mut kept: Vec<String> = parts
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(p, k)| k.then_some(p))
+            .collect();
+        kept.push(format!("另有 {left} 项未列出"));
+        return format!("{head}{}", kept.join("；"));
+    }
+    format!("{head}{}", parts.join("；"))
 }
 
 /// What starts every summary entry: `〔摘要 <first day>～<last entry's time>，<n> 条〕`. The exact
@@ -174,9 +207,13 @@ pub fn candidates(view: &MemoryView) -> Vec<usize> {
 /// The proposal for an owner's view: the archival entries outside the window that no summary
 /// covers yet, summarised by the rules above.
 pub fn propose(view: &MemoryView) -> Option<Proposal> {
-    propose_with(view, usize::MAX, |entries| Ok(summarise(entries)))
-        .ok()
-        .flatten()
+    // Half the window at most: the summary shares it with the newest entries.
+    let budget = (view.window.limit_chars / 2).max(200);
+    propose_with(view, usize::MAX, |entries| {
+        Ok(summarise_within(entries, budget))
+    })
+    .ok()
+    .flatten()
 }
 
 /// The proposal with another summariser (the LLM's): `summarise` writes the text after the
@@ -308,5 +345,32 @@ mod tests {
         );
         let before: usize = es.iter().map(Entry::line_chars).sum();
         assert!(s.chars().count() < before);
+    }
+
+    #[test]
+    fn a_summary_over_its_budget_keeps_the_most_repeated_items_and_counts_the_rest() {
+        let t = |d: u32| crate::timefmt::parse_entry_ts(&format!("2026-11-{d:02} 09:00:00"));
+        let mut es = Vec::new();
+        for d in 1..=20 {
+            es.push(Entry::new(
+                t(d),
+                format!(
+                    "独一无二的第 {d} 件事情，内容各不相同：{}",
+                    "字".repeat(d as usize)
+                ),
+            ));
+            es.push(Entry::new(t(d), "触发「查天气」⇒ 晴"));
+        }
+        let refs: Vec<&Entry> = es.iter().collect();
+        let full = summarise(&refs);
+        let s = summarise_within(&refs, 300);
+        assert!(full.chars().count() > 600, "{full}");
+        assert!(s.chars().count() <= 300, "{} chars: {s}", s.chars().count());
+        assert!(s.contains("「查天气」×20"), "{s}");
+        assert!(s.ends_with("项未列出"), "{s}");
+        assert!(
+            s.starts_with("〔摘要 2026-11-01～2026-11-20 09:00:00，40 条〕"),
+            "{s}"
+        );
     }
 }

@@ -1,0 +1,200 @@
+//! The `health` group (issue #15): all health checks over the big MEMORY.md against one `grep`
+//! pass over the same file; what the checks report on a generated archive that holds no secret
+//! and no personal data (every secret or PII finding there is a false positive); and the
+//! deterministic summariser on 10 000 generated entries — characters saved and how many days
+//! the prompt window reaches back before and after.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use oryx_core::memory::entry::Entry;
+use oryx_core::memory::health::{self, Item, Options};
+use oryx_core::memory::{
+    summary, window, LongTermMemoryStore, MarkdownMemoryStore, MemoryService, Scope,
+};
+use oryx_core::names::Owner;
+
+use crate::{gen, human, mb, Bench};
+
+/// What a secret scan with grep looks at: the providers' prefixes, e-mail and long digit runs.
+const GREP_PATTERN: &str = "sk-|AKIA|ghp_|xox[abpr]-|AIza|BEGIN .*PRIVATE KEY|@|[0-9]{11}";
+
+fn items(core: &[Entry], archival: &[Entry]) -> Vec<(String, Scope, usize)> {
+    let mut out = Vec::with_capacity(core.len() + archival.len());
+    out.extend((0..core.len()).map(|i| (format!("c{i}"), Scope::Core, i)));
+    out.extend((0..archival.len()).map(|i| (format!("a{i}"), Scope::Archival, i)));
+    out
+}
+
+fn run_checks(core: &[Entry], archival: &[Entry]) -> Vec<health::Finding> {
+    let ids = items(core, archival);
+    let list: Vec<Item<'_>> = ids
+        .iter()
+        .map(|(id, scope, i)| Item {
+            id: id.clone(),
+            scope: *scope,
+            entry: match scope {
+                Scope::Core => &core[*i],
+                Scope::Archival => &archival[*i],
+            },
+        })
+        .collect();
+    health::run(&list, None, &Options::default()).0
+}
+
+fn counts(findings: &[health::Finding]) -> String {
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    for f in findings {
+        *by.entry(format!("{}/{}", f.check.as_str(), f.kind))
+            .or_default() += 1;
+    }
+    if by.is_empty() {
+        return "none".into();
+    }
+    by.into_iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn reach_days(entries: &[Entry], limit: usize) -> f64 {
+    window::reach_back_by_day(entries, limit)
+        .last()
+        .map_or(0.0, |r| r.1)
+}
+
+impl Bench {
+    pub fn health(&mut self) {
+        let runs = self.scale.runs.clamp(1, 3);
+        let big_file = self.data.memory(gen::BIG);
+        let label = mb(std::fs::metadata(&big_file).unwrap().len());
+        let root = self.data.root();
+        let store: Arc<dyn LongTermMemoryStore> = Arc::new(MarkdownMemoryStore::new(&root));
+        let owner = Owner::Agent(gen::BIG.to_string());
+
+        // Health of the big file (read, parse, every check) ÷ one grep pass over it.
+        let mut hs = Vec::new();
+        let mut gs = Vec::new();
+        let mut findings = Vec::new();
+        for _ in 0..runs {
+            let t = Instant::now();
+            let out = Command::new("grep")
+                .args(["-c", "-E", GREP_PATTERN])
+                .arg(&big_file)
+                .output()
+                .unwrap();
+            gs.push(t.elapsed());
+            assert!(out.status.code().is_some_and(|c| c <= 1), "grep failed");
+            let t = Instant::now();
+            let all = store.load_all(&owner).unwrap();
+            findings = run_checks(&all.core, &all.archival);
+            hs.push(t.elapsed());
+        }
+        let med = |v: &mut Vec<Duration>| {
+            v.sort();
+            v[v.len() / 2]
+        };
+        let (h, g) = (med(&mut hs), med(&mut gs));
+        self.ratio_row(
+            "health_vs_grep",
+            format!("health checks of a {label} MEMORY.md (read, parse, all checks) ÷ one grep -cE pass"),
+            2.0,
+            h,
+            g,
+            "",
+        );
+        let all = store.load_all(&owner).unwrap();
+        let n = all.core.len() + all.archival.len();
+        self.notes.push(format!(
+            "health: on the generated {label} archive ({} entries, no secret or personal data \
+             planted) the checks report: {}",
+            human(n),
+            counts(&findings)
+        ));
+
+        // 10 000 entries: findings, and the deterministic summariser.
+        let core = all.core.clone();
+        let archival: Vec<Entry> = all
+            .archival
+            .iter()
+            .take(10_000 - core.len())
+            .cloned()
+            .collect();
+        drop(all);
+        let ten = run_checks(&core, &archival);
+        self.notes.push(format!(
+            "health: on 10 000 generated entries the checks report: {} — every secrets/pii \
+             finding there is a false positive",
+            counts(&ten)
+        ));
+        let work = self.data.dir.join("work-health");
+        let _ = std::fs::remove_dir_all(&work);
+        let sroot = work.join("root");
+        let file = oryx_core::names::memory_path(&sroot, &Owner::Global);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let mut text = String::from("## 核心记忆\n");
+        for e in &core {
+            text.push_str(&e.line);
+            text.push('\n');
+        }
+        text.push_str("## 归档记忆\n");
+        for e in &archival {
+            text.push_str(&e.line);
+            text.push('\n');
+        }
+        std::fs::write(&file, text).unwrap();
+        let svc = MemoryService::new(Arc::new(MarkdownMemoryStore::new(&sroot)), 4000);
+        self.summary_note("10 000 generated entries", &svc, &Owner::Global);
+        // The demo root's assistant: a month of footprints, as an agent writes them.
+        let demo = work.join("demo");
+        oryx_core::demo::write_sample(&demo).unwrap();
+        let svc = MemoryService::new(Arc::new(MarkdownMemoryStore::new(&demo)), 4000);
+        self.summary_note(
+            "the demo root's assistant",
+            &svc,
+            &Owner::Agent("assistant".into()),
+        );
+    }
+
+    /// Characters saved by the rules' summary of `owner`, and the window's reach-back in days
+    /// before and after (originals removed, the summary appended after the newest entry).
+    fn summary_note(&mut self, what: &str, svc: &MemoryService, owner: &Owner) {
+        let view = svc.view(owner).unwrap();
+        let t = Instant::now();
+        let p = summary::propose(&view).expect("entries outside the window");
+        let took = t.elapsed();
+        let before = reach_days(&view.archival, 4000);
+        // After: the originals removed, the summary appended (stamped after the newest entry).
+        let first_in = view.window.first_in_window;
+        let newest = view.archival.last().and_then(|e| e.timestamp);
+        let mut after_entries: Vec<Entry> = view.archival[first_in..].to_vec();
+        after_entries.push(Entry::new(newest, p.content.clone()));
+        let w = window::compute(&after_entries, 4000);
+        let from = p
+            .from
+            .as_deref()
+            .and_then(oryx_core::timefmt::parse_entry_ts);
+        let after = match (w.newest_cut, from, newest) {
+            (false, Some(f), Some(n)) => (n - f).num_seconds() as f64 / 86_400.0,
+            _ => before,
+        };
+        self.notes.push(format!(
+            "summary (rules) of {what}: {} entries outside the window ({} characters) become \
+             one line of {} characters ({:.1}% of them) in {:.0} ms; with the originals removed \
+             the window reaches back {:.2} days instead of {:.2}{}",
+            human(p.covered.len()),
+            human(p.chars_before),
+            human(p.chars_after),
+            p.chars_after as f64 * 100.0 / p.chars_before.max(1) as f64,
+            took.as_secs_f64() * 1000.0,
+            after,
+            before,
+            if w.newest_cut {
+                " (the summary alone is longer than the window: it is cut)"
+            } else {
+                ""
+            }
+        ));
+    }
+}
