@@ -149,7 +149,13 @@ export type AgentSummary_Deserialize = {
 	tools: string[],
 	skills: string[],
 	memory: MemoryCounts_Deserialize,
+	/**  The newest of the agent's last session activity and its newest memory entry's time. */
 	last_activity?: string | null,
+	/**
+	 *  Which one `last_activity` is: `session` or `memory` (a file's modification time is not
+	 *  used: a migration or a copy touches every file at once).
+	 */
+	last_activity_from?: string | null,
 	has_agent_md: boolean,
 	warnings: string[],
 	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
@@ -164,7 +170,13 @@ export type AgentSummary_Serialize = {
 	tools: string[],
 	skills: string[],
 	memory: MemoryCounts_Serialize,
+	/**  The newest of the agent's last session activity and its newest memory entry's time. */
 	last_activity: string | null,
+	/**
+	 *  Which one `last_activity` is: `session` or `memory` (a file's modification time is not
+	 *  used: a migration or a copy touches every file at once).
+	 */
+	last_activity_from: string | null,
 	has_agent_md: boolean,
 	warnings: string[],
 	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
