@@ -14,6 +14,8 @@ import { useSettingsWrites } from "./hooks";
 import { Mem0Fields, mem0Problems, parseTimeout } from "./Mem0Fields";
 import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateDialog";
 import { InspectionView, RootField, useInspection } from "./RootInspector";
+import { SECTION_IDS, takeSettingsSection } from "./section";
+import { SummaryFields, type SummaryField } from "./SummaryFields";
 
 export const MIN_WINDOW = 100;
 export const MAX_WINDOW = 1_000_000;
@@ -39,7 +41,7 @@ export function changesMigrationSources(next: SettingsDto, stored: SettingsDto):
 }
 
 /** The fields whose value the console checks on save, with their input and label. */
-type ValueField = "root" | "db" | "window" | "floor" | "limit" | "topK" | "budget";
+type ValueField = "root" | "db" | "window" | "floor" | "limit" | "topK" | "budget" | SummaryField;
 const FIELDS: Record<ValueField, { input: string; label: MessageKey }> = {
   root: { input: "settings-root", label: "settings.root" },
   db: { input: "settings-db", label: "settings.dbPath" },
@@ -48,6 +50,9 @@ const FIELDS: Record<ValueField, { input: string; label: MessageKey }> = {
   limit: { input: "settings-recall-limit", label: "settings.recall.limit" },
   topK: { input: "settings-episodic-top-k", label: "settings.episodic.topK" },
   budget: { input: "settings-episodic-budget", label: "settings.episodic.budget" },
+  threshold: { input: "settings-summary-threshold", label: "settings.summary.threshold" },
+  llmUrl: { input: "settings-summary-url", label: "settings.summary.url" },
+  llmTimeout: { input: "settings-summary-timeout", label: "settings.summary.timeout" },
 };
 
 /** Which value fields `next` changes from `stored`. The console's error names no field: when a
@@ -62,6 +67,9 @@ export function changedValueFields(next: SettingsDto, stored: SettingsDto): Valu
   if (!same(next.recall_limit, stored.recall_limit)) out.push("limit");
   if (!same(next.episodic_top_k, stored.episodic_top_k)) out.push("topK");
   if (!same(next.episodic_budget_chars, stored.episodic_budget_chars)) out.push("budget");
+  if (!same(next.summary_auto_threshold, stored.summary_auto_threshold)) out.push("threshold");
+  if (!same(next.summary_llm_base_url, stored.summary_llm_base_url)) out.push("llmUrl");
+  if (!same(next.summary_llm_timeout_ms, stored.summary_llm_timeout_ms)) out.push("llmTimeout");
   return out;
 }
 
@@ -105,6 +113,8 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
   const [limitText, setLimitText] = useState(String(view.settings.recall_limit));
   const [topKText, setTopKText] = useState(String(view.settings.episodic_top_k));
   const [budgetText, setBudgetText] = useState(String(view.settings.episodic_budget_chars));
+  const [thresholdText, setThresholdText] = useState(String(view.settings.summary_auto_threshold ?? ""));
+  const [llmTimeoutText, setLlmTimeoutText] = useState(String(view.settings.summary_llm_timeout_ms ?? ""));
   const backendRef = useRef<HTMLFieldSetElement>(null);
   const [saved, setSaved] = useState(false);
   const [notSwitched, setNotSwitched] = useState(false);
@@ -129,11 +139,21 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
     replaceRoute({ page: "settings" });
   }, [focus]);
 
+  // Sent here for a section (the Health tab's "Settings → Summaries"): bring it into view.
+  useEffect(() => {
+    const section = takeSettingsSection();
+    if (!section) return;
+    const el = document.getElementById(SECTION_IDS[section]);
+    el?.scrollIntoView?.({ block: "start" });
+    el?.focus({ preventScroll: true });
+  }, []);
+
   const edit = (patch: Partial<SettingsDto>) => {
     setDraft((d) => ({ ...d, ...patch }));
     setSaved(false);
     setNotSwitched(false);
     if ("db_path" in patch && errField === "db") setErrField(null);
+    if ("summary_llm_base_url" in patch && errField === "llmUrl") setErrField(null);
   };
   /** A text field was edited: its own error (if any) is no longer about what it shows. */
   const typed = (f: ValueField) => {
@@ -160,6 +180,11 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
     recall_limit: typedNumber(limitText),
     episodic_top_k: typedNumber(topKText),
     episodic_budget_chars: typedNumber(budgetText),
+    summary_auto_threshold: typedNumber(thresholdText),
+    summary_llm_base_url: draft.summary_llm_base_url?.trim() || null,
+    summary_llm_model: draft.summary_llm_model?.trim() || null,
+    summary_llm_api_key: draft.summary_llm_api_key?.trim() || null,
+    summary_llm_timeout_ms: typedNumber(llmTimeoutText),
   });
 
   /** Shows what was saved; `keepBackend` keeps the radio on a backend not switched to yet. */
@@ -172,6 +197,8 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
     setLimitText(String(v.settings.recall_limit));
     setTopKText(String(v.settings.episodic_top_k));
     setBudgetText(String(v.settings.episodic_budget_chars));
+    setThresholdText(String(v.settings.summary_auto_threshold ?? ""));
+    setLlmTimeoutText(String(v.settings.summary_llm_timeout_ms ?? ""));
     qc.setQueryData(qk.settings, v);
     // Every view switches at once: the root, backend or window changed under all of them.
     await qc.invalidateQueries();
@@ -502,6 +529,24 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
           </div>
         </div>
       </section>
+
+      <SummaryFields
+        draft={draft}
+        stored={stored}
+        edit={edit}
+        thresholdText={thresholdText}
+        onThresholdText={(v) => {
+          setThresholdText(v);
+          typed("threshold");
+        }}
+        timeoutText={llmTimeoutText}
+        onTimeoutText={(v) => {
+          setLlmTimeoutText(v);
+          typed("llmTimeout");
+        }}
+        errField={errField === "threshold" || errField === "llmUrl" || errField === "llmTimeout" ? errField : null}
+        fieldError={fieldError}
+      />
 
       <section className="card form-section">
         <div className="form-grid">

@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
+import { BackendError } from "../../backend";
 import type { SettingsDto } from "../../backend/types";
 import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
@@ -228,5 +229,81 @@ describe("First run", () => {
     expect(openButton).not.toHaveAttribute("aria-describedby");
     fireEvent.click(screen.getByTestId("welcome-open"));
     expect(await screen.findByTestId("agent-row-oncall")).toBeInTheDocument();
+  });
+});
+
+describe("Settings → Summaries (#15)", () => {
+  it("saves the automatic mode, its threshold and the LLM summariser; the key is write-only", async () => {
+    const { backend } = renderApp("#/settings");
+    const section = await screen.findByTestId("settings-summaries");
+    const stored = recordedResult("demo", "get_settings", {});
+    // The demo's settings: off, 50, the agent's provider, no key, 60 s.
+    expect(within(section).getByTestId("settings-summary-auto-off")).toBeChecked();
+    expect(within(section).getByTestId("settings-summary-auto-propose").closest("label")).toHaveTextContent("A Health finding offers the rules' summary");
+    expect(within(section).getByTestId("settings-summary-auto-apply").closest("label")).toHaveTextContent("The console appends the rules' summary itself");
+    expect(within(section).getByTestId("settings-summary-threshold")).toHaveValue(50);
+    expect(within(section).getByTestId("settings-summary-url")).toHaveValue("");
+    expect(within(section).getByTestId("settings-summary-timeout")).toHaveValue(60000);
+    expect(within(section).queryByTestId("settings-summary-key-stored")).toBeNull();
+    expect(section).toHaveTextContent("ORYX_SUMMARY_API_KEY");
+    expect(section).toHaveTextContent("OPENAI_API_KEY, DEEPSEEK_API_KEY, DASHSCOPE_API_KEY, MOONSHOT_API_KEY, ZHIPUAI_API_KEY");
+
+    const saved: SettingsDto = {
+      ...stored.settings,
+      summary_auto: "propose",
+      summary_auto_threshold: 10,
+      summary_llm_base_url: "http://127.0.0.1:18599/v1",
+      summary_llm_model: "ok",
+      summary_llm_api_key: null,
+      summary_llm_api_key_set: true,
+      summary_llm_timeout_ms: 30000,
+    };
+    // The console stores them and answers them from then on.
+    backend.stub("update_settings", () => {
+      backend.stub("get_settings", () => ({ ...stored, settings: saved }));
+      return { ...stored, settings: saved };
+    });
+    fireEvent.click(within(section).getByTestId("settings-summary-auto-propose"));
+    fireEvent.change(within(section).getByTestId("settings-summary-threshold"), { target: { value: "10" } });
+    fireEvent.change(within(section).getByTestId("settings-summary-url"), { target: { value: " http://127.0.0.1:18599/v1 " } });
+    fireEvent.change(within(section).getByTestId("settings-summary-model"), { target: { value: "ok" } });
+    fireEvent.change(within(section).getByTestId("settings-summary-key"), { target: { value: "test-key" } });
+    fireEvent.change(within(section).getByTestId("settings-summary-timeout"), { target: { value: "30000" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("settings-saved")).toBeInTheDocument();
+    const sent = backend.calls.filter((c) => c.op === "update_settings").map((c) => c.args as SettingsDto);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      summary_auto: "propose",
+      summary_auto_threshold: 10,
+      summary_llm_base_url: "http://127.0.0.1:18599/v1",
+      summary_llm_model: "ok",
+      summary_llm_api_key: "test-key",
+      summary_llm_timeout_ms: 30000,
+    });
+    // What the console keeps: the key is stored, never shown; an empty field keeps it.
+    await waitFor(() => expect(within(section).getByTestId("settings-summary-key")).toHaveValue(""));
+    expect(within(section).getByTestId("settings-summary-key-stored")).toHaveTextContent("stored");
+    expect(within(section).getByTestId("settings-summary-key-hint")).toHaveTextContent("leave this empty to keep it");
+    expect(within(section).getByTestId("settings-summary-auto-propose")).toBeChecked();
+  });
+
+  it("shows a refused threshold at its field, with the console's message", async () => {
+    const { backend } = renderApp("#/settings");
+    const section = await screen.findByTestId("settings-summaries");
+    const message = "automatic summaries start at 2 or more entries outside the window, got 1";
+    backend.stub("update_settings", () => {
+      throw new BackendError("invalid_input", message);
+    });
+    const threshold = within(section).getByTestId("settings-summary-threshold");
+    fireEvent.change(threshold, { target: { value: "1" } });
+    fireEvent.click(screen.getByTestId("settings-save"));
+    expect(await screen.findByTestId("settings-save-error")).toHaveTextContent("Not saved: “Threshold (entries)” was not accepted.");
+    expect(within(section).getByTestId("settings-summary-threshold-error-text")).toHaveTextContent("This value was not accepted.");
+    expect(within(section).getByTestId("settings-summary-threshold-error-detail")).toHaveTextContent(message);
+    expect(threshold).toHaveAttribute("aria-invalid", "true");
+    expect(threshold.getAttribute("aria-describedby")!.split(" ")).toContain("settings-summary-threshold-error");
+    fireEvent.click(screen.getByTestId("settings-save-error-go"));
+    expect(document.activeElement).toBe(threshold);
   });
 });
