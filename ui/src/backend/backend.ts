@@ -99,8 +99,10 @@ export interface Backend {
   dismissFinding(agent: string | null, check: string, entryIds: string[]): Promise<HealthDto>;
   /** Entries per day by section, and how far back the archival window reaches. */
   memoryStats(agent: string | null): Promise<MemoryStatsDto>;
-  /** One archival entry for everything outside the window; null when nothing is outside. */
-  proposeSummary(agent: string | null): Promise<SummaryProposalDto | null>;
+  /** One archival entry for the entries outside the window that no summary covers yet; null when
+   * fewer than two are left. `llm`: written by the LLM summariser of Settings → Summaries (slow,
+   * up to its timeout; rejects with backend_unavailable / timeout / invalid_input saying why). */
+  proposeSummary(agent: string | null, llm?: boolean): Promise<SummaryProposalDto | null>;
   /** Appends the (edited) summary; with `removeOriginals` the covered entries go in the same
    * change (one undo). */
   applySummary(agent: string | null, content: string, covered: string[], removeOriginals: boolean): Promise<ChangeDto>;

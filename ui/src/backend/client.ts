@@ -42,7 +42,8 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     memoryHealth: (args) => invoke("memory_health", args),
     dismissFinding: (agent, check, entryIds) => invoke("dismiss_finding", { agent, check, entry_ids: entryIds }),
     memoryStats: (agent) => invoke("memory_stats", { agent }),
-    proposeSummary: (agent) => invoke("propose_summary", { agent }),
+    // The rules' proposal leaves `llm` out (the console's default), as recorded.
+    proposeSummary: (agent, llm) => invoke("propose_summary", llm ? { agent, llm: true } : { agent }),
     applySummary: (agent, content, covered, removeOriginals) => invoke("apply_summary", { agent, content, covered, remove_originals: removeOriginals }),
     // Without a mode the console uses the configured one: the argument is left out, not null.
     recallMemory: (agent, keyword, mode) => invoke("recall_memory", mode ? { agent, keyword, mode } : { agent, keyword }),

@@ -71,7 +71,8 @@ export type RecordedBackend = Backend & {
   rewrite(op: OpName, rewrite: (args: unknown) => unknown): void;
   /** Answers `op` with `answer(args)` (announcing the change as the server would), for a write
    * the script cannot record at all (restore_entry names a change id made during the recording).
-   * The state does not move: later reads come from the current state. */
+   * The state does not move: later reads come from the current state. The answer may be a
+   * promise (an operation that takes a while: the test decides when it answers). */
   stub(op: OpName, answer: (args: unknown) => unknown): void;
 };
 
@@ -137,7 +138,8 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
     await Promise.resolve();
     const stub = stubs.get(op);
     if (stub) {
-      const out = structuredClone(stub(args));
+      // A stub may answer later (a promise: a slow operation the test releases).
+      const out = structuredClone(await stub(args));
       const change = changeOf(op, args);
       if (change) queueMicrotask(() => listeners.forEach((l) => l(change)));
       return out as OpResult<K>;

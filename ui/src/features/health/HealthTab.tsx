@@ -1,6 +1,7 @@
 // The Health tab: findings grouped by check (each with its one-click fix and Dismiss), the budget,
 // the summary proposal and the entries per day. Fixes are ordinary curation calls (edit_entry,
-// delete_entries) with the usual Undo toast.
+// delete_entries) with the usual Undo toast; a "summarize" fix opens the summary panel (its
+// proposal is read and edited there before it is applied, never applied blindly).
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
 
@@ -17,6 +18,8 @@ import { groupByCheck, useEntriesById, useHealth, type EntryInfo } from "./hooks
 import { StatsPanel } from "./StatsPanel";
 import { SummaryPanel } from "./SummaryPanel";
 
+/** The fixes this screen carries out (FixDto.op). */
+const FIX_OPS = ["edit", "delete", "summarize"];
 /** Findings a group shows before "Show all". */
 const GROUP_PAGE = 10;
 /** Groups of other checks with at most this many findings start open. */
@@ -32,6 +35,7 @@ const CHECK_KEYS: Record<string, MessageKey> = {
   pii: "health.check.pii",
   duplicates: "health.check.duplicates",
   stale: "health.check.stale",
+  budget: "health.check.budget",
 };
 
 export function HealthTab({ agent }: { agent: string | null }) {
@@ -41,6 +45,9 @@ export function HealthTab({ agent }: { agent: string | null }) {
   const say = useCallback((s: ToastBody) => setToast({ ...s, id: ++toastId.current }), []);
   const report = useCallback((o: Outcome) => (o.change ? say({ kind: "change", change: o.change }) : say({ kind: "error", error: o.error })), [say]);
   const curate = useCurate(agent, report);
+  // Each "Summarise…" fix asks the summary panel to show itself (a counter: every click counts).
+  const [summaryFocus, setSummaryFocus] = useState(0);
+  const openSummary = useCallback(() => setSummaryFocus((n) => n + 1), []);
 
   const toastAction = (c: ChangeDto) =>
     c.op === "undo"
@@ -49,8 +56,8 @@ export function HealthTab({ agent }: { agent: string | null }) {
 
   return (
     <div className="health" data-testid="health-tab">
-      <FindingsSection agent={agent} curate={curate} say={say} />
-      <SummaryPanel agent={agent} refresh={curate.refresh} say={say} />
+      <FindingsSection agent={agent} curate={curate} say={say} openSummary={openSummary} />
+      <SummaryPanel key={agent ?? ""} agent={agent} refresh={curate.refresh} say={say} focusRequest={summaryFocus} />
       <StatsPanel agent={agent} />
       {toast ? (
         <Toast
@@ -71,7 +78,7 @@ export function HealthTab({ agent }: { agent: string | null }) {
 export type Say = (s: ToastBody) => void;
 type Curate = ReturnType<typeof useCurate>;
 
-function FindingsSection({ agent, curate, say }: { agent: string | null; curate: Curate; say: Say }) {
+function FindingsSection({ agent, curate, say, openSummary }: { agent: string | null; curate: Curate; say: Say; openSummary: () => void }) {
   const { t, num } = useI18n();
   const health = useHealth(agent);
   return (
@@ -96,7 +103,7 @@ function FindingsSection({ agent, curate, say }: { agent: string | null; curate:
                 {t("health.empty")}
               </p>
             ) : (
-              <Findings agent={agent} health={h} curate={curate} say={say} />
+              <Findings agent={agent} health={h} curate={curate} say={say} openSummary={openSummary} />
             )}
           </section>
         </>
@@ -105,12 +112,12 @@ function FindingsSection({ agent, curate, say }: { agent: string | null; curate:
   );
 }
 
-function Findings({ agent, health, curate, say }: { agent: string | null; health: HealthDto; curate: Curate; say: Say }) {
+function Findings({ agent, health, curate, say, openSummary }: { agent: string | null; health: HealthDto; curate: Curate; say: Say; openSummary: () => void }) {
   const entries = useEntriesById(agent);
   return (
     <>
       {groupByCheck(health.findings).map(([check, list]) => (
-        <FindingGroup key={check} agent={agent} check={check} findings={list} entries={entries} curate={curate} say={say} />
+        <FindingGroup key={check} agent={agent} check={check} findings={list} entries={entries} curate={curate} say={say} openSummary={openSummary} />
       ))}
     </>
   );
@@ -123,6 +130,7 @@ function FindingGroup({
   entries,
   curate,
   say,
+  openSummary,
 }: {
   agent: string | null;
   check: string;
@@ -130,6 +138,7 @@ function FindingGroup({
   entries: ReturnType<typeof useEntriesById>;
   curate: Curate;
   say: Say;
+  openSummary: () => void;
 }) {
   const { t, num } = useI18n();
   const [all, setAll] = useState(false);
@@ -153,7 +162,7 @@ function FindingGroup({
       </h3>
       <ul className="health-list" id={listId} hidden={!open}>
         {open
-          ? shown.map((f) => <FindingItem key={`${f.kind}:${f.entry_ids.join(",")}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} />)
+          ? shown.map((f) => <FindingItem key={`${f.kind}:${f.entry_ids.join(",")}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} openSummary={openSummary} />)
           : null}
       </ul>
       {open && findings.length > shown.length ? (
@@ -171,31 +180,39 @@ function FindingItem({
   entries,
   curate,
   say,
+  openSummary,
 }: {
   agent: string | null;
   finding: FindingDto;
   entries: ReturnType<typeof useEntriesById>;
   curate: Curate;
   say: Say;
+  openSummary: () => void;
 }) {
   const { t, num } = useI18n();
   const backend = useBackend();
   const qc = useQueryClient();
   const [busy, setBusy] = useState(false);
   const [allEntries, setAllEntries] = useState(false);
-  const fix = finding.fix;
+  // A fix of an op this screen does not know (a newer console) is not offered.
+  const fix = finding.fix && FIX_OPS.includes(finding.fix.op) ? finding.fix : null;
   const ids = finding.entry_ids;
   const listed = allEntries ? ids : ids.slice(0, ENTRY_PAGE);
 
   const onFix = async () => {
     if (!fix) return;
+    if (fix.op === "summarize") {
+      // The summary panel shows the rules' proposal for these entries, to read and edit first.
+      openSummary();
+      return;
+    }
     setBusy(true);
     try {
       if (fix.op === "edit") {
         const id = fix.ids[0]!;
         const info = entries.byId.get(id);
         await curate.edit(id, info?.content ?? "", fix.content ?? "", false);
-      } else {
+      } else if (fix.op === "delete") {
         const picked: EntryInfo[] = fix.ids.map((id) => entries.byId.get(id) ?? { id, scope: "archival", index: 0, content: "" });
         await curate.remove(picked);
       }
@@ -251,12 +268,16 @@ function FindingItem({
           <button
             type="button"
             className={fix.op === "delete" ? "btn btn-small btn-danger" : "btn btn-small btn-primary"}
-            disabled={busy || curate.pending || !entries.loaded}
+            disabled={fix.op === "summarize" ? busy : busy || curate.pending || !entries.loaded}
             onClick={() => void onFix()}
             data-testid="finding-fix"
             data-op={fix.op}
           >
-            {fix.op === "edit" ? t("health.fixMask") : t("health.fixDelete", { n: num(fix.ids.length) })}
+            {fix.op === "edit"
+              ? t("health.fixMask")
+              : fix.op === "summarize"
+                ? t("health.fixSummarize", { n: num(fix.ids.length) })
+                : t("health.fixDelete", { n: num(fix.ids.length) })}
           </button>
         ) : null}
         <button type="button" className="btn btn-small" disabled={busy} onClick={() => void onDismiss()} data-testid="finding-dismiss">

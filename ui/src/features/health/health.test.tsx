@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
+import { BackendError } from "../../backend";
 import type { ChangeDto, HealthDto, MemoryStatsDto, MemoryViewDto, SummaryProposalDto } from "../../backend/types";
 import type { RecordedBackend } from "../../test/recorded";
 import { renderApp } from "../../test/render";
@@ -195,13 +196,20 @@ describe("Health tab", () => {
     const { backend } = await openHealth();
     backend.stub("apply_summary", () => change("summarize", "ch-sum"));
     const panel = await screen.findByTestId("summary-panel");
-    const line = await within(panel).findByTestId("summary-line");
-    expect(line).toHaveTextContent("4 entries outside the window (2026-11-04 14:01:49 → 2026-11-19 10:01:49): 6,795 characters become 390");
+    await within(panel).findByTestId("summary-line");
+    // What the window holds before and after: the entries covered, when they were written, and
+    // their characters against the summary's.
+    expect(within(panel).getByTestId("summary-covered")).toHaveTextContent("4 entries outside the window");
+    expect(within(panel).getByTestId("summary-period")).toHaveTextContent("2026-11-04 14:01:49 → 2026-11-19 10:01:49");
+    expect(within(panel).getByTestId("summary-chars")).toHaveTextContent("6,795 in the entries → 390 in the summary");
+    expect(within(panel).getByTestId("summary-source")).toHaveTextContent("Proposed by the console's rules");
+    expect(within(panel).queryByTestId("summary-llm-mark")).toBeNull();
     const text = within(panel).getByTestId("summary-content");
     expect(text).toHaveValue(PROPOSAL.content);
     fireEvent.change(text, { target: { value: "〔摘要〕日志总结 ×4" } });
     expect(within(panel).getByTestId("summary-remove").parentElement).toHaveTextContent("also remove the 4 originals");
     fireEvent.click(within(panel).getByTestId("summary-remove"));
+    expect(panel).toHaveTextContent("removes the 4 originals: one change, one Undo");
     fireEvent.click(within(panel).getByTestId("summary-apply"));
     await waitFor(() =>
       expect(sent(backend, "apply_summary")).toEqual([{ agent: "assistant", content: "〔摘要〕日志总结 ×4", covered: DUP, remove_originals: true }]),
@@ -211,6 +219,153 @@ describe("Health tab", () => {
     backend.stub("undo_change", () => change("undo", "ch-undo"));
     fireEvent.click(within(toast).getByTestId("toast-undo"));
     await waitFor(() => expect(sent(backend, "undo_change")).toEqual([{ agent: "assistant", change_id: "ch-sum" }]));
+  });
+});
+
+// The LLM's proposal for the same entries, as `oryx serve` answers with tests/llm/server.py's "ok"
+// model behind it (by_llm, the marker the console adds, the text the model wrote).
+const LLM_PROPOSAL: SummaryProposalDto = {
+  ...PROPOSAL,
+  content: "〔摘要 2026-11-04～2026-11-19 10:01，4 条〕用户四次请助手总结当天日志。",
+  chars_after: 52,
+  by_llm: true,
+};
+
+/** An answer the test gives when it wants to (a slow LLM). */
+function later<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe("Summaries (#15)", () => {
+  it("asks the LLM, marks its text, and applies what the user edited", async () => {
+    const { backend } = await openHealth();
+    backend.stub("propose_summary", (a) => ((a as { llm?: boolean }).llm ? LLM_PROPOSAL : PROPOSAL));
+    backend.stub("apply_summary", () => change("summarize", "ch-llm"));
+    const panel = await screen.findByTestId("summary-panel");
+    await within(panel).findByTestId("summary-content");
+    fireEvent.click(within(panel).getByTestId("summary-llm"));
+    const mark = await within(panel).findByTestId("summary-llm-mark");
+    expect(mark).toHaveTextContent("Written by the LLM — read it before applying");
+    expect(sent(backend, "propose_summary")).toContainEqual({ agent: "assistant", llm: true });
+    // The rules' proposal is asked without the flag (the console's default), as recorded.
+    expect(sent(backend, "propose_summary")[0]).toEqual({ agent: "assistant" });
+    const text = within(panel).getByTestId("summary-content");
+    expect(text).toHaveValue(LLM_PROPOSAL.content);
+    expect(text).toHaveAttribute("data-by-llm", "true");
+    expect(within(panel).getByTestId("summary-chars")).toHaveTextContent("6,795 in the entries → 52 in the summary");
+    fireEvent.change(text, { target: { value: "〔摘要〕用户每天请助手总结日志（4 次）。" } });
+    expect(within(panel).getByTestId("summary-reset")).toBeInTheDocument();
+    fireEvent.click(within(panel).getByTestId("summary-apply"));
+    await waitFor(() =>
+      expect(sent(backend, "apply_summary")).toEqual([{ agent: "assistant", content: "〔摘要〕用户每天请助手总结日志（4 次）。", covered: DUP, remove_originals: false }]),
+    );
+    expect(await screen.findByTestId("toast-message")).toHaveTextContent("Added a summary of 4 entries");
+    // Applied: the panel is back on the rules' proposal (asked again after the change).
+    await waitFor(() => expect(within(panel).queryByTestId("summary-llm-mark")).toBeNull());
+  });
+
+  it("shows an LLM error in the user's words with the console's message and a way to Settings → Summaries", async () => {
+    const { backend } = await openHealth();
+    const message = 'the summariser at http://127.0.0.1:18599/v1 has no chat completions endpoint or no model "gpt-x" (404 Not Found): model not found';
+    backend.stub("propose_summary", (a) => {
+      if ((a as { llm?: boolean }).llm) throw new BackendError("backend_unavailable", message);
+      return PROPOSAL;
+    });
+    const panel = await screen.findByTestId("summary-panel");
+    await within(panel).findByTestId("summary-content");
+    fireEvent.click(within(panel).getByTestId("summary-llm"));
+    const error = await within(panel).findByTestId("summary-llm-error");
+    expect(error).toHaveAttribute("role", "alert");
+    expect(within(error).getByTestId("summary-llm-error-text")).toHaveTextContent("The LLM gave no summary");
+    expect(within(error).getByTestId("summary-llm-error-detail")).toHaveTextContent(message);
+    // The rules' proposal is still there to use.
+    expect(within(panel).getByTestId("summary-content")).toHaveValue(PROPOSAL.content);
+    const link = within(error).getByTestId("summary-llm-settings");
+    expect(link).toHaveAttribute("href", "#/settings");
+    expect(link).toHaveTextContent("Settings → Summaries");
+    fireEvent.click(link);
+    window.location.hash = "#/settings";
+    const section = await screen.findByTestId("settings-summaries");
+    await waitFor(() => expect(document.activeElement).toBe(section));
+  });
+
+  it("names a summariser that is not set up, and a timeout", async () => {
+    const { backend } = await openHealth();
+    let answer: BackendError = new BackendError("invalid_input", "no summariser endpoint: set a base URL in Settings → Summaries");
+    backend.stub("propose_summary", (a) => {
+      if ((a as { llm?: boolean }).llm) throw answer;
+      return PROPOSAL;
+    });
+    const panel = await screen.findByTestId("summary-panel");
+    await within(panel).findByTestId("summary-content");
+    fireEvent.click(within(panel).getByTestId("summary-llm"));
+    expect(await within(panel).findByTestId("summary-llm-error-text")).toHaveTextContent("The LLM summariser is not set up");
+    answer = new BackendError("timeout", "the summariser at http://127.0.0.1:18599/v1 did not answer within 2 s");
+    fireEvent.click(within(panel).getByTestId("summary-llm-retry"));
+    await waitFor(() => expect(within(panel).getByTestId("summary-llm-error-text")).toHaveTextContent("The LLM did not answer in time"));
+    expect(within(panel).getByTestId("summary-llm-error-detail")).toHaveTextContent("did not answer within 2 s");
+    fireEvent.click(within(panel).getByTestId("summary-llm-dismiss"));
+    expect(within(panel).queryByTestId("summary-llm-error")).toBeNull();
+  });
+
+  it("waits with the seconds and a Cancel; an answer after Cancel is ignored", async () => {
+    const { backend } = await openHealth();
+    const slow = later<SummaryProposalDto>();
+    backend.stub("propose_summary", (a) => ((a as { llm?: boolean }).llm ? slow.promise : PROPOSAL));
+    const panel = await screen.findByTestId("summary-panel");
+    await within(panel).findByTestId("summary-content");
+    fireEvent.click(within(panel).getByTestId("summary-llm"));
+    const waiting = await within(panel).findByTestId("summary-llm-waiting");
+    expect(waiting).toHaveTextContent("Asking the LLM for a summary…");
+    // The demo's settings: the default timeout of 60 s.
+    await waitFor(() => expect(within(waiting).getByTestId("summary-llm-elapsed")).toHaveTextContent("0 s of at most 60 s"));
+    expect(within(waiting).getByRole("progressbar")).toHaveAttribute("aria-valuemax", "60");
+    // No second request while one is waited for.
+    expect(within(panel).queryByTestId("summary-llm")).toBeNull();
+    fireEvent.click(within(waiting).getByTestId("summary-llm-cancel"));
+    expect(within(panel).queryByTestId("summary-llm-waiting")).toBeNull();
+    slow.resolve(LLM_PROPOSAL);
+    await slow.promise;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(within(panel).queryByTestId("summary-llm-mark")).toBeNull();
+    expect(within(panel).getByTestId("summary-content")).toHaveValue(PROPOSAL.content);
+    expect(within(panel).getByTestId("summary-llm")).toBeInTheDocument();
+  });
+
+  it("offers the summarize fix of an unsummarised finding: it opens the rules' proposal, applying nothing", async () => {
+    const finding: HealthDto["findings"][number] = {
+      check: "budget",
+      kind: "unsummarised",
+      entry_ids: DUP,
+      reason: "4 entries outside the window are not summarised (more than the threshold of 2): the agent no longer sees them",
+      fix: { op: "summarize", ids: DUP, content: null },
+    };
+    const { backend } = await openHealth({ ...HEALTH, findings: [...HEALTH.findings, finding] });
+    backend.stub("propose_summary", (a) => ((a as { llm?: boolean }).llm ? LLM_PROPOSAL : PROPOSAL));
+    const group = screen.getByTestId("health-group-budget");
+    expect(within(group).getByTestId("health-group-toggle")).toHaveTextContent("Budget");
+    // The summary panel shows the LLM's text first: the fix brings back the rules' proposal.
+    const panel = await screen.findByTestId("summary-panel");
+    await within(panel).findByTestId("summary-content");
+    fireEvent.click(within(panel).getByTestId("summary-llm"));
+    await within(panel).findByTestId("summary-llm-mark");
+    const fix = within(group).getByTestId("finding-fix");
+    expect(fix).toHaveAttribute("data-op", "summarize");
+    expect(fix).toHaveTextContent("Summarise 4…");
+    fireEvent.click(fix);
+    await waitFor(() => expect(document.activeElement).toBe(within(panel).getByTestId("summary-content")));
+    expect(within(panel).getByTestId("summary-content")).toHaveValue(PROPOSAL.content);
+    expect(within(panel).queryByTestId("summary-llm-mark")).toBeNull();
+    expect(sent(backend, "apply_summary")).toEqual([]);
+    expect(sent(backend, "delete_entries")).toEqual([]);
+  });
+
+  it("says why there is no proposal: all summarised already, or nothing outside the window", async () => {
+    await openHealth(HEALTH, null);
+    expect(await screen.findByTestId("summary-none")).toHaveTextContent("everything outside the window is summarised already, or fewer than two entries there are not");
+    expect(screen.queryByTestId("summary-llm")).toBeNull();
   });
 });
 

@@ -1,9 +1,10 @@
 // Memory health, stats and the summary proposal of one owner. Every rule (what is a secret, a
 // duplicate, a stale entry, what the summary says) lives in the console; the screen only asks.
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { useBackend } from "../../backend";
+import { BackendError, useBackend } from "../../backend";
+import type { SummaryProposalDto } from "../../backend/types";
 import { useMemoryView } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
 
@@ -17,9 +18,59 @@ export function useStats(agent: string | null) {
   return useQuery({ queryKey: qk.stats(agent), queryFn: () => b.memoryStats(agent) });
 }
 
+/** Entries outside the window, from the stats the tab has just read (no second request when it
+ * is fresh; a memory change refreshes it like the stats). */
+export function useOutsideWindow(agent: string | null) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.stats(agent), queryFn: () => b.memoryStats(agent), select: (s) => s.outside_window, staleTime: 10_000 });
+}
+
 export function useSummaryProposal(agent: string | null) {
   const b = useBackend();
   return useQuery({ queryKey: qk.summary(agent), queryFn: () => b.proposeSummary(agent) });
+}
+
+/** Asking the LLM summariser: idle, waiting (since `started`, epoch ms), its proposal (null:
+ * nothing left to summarise) or its error. */
+export type LlmProposal =
+  | { state: "idle" }
+  | { state: "waiting"; started: number }
+  | { state: "done"; proposal: SummaryProposalDto | null }
+  | { state: "error"; error: BackendError };
+
+/**
+ * The LLM's proposal, asked on demand (it can take up to the configured timeout). `cancel`
+ * abandons the request in the screen: its late answer is ignored (the console cannot be told to
+ * stop it). Not cached: each ask is a new summary.
+ */
+export function useLlmSummary(agent: string | null) {
+  const b = useBackend();
+  const [result, setResult] = useState<LlmProposal>({ state: "idle" });
+  // The request whose answer is awaited; an answer to any other is dropped.
+  const current = useRef(0);
+  useEffect(
+    () => () => {
+      current.current++;
+    },
+    [],
+  );
+  const ask = useCallback(() => {
+    const id = ++current.current;
+    setResult({ state: "waiting", started: Date.now() });
+    b.proposeSummary(agent, true).then(
+      (proposal) => {
+        if (current.current === id) setResult({ state: "done", proposal });
+      },
+      (e: unknown) => {
+        if (current.current === id) setResult({ state: "error", error: BackendError.from(e) });
+      },
+    );
+  }, [b, agent]);
+  const cancel = useCallback(() => {
+    current.current++;
+    setResult({ state: "idle" });
+  }, []);
+  return { result, ask, cancel };
 }
 
 /** Where an entry is and what it holds (the `expect` of a fix), by id, from the owner's view. */
@@ -41,7 +92,7 @@ export function useEntriesById(agent: string | null): { byId: ReadonlyMap<string
 }
 
 /** The checks in the order the screen shows them (others the console may add come after). */
-export const CHECK_ORDER = ["secrets", "pii", "duplicates", "stale"] as const;
+export const CHECK_ORDER = ["secrets", "pii", "duplicates", "stale", "budget"] as const;
 
 export function groupByCheck<F extends { check: string }>(findings: F[]): [string, F[]][] {
   const groups = new Map<string, F[]>();
