@@ -777,6 +777,10 @@ export const en = {
   "summary.llm.useRules": "Use the rules' proposal",
   "health.check.budget": "Budget",
   "health.fixSummarize": "Summarise {n}…",
+  "toast.autoSummary": "Automatic summary of {n} entries",
+  "toast.autoSummary_one": "Automatic summary of {n} entry",
+  "history.op.summarize": "Summarised",
+  "history.op.autoSummary": "Automatic summary",
 } as const;
 
 export type MessageKey = keyof typeof en;

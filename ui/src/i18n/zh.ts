@@ -779,4 +779,8 @@ export const zh: Record<MessageKey, string> = {
   "summary.llm.useRules": "使用规则建议",
   "health.check.budget": "预算",
   "health.fixSummarize": "摘要 {n} 条…",
+  "toast.autoSummary": "自动摘要了 {n} 条条目",
+  "toast.autoSummary_one": "自动摘要了 {n} 条条目",
+  "history.op.summarize": "摘要",
+  "history.op.autoSummary": "自动摘要",
 };

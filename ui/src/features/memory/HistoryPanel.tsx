@@ -20,11 +20,14 @@ const OPS: Record<string, MessageKey> = {
   restore: "history.op.restore",
   undo: "history.op.undo",
   redo: "history.op.redo",
+  summarize: "history.op.summarize",
+  // A summary the console's automatic mode appended (no one clicked).
+  autosummary: "history.op.autoSummary",
   append: "history.op.append",
 };
 const opLabel = (op: string): MessageKey => OPS[op] ?? "history.op.edit";
 /** Changes the console made (and can take back). */
-const CONSOLE_OPS = ["edit", "delete", "move", "restore", "undo", "redo"];
+const CONSOLE_OPS = ["edit", "delete", "move", "restore", "undo", "redo", "summarize", "autosummary"];
 
 function Words({ before, after }: { before: string; after: string }) {
   return (

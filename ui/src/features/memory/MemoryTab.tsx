@@ -48,6 +48,8 @@ export function describeChange(t: TFunction, num: (n: number) => string, c: Chan
       return t("toast.redo", { n });
     case "summarize":
       return t("toast.summarize", { n });
+    case "autosummary":
+      return t("toast.autoSummary", { n });
     default:
       return t("toast.changed", { n });
   }

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 
 import type { ChangeDto } from "../../backend/types";
 import { recordedResult, recordedWrite, type RecordedBackend } from "../../test/recorded";
+import { translate } from "../../i18n";
 import { renderApp } from "../../test/render";
+import { describeChange } from "./MemoryTab";
 
 // The "notes" agent of the curation states: 3 core and 8 archival entries with fixed times (its
 // ids are the same in every recording).
@@ -177,6 +179,26 @@ describe("Curating memory", () => {
     expect(within(changes[1]!).queryByTestId("history-restore")).toBeNull();
     expect(within(changes[0]!).queryByTestId("history-undo")).toBeNull();
     expect(within(panel).getByTestId("history-redo")).toBeEnabled();
+  });
+
+  it("names automatic summaries in the history and the toast, and can undo them (#15)", async () => {
+    const { backend } = await openNotes("curation_history");
+    const recorded = recordedResult("curation_history", "memory_history", { agent: "notes", limit: 50 });
+    // The shape of a recorded change; the op the console's automatic mode records (no recording
+    // has one: the mode acts on the runtime's writes, in the background).
+    const summaryEntry = { ...recorded.changes[0]!.entries[0]!.before!, id: "a8-5a1e0001", content: "〔摘要 2026-06-03～2026-06-09 10:00，3 条〕…" };
+    const auto: ChangeDto = { ...recorded.changes[0]!, id: "auto-1", op: "autosummary", reverts: null, undone: false, entries: [{ before: null, after: summaryEntry }] };
+    backend.stub("memory_history", () => ({ ...recorded, changes: [auto, ...recorded.changes], total: recorded.total + 1 }));
+    backend.stub("undo_change", () => ({ ...auto, id: "undo-1", op: "undo", reverts: "auto-1", entries: [{ before: summaryEntry, after: null }] }) satisfies ChangeDto);
+    fireEvent.click(screen.getByTestId("history-open"));
+    const panel = await screen.findByTestId("history-panel");
+    const [first] = await within(panel).findAllByTestId("history-change");
+    expect(first).toHaveAttribute("data-op", "autosummary");
+    expect(first).toHaveTextContent("Automatic summary");
+    fireEvent.click(within(first!).getByTestId("history-undo"));
+    await waitFor(() => expect(backend.calls.find((c) => c.op === "undo_change")?.args).toEqual({ agent: "notes", change_id: "auto-1" }));
+    expect(describeChange((k, v) => translate("en", k, v), String, auto)).toBe("Automatic summary of 1 entry");
+    expect(describeChange((k, v) => translate("zh", k, v), String, auto)).toBe("自动摘要了 1 条条目");
   });
 
   it("moves an entry to core from its row", async () => {
