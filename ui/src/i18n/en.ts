@@ -156,7 +156,7 @@ export const en = {
   "settings.summary.threshold": "Threshold (entries)",
   "settings.summary.thresholdHint": "Unsummarised entries outside the window before the automatic mode acts; 2 or more.",
   "settings.summary.llm": "LLM summariser",
-  "settings.summary.llmHint": "An OpenAI-compatible chat endpoint (POST <base URL>/chat/completions), used by “Summarise with the LLM”. Empty fields fall back to the agent's own provider and model.",
+  "settings.summary.llmHint": "An OpenAI-compatible chat endpoint (POST <base URL>/chat/completions), used by \"Summarise with the LLM\". Empty fields fall back to the agent's own provider and model.",
   "settings.summary.url": "Base URL",
   "settings.summary.urlHint": "Empty: the agent's provider (openai, deepseek, qwen/dashscope, moonshot, zhipu, ollama). Starts with http:// or https://.",
   "settings.summary.model": "Model",

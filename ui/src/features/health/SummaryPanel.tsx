@@ -269,7 +269,7 @@ function SummaryForm({
         <div>
           <dt className="muted small">{t("summary.fact.period")}</dt>
           <dd data-testid="summary-period">
-            {proposal.from ?? "?"} → {proposal.to ?? "?"}
+            <span className="nowrap">{proposal.from ?? "?"}</span> → <span className="nowrap">{proposal.to ?? "?"}</span>
           </dd>
         </div>
         <div>
