@@ -356,6 +356,62 @@ export type ArchivedDto = {
 	archived_at: string,
 };
 
+export type AsOfArgs = AsOfArgs_Serialize | AsOfArgs_Deserialize;
+
+export type AsOfArgs_Deserialize = {
+	agent?: string | null,
+	/**  `yyyy-MM-dd[ HH:mm[:ss]]` (a day alone: its end). */
+	at: string,
+};
+
+export type AsOfArgs_Serialize = {
+	agent: string | null,
+	/**  `yyyy-MM-dd[ HH:mm[:ss]]` (a day alone: its end). */
+	at: string,
+};
+
+export type AsOfDto = AsOfDto_Serialize | AsOfDto_Deserialize;
+
+export type AsOfDto_Deserialize = {
+	agent?: string | null,
+	/**  The moment, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	core: AsOfEntryDto_Deserialize[],
+	archival: AsOfEntryDto_Deserialize[],
+	/**  The memory block the prompt had then. */
+	context: string,
+	/**  What this view cannot know: changes made by hand in the file. */
+	note: string,
+};
+
+export type AsOfDto_Serialize = {
+	agent: string | null,
+	/**  The moment, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	core: AsOfEntryDto_Serialize[],
+	archival: AsOfEntryDto_Serialize[],
+	/**  The memory block the prompt had then. */
+	context: string,
+	/**  What this view cannot know: changes made by hand in the file. */
+	note: string,
+};
+
+export type AsOfEntryDto = AsOfEntryDto_Serialize | AsOfEntryDto_Deserialize;
+
+export type AsOfEntryDto_Deserialize = {
+	timestamp?: string | null,
+	content: string,
+	/**  Inside the prompt window as it was then (archival only). */
+	in_window: boolean,
+};
+
+export type AsOfEntryDto_Serialize = {
+	timestamp: string | null,
+	content: string,
+	/**  Inside the prompt window as it was then (archival only). */
+	in_window: boolean,
+};
+
 /**  What the console does on its own when entries pile up outside the window. */
 export type AutoSummaryDto = "off" | "propose" | "apply";
 
@@ -453,6 +509,18 @@ export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo" 
  */
 "append";
 
+export type ChangedItemDto = ChangedItemDto_Serialize | ChangedItemDto_Deserialize;
+
+export type ChangedItemDto_Deserialize = {
+	before: DiffItemDto_Deserialize,
+	after: DiffItemDto_Deserialize,
+};
+
+export type ChangedItemDto_Serialize = {
+	before: DiffItemDto_Serialize,
+	after: DiffItemDto_Serialize,
+};
+
 export type ContentArgs = {
 	content: string,
 };
@@ -523,6 +591,20 @@ export type DiffDto_Deserialize = {
 export type DiffDto_Serialize = {
 	before: SnapDto_Serialize | null,
 	after: SnapDto_Serialize | null,
+};
+
+export type DiffItemDto = DiffItemDto_Serialize | DiffItemDto_Deserialize;
+
+export type DiffItemDto_Deserialize = {
+	scope: string,
+	timestamp?: string | null,
+	content: string,
+};
+
+export type DiffItemDto_Serialize = {
+	scope: string,
+	timestamp: string | null,
+	content: string,
 };
 
 export type DismissArgs = DismissArgs_Serialize | DismissArgs_Deserialize;
@@ -1042,6 +1124,40 @@ export type MemoryCounts_Serialize = {
 	error: string | null,
 };
 
+export type MemoryDiffArgs = MemoryDiffArgs_Serialize | MemoryDiffArgs_Deserialize;
+
+export type MemoryDiffArgs_Deserialize = {
+	agent?: string | null,
+	from: string,
+	to: string,
+};
+
+export type MemoryDiffArgs_Serialize = {
+	agent: string | null,
+	from: string,
+	to: string,
+};
+
+export type MemoryDiffDto = MemoryDiffDto_Serialize | MemoryDiffDto_Deserialize;
+
+export type MemoryDiffDto_Deserialize = {
+	agent?: string | null,
+	from: string,
+	to: string,
+	added: DiffItemDto_Deserialize[],
+	removed: DiffItemDto_Deserialize[],
+	changed: ChangedItemDto_Deserialize[],
+};
+
+export type MemoryDiffDto_Serialize = {
+	agent: string | null,
+	from: string,
+	to: string,
+	added: DiffItemDto_Serialize[],
+	removed: DiffItemDto_Serialize[],
+	changed: ChangedItemDto_Serialize[],
+};
+
 /**
  *  The memory screen's header without the archival list (which comes in pages, see
  *  [`ArchivalPageDto`]): core, the archival count and the window figures.
@@ -1306,6 +1422,8 @@ export type Operations_Deserialize = {
 	memory_health: Signature<HealthArgs_Deserialize, HealthDto_Deserialize>,
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
 	memory_stats: Signature<AgentArgs_Deserialize, MemoryStatsDto_Deserialize>,
+	memory_asof: Signature<AsOfArgs_Deserialize, AsOfDto_Deserialize>,
+	memory_diff: Signature<MemoryDiffArgs_Deserialize, MemoryDiffDto_Deserialize>,
 	agents_health: Signature<NoArgs, AgentHealthDto_Deserialize[]>,
 	sessions_per_day: Signature<SessionsPerDayArgs_Deserialize, SessionDayDto[]>,
 	prompt_composition: Signature<PromptCompositionArgs_Deserialize, SessionPromptDto_Deserialize[]>,
@@ -1369,6 +1487,8 @@ export type Operations_Serialize = {
 	memory_health: Signature<HealthArgs_Serialize, HealthDto_Serialize>,
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
 	memory_stats: Signature<AgentArgs_Serialize, MemoryStatsDto_Serialize>,
+	memory_asof: Signature<AsOfArgs_Serialize, AsOfDto_Serialize>,
+	memory_diff: Signature<MemoryDiffArgs_Serialize, MemoryDiffDto_Serialize>,
 	agents_health: Signature<NoArgs, AgentHealthDto_Serialize[]>,
 	sessions_per_day: Signature<SessionsPerDayArgs_Serialize, SessionDayDto[]>,
 	prompt_composition: Signature<PromptCompositionArgs_Serialize, SessionPromptDto_Serialize[]>,

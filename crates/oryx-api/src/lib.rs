@@ -17,6 +17,7 @@ pub mod memory;
 pub mod memory_page;
 pub mod migrate;
 pub mod ops;
+pub mod portable;
 pub mod prompt;
 pub mod recall;
 pub mod run;

@@ -13,6 +13,7 @@ use crate::charts::*;
 use crate::curation::*;
 use crate::dto::*;
 use crate::health::*;
+use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
 
@@ -331,6 +332,10 @@ operations! {
     dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);
     /// Entries per day by section, and how far back the window reaches
     memory_stats(AgentArgs) -> MemoryStatsDto => |c, a| c.memory_stats(given(&a.agent));
+    /// An owner's memory as it stood at a moment (both tables, the window, the memory block)
+    memory_asof(AsOfArgs) -> AsOfDto => |c, a| c.memory_asof(&a);
+    /// Entries added, removed and changed between two moments
+    memory_diff(MemoryDiffArgs) -> MemoryDiffDto => |c, a| c.memory_diff(&a);
     /// Every agent's findings (not dismissed) per check and its window, for badges and the dashboard
     agents_health(NoArgs) -> Vec<AgentHealthDto> => |c, _| c.agents_health();
     /// Sessions started per day and agent over the last days

@@ -163,6 +163,40 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Write agents and their memory (entries, MEMORY.md byte for byte, AGENT.md, skills,
+    /// bootstrap files, the console's history) into one archive
+    Export {
+        /// An agent to export (repeat for several)
+        #[arg(long = "agent", conflicts_with = "all")]
+        agents: Vec<String>,
+        /// Every agent and the global memory
+        #[arg(long)]
+        all: bool,
+        /// Also the agents' sessions (for reading; an import never writes sessions)
+        #[arg(long)]
+        sessions: bool,
+        /// The archive to write (conventionally NAME.oryx.zip)
+        #[arg(value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Read an archive of `oryx export` into the root: entries already present are skipped,
+    /// the target's own files are kept unless --overwrite-files
+    Import {
+        #[arg(value_name = "FILE")]
+        archive: PathBuf,
+        /// Count what would be added; write nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Into this backend instead of the one in effect
+        #[arg(long, value_enum)]
+        into_backend: Option<BackendArg>,
+        /// Import agent OLD as NEW (repeat for several)
+        #[arg(long = "agent-map", value_name = "OLD=NEW")]
+        agent_map: Vec<String>,
+        /// Replace AGENT.md, bootstrap and skill files the target holds with the archive's
+        #[arg(long)]
+        overwrite_files: bool,
+    },
     /// Serve the REST API (and the built UI) over HTTP
     Serve {
         /// Address to listen on; non-loopback addresses need --token
@@ -299,6 +333,22 @@ enum MemoryCmd {
         /// Some of secrets,pii,duplicates,stale,budget (default: all)
         #[arg(long, value_delimiter = ',')]
         check: Vec<String>,
+    },
+    /// The memory as it stood at a moment (yyyy-MM-dd[ HH:mm[:ss]]; a day alone: its end)
+    Asof {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(value_name = "TIME")]
+        at: String,
+    },
+    /// Entries added, removed and changed between two moments
+    Diff {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(value_name = "FROM")]
+        from: String,
+        #[arg(value_name = "TO")]
+        to: String,
     },
     /// Entries per day by section, and how far back the prompt window reaches
     Stats {
@@ -564,6 +614,52 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                 return Ok(ExitCode::from(1));
             }
         }
+        Command::Export {
+            agents,
+            all,
+            sessions,
+            out,
+        } => {
+            let args = oryx_api::portable::ExportArgs {
+                agents: &agents,
+                all,
+                sessions,
+                out: &out,
+            };
+            let r = crate::progress::with_units(json, |cancel, progress| {
+                console.export_archive(&args, cancel, progress)
+            })?;
+            render::export(&r, json);
+        }
+        Command::Import {
+            archive,
+            dry_run,
+            into_backend,
+            agent_map,
+            overwrite_files,
+        } => {
+            let mut map = std::collections::HashMap::new();
+            for m in &agent_map {
+                let (old, new) = m.split_once('=').ok_or_else(|| {
+                    ApiError::invalid(format!("--agent-map takes OLD=NEW, got {m:?}"))
+                })?;
+                map.insert(old.trim().to_string(), new.trim().to_string());
+            }
+            let args = oryx_api::portable::ImportArgs {
+                archive: &archive,
+                dry_run,
+                into_backend: into_backend.map(backend_dto),
+                agent_map: map,
+                overwrite_files,
+            };
+            let r = crate::progress::with_units(json, |cancel, progress| {
+                console.import_archive(&args, cancel, progress)
+            })?;
+            render::import(&r, json);
+            if r.cancelled || r.owners.iter().any(|o| o.error.is_some()) {
+                return Ok(ExitCode::from(1));
+            }
+        }
         Command::Serve {
             bind,
             token,
@@ -706,6 +802,14 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             };
             render::health(&console.memory_health(&args)?, json)
         }
+        MemoryCmd::Asof { agent, at } => render::asof(
+            &console.memory_asof(&oryx_api::portable::AsOfArgs { agent, at })?,
+            json,
+        ),
+        MemoryCmd::Diff { agent, from, to } => render::diff(
+            &console.memory_diff(&oryx_api::portable::MemoryDiffArgs { agent, from, to })?,
+            json,
+        ),
         MemoryCmd::Stats { agent } => render::stats(&console.memory_stats(agent.as_deref())?, json),
         MemoryCmd::Summarize {
             agent,

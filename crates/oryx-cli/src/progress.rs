@@ -71,3 +71,20 @@ pub fn build_index(console: &Console, agent: Option<&str>, json: bool) -> ApiRes
     bar.finish_and_clear();
     Ok(job)
 }
+
+/// Runs an export or import with a bar of its units (members checked, entries written);
+/// Ctrl-C stops it between units (an export then leaves no file; an import keeps what it added).
+pub fn with_units<T>(
+    json: bool,
+    run: impl FnOnce(&AtomicBool, &mut dyn FnMut(&oryx_api::portable::Progress)) -> ApiResult<T>,
+) -> ApiResult<T> {
+    let cancel = ctrl_c();
+    let bar = entries_bar(json);
+    let out = run(&cancel, &mut |p| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+        bar.set_message(p.stage.clone());
+    });
+    bar.finish_and_clear();
+    out
+}

@@ -728,3 +728,106 @@ pub fn migration(r: &oryx_api::migrate::MigrationReport, json: bool) {
         println!("cancelled: entries copied so far stay copied; run again to finish");
     }
 }
+
+pub fn asof(a: &oryx_api::portable::AsOfDto, json: bool) {
+    if json {
+        return print_json(a);
+    }
+    println!("as of {} ({})", a.at, a.note);
+    println!("## core ({})", a.core.len());
+    for e in &a.core {
+        println!("- [{}] {}", or_dash(&e.timestamp), e.content);
+    }
+    println!("## archival ({})", a.archival.len());
+    for e in &a.archival {
+        let mark = if e.in_window { " " } else { "·" };
+        println!("{mark} [{}] {}", or_dash(&e.timestamp), e.content);
+    }
+}
+
+pub fn diff(d: &oryx_api::portable::MemoryDiffDto, json: bool) {
+    if json {
+        return print_json(d);
+    }
+    println!(
+        "{} → {}: {} added, {} removed, {} changed",
+        d.from,
+        d.to,
+        d.added.len(),
+        d.removed.len(),
+        d.changed.len()
+    );
+    for e in &d.added {
+        println!("+ {} [{}] {}", e.scope, or_dash(&e.timestamp), e.content);
+    }
+    for e in &d.removed {
+        println!("- {} [{}] {}", e.scope, or_dash(&e.timestamp), e.content);
+    }
+    for c in &d.changed {
+        println!(
+            "~ {} [{}] {}",
+            c.before.scope,
+            or_dash(&c.before.timestamp),
+            c.before.content
+        );
+        println!("  → {} {}", c.after.scope, c.after.content);
+    }
+}
+
+pub fn export(r: &oryx_api::portable::ExportReport, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    let entries: usize = r.owners.iter().map(|o| o.core + o.archival).sum();
+    println!(
+        "wrote {} ({} bytes): {} owners, {entries} entries, {} files, {} sessions",
+        r.path,
+        r.bytes,
+        r.owners.len(),
+        r.files,
+        r.sessions
+    );
+}
+
+pub fn import(r: &oryx_api::portable::ImportReport, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    let verb = if r.dry_run { "would add" } else { "added" };
+    println!("OWNER                 IN ARCHIVE  NEW  PRESENT  CONFLICTING");
+    for o in &r.owners {
+        println!(
+            "{:<20}  {:>10}  {:>3}  {:>7}  {:>11}{}",
+            o.owner,
+            o.in_archive,
+            o.new,
+            o.present,
+            o.conflicting,
+            o.error
+                .as_ref()
+                .map(|e| format!("  error: {e}"))
+                .unwrap_or_default()
+        );
+    }
+    let new: usize = r.owners.iter().map(|o| o.new).sum();
+    println!(
+        "{verb} {new} entries; files {}: {}",
+        if r.dry_run { "to write" } else { "written" },
+        r.files_written.len()
+    );
+    for f in &r.files_kept {
+        println!("kept: {f}");
+    }
+    for u in &r.unknown {
+        println!("not used: {u}");
+    }
+    if r.sessions_not_imported > 0 {
+        println!(
+            "{} session files not imported (the runtime owns its sessions)",
+            r.sessions_not_imported
+        );
+    }
+    if r.cancelled {
+        println!("cancelled: what was added stays");
+    }
+}

@@ -757,6 +757,16 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
     ),
     (
         "POST",
+        At::Json(r#"/api/v1/console/memory_asof|{"agent":{},"at":"2026-01-01"}"#),
+    ),
+    (
+        "POST",
+        At::Json(
+            r#"/api/v1/console/memory_diff|{"agent":{},"from":"2026-01-01","to":"2026-02-01"}"#,
+        ),
+    ),
+    (
+        "POST",
         At::Json(r#"/api/v1/console/apply_summary|{"agent":{},"content":"x"}"#),
     ),
     (

@@ -372,26 +372,27 @@ pub fn set_key(
         CoreError::InvalidInput(format!("{key}: {yaml:?} is not a YAML value: {e}"))
     })?;
     let path: Vec<&str> = key.split('.').collect();
-    let (fm, body) = frontmatter::split(&now);
-    let had_fm = fm.is_some();
-    let new_fm = yaml_edit::set(
-        fm.unwrap_or(""),
-        &path,
-        (!value.is_null()).then_some(&value),
-    )?;
-    let text = match had_fm {
-        // Only the front matter's own span changes.
-        true => {
-            let start = now.len() - body.len() - fence_tail(&now, body);
-            let fm_start = now.find('\n').map_or(0, |i| i + 1);
-            format!("{}{}{}", &now[..fm_start], new_fm, &now[start..])
-        }
-        false => format!("---\n{new_fm}---\n{now}"),
-    };
+    let text = with_key(&now, &path, (!value.is_null()).then_some(&value))?;
     refuse_invalid(&text, name)?;
     write_file(&agent_dir(root, name).join("AGENT.md"), &text)?;
     let v = version_of(&text);
     Ok((text, v))
+}
+
+/// The whole AGENT.md `text` with one front matter key set (`None`: removed); every other byte
+/// kept.
+pub fn with_key(text: &str, path: &[&str], value: Option<&Value>) -> Result<String> {
+    let (fm, body) = frontmatter::split(text);
+    let new_fm = yaml_edit::set(fm.unwrap_or(""), path, value)?;
+    Ok(match fm.is_some() {
+        // Only the front matter's own span changes.
+        true => {
+            let start = text.len() - body.len() - fence_tail(text, body);
+            let fm_start = text.find('\n').map_or(0, |i| i + 1);
+            format!("{}{}{}", &text[..fm_start], new_fm, &text[start..])
+        }
+        false => format!("---\n{new_fm}---\n{text}"),
+    })
 }
 
 /// The length of the closing fence line before `body`.

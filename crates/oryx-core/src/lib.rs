@@ -13,6 +13,7 @@ pub mod fsx;
 pub mod memory;
 pub mod migrate;
 pub mod names;
+pub mod portable;
 pub mod prompt;
 pub mod sessions;
 pub mod timefmt;

@@ -65,9 +65,13 @@ pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
 }
 
 /// Routes whose answers take as long as they take: the event stream answers at once and then
-/// streams, a migration runs until done or cancelled (POST migrate/cancel stops it).
+/// streams, a migration runs until done or cancelled (POST migrate/cancel stops it), and a
+/// summary proposal may wait for the LLM summariser, which has a timeout of its own (Settings →
+/// Summaries; its error says what happened, where a 504 here would not).
 pub fn untimed(path: &str) -> bool {
-    path == "/api/v1/console/events" || path == "/api/v1/console/migrate"
+    path == "/api/v1/console/events"
+        || path == "/api/v1/console/migrate"
+        || path == "/api/v1/console/propose_summary"
 }
 
 pub async fn request_timeout(State(limit): State<Duration>, req: Request, next: Next) -> Response {

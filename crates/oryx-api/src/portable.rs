@@ -1,0 +1,287 @@
+//! Export, import and time travel (issue #16). Export and import name files on this machine,
+//! so they are CLI methods here and not registered operations (a host would need a download /
+//! upload of its own rather than a path argument: not built yet). Memory as of a moment and the
+//! diff between two moments are operations.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "specta")]
+use specta::Type;
+
+use oryx_core::config;
+use oryx_core::memory::Scope;
+use oryx_core::names::Owner;
+use oryx_core::portable::{asof, export, import};
+
+use crate::console::{open_store, Console};
+use crate::dto::BackendDto;
+use crate::error::{ApiError, ApiResult};
+
+pub use oryx_core::portable::export::ExportReport;
+pub use oryx_core::portable::import::ImportReport;
+pub use oryx_core::portable::Progress;
+
+/// `yyyy-MM-dd[ HH:mm[:ss]]`; a day alone means its end (memory "as of that day").
+pub fn parse_moment(s: &str) -> ApiResult<NaiveDateTime> {
+    let s = s.trim();
+    let t = oryx_core::timefmt::parse_entry_ts(s).ok_or_else(|| {
+        ApiError::invalid(format!(
+            "{s:?} is not a moment: write yyyy-MM-dd, yyyy-MM-dd HH:mm or yyyy-MM-dd HH:mm:ss"
+        ))
+    })?;
+    Ok(if s.len() <= 10 {
+        t + chrono::Duration::seconds(86_399)
+    } else {
+        t
+    })
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AsOfArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// `yyyy-MM-dd[ HH:mm[:ss]]` (a day alone: its end).
+    pub at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MemoryDiffArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AsOfEntryDto {
+    pub timestamp: Option<String>,
+    pub content: String,
+    /// Inside the prompt window as it was then (archival only).
+    pub in_window: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AsOfDto {
+    pub agent: Option<String>,
+    /// The moment, `yyyy-MM-dd HH:mm:ss`.
+    pub at: String,
+    pub core: Vec<AsOfEntryDto>,
+    pub archival: Vec<AsOfEntryDto>,
+    /// The memory block the prompt had then.
+    pub context: String,
+    /// What this view cannot know: changes made by hand in the file.
+    pub note: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct DiffItemDto {
+    pub scope: String,
+    pub timestamp: Option<String>,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ChangedItemDto {
+    pub before: DiffItemDto,
+    pub after: DiffItemDto,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MemoryDiffDto {
+    pub agent: Option<String>,
+    pub from: String,
+    pub to: String,
+    pub added: Vec<DiffItemDto>,
+    pub removed: Vec<DiffItemDto>,
+    pub changed: Vec<ChangedItemDto>,
+}
+
+fn ts(t: &Option<NaiveDateTime>) -> Option<String> {
+    t.as_ref().map(oryx_core::timefmt::format_entry_ts)
+}
+
+fn item_dto(i: &asof::Item) -> DiffItemDto {
+    DiffItemDto {
+        scope: i.scope.as_str().to_string(),
+        timestamp: ts(&i.timestamp),
+        content: i.content.clone(),
+    }
+}
+
+pub struct ExportArgs<'a> {
+    /// Agents to export; empty with `all`: every agent and the global memory.
+    pub agents: &'a [String],
+    pub all: bool,
+    pub sessions: bool,
+    pub out: &'a Path,
+}
+
+pub struct ImportArgs<'a> {
+    pub archive: &'a Path,
+    pub dry_run: bool,
+    pub into_backend: Option<BackendDto>,
+    pub agent_map: HashMap<String, String>,
+    pub overwrite_files: bool,
+}
+
+impl Console {
+    fn items_at(
+        &self,
+        agent: Option<&str>,
+        t: NaiveDateTime,
+    ) -> ApiResult<(Owner, Vec<asof::Item>)> {
+        let rt = self.runtime();
+        let owner = rt.owner(agent)?;
+        let now = rt.memory.store().load_all(&owner)?;
+        let history = rt
+            .memory
+            .history(&owner, None)
+            .map(|h| h.changes)
+            .unwrap_or_default();
+        Ok((owner, asof::as_of(&now, &history, t)))
+    }
+
+    /// The owner's memory as it stood at a moment: both tables and the prompt's memory block.
+    pub fn memory_asof(&self, a: &AsOfArgs) -> ApiResult<AsOfDto> {
+        let t = parse_moment(&a.at)?;
+        let (owner, items) = self.items_at(a.agent.as_deref(), t)?;
+        let entry = |i: &asof::Item| oryx_core::memory::Entry::new(i.timestamp, i.content.clone());
+        let core: Vec<_> = items
+            .iter()
+            .filter(|i| i.scope == Scope::Core)
+            .map(entry)
+            .collect();
+        let archival: Vec<_> = items
+            .iter()
+            .filter(|i| i.scope == Scope::Archival)
+            .map(entry)
+            .collect();
+        let limit = self.runtime().effective.archival_limit_chars;
+        let w = oryx_core::memory::window::compute(&archival, limit);
+        let context = oryx_core::memory::service::render_block(&core, &w);
+        let dto = |e: &oryx_core::memory::Entry, in_window: bool| AsOfEntryDto {
+            timestamp: ts(&e.timestamp),
+            content: e.content.clone(),
+            in_window,
+        };
+        Ok(AsOfDto {
+            agent: owner.agent_name().map(str::to_string),
+            at: oryx_core::timefmt::format_entry_ts(&t),
+            core: core.iter().map(|e| dto(e, true)).collect(),
+            archival: archival
+                .iter()
+                .enumerate()
+                .map(|(i, e)| dto(e, w.is_in_window(i)))
+                .collect(),
+            context,
+            note: "entries stamped after the moment are left out and the console's own changes \
+                   since are taken back; changes made by hand in the file are not known"
+                .into(),
+        })
+    }
+
+    /// What changed in the owner's memory between two moments.
+    pub fn memory_diff(&self, a: &MemoryDiffArgs) -> ApiResult<MemoryDiffDto> {
+        let (from, to) = (parse_moment(&a.from)?, parse_moment(&a.to)?);
+        let (owner, before) = self.items_at(a.agent.as_deref(), from)?;
+        let (_, after) = self.items_at(a.agent.as_deref(), to)?;
+        let d = asof::diff(&before, &after);
+        Ok(MemoryDiffDto {
+            agent: owner.agent_name().map(str::to_string),
+            from: oryx_core::timefmt::format_entry_ts(&from),
+            to: oryx_core::timefmt::format_entry_ts(&to),
+            added: d.added.iter().map(item_dto).collect(),
+            removed: d.removed.iter().map(item_dto).collect(),
+            changed: d
+                .changed
+                .iter()
+                .map(|c| ChangedItemDto {
+                    before: item_dto(&c.before),
+                    after: item_dto(&c.after),
+                })
+                .collect(),
+        })
+    }
+
+    /// Writes the archive (`oryx export`).
+    pub fn export_archive(
+        &self,
+        a: &ExportArgs<'_>,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> ApiResult<ExportReport> {
+        let rt = self.runtime();
+        let owners: Vec<Owner> = if a.all {
+            let mut v: Vec<Owner> = oryx_core::agents::list(rt.root())?
+                .into_iter()
+                .filter(|x| oryx_core::names::validate_agent_name(&x.name).is_ok())
+                .map(|x| Owner::Agent(x.name))
+                .collect();
+            v.push(Owner::Global);
+            v
+        } else {
+            a.agents
+                .iter()
+                .map(|n| rt.owner(Some(n)))
+                .collect::<ApiResult<_>>()?
+        };
+        if owners.is_empty() {
+            return Err(ApiError::invalid("name agents with --agent, or use --all"));
+        }
+        Ok(export::export(
+            rt.root(),
+            rt.memory.store().as_ref(),
+            Some(&rt.sessions),
+            &export::ExportOptions {
+                owners,
+                sessions: a.sessions,
+            },
+            a.out,
+            cancel,
+            progress,
+        )?)
+    }
+
+    /// Reads an archive into the root in effect, into its backend or another (`oryx import`).
+    pub fn import_archive(
+        &self,
+        a: &ImportArgs<'_>,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> ApiResult<ImportReport> {
+        let rt = self.runtime();
+        let store = match a.into_backend {
+            Some(b) => {
+                let mut e = config::effective(&rt.settings, self.overrides());
+                e.backend = b.into();
+                open_store(&e, &self.index_dir())?
+            }
+            None => rt.memory.store().clone(),
+        };
+        let report = import::import(
+            a.archive,
+            rt.root(),
+            store.as_ref(),
+            &import::ImportOptions {
+                dry_run: a.dry_run,
+                agent_map: a.agent_map.clone(),
+                overwrite_files: a.overwrite_files,
+            },
+            cancel,
+            progress,
+        )?;
+        // The page cache needs nothing: its views are keyed by the stored files' stamps.
+        Ok(report)
+    }
+}
