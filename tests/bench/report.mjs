@@ -21,8 +21,9 @@ const TITLES = {
   recall: "Recall quality and embedding speed (`oryx-bench --only recall`)",
   curation: "Curation: delete, undo and history (`oryx-bench --only curation`)",
   health: "Health checks and summaries (`oryx-bench --only health`)",
+  portable: "Export (`oryx-bench --only portable`)",
 };
-const ORDER = ["core", "core-quick", "recall", "curation", "health", "ui", "ui-quick", "desktop", "desktop-quick"];
+const ORDER = ["core", "core-quick", "recall", "curation", "health", "portable", "ui", "ui-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 

@@ -7,6 +7,7 @@ import { ErrorState, Skeleton } from "./components/States";
 import { useGlobalShortcuts } from "./components/shortcuts";
 import { AgentPage } from "./features/agents/AgentPage";
 import { AgentsPage } from "./features/agents/AgentsPage";
+import { DashboardPage } from "./features/dashboard/DashboardPage";
 import { FilesPage } from "./features/files/FilesPage";
 import { GlobalMemoryPage } from "./features/memory/GlobalMemoryPage";
 import { RecallPage } from "./features/recall/RecallPage";
@@ -90,6 +91,8 @@ function Page({ route }: { route: Route }) {
       return <FilesPage name={route.name} />;
     case "recall":
       return <RecallPage filter={route} />;
+    case "dashboard":
+      return <DashboardPage days={route.days} />;
     case "settings":
       return <SettingsPage focus={route.focus} />;
   }

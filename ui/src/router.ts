@@ -19,6 +19,8 @@ export type Route =
   | { page: "session"; id: string; m?: number; q?: string }
   | { page: "files"; name: string | null }
   | ({ page: "recall" } & RecallFilter)
+  /** Every agent's health and sessions; `days`: the sessions chart's period. */
+  | { page: "dashboard"; days?: number }
   /** `focus`: the part of the form to bring into view (the banner's "Switch back…"). */
   | { page: "settings"; focus?: "backend" };
 
@@ -83,6 +85,10 @@ export function parseRoute(hash: string): Route {
       if (q) r.q = q;
       return r;
     }
+    case "dashboard": {
+      const days = Number(params.get("days"));
+      return Number.isInteger(days) && days > 0 ? { page: "dashboard", days } : { page: "dashboard" };
+    }
     case "settings":
       return params.get("focus") === "backend" ? { page: "settings", focus: "backend" } : { page: "settings" };
     default:
@@ -106,6 +112,8 @@ export function href(r: Route): string {
       return r.name ? `#/files/${encodeURIComponent(r.name)}` : "#/files";
     case "recall":
       return `#/recall${query({ agent: r.agent, q: r.q })}`;
+    case "dashboard":
+      return `#/dashboard${query({ days: r.days })}`;
     case "settings":
       return `#/settings${query({ focus: r.focus })}`;
   }

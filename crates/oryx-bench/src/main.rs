@@ -11,6 +11,7 @@
 mod curation;
 mod gen;
 mod health;
+mod portable;
 mod recall;
 
 use std::path::{Path, PathBuf};
@@ -100,7 +101,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 8] = [
+    let groups: [(&str, Group); 9] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
@@ -109,6 +110,7 @@ fn main() {
         ("recall", Bench::recall),
         ("curation", Bench::curation),
         ("health", Bench::health),
+        ("portable", Bench::portable),
     ];
     if let Some(g) = &only {
         assert!(

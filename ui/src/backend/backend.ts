@@ -23,6 +23,9 @@ import type {
   Mem0Status,
   MemoryOverviewDto,
   MemoryStatsDto,
+  AgentHealthDto,
+  SessionDayDto,
+  SessionPromptDto,
   MemoryViewDto,
   MigrateRequest,
   MigrationProgress,
@@ -99,6 +102,13 @@ export interface Backend {
   dismissFinding(agent: string | null, check: string, entryIds: string[]): Promise<HealthDto>;
   /** Entries per day by section, and how far back the archival window reaches. */
   memoryStats(agent: string | null): Promise<MemoryStatsDto>;
+  /** Every agent's health at a glance (findings per check, counts, the window); an agent whose
+   * memory could not be read has its `error` and the others are still checked. */
+  agentsHealth(): Promise<AgentHealthDto[]>;
+  /** Sessions per day and agent over the last `days` days (default 30). */
+  sessionsPerDay(days?: number): Promise<SessionDayDto[]>;
+  /** Characters of each prompt part for the agent's newest `limit` sessions (default 30), oldest first. */
+  promptComposition(agent: string, limit?: number): Promise<SessionPromptDto[]>;
   /** One archival entry for the entries outside the window that no summary covers yet; null when
    * fewer than two are left. `llm`: written by the LLM summariser of Settings → Summaries (slow,
    * up to its timeout; rejects with backend_unavailable / timeout / invalid_input saying why). */

@@ -42,6 +42,10 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     memoryHealth: (args) => invoke("memory_health", args),
     dismissFinding: (agent, check, entryIds) => invoke("dismiss_finding", { agent, check, entry_ids: entryIds }),
     memoryStats: (agent) => invoke("memory_stats", { agent }),
+    agentsHealth: () => invoke("agents_health", {}),
+    // Without a count the console uses its default: the argument is left out.
+    sessionsPerDay: (days) => invoke("sessions_per_day", days ? { days } : {}),
+    promptComposition: (agent, limit) => invoke("prompt_composition", limit ? { agent, limit } : { agent }),
     // The rules' proposal leaves `llm` out (the console's default), as recorded.
     proposeSummary: (agent, llm) => invoke("propose_summary", llm ? { agent, llm: true } : { agent }),
     applySummary: (agent, content, covered, removeOriginals) => invoke("apply_summary", { agent, content, covered, remove_originals: removeOriginals }),

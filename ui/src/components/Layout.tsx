@@ -6,10 +6,11 @@ import { useI18n, type MessageKey } from "../i18n";
 import { href, navigate, type Route } from "../router";
 import { Icon, type IconName } from "./Icon";
 
-type NavItem = { key: "agents" | "sessions" | "recall" | "files" | "settings"; icon: IconName; label: MessageKey; route: Route };
+type NavItem = { key: "agents" | "dashboard" | "sessions" | "recall" | "files" | "settings"; icon: IconName; label: MessageKey; route: Route };
 
 const NAV: NavItem[] = [
   { key: "agents", icon: "agents", label: "nav.agents", route: { page: "agents" } },
+  { key: "dashboard", icon: "chart", label: "dashboard.nav", route: { page: "dashboard" } },
   { key: "sessions", icon: "sessions", label: "nav.sessions", route: { page: "sessions" } },
   { key: "recall", icon: "recall", label: "nav.recall", route: { page: "recall" } },
   { key: "files", icon: "files", label: "nav.files", route: { page: "files", name: null } },
@@ -30,6 +31,8 @@ function section(r: Route): NavItem["key"] | "global" {
       return "files";
     case "recall":
       return "recall";
+    case "dashboard":
+      return "dashboard";
     case "settings":
       return "settings";
   }
@@ -82,6 +85,7 @@ function slashHint(r: Route): MessageKey | null {
       return "common.shortcutField";
     case "files":
     case "session":
+    case "dashboard":
       return null;
   }
 }

@@ -119,19 +119,20 @@ export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: Ch
         // The index counts follow the entries (indexed / entries, stale vectors).
         qc.invalidateQueries({ queryKey: qk.indexStatus }),
         qc.invalidateQueries({ queryKey: qk.agents }),
+        qc.invalidateQueries({ queryKey: qk.agentsHealth }),
         e.agent ? qc.invalidateQueries({ queryKey: qk.agent(e.agent) }) : Promise.resolve(),
         e.agent ? qc.invalidateQueries({ queryKey: qk.prompt(e.agent) }) : qc.invalidateQueries({ queryKey: qk.prompt() }),
       ]);
       return;
     case "agents":
       await Promise.all(
-        [qk.agents, qk.agentAll, qk.agentFileAll, qk.archived, qk.rootSkills, qk.prompt(), qk.files].map((queryKey) => qc.invalidateQueries({ queryKey })),
+        [qk.agents, qk.agentAll, qk.agentFileAll, qk.archived, qk.rootSkills, qk.prompt(), qk.files, qk.agentsHealth].map((queryKey) => qc.invalidateQueries({ queryKey })),
       );
       return;
     case "sessions":
       await Promise.all(
         // The database also holds the sqlite backend's memory_entries.
-        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery, qk.indexStatus, qk.episodicAll].map((queryKey) =>
+        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery, qk.indexStatus, qk.episodicAll, qk.agentsHealth].map((queryKey) =>
           qc.invalidateQueries({ queryKey }),
         ),
       );

@@ -26,6 +26,13 @@ export const qk = {
   health: (agent: string | null) => ["memory", agent ?? GLOBAL, "health"] as const,
   stats: (agent: string | null) => ["memory", agent ?? GLOBAL, "stats"] as const,
   summary: (agent: string | null) => ["memory", agent ?? GLOBAL, "summary"] as const,
+  /** Every agent's health at a glance (the dashboard, the agents list's badges): follows every
+   * owner's entries, the agents and the settings (invalidated with them). */
+  agentsHealth: ["agents-health"] as const,
+  /** Characters per prompt part for an agent's recent sessions (under the agent's prompt prefix). */
+  promptComposition: (agent: string, limit: number | null = null) => ["prompt", agent, "composition", limit] as const,
+  /** Sessions per day and agent over the last `days` days (under the sessions prefix). */
+  sessionsPerDay: (days: number | null = null) => ["sessions", "per-day", days] as const,
   recall: (agent: string | null, keyword: string) => ["recall", agent ?? GLOBAL, keyword] as const,
   recallAll: (agent: string | null) => ["recall", agent ?? GLOBAL] as const,
   /** The recall tester: one owner's query in one mode (under the owner's recall prefix). */

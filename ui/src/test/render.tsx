@@ -10,6 +10,9 @@ const rendered: RecordedBackend[] = [];
 export function renderApp(hash: string, state: StateName = "demo") {
   window.location.hash = hash;
   const backend = createRecordedBackend(state);
+  // agents_health (the agents list's findings badges, the dashboard) was never recorded: no
+  // findings unless a test stubs its own answer.
+  backend.stub("agents_health", () => []);
   rendered.push(backend);
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: 0, refetchOnWindowFocus: false }, mutations: { retry: false } },

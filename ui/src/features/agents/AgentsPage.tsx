@@ -18,6 +18,7 @@ import { requestWarningsFocus, WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
 import { useAgents } from "../../queries/hooks";
 import { href, navigate } from "../../router";
+import { HealthBadge, useFindingsByAgent } from "../dashboard/HealthBadge";
 import { ArchivedSection } from "./ArchivedSection";
 import { ArchiveToast } from "./ArchiveToast";
 import { CreateAgentDialog } from "./CreateAgentDialog";
@@ -166,6 +167,8 @@ export function AgentsPage() {
 
 function AgentsTable({ data, filter, setFilter }: { data: AgentList; filter: string; setFilter: (f: string) => void }) {
   const { t, num } = useI18n();
+  // Asked apart from the list (the checks read every memory): the badges come when it answers.
+  const findings = useFindingsByAgent();
   const [sorting, setSorting] = useState<SortingState>([]);
   const cols = useMemo(() => columns(t, num), [t, num]);
   const table = useReactTable({
@@ -276,9 +279,12 @@ function AgentsTable({ data, filter, setFilter }: { data: AgentList; filter: str
                     return (
                       <td key={cell.id} className={`col-${cell.column.id}${isNum ? " num" : ""}`}>
                         {cell.column.id === "name" ? (
-                          <a href={href({ page: "agent", name, tab: "memory" })} tabIndex={-1} className="plain-link" onClick={(e) => e.stopPropagation()}>
-                            {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                          </a>
+                          <>
+                            <a href={href({ page: "agent", name, tab: "memory" })} tabIndex={-1} className="plain-link" onClick={(e) => e.stopPropagation()}>
+                              {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                            </a>
+                            <HealthBadge agent={name} findings={findings.get(name)} />
+                          </>
                         ) : (
                           flexRender(cell.column.columnDef.cell, cell.getContext())
                         )}

@@ -12,6 +12,9 @@ import { WarningBadge, WarningList } from "../../components/Warnings";
 import { useI18n } from "../../i18n";
 import { useAgent, useFiles } from "../../queries/hooks";
 import { href, navigate } from "../../router";
+import { usePromptComposition } from "../charts/hooks";
+import { CompositionChart, GrowthChart, ReachChart } from "../charts/lazy";
+import { useStats } from "../health/hooks";
 import { AgentEditor } from "./AgentEditor";
 import { announceArchived } from "./ArchiveToast";
 import { useInvalidateAgents } from "./manage";
@@ -194,10 +197,36 @@ function Overview({ a }: { a: AgentDetail }) {
           </section>
         </div>
       </div>
+      <Charts name={s.name} />
       <section className="card">
         <h2>{t("overview.body")}</h2>
         {a.body.trim() ? <Markdown source={a.body} testId="agent-body" /> : <Empty>{t("overview.noBody")}</Empty>}
       </section>
     </div>
+  );
+}
+
+/** The agent's memory over time and its prompt per session, drawn. */
+function Charts({ name }: { name: string }) {
+  const { t } = useI18n();
+  const stats = useStats(name);
+  const composition = usePromptComposition(name);
+  return (
+    <section className="card" aria-labelledby="overview-charts-title" data-testid="overview-charts">
+      <h2 id="overview-charts-title">{t("charts.title")}</h2>
+      <div className="charts-grid">
+        <Loadable query={stats} rows={5}>
+          {(st) => (
+            <>
+              <GrowthChart days={st.days} />
+              <ReachChart reach={st.reach_back} />
+            </>
+          )}
+        </Loadable>
+        <Loadable query={composition} rows={5}>
+          {(rows) => <CompositionChart sessions={rows} />}
+        </Loadable>
+      </div>
+    </section>
   );
 }

@@ -131,9 +131,13 @@ describe("Health tab", () => {
     expect(screen.getByTestId("budget-core-share")).toHaveTextContent("4.3%");
     expect(screen.getByTestId("budget-core-added")).toHaveTextContent("3");
     expect(screen.getByTestId("budget-window-reach")).toHaveTextContent("15 days");
-    // The stats: bars and the table.
-    await screen.findByTestId("stats-chart");
-    expect(screen.getAllByTestId("stats-bar")).toHaveLength(2);
+    // The stats: the chart (a bar per day and section that has entries: 4 core and 3 archival,
+    // then 6 archival) and the table with the same numbers.
+    const chart = await screen.findByTestId("stats-chart");
+    expect(chart.querySelectorAll(".recharts-bar-rectangle")).toHaveLength(3);
+    const first = within(screen.getByTestId("stats-table")).getAllByRole("row")[1]!;
+    expect(within(first).getByRole("rowheader")).toHaveTextContent("2026-11-04");
+    expect(within(first).getAllByRole("cell").map((c) => c.textContent)).toEqual(["4", "3", "7"]);
     expect(screen.getByTestId("stats-reach")).toHaveTextContent("The window reaches back 15 days.");
     expect(within(screen.getByTestId("stats-table")).getAllByRole("row")).toHaveLength(3);
     expect(sent(backend, "memory_health")).toEqual([{ agent: "assistant" }]);
