@@ -246,6 +246,8 @@ export const en = {
   "dashboard.sortBy": "Sort by {column}",
   "dashboard.badge": "{n} health findings",
   "dashboard.badge_one": "{n} health finding",
+  "overview.rawUnparsed": "AGENT.md as written: its front matter could not be read",
+  "overview.rawUnparsedTag": "not valid YAML",
   "toast.summarize": "Summarised {n} entries",
   "toast.summarize_one": "Summarised {n} entry",
   "agent.notFound": "Agent not found",

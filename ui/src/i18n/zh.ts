@@ -179,6 +179,8 @@ export const zh: Record<MessageKey, string> = {
   "dashboard.sortBy": "按{column}排序",
   "dashboard.badge": "{n} 项健康发现",
   "dashboard.badge_one": "{n} 项健康发现",
+  "overview.rawUnparsed": "AGENT.md 原文：其前置元数据无法解析",
+  "overview.rawUnparsedTag": "YAML 无效",
   "toast.summarize": "摘要了 {n} 条条目",
   "health.total_one": "{n} 项",
   "health.dismissed_one": "已忽略 {n} 项（条目变化前不再显示）",

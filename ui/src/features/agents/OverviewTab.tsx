@@ -17,7 +17,7 @@ import { CompositionChart, GrowthChart, ReachChart } from "../charts/lazy";
 import { useStats } from "../health/hooks";
 import { AgentEditor } from "./AgentEditor";
 import { announceArchived } from "./ArchiveToast";
-import { useInvalidateAgents } from "./manage";
+import { useAgentFile, useInvalidateAgents } from "./manage";
 import { SkillsPicker } from "./SkillsPicker";
 
 export function OverviewTab({ name }: { name: string }) {
@@ -143,12 +143,7 @@ function Overview({ a }: { a: AgentDetail }) {
               <code>{a.dir}</code>
             </Field>
           </dl>
-          <details className="raw-fm">
-            <summary>{t("overview.rawFrontMatter")}</summary>
-            <pre className="yaml" data-testid="front-matter-yaml">
-              {a.front_matter_yaml || t("common.none")}
-            </pre>
-          </details>
+          <RawFrontMatter a={a} />
         </section>
         <div className="overview-side">
           <section className="card">
@@ -203,6 +198,45 @@ function Overview({ a }: { a: AgentDetail }) {
         {a.body.trim() ? <Markdown source={a.body} testId="agent-body" /> : <Empty>{t("overview.noBody")}</Empty>}
       </section>
     </div>
+  );
+}
+
+/** All front matter as YAML; when AGENT.md has a front matter that does not parse (the console
+ * sends none), the file as written and why it could not be read (agent_file). */
+function RawFrontMatter({ a }: { a: AgentDetail }) {
+  const { t } = useI18n();
+  const unparsed = a.front_matter_yaml === "" && a.summary.has_agent_md;
+  const file = useAgentFile(a.summary.name, unparsed);
+  const errors = unparsed && file.data ? file.data.errors : [];
+  return (
+    <details className="raw-fm" data-testid="raw-front-matter">
+      <summary>
+        {t("overview.rawFrontMatter")}
+        {errors.length ? (
+          <>
+            {" "}
+            <span className="tag tag-warn">{t("overview.rawUnparsedTag")}</span>
+          </>
+        ) : null}
+      </summary>
+      {errors.length && file.data ? (
+        <>
+          <ul className="banner banner-err field-errors" data-testid="front-matter-errors">
+            {errors.map((e, i) => (
+              <li key={i}>{e.key ? `${e.key}: ${e.message}` : e.message}</li>
+            ))}
+          </ul>
+          <p className="muted">{t("overview.rawUnparsed")}</p>
+          <pre className="yaml" data-testid="front-matter-yaml">
+            {file.data.text}
+          </pre>
+        </>
+      ) : (
+        <pre className="yaml" data-testid="front-matter-yaml">
+          {a.front_matter_yaml || t("common.none")}
+        </pre>
+      )}
+    </details>
   );
 }
 
