@@ -7,6 +7,7 @@ import type {
   ArchivalPageDto,
   ArchivalPageQuery,
   ArchivedDto,
+  AsOfDto,
   BootstrapFileDto,
   ChangeDto,
   CreateAgentArgs,
@@ -23,6 +24,7 @@ import type {
   Mem0Status,
   MemoryOverviewDto,
   MemoryStatsDto,
+  MemoryDiffDto,
   AgentHealthDto,
   SessionDayDto,
   SessionPromptDto,
@@ -102,6 +104,9 @@ export interface Backend {
   dismissFinding(agent: string | null, check: string, entryIds: string[]): Promise<HealthDto>;
   /** Entries per day by section, and how far back the archival window reaches. */
   memoryStats(agent: string | null): Promise<MemoryStatsDto>;
+  /** The owner's memory as it stood at `at` (`yyyy-MM-dd[ HH:mm[:ss]]`, a day alone: its end), and entries added / removed / changed between two such moments. */
+  memoryAsOf(agent: string | null, at: string): Promise<AsOfDto>;
+  memoryDiff(agent: string | null, from: string, to: string): Promise<MemoryDiffDto>;
   /** Every agent's health at a glance (findings per check, counts, the window); an agent whose
    * memory could not be read has its `error` and the others are still checked. */
   agentsHealth(): Promise<AgentHealthDto[]>;

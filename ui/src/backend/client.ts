@@ -42,6 +42,8 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     memoryHealth: (args) => invoke("memory_health", args),
     dismissFinding: (agent, check, entryIds) => invoke("dismiss_finding", { agent, check, entry_ids: entryIds }),
     memoryStats: (agent) => invoke("memory_stats", { agent }),
+    memoryAsOf: (agent, at) => invoke("memory_asof", { agent, at }),
+    memoryDiff: (agent, from, to) => invoke("memory_diff", { agent, from, to }),
     agentsHealth: () => invoke("agents_health", {}),
     // Without a count the console uses its default: the argument is left out.
     sessionsPerDay: (days) => invoke("sessions_per_day", days ? { days } : {}),

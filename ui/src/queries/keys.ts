@@ -25,6 +25,9 @@ export const qk = {
   /** Health, stats and the summary proposal follow the owner's entries (under its memory prefix). */
   health: (agent: string | null) => ["memory", agent ?? GLOBAL, "health"] as const,
   stats: (agent: string | null) => ["memory", agent ?? GLOBAL, "stats"] as const,
+  /** Time travel: the owner's memory at a moment, and what changed between two (under its memory prefix: a change refreshes them). */
+  asOf: (agent: string | null, at: string) => ["memory", agent ?? GLOBAL, "asof", at] as const,
+  memoryDiff: (agent: string | null, from: string, to: string) => ["memory", agent ?? GLOBAL, "diff", from, to] as const,
   summary: (agent: string | null) => ["memory", agent ?? GLOBAL, "summary"] as const,
   /** Every agent's health at a glance (the dashboard, the agents list's badges): follows every
    * owner's entries, the agents and the settings (invalidated with them). */

@@ -21,6 +21,7 @@ import { isStale, orderPicked, useCurate, useReview, type Outcome, type Picked }
 import { HistoryPanel } from "./HistoryPanel";
 import { useNewestArchival } from "./hooks";
 import { ReviewBar } from "./ReviewBar";
+import { TimeTravel, TimeTravelToggle } from "./TimeTravel";
 import type { TableActions } from "./tableActions";
 import { WindowBanner } from "./WindowBanner";
 
@@ -58,16 +59,38 @@ export function describeChange(t: TFunction, num: (n: number) => string, c: Chan
 /** The memory screen: the overview (core, counts, window) at once, the archival list in pages. */
 export function MemoryTab({ agent }: { agent: string | null }) {
   const q = useMemoryOverview(agent);
+  // Time travel (read-only, the memory of an earlier day) replaces the live tables until the
+  // user comes back to today; another owner opens live.
+  const [travel, setTravel] = useState<{ agent: string | null } | null>(null);
+  const traveling = travel !== null && travel.agent === agent;
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (traveling || !refocus.current) return;
+    const toggle = document.querySelector<HTMLElement>('[data-testid="time-travel-toggle"]');
+    if (!toggle) return;
+    refocus.current = false;
+    toggle.focus();
+  });
+  if (traveling)
+    return (
+      <TimeTravel
+        agent={agent}
+        onExit={() => {
+          refocus.current = true;
+          setTravel(null);
+        }}
+      />
+    );
   return (
     <Loadable query={q} rows={10}>
-      {(view) => <MemoryContent agent={agent} view={view} />}
+      {(view) => <MemoryContent agent={agent} view={view} onTimeTravel={() => setTravel({ agent })} />}
     </Loadable>
   );
 }
 
 const NO_IDS: ReadonlySet<string> = new Set();
 
-function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOverviewDto }) {
+function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; view: MemoryOverviewDto; onTimeTravel: () => void }) {
   const { t, num } = useI18n();
   const qc = useQueryClient();
   const newestArchival = useNewestArchival(agent);
@@ -259,6 +282,7 @@ function MemoryContent({ agent, view }: { agent: string | null; view: MemoryOver
           <span className="field-label">{t("memory.source")}</span> <code data-testid="memory-source">{view.source}</code>
         </span>
         <span className="memory-bar-spacer" />
+        <TimeTravelToggle on={false} onClick={onTimeTravel} />
         <button type="button" className="btn btn-small" onClick={() => setHistoryOpen(true)} data-testid="history-open" title={t("history.shortcuts")}>
           <Icon name="history" size={14} /> {t("memory.history")}
         </button>
