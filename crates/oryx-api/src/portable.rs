@@ -15,13 +15,14 @@ use specta::Type;
 use oryx_core::config;
 use oryx_core::memory::Scope;
 use oryx_core::names::Owner;
-use oryx_core::portable::{asof, export, import};
+use oryx_core::portable::{asof, export, foreign, import};
 
 use crate::console::{open_store, Console};
 use crate::dto::BackendDto;
 use crate::error::{ApiError, ApiResult};
 
 pub use oryx_core::portable::export::ExportReport;
+pub use oryx_core::portable::foreign::{ForeignReport, Format as ForeignFormat};
 pub use oryx_core::portable::import::ImportReport;
 pub use oryx_core::portable::Progress;
 
@@ -125,6 +126,16 @@ pub struct ExportArgs<'a> {
     pub all: bool,
     pub sessions: bool,
     pub out: &'a Path,
+}
+
+/// `oryx import --from FORMAT FILE [--agent A] [--dry-run]`.
+pub struct ForeignImportArgs<'a> {
+    pub file: &'a Path,
+    /// `openmemory`, `mem0`, `letta` or `lines`.
+    pub from: &'a str,
+    /// The agent whose memory receives the entries; `None`: the global memory.
+    pub agent: Option<&'a str>,
+    pub dry_run: bool,
 }
 
 pub struct ImportArgs<'a> {
@@ -283,5 +294,25 @@ impl Console {
         )?;
         // The page cache needs nothing: its views are keyed by the stored files' stamps.
         Ok(report)
+    }
+
+    /// Reads another tool's memories into an owner's memory (`oryx import --from`): the file
+    /// is checked whole first; entries already present are skipped; unmapped fields reported.
+    pub fn import_foreign(
+        &self,
+        a: &ForeignImportArgs<'_>,
+        cancel: &AtomicBool,
+    ) -> ApiResult<ForeignReport> {
+        let format = foreign::Format::parse(a.from)?;
+        let rt = self.runtime();
+        let owner = rt.owner(a.agent)?;
+        Ok(foreign::import_foreign(
+            format,
+            a.file,
+            rt.memory.store().as_ref(),
+            &owner,
+            a.dry_run,
+            cancel,
+        )?)
     }
 }

@@ -180,7 +180,8 @@ enum Command {
         out: PathBuf,
     },
     /// Read an archive of `oryx export` into the root: entries already present are skipped,
-    /// the target's own files are kept unless --overwrite-files
+    /// the target's own files are kept unless --overwrite-files. With --from: another tool's
+    /// memories (openmemory, mem0, letta, lines) into one owner's memory
     Import {
         #[arg(value_name = "FILE")]
         archive: PathBuf,
@@ -191,11 +192,18 @@ enum Command {
         #[arg(long, value_enum)]
         into_backend: Option<BackendArg>,
         /// Import agent OLD as NEW (repeat for several)
-        #[arg(long = "agent-map", value_name = "OLD=NEW")]
+        #[arg(long = "agent-map", value_name = "OLD=NEW", conflicts_with = "from")]
         agent_map: Vec<String>,
         /// Replace AGENT.md, bootstrap and skill files the target holds with the archive's
-        #[arg(long)]
+        #[arg(long, conflicts_with = "from")]
         overwrite_files: bool,
+        /// FILE is another tool's: OpenMemory's backup zip, mem0's GET /memories JSON, a Letta
+        /// agent file (.af), or lines (text, one memory a line, or a .csv with a content column)
+        #[arg(long, value_name = "FORMAT", value_parser = ["openmemory", "mem0", "letta", "lines"], conflicts_with = "into_backend")]
+        from: Option<String>,
+        /// With --from: into this agent's memory (default: the global memory)
+        #[arg(long, requires = "from")]
+        agent: Option<String>,
     },
     /// Serve the REST API (and the built UI) over HTTP
     Serve {
@@ -637,7 +645,25 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             into_backend,
             agent_map,
             overwrite_files,
+            from,
+            agent,
         } => {
+            if let Some(from) = from {
+                let args = oryx_api::portable::ForeignImportArgs {
+                    file: &archive,
+                    from: &from,
+                    agent: agent.as_deref(),
+                    dry_run,
+                };
+                let r = crate::progress::with_units(json, |cancel, _| {
+                    console.import_foreign(&args, cancel)
+                })?;
+                render::import_foreign(&r, json);
+                if r.cancelled || r.owner.error.is_some() {
+                    return Ok(ExitCode::from(1));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             let mut map = std::collections::HashMap::new();
             for m in &agent_map {
                 let (old, new) = m.split_once('=').ok_or_else(|| {

@@ -831,3 +831,38 @@ pub fn import(r: &oryx_api::portable::ImportReport, json: bool) {
         println!("cancelled: what was added stays");
     }
 }
+
+pub fn import_foreign(r: &oryx_api::portable::ForeignReport, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    let o = &r.owner;
+    println!("OWNER                 IN FILE  NEW  PRESENT  CONFLICTING");
+    println!(
+        "{:<20}  {:>7}  {:>3}  {:>7}  {:>11}{}",
+        o.owner,
+        o.in_archive,
+        o.new,
+        o.present,
+        o.conflicting,
+        o.error
+            .as_ref()
+            .map(|e| format!("  error: {e}"))
+            .unwrap_or_default()
+    );
+    println!(
+        "{} {} entries from {}",
+        if r.dry_run { "would add" } else { "added" },
+        o.new,
+        r.format
+    );
+    for s in &r.skipped {
+        println!("skipped: {} ({})", s.name, s.count);
+    }
+    for u in &r.unknown_fields {
+        println!("not imported: {} ({})", u.name, u.count);
+    }
+    if r.cancelled {
+        println!("cancelled: what was added stays");
+    }
+}

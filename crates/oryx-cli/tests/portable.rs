@@ -217,3 +217,348 @@ fn memory_as_of_a_moment_and_the_diff_between_two() {
     assert_ne!(bad.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a moment"));
 }
+
+// `oryx import --from FORMAT FILE [--agent A] [--dry-run]`: other tools' memories.
+
+fn local(iso: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(iso)
+        .unwrap()
+        .with_timezone(&chrono::Local)
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string()
+}
+
+fn demo_root(config: &Path, dir: &Path) -> PathBuf {
+    let root = dir.join("demo");
+    let out = common::oryx(config)
+        .args(["demo", root.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    root
+}
+
+/// Dry run (counts, writes nothing), import, import again (adds nothing); the report of the
+/// real run.
+fn foreign_twice(
+    config: &Path,
+    root: &Path,
+    backend: &str,
+    args: &[&str],
+    show: &[&str],
+    n: usize,
+) -> Value {
+    let before = entries(&json(config, root, backend, show));
+    let mut dry_args = args.to_vec();
+    dry_args.push("--dry-run");
+    let dry = json(config, root, backend, &dry_args);
+    assert_eq!(dry["dry_run"], true);
+    assert_eq!(
+        (
+            dry["owner"]["new"].as_u64(),
+            dry["owner"]["present"].as_u64()
+        ),
+        (Some(n as u64), Some(0))
+    );
+    assert_eq!(entries(&json(config, root, backend, show)), before);
+    let done = json(config, root, backend, args);
+    assert_eq!(done["owner"]["new"], n);
+    assert!(done["owner"]["error"].is_null(), "{done}");
+    let again = json(config, root, backend, args);
+    assert_eq!(
+        (
+            again["owner"]["new"].as_u64(),
+            again["owner"]["present"].as_u64()
+        ),
+        (Some(0), Some(n as u64))
+    );
+    assert_eq!(
+        entries(&json(config, root, backend, show)).len(),
+        before.len() + n
+    );
+    done
+}
+
+fn unknown_fields(r: &Value) -> Vec<(String, u64)> {
+    r["unknown_fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["name"].as_str().unwrap().to_string(),
+                u["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn has(all: &[(String, String, String)], scope: &str, ts: &str, content: &str) -> bool {
+    all.iter()
+        .any(|(s, t, c)| s == scope && t == ts && c == content)
+}
+
+#[test]
+fn import_from_mem0_into_the_global_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let root = new_root(dir.path(), "root");
+    let f = dir.path().join("mem0.json");
+    std::fs::write(
+        &f,
+        serde_json::json!({"results": [
+            {"id": "1", "memory": "Name is Ada", "created_at": "2025-03-01T10:00:00+02:00",
+             "user_id": "ada", "metadata": {"scope": "core"}},
+            {"id": "2", "memory": "Likes tea", "created_at": "2025-03-02T10:00:00-05:00",
+             "user_id": "ada", "metadata": {"topic": "food"}}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let args = ["import", "--from", "mem0", f.to_str().unwrap()];
+    let r = foreign_twice(&config, &root, "markdown", &args, &["memory", "show"], 2);
+    assert_eq!(r["owner"]["owner"], "__global__");
+    let got = entries(&json(&config, &root, "markdown", &["memory", "show"]));
+    assert!(
+        has(
+            &got,
+            "core",
+            &local("2025-03-01T10:00:00+02:00"),
+            "Name is Ada"
+        ),
+        "{got:?}"
+    );
+    assert!(
+        has(
+            &got,
+            "archival",
+            &local("2025-03-02T10:00:00-05:00"),
+            "Likes tea"
+        ),
+        "{got:?}"
+    );
+    assert_eq!(
+        unknown_fields(&r),
+        vec![
+            ("id".into(), 2),
+            ("metadata.topic".into(), 1),
+            ("user_id".into(), 2)
+        ]
+    );
+    // The text report names them too; a malformed file writes nothing.
+    let text = run(
+        &config,
+        &root,
+        "markdown",
+        &["import", "--from", "mem0", f.to_str().unwrap()],
+    );
+    assert!(String::from_utf8_lossy(&text.stdout).contains("not imported: user_id (2)"));
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"results": [{"id": "3"}]}"#).unwrap();
+    let out = run(
+        &config,
+        &root,
+        "markdown",
+        &["import", "--from", "mem0", bad.to_str().unwrap()],
+    );
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no \"memory\" text"));
+}
+
+#[test]
+fn import_from_an_openmemory_backup_into_an_agent() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let root = demo_root(&config, dir.path());
+    let mem = |id: &str, content: &str, state: &str, at: &str| {
+        serde_json::json!({"id": id, "user_id": "u1", "app_id": null, "content": content,
+            "metadata": {}, "state": state, "created_at": at, "updated_at": null,
+            "archived_at": null, "deleted_at": null, "category_ids": []})
+    };
+    let backup = serde_json::json!({
+        "user": {"id": "u1", "user_id": "ada"},
+        "apps": [], "categories": [], "memory_categories": [], "status_history": [],
+        "access_controls": [],
+        "memories": [
+            mem("a", "Ships on Fridays", "active", "2025-06-01T07:00:00+00:00"),
+            mem("b", "Uses a standing desk", "paused", "2025-06-02T07:00:00+00:00"),
+            mem("c", "Gone", "deleted", "2025-06-03T07:00:00+00:00"),
+        ],
+        "export_meta": {"version": "1"}
+    });
+    let f = dir.path().join("memories_export_ada.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&f).unwrap());
+    w.start_file("memories.json", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    w.write_all(backup.to_string().as_bytes()).unwrap();
+    w.finish().unwrap();
+    let show = ["memory", "show", "--agent", "assistant"];
+    let args = [
+        "import",
+        "--from",
+        "openmemory",
+        "--agent",
+        "assistant",
+        f.to_str().unwrap(),
+    ];
+    let r = foreign_twice(&config, &root, "sqlite", &args, &show, 2);
+    assert_eq!(r["owner"]["owner"], "assistant");
+    let got = entries(&json(&config, &root, "sqlite", &show));
+    assert!(has(
+        &got,
+        "archival",
+        &local("2025-06-01T07:00:00+00:00"),
+        "Ships on Fridays"
+    ));
+    assert!(has(
+        &got,
+        "archival",
+        &local("2025-06-02T07:00:00+00:00"),
+        "Uses a standing desk"
+    ));
+    assert!(!got.iter().any(|(_, _, c)| c == "Gone"));
+    assert_eq!(r["skipped"][0]["name"], "state deleted");
+    assert_eq!(r["skipped"][0]["count"], 1);
+    assert_eq!(
+        unknown_fields(&r),
+        vec![
+            ("export_meta".into(), 1),
+            ("id".into(), 2),
+            ("state paused (imported)".into(), 1),
+            ("user".into(), 1),
+            ("user_id".into(), 2)
+        ]
+    );
+}
+
+#[test]
+fn import_from_a_letta_agent_file_into_an_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let root = demo_root(&config, dir.path());
+    let f = dir.path().join("sam.af");
+    std::fs::write(
+        &f,
+        serde_json::json!({
+            "agents": [{"name": "sam", "block_ids": ["block-0", "block-1"], "messages": []}],
+            "blocks": [
+                {"id": "block-0", "label": "persona", "value": "I am Sam.", "limit": 5000},
+                {"id": "block-1", "label": "human", "value": "Name: Chad", "limit": 5000}
+            ],
+            "tools": [{"name": "send_message"}, {"name": "core_memory_append"}],
+            "created_at": "2025-03-24T02:59:06.113140+00:00"
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let show = ["memory", "show", "--agent", "assistant"];
+    let args = [
+        "import",
+        "--from",
+        "letta",
+        "--agent",
+        "assistant",
+        f.to_str().unwrap(),
+    ];
+    let r = foreign_twice(&config, &root, "markdown", &args, &show, 2);
+    let got = entries(&json(&config, &root, "markdown", &show));
+    let t = local("2025-03-24T02:59:06+00:00");
+    assert!(has(&got, "core", &t, "[persona] I am Sam."), "{got:?}");
+    assert!(has(&got, "core", &t, "[human] Name: Chad"), "{got:?}");
+    assert_eq!(
+        unknown_fields(&r),
+        vec![
+            ("agents".into(), 1),
+            ("blocks[].id".into(), 2),
+            ("blocks[].limit".into(), 2),
+            ("tools".into(), 2)
+        ]
+    );
+}
+
+#[test]
+fn import_from_lines_and_csv_into_the_global_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let root = new_root(dir.path(), "root");
+    let txt = dir.path().join("notes.md");
+    std::fs::write(
+        &txt,
+        "- [2025-07-01 08:00:00] Dentist on Tuesday\n\n- [2025-07-02 09:30:00] Call Bob\n",
+    )
+    .unwrap();
+    let show = ["memory", "show"];
+    let args = ["import", "--from", "lines", txt.to_str().unwrap()];
+    let r = foreign_twice(&config, &root, "sqlite", &args, &show, 2);
+    assert!(unknown_fields(&r).is_empty());
+    let csv = dir.path().join("export.csv");
+    std::fs::write(
+        &csv,
+        "content,timestamp,scope,source\n\
+         \"Prefers short answers, always\",2025-07-03 10:00:00,core,chatgpt\n\
+         Call Bob,2025-07-02 09:30:00,,\n",
+    )
+    .unwrap();
+    let r = json(
+        &config,
+        &root,
+        "sqlite",
+        &["import", "--from", "lines", csv.to_str().unwrap()],
+    );
+    // The CSV's "Call Bob" is the text file's: present.
+    assert_eq!(
+        (r["owner"]["new"].as_u64(), r["owner"]["present"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(unknown_fields(&r), vec![("source".into(), 1)]);
+    let again = json(
+        &config,
+        &root,
+        "sqlite",
+        &["import", "--from", "lines", csv.to_str().unwrap()],
+    );
+    assert_eq!(again["owner"]["new"], 0);
+    let got = entries(&json(&config, &root, "sqlite", &show));
+    assert_eq!(
+        got,
+        vec![
+            (
+                "core".into(),
+                "2025-07-03 10:00:00".into(),
+                "Prefers short answers, always".into()
+            ),
+            (
+                "archival".into(),
+                "2025-07-01 08:00:00".into(),
+                "Dentist on Tuesday".into()
+            ),
+            (
+                "archival".into(),
+                "2025-07-02 09:30:00".into(),
+                "Call Bob".into()
+            ),
+        ]
+    );
+    // --agent needs --from; --from refuses the archive's own flags.
+    let out = run(
+        &config,
+        &root,
+        "sqlite",
+        &["import", "--agent", "x", csv.to_str().unwrap()],
+    );
+    assert_ne!(out.status.code(), Some(0));
+    let out = run(
+        &config,
+        &root,
+        "sqlite",
+        &[
+            "import",
+            "--from",
+            "lines",
+            "--overwrite-files",
+            csv.to_str().unwrap(),
+        ],
+    );
+    assert_ne!(out.status.code(), Some(0));
+}

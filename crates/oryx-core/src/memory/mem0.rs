@@ -47,11 +47,11 @@ pub struct Mem0MemoryStore {
 
 /// One mem0 item as we use it.
 #[derive(Debug, Clone)]
-struct Item {
-    id: Option<String>,
-    memory: String,
-    scope: Option<Scope>,
-    ts: Option<NaiveDateTime>,
+pub(crate) struct Item {
+    pub(crate) id: Option<String>,
+    pub(crate) memory: String,
+    pub(crate) scope: Option<Scope>,
+    pub(crate) ts: Option<NaiveDateTime>,
 }
 
 impl Mem0MemoryStore {
@@ -218,7 +218,7 @@ fn items_of(v: &Value) -> Vec<Item> {
     results_of(v).iter().filter_map(item_of).collect()
 }
 
-fn item_of(v: &Value) -> Option<Item> {
+pub(crate) fn item_of(v: &Value) -> Option<Item> {
     let memory = v
         .get("memory")
         .or_else(|| v.get("text"))
@@ -250,7 +250,7 @@ fn item_of(v: &Value) -> Option<Item> {
     })
 }
 
-fn parse_time(s: &str) -> Option<NaiveDateTime> {
+pub(crate) fn parse_time(s: &str) -> Option<NaiveDateTime> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Local).naive_local())
         .ok()
@@ -274,7 +274,7 @@ fn rfc3339(ts: &NaiveDateTime) -> String {
 }
 
 /// Entries show whole seconds, as MEMORY.md does; the milliseconds only order them.
-fn whole_seconds(ts: NaiveDateTime) -> NaiveDateTime {
+pub(crate) fn whole_seconds(ts: NaiveDateTime) -> NaiveDateTime {
     use chrono::Timelike;
     ts.with_nanosecond(0).unwrap_or(ts)
 }

@@ -142,8 +142,6 @@ fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<bool> {
     }
 }
 
-type Key = (Scope, Option<String>, String);
-
 fn parse_entries(bytes: &[u8], member: &str) -> Result<Vec<EntryLine>> {
     let mut out = Vec::new();
     for (i, line) in BufReader::new(bytes).lines().enumerate() {
@@ -166,19 +164,26 @@ fn parse_entries(bytes: &[u8], member: &str) -> Result<Vec<EntryLine>> {
     Ok(out)
 }
 
-/// Which archive entries the target lacks; counts per kind.
-fn plan(archived: &[EntryLine], target: &crate::memory::Sections) -> (Vec<bool>, OwnerImport) {
+/// Which entries the target lacks; counts per kind. An entry is present when the target holds
+/// the same section, time and (sanitised) content; an entry without a time matches the same
+/// section and content at any time (the store stamped it when it was added).
+pub(crate) fn plan(
+    archived: &[EntryLine],
+    target: &crate::memory::Sections,
+) -> (Vec<bool>, OwnerImport) {
     let fmt = |e: &Entry| e.timestamp.as_ref().map(crate::timefmt::format_entry_ts);
-    let mut present: HashMap<Key, usize> = HashMap::new();
+    // (section, content) → the times the target holds it at, one per entry.
+    let mut present: HashMap<(Scope, String), Vec<Option<String>>> = HashMap::new();
     let mut slots: HashMap<(Scope, Option<String>), usize> = HashMap::new();
     for (scope, list) in [
         (Scope::Core, &target.core),
         (Scope::Archival, &target.archival),
     ] {
         for e in list {
-            *present
-                .entry((scope, fmt(e), e.content.clone()))
-                .or_default() += 1;
+            present
+                .entry((scope, e.content.clone()))
+                .or_default()
+                .push(fmt(e));
             *slots.entry((scope, fmt(e))).or_default() += 1;
         }
     }
@@ -190,23 +195,65 @@ fn plan(archived: &[EntryLine], target: &crate::memory::Sections) -> (Vec<bool>,
     for e in archived {
         // Content is stored sanitised: compare what the target would hold.
         let content = crate::memory::entry::sanitize_content(&e.content).unwrap_or_default();
-        let k = (e.scope, e.timestamp.clone(), content);
-        match present.get_mut(&k) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                r.present += 1;
-                take.push(false);
+        let times = present.get_mut(&(e.scope, content));
+        let hit = times.and_then(|t| {
+            let i = t
+                .iter()
+                .position(|x| *x == e.timestamp)
+                .or_else(|| (e.timestamp.is_none() && !t.is_empty()).then_some(0))?;
+            Some(t.remove(i))
+        });
+        if hit.is_some() {
+            r.present += 1;
+            take.push(false);
+        } else {
+            r.new += 1;
+            if e.timestamp.is_some() && slots.contains_key(&(e.scope, e.timestamp.clone())) {
+                r.conflicting += 1;
             }
-            _ => {
-                r.new += 1;
-                if e.timestamp.is_some() && slots.contains_key(&(e.scope, e.timestamp.clone())) {
-                    r.conflicting += 1;
-                }
-                take.push(true);
-            }
+            take.push(true);
         }
     }
     (take, r)
+}
+
+/// Adds to `to` the entries `plan` finds missing in `target`, in the given order (oldest first,
+/// so a store that appends keeps it); a dry run only counts. `tick` runs once per entry passed.
+/// Returns the counts (with the first write error, which stops the owner) and whether `cancel`
+/// stopped it.
+pub(crate) fn add_planned(
+    store: &dyn LongTermMemoryStore,
+    to: &Owner,
+    entries: &[EntryLine],
+    target: &crate::memory::Sections,
+    dry_run: bool,
+    cancel: &AtomicBool,
+    tick: &mut dyn FnMut(),
+) -> (OwnerImport, bool) {
+    let (take, mut r) = plan(entries, target);
+    r.owner = owner_key(to);
+    if dry_run {
+        return (r, false);
+    }
+    for (e, t) in entries.iter().zip(take) {
+        if cancel.load(Ordering::Relaxed) {
+            return (r, true);
+        }
+        tick();
+        if !t {
+            continue;
+        }
+        let at = e.timestamp.as_deref().and_then(parse_entry_ts);
+        let content = match crate::memory::entry::sanitize_content(&e.content) {
+            Ok(c) if !c.is_empty() => c,
+            _ => continue,
+        };
+        if let Err(err) = store.append(to, e.scope, &content, at) {
+            r.error = Some(err.to_string());
+            break;
+        }
+    }
+    (r, false)
 }
 
 pub fn import(
@@ -459,41 +506,24 @@ pub fn import(
         } else {
             crate::memory::Sections::default()
         };
-        let (take, mut planned) = plan(&entries, &target);
-        planned.owner = r.owner.clone();
-        r = planned;
         let _ = from;
-        if !o.dry_run {
-            // Oldest first, so a store that appends keeps the archive's order.
-            for (e, t) in entries.iter().zip(take) {
-                if cancel.load(Ordering::Relaxed) {
-                    report.cancelled = true;
-                    break;
-                }
-                done += 1;
-                if !t {
-                    continue;
-                }
-                let at = e.timestamp.as_deref().and_then(parse_entry_ts);
-                let content = match crate::memory::entry::sanitize_content(&e.content) {
-                    Ok(c) if !c.is_empty() => c,
-                    _ => continue,
-                };
-                if let Err(err) = store.append(&to, e.scope, &content, at) {
-                    r.error = Some(err.to_string());
-                    break;
-                }
-                if done.is_multiple_of(256) {
-                    progress(&Progress {
-                        stage: format!("memory of {}", to.label()),
-                        done,
-                        total: all,
-                    });
-                }
+        let n = entries.len() as u64;
+        let mut tick = || {
+            done += 1;
+            if done.is_multiple_of(256) {
+                progress(&Progress {
+                    stage: format!("memory of {}", to.label()),
+                    done,
+                    total: all,
+                });
             }
-        } else {
-            done += entries.len() as u64;
+        };
+        let (r, cancelled) =
+            add_planned(store, &to, &entries, &target, o.dry_run, cancel, &mut tick);
+        if o.dry_run {
+            done += n;
         }
+        report.cancelled = cancelled;
         report.owners.push(r);
         if report.cancelled {
             break;

@@ -14,6 +14,7 @@
 
 pub mod asof;
 pub mod export;
+pub mod foreign;
 pub mod import;
 
 use serde::{Deserialize, Serialize};

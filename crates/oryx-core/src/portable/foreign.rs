@@ -1,0 +1,978 @@
+//! Importing memories from other tools (issue #16, item 3), as far as their formats carry:
+//!
+//! - `mem0`: the answer of mem0's `GET /memories` (`{"results": [...]}` or a bare list): each
+//!   item's `memory` (time: `metadata.ts`, else `created_at`; `metadata.scope == "core"` → core,
+//!   else archival), read by the same helpers as the mem0 backend;
+//! - `openmemory`: OpenMemory's backup zip (`POST /api/v1/backup/export`): the `memories` of
+//!   `memories.json` (else the lines of `memories.jsonl.gz`), `content` at `created_at`; a
+//!   memory whose `state` is `deleted` is skipped and counted;
+//! - `letta`: a Letta Agent File (`.af`): each memory block → one core entry `[label] value`
+//!   (time: the block's `created_at`, else the file's); the format carries no archival passages;
+//! - `lines`: plain text, one memory per non-empty line (`- ` bullets stripped, a leading
+//!   `[yyyy-MM-dd HH:mm:ss]` is its time), or a `.csv` whose header names `content` (and
+//!   optionally `timestamp`, `scope`).
+//!
+//! The whole file is read and checked before anything is written; a malformed one is a
+//! `Corrupt` error. Entries go through the archive import's plan (`import::add_planned`): the
+//! owner's entries with the same section, time and content are skipped, so importing twice adds
+//! nothing. Every field of the source that carries something and is not mapped is reported with
+//! how many records held it.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use chrono::NaiveDateTime;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::import::{add_planned, OwnerImport};
+use super::{owner_key, EntryLine};
+use crate::error::{CoreError, IoContext, Result};
+use crate::memory::mem0;
+use crate::memory::{LongTermMemoryStore, Scope};
+use crate::names::Owner;
+use crate::timefmt::{format_entry_ts, parse_entry_ts};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    OpenMemory,
+    Mem0,
+    Letta,
+    Lines,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [
+        Format::OpenMemory,
+        Format::Mem0,
+        Format::Letta,
+        Format::Lines,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::OpenMemory => "openmemory",
+            Format::Mem0 => "mem0",
+            Format::Letta => "letta",
+            Format::Lines => "lines",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Format> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| {
+                CoreError::InvalidInput(format!(
+                    "unknown source format {s:?}: use openmemory, mem0, letta or lines"
+                ))
+            })
+    }
+}
+
+/// A name with how many records (or members) held it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Counted {
+    pub name: String,
+    pub count: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ForeignReport {
+    pub format: String,
+    pub dry_run: bool,
+    /// The owner's counts: in the file, new (added or, in a dry run, would be), present.
+    pub owner: OwnerImport,
+    /// Fields of the source that carry something and are not imported, each once with how
+    /// many records held it (`metadata.x` for keys inside `metadata`, `file:x` for members).
+    pub unknown_fields: Vec<Counted>,
+    /// Records not imported, by why (e.g. `state deleted`, `empty content`).
+    pub skipped: Vec<Counted>,
+    pub cancelled: bool,
+}
+
+/// What a source file holds, before anything is written.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// In the file's order (mem0 and OpenMemory: by time, as they keep no order).
+    pub entries: Vec<(Scope, Option<NaiveDateTime>, String)>,
+    pub unknown: BTreeMap<String, usize>,
+    pub skipped: BTreeMap<String, usize>,
+}
+
+impl Parsed {
+    fn push(&mut self, scope: Scope, at: Option<NaiveDateTime>, raw: &str) {
+        match crate::memory::entry::sanitize_content(raw) {
+            Ok(c) => self.entries.push((scope, at.map(mem0::whole_seconds), c)),
+            Err(_) => *self.skipped.entry("empty content".into()).or_default() += 1,
+        }
+    }
+
+    fn skip(&mut self, why: impl Into<String>) {
+        *self.skipped.entry(why.into()).or_default() += 1;
+    }
+
+    /// Counts each field of `obj` not in `used` that carries something (not null, not empty).
+    fn note(&mut self, obj: &Map<String, Value>, used: &[&str], prefix: &str) {
+        for (k, v) in obj {
+            if used.contains(&k.as_str()) || carries_nothing(v) {
+                continue;
+            }
+            *self.unknown.entry(format!("{prefix}{k}")).or_default() += 1;
+        }
+    }
+
+    fn by_time(&mut self) {
+        // Stable: equal times keep the file's order; entries without a time go last.
+        self.entries.sort_by_key(|(_, t, _)| (t.is_none(), *t));
+    }
+}
+
+fn carries_nothing(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+fn corrupt(path: &Path, format: Format, why: impl std::fmt::Display) -> CoreError {
+    CoreError::Corrupt(format!(
+        "{} is not a {} file as expected: {why}; nothing was imported",
+        path.display(),
+        format.as_str()
+    ))
+}
+
+/// ISO-8601 with an offset (→ local time), or the console's own `yyyy-MM-dd HH:mm[:ss]`.
+fn time_of(v: Option<&Value>) -> std::result::Result<Option<NaiveDateTime>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => mem0::parse_time(s.trim())
+            .or_else(|| parse_entry_ts(s))
+            .map(Some)
+            .ok_or_else(|| format!("{s:?} is not a time")),
+        Some(other) => Err(format!("{other} is not a time")),
+    }
+}
+
+/// Reads and checks the whole file.
+pub fn parse(format: Format, path: &Path) -> Result<Parsed> {
+    let bytes = std::fs::read(path).at(path)?;
+    let err = |why: String| corrupt(path, format, why);
+    match format {
+        Format::Mem0 => parse_mem0(&bytes).map_err(err),
+        Format::OpenMemory => parse_openmemory(&bytes).map_err(err),
+        Format::Letta => parse_letta(&bytes).map_err(err),
+        Format::Lines => {
+            let text = String::from_utf8(bytes).map_err(|e| err(format!("not UTF-8: {e}")))?;
+            let csv = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+            if csv {
+                parse_csv(&text).map_err(err)
+            } else {
+                Ok(parse_text(&text))
+            }
+        }
+    }
+}
+
+type R<T> = std::result::Result<T, String>;
+
+fn json_of(bytes: &[u8]) -> R<Value> {
+    serde_json::from_slice(bytes).map_err(|e| format!("not JSON ({e})"))
+}
+
+fn parse_mem0(bytes: &[u8]) -> R<Parsed> {
+    let v = json_of(bytes)?;
+    let mut p = Parsed::default();
+    let list = match &v {
+        Value::Array(a) => a,
+        Value::Object(o) => {
+            p.note(o, &["results"], "");
+            o.get("results")
+                .and_then(Value::as_array)
+                .ok_or("no \"results\" list")?
+        }
+        _ => return Err("neither {\"results\": [...]} nor a list".into()),
+    };
+    for (i, item) in list.iter().enumerate() {
+        let obj = item
+            .as_object()
+            .ok_or_else(|| format!("result {} is not an object", i + 1))?;
+        if !obj.get("memory").is_some_and(Value::is_string) {
+            return Err(format!("result {} has no \"memory\" text", i + 1));
+        }
+        // The mem0 backend's own reading: scope and time as it stores them.
+        let it = mem0::item_of(item).ok_or_else(|| format!("result {} is unreadable", i + 1))?;
+        let created =
+            time_of(obj.get("created_at")).map_err(|e| format!("result {}: {e}", i + 1))?;
+        p.note(obj, &["memory", "created_at", "metadata"], "");
+        match obj.get("metadata") {
+            Some(Value::Object(m)) => {
+                let mut used = Vec::new();
+                if it.scope.is_some() {
+                    used.push("scope");
+                }
+                if it.ts.is_some() && m.get("ts").is_some_and(Value::is_string) {
+                    used.push("ts");
+                }
+                p.note(m, &used, "metadata.");
+            }
+            Some(m) if !carries_nothing(m) => {
+                *p.unknown.entry("metadata".into()).or_default() += 1;
+            }
+            _ => {}
+        }
+        p.push(
+            it.scope.unwrap_or(Scope::Archival),
+            it.ts.or(created),
+            &it.memory,
+        );
+    }
+    p.by_time();
+    Ok(p)
+}
+
+fn parse_openmemory(bytes: &[u8]) -> R<Parsed> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| format!("not a zip ({e})"))?;
+    // Members by their last path part, as OpenMemory's own importer finds them.
+    let names: Vec<String> = zip
+        .file_names()
+        .map(|n| {
+            n.map(|n| n.into_owned())
+                .map_err(|e| format!("a member's name: {e}"))
+        })
+        .collect::<R<_>>()?;
+    let find = |n: &str| {
+        names
+            .iter()
+            .find(|m| !m.ends_with('/') && m.rsplit('/').next() == Some(n))
+            .cloned()
+    };
+    let read = |zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>, m: &str| -> R<Vec<u8>> {
+        let mut f = zip.by_name(m).map_err(|e| format!("{m}: {e}"))?;
+        let mut out = Vec::new();
+        f.read_to_end(&mut out).map_err(|e| format!("{m}: {e}"))?;
+        Ok(out)
+    };
+    let json_member = find("memories.json");
+    let lines_member = find("memories.jsonl.gz");
+    let mut p = Parsed::default();
+    let records: Vec<Value> = if let Some(m) = &json_member {
+        let v = json_of(&read(&mut zip, m)?).map_err(|e| format!("{m}: {e}"))?;
+        let o = v.as_object().ok_or(format!("{m} is not an object"))?;
+        for (k, x) in o {
+            if k != "memories" && !carries_nothing(x) {
+                let n = x.as_array().map_or(1, Vec::len);
+                *p.unknown.entry(k.clone()).or_default() += n;
+            }
+        }
+        o.get("memories")
+            .and_then(Value::as_array)
+            .ok_or(format!("{m} has no \"memories\" list"))?
+            .clone()
+    } else if let Some(m) = &lines_member {
+        let gz = read(&mut zip, m)?;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{m} is not gzip'd UTF-8 ({e})"))?;
+        let mut out = Vec::new();
+        for (i, l) in text.lines().enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            out.push(serde_json::from_str(l).map_err(|e| format!("{m} line {}: {e}", i + 1))?);
+        }
+        out
+    } else {
+        return Err("the zip holds neither memories.json nor memories.jsonl.gz".into());
+    };
+    for n in &names {
+        let used = json_member.as_ref().or(lines_member.as_ref());
+        if Some(n) != used && !n.ends_with('/') {
+            // With memories.json read, memories.jsonl.gz holds the same memories again.
+            *p.unknown.entry(format!("file:{n}")).or_default() += 1;
+        }
+    }
+    for (i, r) in records.iter().enumerate() {
+        let o = r
+            .as_object()
+            .ok_or_else(|| format!("memory {} is not an object", i + 1))?;
+        let content = o
+            .get("content")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("memory {} has no \"content\" text", i + 1))?;
+        let at = time_of(o.get("created_at")).map_err(|e| format!("memory {}: {e}", i + 1))?;
+        let state = o.get("state").and_then(Value::as_str).unwrap_or("active");
+        if state == "deleted" {
+            p.skip("state deleted");
+            continue;
+        }
+        // deleted_at / archived_at only restate the state's time.
+        p.note(
+            o,
+            &[
+                "content",
+                "created_at",
+                "state",
+                "metadata",
+                "deleted_at",
+                "archived_at",
+            ],
+            "",
+        );
+        if let Some(m) = o.get("metadata").and_then(Value::as_object) {
+            p.note(m, &[], "metadata.");
+        }
+        if state != "active" {
+            *p.unknown
+                .entry(format!("state {state} (imported)"))
+                .or_default() += 1;
+        }
+        p.push(Scope::Archival, at, content);
+    }
+    p.by_time();
+    Ok(p)
+}
+
+fn parse_letta(bytes: &[u8]) -> R<Parsed> {
+    let mut v = json_of(bytes)?;
+    // Some published .af files are a JSON string holding the JSON.
+    if let Value::String(s) = &v {
+        v = serde_json::from_str(s).map_err(|e| format!("not JSON inside the string ({e})"))?;
+    }
+    let o = v.as_object().ok_or("not a JSON object")?;
+    let mut p = Parsed::default();
+    let file_time = time_of(o.get("created_at")).map_err(|e| format!("created_at: {e}"))?;
+    // Current schema: top-level `blocks` (agents name them by id); the first (v1): the agent
+    // at the top with `core_memory`.
+    let key = if o.contains_key("blocks") {
+        "blocks"
+    } else if o.contains_key("core_memory") {
+        "core_memory"
+    } else {
+        return Err("no memory blocks (neither \"blocks\" nor \"core_memory\")".into());
+    };
+    for (k, x) in o {
+        if k != key && k != "created_at" && !carries_nothing(x) {
+            let n = x.as_array().map_or(1, Vec::len);
+            *p.unknown.entry(k.clone()).or_default() += n;
+        }
+    }
+    let blocks = o
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or(format!("\"{key}\" is not a list"))?;
+    let mut seen_agents_inline = Vec::new();
+    if let Some(agents) = o.get("agents").and_then(Value::as_array) {
+        // Blocks written inline in an agent (`memory_blocks`) are memory too.
+        for a in agents {
+            if let Some(mb) = a.get("memory_blocks").and_then(Value::as_array) {
+                seen_agents_inline.extend(mb.iter().cloned());
+            }
+        }
+    }
+    for (i, b) in blocks.iter().chain(seen_agents_inline.iter()).enumerate() {
+        let b = b
+            .as_object()
+            .ok_or_else(|| format!("block {} is not an object", i + 1))?;
+        let label = b
+            .get("label")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("block {} has no \"label\"", i + 1))?;
+        let value = b
+            .get("value")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("block {} has no \"value\" text", i + 1))?;
+        let at = time_of(b.get("created_at")).map_err(|e| format!("block {label}: {e}"))?;
+        p.note(b, &["label", "value", "created_at"], &format!("{key}[]."));
+        if value.trim().is_empty() {
+            p.skip("empty block");
+            continue;
+        }
+        p.push(Scope::Core, at.or(file_time), &format!("[{label}] {value}"));
+    }
+    Ok(p)
+}
+
+/// `- ` bullet and a leading `[yyyy-MM-dd HH:mm:ss]`.
+fn split_line(line: &str) -> (Option<NaiveDateTime>, &str) {
+    let l = line.trim();
+    let l = l.strip_prefix("- ").unwrap_or(l).trim_start();
+    if let Some(rest) = l.strip_prefix('[') {
+        if let Some((ts, after)) = rest.split_once(']') {
+            if let Some(t) = parse_entry_ts(ts) {
+                return (Some(t), after.trim_start());
+            }
+        }
+    }
+    (None, l)
+}
+
+fn parse_text(text: &str) -> Parsed {
+    let mut p = Parsed::default();
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (at, content) = split_line(line);
+        p.push(Scope::Archival, at, content);
+    }
+    p
+}
+
+/// RFC 4180 rows: `"` quotes, `""` inside quotes, newlines inside quotes.
+fn csv_rows(text: &str) -> R<Vec<Vec<String>>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.trim_start_matches('\u{feff}').chars().peekable();
+    let mut line = 1;
+    while let Some(c) = chars.next() {
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                '"' => quoted = false,
+                '\n' => {
+                    line += 1;
+                    field.push(c);
+                }
+                _ => field.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' if field.is_empty() => quoted = true,
+            ',' => row.push(std::mem::take(&mut field)),
+            '\r' => {}
+            '\n' => {
+                line += 1;
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            _ => field.push(c),
+        }
+    }
+    if quoted {
+        return Err(format!("a quote opened before line {line} is never closed"));
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn parse_csv(text: &str) -> R<Parsed> {
+    let rows = csv_rows(text)?;
+    let mut it = rows.into_iter().enumerate();
+    let (_, header) = it.next().ok_or("empty (no header row)")?;
+    let header: Vec<String> = header
+        .iter()
+        .map(|h| h.trim().to_ascii_lowercase())
+        .collect();
+    let col = |n: &str| header.iter().position(|h| h == n);
+    let content = col("content").ok_or("the header row has no \"content\" column")?;
+    let (ts, scope) = (col("timestamp"), col("scope"));
+    let mut p = Parsed::default();
+    for (i, row) in it {
+        if row.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        let n = i + 1;
+        if row.len() > header.len() {
+            return Err(format!(
+                "row {n} has {} cells, the header {}",
+                row.len(),
+                header.len()
+            ));
+        }
+        let cell = |c: Option<usize>| c.and_then(|c| row.get(c)).map_or("", |s| s.trim());
+        let at = match cell(ts) {
+            "" => None,
+            t => Some(
+                parse_entry_ts(t)
+                    .or_else(|| mem0::parse_time(t))
+                    .ok_or_else(|| format!("row {n}: {t:?} is not a time"))?,
+            ),
+        };
+        let sc = Scope::parse_lenient(cell(scope)).ok_or_else(|| {
+            format!(
+                "row {n}: scope {:?} is neither core nor archival",
+                cell(scope)
+            )
+        })?;
+        for (j, h) in header.iter().enumerate() {
+            if j != content
+                && Some(j) != ts
+                && Some(j) != scope
+                && row.get(j).is_some_and(|c| !c.trim().is_empty())
+            {
+                *p.unknown.entry(h.clone()).or_default() += 1;
+            }
+        }
+        p.push(sc, at, row.get(content).map_or("", String::as_str));
+    }
+    Ok(p)
+}
+
+fn counted(m: BTreeMap<String, usize>) -> Vec<Counted> {
+    m.into_iter()
+        .map(|(name, count)| Counted { name, count })
+        .collect()
+}
+
+/// Reads `path` as `format` and adds its entries to `owner` (checked first; nothing is
+/// written when the file is malformed).
+pub fn import_foreign(
+    format: Format,
+    path: &Path,
+    store: &dyn LongTermMemoryStore,
+    owner: &Owner,
+    dry_run: bool,
+    cancel: &AtomicBool,
+) -> Result<ForeignReport> {
+    let parsed = parse(format, path)?;
+    let key = owner_key(owner);
+    let lines: Vec<EntryLine> = parsed
+        .entries
+        .iter()
+        .map(|(scope, at, content)| EntryLine {
+            owner: key.clone(),
+            scope: *scope,
+            timestamp: at.as_ref().map(format_entry_ts),
+            content: content.clone(),
+        })
+        .collect();
+    let target = store.load_all(owner)?;
+    let (r, cancelled) = add_planned(store, owner, &lines, &target, dry_run, cancel, &mut || {});
+    Ok(ForeignReport {
+        format: format.as_str().into(),
+        dry_run,
+        owner: r,
+        unknown_fields: counted(parsed.unknown),
+        skipped: counted(parsed.skipped),
+        cancelled,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::MarkdownMemoryStore;
+    use serde_json::json;
+    use std::io::Write;
+
+    /// A root (with `agents/`) in `dir`; the source files sit beside it.
+    fn store_in(dir: &Path) -> MarkdownMemoryStore {
+        std::fs::create_dir_all(dir.join("agents")).unwrap();
+        MarkdownMemoryStore::new(dir)
+    }
+
+    fn local(iso: &str) -> String {
+        format_entry_ts(&mem0::parse_time(iso).unwrap())
+    }
+
+    /// (scope, time, content) of the global memory.
+    fn held(store: &MarkdownMemoryStore) -> Vec<(Scope, String, String)> {
+        let s = store.load_all(&Owner::Global).unwrap();
+        let row = |sc: Scope| {
+            move |e: &crate::memory::Entry| {
+                (
+                    sc,
+                    e.timestamp
+                        .as_ref()
+                        .map(format_entry_ts)
+                        .unwrap_or_default(),
+                    e.content.clone(),
+                )
+            }
+        };
+        let mut v: Vec<_> = s.core.iter().map(row(Scope::Core)).collect();
+        v.extend(s.archival.iter().map(row(Scope::Archival)));
+        v
+    }
+
+    fn run(format: Format, path: &Path, store: &MarkdownMemoryStore, dry: bool) -> ForeignReport {
+        import_foreign(
+            format,
+            path,
+            store,
+            &Owner::Global,
+            dry,
+            &AtomicBool::new(false),
+        )
+        .unwrap()
+    }
+
+    fn unknown(r: &ForeignReport) -> Vec<(&str, usize)> {
+        r.unknown_fields
+            .iter()
+            .map(|c| (c.name.as_str(), c.count))
+            .collect()
+    }
+
+    /// Dry run counts, the import adds, a second run adds nothing.
+    fn twice(format: Format, path: &Path, store: &MarkdownMemoryStore, n: usize) -> ForeignReport {
+        let d = run(format, path, store, true);
+        assert_eq!((d.owner.new, d.owner.present), (n, 0));
+        assert!(held(store).is_empty(), "a dry run writes nothing");
+        let r = run(format, path, store, false);
+        assert_eq!(
+            (r.owner.new, r.owner.present, r.owner.error.clone()),
+            (n, 0, None)
+        );
+        let again = run(format, path, store, false);
+        assert_eq!((again.owner.new, again.owner.present), (0, n));
+        assert_eq!(held(store).len(), n);
+        r
+    }
+
+    #[test]
+    fn mem0_results_map_to_entries_with_local_times_and_scopes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let f = dir.path().join("mem0.json");
+        let body = json!({"results": [
+            {"id": "b", "memory": "Prefers tea", "created_at": "2025-03-02T09:00:00.250-08:00",
+             "updated_at": "2025-03-03T09:00:00-08:00", "user_id": "alice", "agent_id": null,
+             "metadata": {"scope": "core", "source": "chat"}, "hash": "h2"},
+            {"id": "a", "memory": "Lives in\nParis", "created_at": "2025-03-01T10:00:00+00:00",
+             "user_id": "alice", "metadata": null}
+        ]});
+        std::fs::write(&f, body.to_string()).unwrap();
+        let r = twice(Format::Mem0, &f, &store, 2);
+        // Sorted by time; content sanitised.
+        assert_eq!(
+            held(&store),
+            vec![
+                (
+                    Scope::Core,
+                    local("2025-03-02T09:00:00-08:00"),
+                    "Prefers tea".into()
+                ),
+                (
+                    Scope::Archival,
+                    local("2025-03-01T10:00:00Z"),
+                    "Lives in Paris".into()
+                ),
+            ]
+        );
+        assert_eq!(
+            unknown(&r),
+            vec![
+                ("hash", 1),
+                ("id", 2),
+                ("metadata.source", 1),
+                ("updated_at", 1),
+                ("user_id", 2)
+            ]
+        );
+        // A bare list reads the same.
+        let f2 = dir.path().join("list.json");
+        std::fs::write(&f2, body["results"].to_string()).unwrap();
+        assert_eq!(run(Format::Mem0, &f2, &store, true).owner.present, 2);
+    }
+
+    #[test]
+    fn malformed_files_are_corrupt_and_write_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let cases = [
+            (
+                Format::Mem0,
+                "m.json",
+                r#"{"results":[{"memory":"ok"},{"text":1}]}"#,
+            ),
+            (Format::Mem0, "m2.json", "not json"),
+            (Format::Letta, "a.af", r#"{"agents":[]}"#),
+            (Format::OpenMemory, "o.zip", "PK not a zip"),
+            (
+                Format::Lines,
+                "l.csv",
+                "timestamp,text\n2025-01-01 10:00:00,x\n",
+            ),
+            (
+                Format::Lines,
+                "l2.csv",
+                "content,timestamp\nok,2025-01-01 10:00:00\nbad,yesterday\n",
+            ),
+            (Format::Lines, "l3.csv", "content,scope\nok,working\n"),
+        ];
+        for (fmt, name, body) in cases {
+            let f = dir.path().join(name);
+            std::fs::write(&f, body).unwrap();
+            let e = import_foreign(
+                fmt,
+                &f,
+                &store,
+                &Owner::Global,
+                false,
+                &AtomicBool::new(false),
+            )
+            .unwrap_err();
+            assert!(matches!(e, CoreError::Corrupt(_)), "{name}: {e}");
+            assert!(e.to_string().contains("nothing was imported"), "{e}");
+        }
+        assert!(held(&store).is_empty());
+        assert!(Format::parse("zep").is_err());
+        assert_eq!(Format::parse("OpenMemory").unwrap(), Format::OpenMemory);
+    }
+
+    fn zip_of(members: &[(&str, Vec<u8>)]) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (n, b) in members {
+            w.start_file(*n, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            w.write_all(b).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    fn gz(text: &str) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn openmemory_backup_skips_deleted_and_reports_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        // The shape of openmemory/api/app/routers/backup.py's _export_sqlite.
+        let mem = |id: &str, content: &str, state: &str, at: &str| {
+            json!({"id": id, "user_id": "u1", "app_id": "app1", "content": content,
+                   "metadata": {}, "state": state, "created_at": at, "updated_at": at,
+                   "archived_at": null, "deleted_at": null, "category_ids": ["c1"]})
+        };
+        let sqlite = json!({
+            "user": {"id": "u1", "user_id": "alice"},
+            "apps": [{"id": "app1", "name": "openmemory"}],
+            "categories": [{"id": "c1", "name": "personal"}],
+            "memories": [
+                mem("m2", "Works at ACME", "archived", "2025-02-01T08:30:00+00:00"),
+                mem("m1", "Likes hiking", "active", "2025-01-01T08:00:00.123456+00:00"),
+                mem("m3", "Old phone number", "deleted", "2025-01-05T08:00:00+00:00"),
+            ],
+            "memory_categories": [{"memory_id": "m1", "category_id": "c1"}],
+            "status_history": [],
+            "access_controls": [],
+            "export_meta": {"version": "1"}
+        });
+        let line = json!({"id": "m1", "content": "Likes hiking", "metadata": {},
+            "created_at": "2025-01-01T08:00:00+00:00", "updated_at": null, "state": "active",
+            "app": "openmemory", "categories": ["personal"]});
+        let f = dir.path().join("backup.zip");
+        std::fs::write(
+            &f,
+            zip_of(&[
+                ("memories.json", serde_json::to_vec(&sqlite).unwrap()),
+                ("memories.jsonl.gz", gz(&format!("{line}\n"))),
+            ]),
+        )
+        .unwrap();
+        let r = twice(Format::OpenMemory, &f, &store, 2);
+        assert_eq!(
+            held(&store),
+            vec![
+                (
+                    Scope::Archival,
+                    local("2025-01-01T08:00:00Z"),
+                    "Likes hiking".into()
+                ),
+                (
+                    Scope::Archival,
+                    local("2025-02-01T08:30:00Z"),
+                    "Works at ACME".into()
+                ),
+            ]
+        );
+        assert_eq!(
+            r.skipped,
+            vec![Counted {
+                name: "state deleted".into(),
+                count: 1
+            }]
+        );
+        assert_eq!(
+            unknown(&r),
+            vec![
+                ("app_id", 2),
+                ("apps", 1),
+                ("categories", 1),
+                ("category_ids", 2),
+                ("export_meta", 1),
+                ("file:memories.jsonl.gz", 1),
+                ("id", 2),
+                ("memory_categories", 1),
+                ("state archived (imported)", 1),
+                ("updated_at", 2),
+                ("user", 1),
+                ("user_id", 2),
+            ]
+        );
+        // Only the jsonl.gz (e.g. an edited backup): read from there.
+        let dir2 = tempfile::tempdir().unwrap();
+        let store2 = store_in(dir2.path());
+        let f2 = dir2.path().join("lines.zip");
+        std::fs::write(
+            &f2,
+            zip_of(&[("x/memories.jsonl.gz", gz(&format!("{line}\n")))]),
+        )
+        .unwrap();
+        let r2 = twice(Format::OpenMemory, &f2, &store2, 1);
+        assert_eq!(unknown(&r2), vec![("app", 1), ("categories", 1), ("id", 1)]);
+    }
+
+    #[test]
+    fn letta_blocks_become_labelled_core_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        // The current schema (agents name blocks by id), as in agent-file's loop.af.
+        let af = json!({
+            "agents": [{"name": "loop", "block_ids": ["block-0", "block-1"], "memory_blocks": [],
+                        "system": "You are Loop."}],
+            "blocks": [
+                {"id": "block-0", "label": "persona", "value": "I am Sam.\nCurious.",
+                 "limit": 5000, "project_id": null, "metadata": {}},
+                {"id": "block-1", "label": "human", "value": "Name: Chad", "limit": 5000},
+                {"id": "block-2", "label": "scratch", "value": "  "}
+            ],
+            "tools": [{"name": "send_message"}],
+            "groups": [], "files": [], "sources": [], "mcp_servers": [],
+            "metadata": {"revision_id": "297e8217e952"},
+            "created_at": "2026-01-22T02:06:35.101954+00:00"
+        });
+        let f = dir.path().join("loop.af");
+        // Published files are sometimes a JSON string holding the JSON.
+        std::fs::write(&f, serde_json::to_string(&af.to_string()).unwrap()).unwrap();
+        let r = twice(Format::Letta, &f, &store, 2);
+        let t = local("2026-01-22T02:06:35Z");
+        assert_eq!(
+            held(&store),
+            vec![
+                (
+                    Scope::Core,
+                    t.clone(),
+                    "[persona] I am Sam. Curious.".into()
+                ),
+                (Scope::Core, t, "[human] Name: Chad".into()),
+            ]
+        );
+        assert_eq!(
+            r.skipped,
+            vec![Counted {
+                name: "empty block".into(),
+                count: 1
+            }]
+        );
+        assert_eq!(
+            unknown(&r),
+            vec![
+                ("agents", 1),
+                ("blocks[].id", 3),
+                ("blocks[].limit", 2),
+                ("metadata", 1),
+                ("tools", 1)
+            ]
+        );
+        // The first schema: the agent at the top, blocks in core_memory with their own times.
+        let v1 = json!({"name": "memgpt_agent", "core_memory": [
+            {"label": "persona", "value": "I am Sam.", "created_at": "2025-03-24T02:59:06+00:00",
+             "limit": 5000, "is_deleted": false}],
+            "messages": [{"role": "user"}], "created_at": "2025-03-24T03:00:00+00:00"});
+        let dir2 = tempfile::tempdir().unwrap();
+        let store2 = store_in(dir2.path());
+        let f2 = dir2.path().join("v1.af");
+        std::fs::write(&f2, v1.to_string()).unwrap();
+        let r2 = twice(Format::Letta, &f2, &store2, 1);
+        assert_eq!(
+            held(&store2),
+            vec![(
+                Scope::Core,
+                local("2025-03-24T02:59:06Z"),
+                "[persona] I am Sam.".into()
+            )]
+        );
+        assert_eq!(
+            unknown(&r2),
+            vec![
+                ("core_memory[].is_deleted", 1),
+                ("core_memory[].limit", 1),
+                ("messages", 1),
+                ("name", 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_text_and_csv() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        let f = dir.path().join("notes.txt");
+        std::fs::write(
+            &f,
+            "- [2025-04-01 09:00:00] Standup at nine\n\n  Buy milk  \n[2025-04-02 10:00:00] - x\n",
+        )
+        .unwrap();
+        let r = twice(Format::Lines, &f, &store, 3);
+        assert!(r.unknown_fields.is_empty());
+        // A line without a time is stamped when it is added (and found again by its content).
+        let h = held(&store);
+        assert_eq!(
+            h[0],
+            (
+                Scope::Archival,
+                "2025-04-01 09:00:00".into(),
+                "Standup at nine".into()
+            )
+        );
+        assert_eq!(
+            h[1],
+            (Scope::Archival, "2025-04-02 10:00:00".into(), "- x".into())
+        );
+        assert_eq!((h[2].0, h[2].2.as_str()), (Scope::Archival, "Buy milk"));
+
+        let dir2 = tempfile::tempdir().unwrap();
+        let store2 = store_in(dir2.path());
+        let f2 = dir2.path().join("m.CSV");
+        std::fs::write(
+            &f2,
+            "\u{feff}Timestamp,content,scope,tags\r\n\
+             2025-05-01 08:00:00,\"Name: Ada, \"\"the\"\" first\",core,who\r\n\
+             2025-05-02T08:00:00+00:00,\"two\nlines\",,\r\n\
+             ,,,\r\n",
+        )
+        .unwrap();
+        let r2 = twice(Format::Lines, &f2, &store2, 2);
+        assert_eq!(
+            held(&store2),
+            vec![
+                (
+                    Scope::Core,
+                    "2025-05-01 08:00:00".into(),
+                    "Name: Ada, \"the\" first".into()
+                ),
+                (
+                    Scope::Archival,
+                    local("2025-05-02T08:00:00Z"),
+                    "two lines".into()
+                ),
+            ]
+        );
+        assert_eq!(unknown(&r2), vec![("tags", 1)]);
+    }
+}
