@@ -2,7 +2,8 @@
 //! pass over the same file; what the checks report on a generated archive that holds no secret
 //! and no personal data (every secret or PII finding there is a false positive); and the
 //! deterministic summariser on 10 000 generated entries — characters saved and how many days
-//! the prompt window reaches back before and after.
+//! the prompt window reaches back before and after. `ORYX_HEALTH_PROFILE=1` also times each
+//! check alone.
 
 use std::process::Command;
 use std::sync::Arc;
@@ -88,8 +89,37 @@ impl Bench {
             assert!(out.status.code().is_some_and(|c| c <= 1), "grep failed");
             let t = Instant::now();
             let all = store.load_all(&owner).unwrap();
+            let parsed = t.elapsed();
             findings = run_checks(&all.core, &all.archival);
             hs.push(t.elapsed());
+            eprintln!(
+                "health: parse {:?}, checks {:?}",
+                parsed,
+                t.elapsed() - parsed
+            );
+            if std::env::var_os("ORYX_HEALTH_PROFILE").is_some() {
+                let ids = items(&all.core, &all.archival);
+                let list: Vec<Item<'_>> = ids
+                    .iter()
+                    .map(|(id, scope, i)| Item {
+                        id: id.clone(),
+                        scope: *scope,
+                        entry: match scope {
+                            Scope::Core => &all.core[*i],
+                            Scope::Archival => &all.archival[*i],
+                        },
+                    })
+                    .collect();
+                for c in health::Check::ALL {
+                    let t = Instant::now();
+                    let o = Options {
+                        checks: vec![c],
+                        ..Options::default()
+                    };
+                    let _ = health::run(&list, None, &o);
+                    eprintln!("  {}: {:?}", c.as_str(), t.elapsed());
+                }
+            }
         }
         let med = |v: &mut Vec<Duration>| {
             v.sort();

@@ -3,7 +3,7 @@
 //! the edits, deletes, moves and summaries made since, newest first. Changes made by hand in
 //! the file are not known here (a git history of the root would tell; not read yet).
 
-use chrono::NaiveDateTime;
+use chrono::{NaiveDateTime, Timelike};
 use serde::Serialize;
 
 use crate::memory::curate::EntrySnap;
@@ -45,9 +45,13 @@ pub fn as_of(now: &Sections, history: &[Listed], t: NaiveDateTime) -> Vec<Item> 
         .map(|e| Item::of(Scope::Core, e))
         .chain(now.archival.iter().map(|e| Item::of(Scope::Archival, e)))
         .collect();
-    let t_ms = local_to_epoch_ms(&t);
+    // Moments have whole seconds: a change within `t`'s second was made by then.
+    let t_end_ms = local_to_epoch_ms(&t.with_nanosecond(0).unwrap_or(t)) + 999;
     // `history` is newest first (as listed); take back every change made after `t`.
-    for l in history.iter().filter(|l| !l.pending && l.change.at > t_ms) {
+    for l in history
+        .iter()
+        .filter(|l| !l.pending && l.change.at > t_end_ms)
+    {
         for d in l.change.entries.iter().rev() {
             let after = d.after.as_ref().map(Item::snap);
             let before = d.before.as_ref().map(Item::snap);
@@ -136,7 +140,9 @@ mod tests {
             .unwrap();
         // The moment (entry times have whole seconds; the history has milliseconds, and every
         // change below is made after it).
-        let then = crate::timefmt::now_local() - chrono::Duration::seconds(1);
+        let then = (crate::timefmt::now_local() - chrono::Duration::seconds(1))
+            .with_nanosecond(0)
+            .unwrap();
         let kept = store.load_all(&o).unwrap();
         // Afterwards: an edit, a delete, a move and an append (stamped after the moment).
         let all = store.load_all(&o).unwrap();
@@ -191,7 +197,11 @@ mod tests {
             .chain(kept.archival.iter().map(|e| Item::of(Scope::Archival, e)))
             .collect();
         assert_eq!(got, want);
-        let today = as_of(&now, &history, crate::timefmt::now_local());
+        let today = as_of(
+            &now,
+            &history,
+            crate::timefmt::now_local() + chrono::Duration::seconds(1),
+        );
         let d = diff(&got, &today);
         assert_eq!(d.removed.len(), 1, "{d:?}");
         assert_eq!(d.removed[0].content, "第二条");
