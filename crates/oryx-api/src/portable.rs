@@ -23,7 +23,7 @@ use crate::error::{ApiError, ApiResult};
 
 pub use oryx_core::portable::export::ExportReport;
 pub use oryx_core::portable::foreign::{ForeignReport, Format as ForeignFormat};
-pub use oryx_core::portable::import::ImportReport;
+pub use oryx_core::portable::import::{ImportReport, OwnerImport};
 pub use oryx_core::portable::Progress;
 
 /// `yyyy-MM-dd[ HH:mm[:ss]]`; a day alone means its end (memory "as of that day").

@@ -28,10 +28,13 @@ fn items(core: &[Entry], archival: &[Entry]) -> Vec<(String, Scope, usize)> {
     out
 }
 
-fn run_checks(core: &[Entry], archival: &[Entry]) -> Vec<health::Finding> {
-    let ids = items(core, archival);
-    let list: Vec<Item<'_>> = ids
-        .iter()
+/// The checks' view of the entries (ids in `ids`, as `items` names them).
+fn item_list<'a>(
+    core: &'a [Entry],
+    archival: &'a [Entry],
+    ids: &[(String, Scope, usize)],
+) -> Vec<Item<'a>> {
+    ids.iter()
         .map(|(id, scope, i)| Item {
             id: id.clone(),
             scope: *scope,
@@ -40,8 +43,12 @@ fn run_checks(core: &[Entry], archival: &[Entry]) -> Vec<health::Finding> {
                 Scope::Archival => &archival[*i],
             },
         })
-        .collect();
-    health::run(&list, None, &Options::default()).0
+        .collect()
+}
+
+fn run_checks(core: &[Entry], archival: &[Entry]) -> Vec<health::Finding> {
+    let ids = items(core, archival);
+    health::run(&item_list(core, archival, &ids), None, &Options::default()).0
 }
 
 fn counts(findings: &[health::Finding]) -> String {
@@ -99,17 +106,7 @@ impl Bench {
             );
             if std::env::var_os("ORYX_HEALTH_PROFILE").is_some() {
                 let ids = items(&all.core, &all.archival);
-                let list: Vec<Item<'_>> = ids
-                    .iter()
-                    .map(|(id, scope, i)| Item {
-                        id: id.clone(),
-                        scope: *scope,
-                        entry: match scope {
-                            Scope::Core => &all.core[*i],
-                            Scope::Archival => &all.archival[*i],
-                        },
-                    })
-                    .collect();
+                let list = item_list(&all.core, &all.archival, &ids);
                 for c in health::Check::ALL {
                     let t = Instant::now();
                     let o = Options {

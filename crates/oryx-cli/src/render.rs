@@ -796,18 +796,7 @@ pub fn import(r: &oryx_api::portable::ImportReport, json: bool) {
     let verb = if r.dry_run { "would add" } else { "added" };
     println!("OWNER                 IN ARCHIVE  NEW  PRESENT  CONFLICTING");
     for o in &r.owners {
-        println!(
-            "{:<20}  {:>10}  {:>3}  {:>7}  {:>11}{}",
-            o.owner,
-            o.in_archive,
-            o.new,
-            o.present,
-            o.conflicting,
-            o.error
-                .as_ref()
-                .map(|e| format!("  error: {e}"))
-                .unwrap_or_default()
-        );
+        owner_import_row(o, 10);
     }
     let new: usize = r.owners.iter().map(|o| o.new).sum();
     println!(
@@ -838,18 +827,7 @@ pub fn import_foreign(r: &oryx_api::portable::ForeignReport, json: bool) {
     }
     let o = &r.owner;
     println!("OWNER                 IN FILE  NEW  PRESENT  CONFLICTING");
-    println!(
-        "{:<20}  {:>7}  {:>3}  {:>7}  {:>11}{}",
-        o.owner,
-        o.in_archive,
-        o.new,
-        o.present,
-        o.conflicting,
-        o.error
-            .as_ref()
-            .map(|e| format!("  error: {e}"))
-            .unwrap_or_default()
-    );
+    owner_import_row(o, 7);
     println!(
         "{} {} entries from {}",
         if r.dry_run { "would add" } else { "added" },
@@ -865,4 +843,20 @@ pub fn import_foreign(r: &oryx_api::portable::ForeignReport, json: bool) {
     if r.cancelled {
         println!("cancelled: what was added stays");
     }
+}
+
+/// One owner's line of an import's table; `width`: the first count's column.
+fn owner_import_row(o: &oryx_api::portable::OwnerImport, width: usize) {
+    println!(
+        "{:<20}  {:>width$}  {:>3}  {:>7}  {:>11}{}",
+        o.owner,
+        o.in_archive,
+        o.new,
+        o.present,
+        o.conflicting,
+        o.error
+            .as_ref()
+            .map(|e| format!("  error: {e}"))
+            .unwrap_or_default()
+    );
 }
