@@ -369,7 +369,7 @@ pub fn import(
             )));
         }
         let entries = parse_entries(&read_member(&mut zip, &member)?, &member)?;
-        owners.push((from, to, entries));
+        owners.push((to, entries));
     }
     // Files first (a new agent needs its folder and AGENT.md before its memory).
     let mut memory_written: Vec<Owner> = Vec::new();
@@ -428,29 +428,21 @@ pub fn import(
     }
     if !o.dry_run {
         for l in &manifest.links {
-            let Some((rel_path, _)) = target_path(&format!("files/{}", l.path), &HashMap::new())
-                .or_else(|| {
-                    // Links are agents/<n>/skills/<s>: checked by their own shape.
-                    let parts: Vec<&str> = l.path.split('/').collect();
-                    match parts.as_slice() {
-                        ["agents", a, "skills", s]
-                            if names::validate_agent_name(a).is_ok()
-                                && names::validate_agent_name(s).is_ok() =>
-                        {
-                            let a = o.agent_map.get(*a).map_or(*a, String::as_str);
-                            Some((["agents", a, "skills", s].iter().collect(), String::new()))
-                        }
-                        _ => None,
-                    }
-                })
-            else {
-                report.unknown.push(format!("link {}", l.path));
-                continue;
+            // A link is agents/<n>/skills/<s> → ../../../skills/<s>, nothing else.
+            let parts: Vec<&str> = l.path.split('/').collect();
+            let (agent, skill) = match parts.as_slice() {
+                ["agents", a, "skills", s]
+                    if names::validate_agent_name(a).is_ok()
+                        && names::validate_agent_name(s).is_ok() =>
+                {
+                    (o.agent_map.get(*a).map_or(*a, String::as_str), *s)
+                }
+                _ => {
+                    report.unknown.push(format!("link {}", l.path));
+                    continue;
+                }
             };
-            let expected = format!(
-                "../../../skills/{}",
-                rel_path.file_name().unwrap().to_string_lossy()
-            );
+            let expected = format!("../../../skills/{skill}");
             if l.target != expected {
                 report.unknown.push(format!(
                     "link {} → {} (not a skill of the root)",
@@ -458,7 +450,7 @@ pub fn import(
                 ));
                 continue;
             }
-            let path = root.join(&rel_path);
+            let path = names::agent_dir(root, agent).join("skills").join(skill);
             if std::fs::symlink_metadata(&path).is_err() {
                 if let Some(d) = path.parent() {
                     std::fs::create_dir_all(d).at(d)?;
@@ -468,9 +460,9 @@ pub fn import(
             }
         }
     }
-    let all: u64 = owners.iter().map(|(_, _, e)| e.len() as u64).sum();
+    let all: u64 = owners.iter().map(|(_, e)| e.len() as u64).sum();
     let mut done = 0u64;
-    for (from, to, entries) in owners {
+    for (to, entries) in owners {
         let mut r = OwnerImport {
             owner: owner_key(&to),
             ..OwnerImport::default()
@@ -506,7 +498,6 @@ pub fn import(
         } else {
             crate::memory::Sections::default()
         };
-        let _ = from;
         let n = entries.len() as u64;
         let mut tick = || {
             done += 1;
