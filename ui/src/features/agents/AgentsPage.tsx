@@ -13,6 +13,7 @@ import type { AgentList, AgentSummary } from "../../backend/types";
 import { humanBytes } from "../../components/format";
 import { onRowKeyDown } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
+import { SortableHead, isNumColumn } from "../../components/SortableHead";
 import { Empty, Loadable } from "../../components/States";
 import { requestWarningsFocus, WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
@@ -206,22 +207,9 @@ function AgentsTable({ data, filter, setFilter }: { data: AgentList; filter: str
           <thead>
             {table.getHeaderGroups().map((hg) => (
               <tr key={hg.id}>
-                {hg.headers.map((h) => {
-                  const sorted = h.column.getIsSorted();
-                  const isNum = (h.column.columnDef.meta as { num?: boolean } | undefined)?.num;
-                  return (
-                    <th key={h.id} className={`col-${h.column.id}${isNum ? " num" : ""}`} aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}>
-                      {h.column.getCanSort() ? (
-                        <button type="button" className="th-sort" onClick={h.column.getToggleSortingHandler()}>
-                          {flexRender(h.column.columnDef.header, h.getContext())}
-                          <span className="sort-mark">{sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : ""}</span>
-                        </button>
-                      ) : (
-                        flexRender(h.column.columnDef.header, h.getContext())
-                      )}
-                    </th>
-                  );
-                })}
+                {hg.headers.map((h) => (
+                  <SortableHead key={h.id} header={h} className={`col-${h.column.id}`} />
+                ))}
               </tr>
             ))}
           </thead>
@@ -275,7 +263,7 @@ function AgentsTable({ data, filter, setFilter }: { data: AgentList; filter: str
                     const memError = row.original.memory.error;
                     if (memError && cell.column.id === "core") return <MemoryErrorCell key={cell.id} message={memError} testId={`agent-memory-error-${name}`} />;
                     if (memError && (cell.column.id === "archival" || cell.column.id === "bytes")) return null;
-                    const isNum = (cell.column.columnDef.meta as { num?: boolean } | undefined)?.num;
+                    const isNum = isNumColumn(cell.column);
                     return (
                       <td key={cell.id} className={`col-${cell.column.id}${isNum ? " num" : ""}`}>
                         {cell.column.id === "name" ? (

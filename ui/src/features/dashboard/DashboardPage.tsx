@@ -11,6 +11,7 @@ import {
 import { useMemo, useState } from "react";
 
 import type { AgentHealthDto } from "../../backend/types";
+import { SortableHead, isNumColumn } from "../../components/SortableHead";
 import { Loadable } from "../../components/States";
 import { useI18n, type MessageKey, type TFunction } from "../../i18n";
 import { href, replaceRoute } from "../../router";
@@ -153,25 +154,9 @@ function HealthTable({ rows }: { rows: AgentHealthDto[] }) {
         <thead>
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id}>
-              {hg.headers.map((h) => {
-                const sorted = h.column.getIsSorted();
-                const isNum = (h.column.columnDef.meta as { num?: boolean } | undefined)?.num;
-                return (
-                  <th
-                    key={h.id}
-                    scope="col"
-                    className={isNum ? "num" : undefined}
-                    aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                  >
-                    <button type="button" className="th-sort" onClick={h.column.getToggleSortingHandler()} data-testid={`dashboard-sort-${h.column.id}`}>
-                      {flexRender(h.column.columnDef.header, h.getContext())}
-                      <span className="sort-mark" aria-hidden="true">
-                        {sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : ""}
-                      </span>
-                    </button>
-                  </th>
-                );
-              })}
+              {hg.headers.map((h) => (
+                <SortableHead key={h.id} header={h} testId={`dashboard-sort-${h.column.id}`} />
+              ))}
             </tr>
           ))}
         </thead>
@@ -187,7 +172,7 @@ function HealthTable({ rows }: { rows: AgentHealthDto[] }) {
                 </>
               ) : (
                 row.getVisibleCells().map((cell, i) => {
-                  const isNum = (cell.column.columnDef.meta as { num?: boolean } | undefined)?.num;
+                  const isNum = isNumColumn(cell.column);
                   const content = flexRender(cell.column.columnDef.cell, cell.getContext());
                   return i === 0 ? (
                     <th key={cell.id} scope="row">

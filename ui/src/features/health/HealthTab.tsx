@@ -3,17 +3,15 @@
 // delete_entries) with the usual Undo toast; a "summarize" fix opens the summary panel (its
 // proposal is read and edited there before it is applied, never applied blindly).
 import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useState } from "react";
 
 import { BackendError, useBackend } from "../../backend";
-import type { BudgetDto, ChangeDto, FindingDto, HealthDto } from "../../backend/types";
+import type { BudgetDto, FindingDto, HealthDto } from "../../backend/types";
 import { Loadable } from "../../components/States";
-import { errorHeadline } from "../../components/States";
-import { Toast } from "../../components/Toast";
 import { useI18n, type MessageKey } from "../../i18n";
 import { qk } from "../../queries/keys";
-import { isStale, useCurate, type Outcome } from "../memory/curation";
-import { describeChange } from "../memory/MemoryTab";
+import { useCurate } from "../memory/curation";
+import { ChangeToast, useChangeToast, type Say } from "../memory/ChangeToast";
 import { groupByCheck, useEntriesById, useHealth, type EntryInfo } from "./hooks";
 import { StatsPanel } from "./StatsPanel";
 import { SummaryPanel } from "./SummaryPanel";
@@ -27,9 +25,6 @@ const OPEN_UP_TO = 3;
 /** Entries a finding lists before "and N more". */
 const ENTRY_PAGE = 3;
 
-type ToastBody = { kind: "change"; change: ChangeDto; text?: string } | { kind: "error"; error: BackendError };
-type ToastState = { id: number } & ToastBody;
-
 const CHECK_KEYS: Record<string, MessageKey> = {
   secrets: "health.check.secrets",
   pii: "health.check.pii",
@@ -39,43 +34,22 @@ const CHECK_KEYS: Record<string, MessageKey> = {
 };
 
 export function HealthTab({ agent }: { agent: string | null }) {
-  const { t, num } = useI18n();
-  const [toast, setToast] = useState<ToastState | null>(null);
-  const toastId = useRef(0);
-  const say = useCallback((s: ToastBody) => setToast({ ...s, id: ++toastId.current }), []);
-  const report = useCallback((o: Outcome) => (o.change ? say({ kind: "change", change: o.change }) : say({ kind: "error", error: o.error })), [say]);
+  const { toast, say, report, close } = useChangeToast();
   const curate = useCurate(agent, report);
   // Each "Summarise…" fix asks the summary panel to show itself (a counter: every click counts).
   const [summaryFocus, setSummaryFocus] = useState(0);
   const openSummary = useCallback(() => setSummaryFocus((n) => n + 1), []);
-
-  const toastAction = (c: ChangeDto) =>
-    c.op === "undo"
-      ? { label: t("toast.redoBtn"), onClick: () => void curate.redo(), testId: "toast-redo" }
-      : { label: t("toast.undoBtn"), onClick: () => void curate.undo(c.id), testId: "toast-undo" };
 
   return (
     <div className="health" data-testid="health-tab">
       <FindingsSection agent={agent} curate={curate} say={say} openSummary={openSummary} />
       <SummaryPanel key={agent ?? ""} agent={agent} refresh={curate.refresh} say={say} focusRequest={summaryFocus} />
       <StatsPanel agent={agent} />
-      {toast ? (
-        <Toast
-          id={toast.id}
-          tone={toast.kind === "error" ? "error" : "info"}
-          onClose={() => setToast((cur) => (cur?.id === toast.id ? null : cur))}
-          action={toast.kind === "change" ? toastAction(toast.change) : undefined}
-          detail={toast.kind === "error" ? <>{toast.error.message}{isStale(toast.error) ? ` — ${t("toast.refreshed")}` : ""}</> : undefined}
-          timeoutMs={toast.kind === "error" ? 12000 : 8000}
-        >
-          {toast.kind === "change" ? (toast.text ?? describeChange(t, num, toast.change)) : errorHeadline(t, toast.error.code)}
-        </Toast>
-      ) : null}
+      <ChangeToast toast={toast} onClose={close} curate={curate} />
     </div>
   );
 }
 
-export type Say = (s: ToastBody) => void;
 type Curate = ReturnType<typeof useCurate>;
 
 function FindingsSection({ agent, curate, say, openSummary }: { agent: string | null; curate: Curate; say: Say; openSummary: () => void }) {

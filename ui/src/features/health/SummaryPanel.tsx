@@ -13,7 +13,7 @@ import { useI18n, type MessageKey } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
 import { href } from "../../router";
 import { requestSettingsSection } from "../settings/section";
-import type { Say } from "./HealthTab";
+import type { Say } from "../memory/ChangeToast";
 import { useLlmSummary, useOutsideWindow, useSummaryProposal } from "./hooks";
 
 /** What an LLM error means, by code; these come from the summariser's settings (or its

@@ -2,22 +2,21 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { MEM0_LIST_LIMIT } from "./limits";
-import type { BackendError } from "../../backend";
-import type { AppendResult, ChangeDto, MemoryOverviewDto, SelectionActionDto } from "../../backend/types";
+import type { AppendResult, MemoryOverviewDto, SelectionActionDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
 import { isTyping } from "../../components/shortcuts";
-import { Empty, ErrorState, errorHeadline, Loadable, Skeleton } from "../../components/States";
-import { Toast } from "../../components/Toast";
-import { useI18n, type TFunction } from "../../i18n";
+import { Empty, ErrorState, Loadable, Skeleton } from "../../components/States";
+import { useI18n } from "../../i18n";
 import { useAgents, useMemoryOverview, useRecall } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
 import { AddEntryForm } from "./AddEntryForm";
 import { shapeOf, useFilteredShape, useNewArchival, type SortDir } from "./archival";
 import { ArchivalList } from "./ArchivalList";
 import { BulkBar, ConfirmDialog } from "./Bulk";
+import { ChangeToast, useChangeToast } from "./ChangeToast";
 import { CoreTable, type CoreRow } from "./CoreTable";
-import { isStale, orderPicked, useCurate, useReview, type Outcome, type Picked } from "./curation";
+import { isStale, orderPicked, useCurate, useReview, type Picked } from "./curation";
 import { HistoryPanel } from "./HistoryPanel";
 import { useNewestArchival } from "./hooks";
 import { ReviewBar } from "./ReviewBar";
@@ -26,35 +25,6 @@ import type { TableActions } from "./tableActions";
 import { WindowBanner } from "./WindowBanner";
 
 type Flash = { scope: "core" | "archival"; index: number; nonce: number };
-
-/** What the toast says: a change (with Undo, or Redo after an undo), an error, or a note. */
-type ToastBody = { kind: "change"; change: ChangeDto } | { kind: "error"; error: BackendError } | { kind: "note"; text: string };
-type ToastState = { id: number } & ToastBody;
-
-/** "Deleted 3 entries", "Moved 1 entry to core", "Undid a change to 2 entries". */
-export function describeChange(t: TFunction, num: (n: number) => string, c: ChangeDto): string {
-  const n = num(c.entries.length);
-  switch (c.op) {
-    case "edit":
-      return t("toast.edit", { n });
-    case "delete":
-      return t("toast.delete", { n });
-    case "move":
-      return c.entries[0]?.after?.scope === "core" ? t("toast.moveCore", { n }) : t("toast.moveArchival", { n });
-    case "restore":
-      return t("toast.restore", { n });
-    case "undo":
-      return t("toast.undo", { n });
-    case "redo":
-      return t("toast.redo", { n });
-    case "summarize":
-      return t("toast.summarize", { n });
-    case "autosummary":
-      return t("toast.autoSummary", { n });
-    default:
-      return t("toast.changed", { n });
-  }
-}
 
 /** The memory screen: the overview (core, counts, window) at once, the archival list in pages. */
 export function MemoryTab({ agent }: { agent: string | null }) {
@@ -125,18 +95,9 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
 
   // The selection (both tables), the toast, the open dialogs.
   const [selection, setSelection] = useState<ReadonlyMap<string, Picked>>(() => new Map());
-  const [toast, setToast] = useState<ToastState | null>(null);
+  const { toast, say, report, close: closeToast } = useChangeToast();
   const [confirm, setConfirm] = useState<SelectionActionDto | null>(null);
   const [historyOpen, setHistoryOpen] = useState(false);
-  const toastId = useRef(0);
-  const say = useCallback((s: ToastBody) => setToast({ ...s, id: ++toastId.current }), []);
-  const report = useCallback(
-    (o: Outcome) => {
-      if (o.change) say({ kind: "change", change: o.change });
-      else say({ kind: "error", error: o.error });
-    },
-    [say],
-  );
   const curate = useCurate(agent, report);
   const picked = useMemo(() => orderPicked(selection.values()), [selection]);
 
@@ -269,11 +230,6 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
     setFlash({ scope: r.scope, index, nonce: Date.now() });
   };
 
-  const toastAction = (c: ChangeDto) =>
-    c.op === "undo"
-      ? { label: t("toast.redoBtn"), onClick: () => void curate.redo(), testId: "toast-redo" }
-      : { label: t("toast.undoBtn"), onClick: () => void curate.undo(c.id), testId: "toast-undo" };
-
   return (
     <div className="memory">
       <AddEntryForm agent={agent} onAdded={onAdded} />
@@ -387,19 +343,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
       {picked.length > 0 ? <BulkBar picked={picked} busy={curate.pending} onAction={setConfirm} onClear={clearSelection} /> : null}
       {confirm ? <ConfirmDialog agent={agent} action={confirm} picked={picked} busy={curate.pending} onConfirm={() => void runBulk()} onCancel={() => setConfirm(null)} /> : null}
       {historyOpen ? <HistoryPanel agent={agent} curate={curate} onClose={() => setHistoryOpen(false)} /> : null}
-      {toast ? (
-        <Toast
-          id={toast.id}
-          tone={toast.kind === "error" ? "error" : "info"}
-          onClose={() => setToast((cur) => (cur?.id === toast.id ? null : cur))}
-          action={toast.kind === "change" ? toastAction(toast.change) : undefined}
-          detail={toast.kind === "error" ? <>{toast.error.message}{isStale(toast.error) ? ` — ${t("toast.refreshed")}` : ""}</> : undefined}
-          timeoutMs={toast.kind === "error" ? 12000 : 8000}
-          raised={picked.length > 0}
-        >
-          {toast.kind === "change" ? describeChange(t, num, toast.change) : toast.kind === "error" ? errorHeadline(t, toast.error.code) : toast.text}
-        </Toast>
-      ) : null}
+      <ChangeToast toast={toast} onClose={closeToast} curate={curate} raised={picked.length > 0} />
     </div>
   );
 }

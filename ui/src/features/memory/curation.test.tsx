@@ -5,7 +5,7 @@ import type { ChangeDto } from "../../backend/types";
 import { recordedResult, recordedWrite, type RecordedBackend } from "../../test/recorded";
 import { translate } from "../../i18n";
 import { renderApp } from "../../test/render";
-import { describeChange } from "./MemoryTab";
+import { describeChange } from "./ChangeToast";
 
 // The "notes" agent of the curation states: 3 core and 8 archival entries with fixed times (its
 // ids are the same in every recording).
