@@ -259,6 +259,8 @@ export const en = {
   "memory.col.time": "Time",
   "memory.col.content": "Content",
   "memory.col.chars": "Chars",
+  "memory.col.charsTip": "Characters this entry takes in the prompt window (the window's limit counts the same). On Markdown that is the line as written in MEMORY.md, with its “[YYYY-MM-DD HH:MM:SS] ” time prefix, because the prompt shows the line as written.",
+  "memory.col.charsTipNoPrefix": "Characters this entry takes in the prompt window (the window's limit counts the same). {backend} prompt lines have no time prefix, so the same entry counts fewer characters here than on Markdown, where the “[YYYY-MM-DD HH:MM:SS] ” prefix is part of the line.",
   "memory.col.window": "Window",
   "memory.noTime": "no time",
   "memory.emptyCore": "No core entries yet.",

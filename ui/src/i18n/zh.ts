@@ -261,6 +261,8 @@ export const zh: Record<MessageKey, string> = {
   "memory.col.time": "时间",
   "memory.col.content": "内容",
   "memory.col.chars": "字符",
+  "memory.col.charsTip": "该条目在提示词窗口中占用的字符数（窗口上限按同样方式计数）。Markdown 后端按 MEMORY.md 中写下的整行计算，包括“[YYYY-MM-DD HH:MM:SS] ”时间前缀，因为提示词按原样显示这一行。",
+  "memory.col.charsTipNoPrefix": "该条目在提示词窗口中占用的字符数（窗口上限按同样方式计数）。{backend} 的提示词行没有时间前缀，因此同一条目在这里比在 Markdown 上字符更少；Markdown 的行包含“[YYYY-MM-DD HH:MM:SS] ”前缀。",
   "memory.col.window": "窗口",
   "memory.noTime": "无时间",
   "memory.emptyCore": "还没有核心记忆。",

@@ -3,13 +3,13 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 import { useBackend } from "../../backend";
-import type { ArchivalItemDto } from "../../backend/types";
+import type { ArchivalItemDto, BackendDto } from "../../backend/types";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { displayCount, fetchArchivalRows, MAX_SELECT, posOfRow, rowAt, rowOfIndex, useArchivalRows, type ListShape, type SortDir } from "./archival";
 import type { Picked } from "./curation";
-import { EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
+import { CharsDescription, charsTip, EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
 import type { TableActions } from "./tableActions";
 
 export const ROW_HEIGHT = 28;
@@ -30,6 +30,8 @@ type Props = {
   /** The rows themselves instead of the server's pages ("new only"), in display order. */
   local?: ArchivalItemDto[];
   actions: TableActions;
+  /** The overview's backend: what the Chars column counts (its header says). */
+  memoryBackend: BackendDto;
 };
 
 function picked(e: ArchivalItemDto): Picked {
@@ -60,7 +62,7 @@ function Highlighted({ text, keyword }: { text: string; keyword: string }) {
  * Ctrl/Cmd+A selects every row of the list. The parent remounts the list (key) when the order or
  * the keyword changes, so each list opens at its cut line.
  */
-export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash, keyword, local, actions }: Props) {
+export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash, keyword, local, actions, memoryBackend }: Props) {
   const { t, num } = useI18n();
   const backend = useBackend();
   const qc = useQueryClient();
@@ -279,8 +281,9 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
         <span role="columnheader" className="c-content">
           {t("memory.col.content")}
         </span>
-        <span role="columnheader" className="c-chars">
+        <span role="columnheader" className="c-chars has-tip" title={charsTip(t, memoryBackend)} aria-describedby="archival-chars-desc" data-testid="archival-chars-head">
           {t("memory.col.chars")}
+          <CharsDescription id="archival-chars-desc" backend={memoryBackend} />
         </span>
         <span role="columnheader" className="c-win">
           {t("memory.col.window")}

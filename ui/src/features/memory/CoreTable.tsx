@@ -1,11 +1,11 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 
-import type { EntryDto } from "../../backend/types";
+import type { BackendDto, EntryDto } from "../../backend/types";
 import { onRowKeyDown } from "../../components/hooks";
 import { Empty } from "../../components/States";
 import { useI18n } from "../../i18n";
 import type { Picked } from "./curation";
-import { EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
+import { CharsDescription, charsTip, EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
 import type { TableActions } from "./tableActions";
 
 /** Longer than this (or with more lines) an entry starts clamped to a few lines. */
@@ -64,11 +64,14 @@ export function CoreTable({
   flash,
   actions,
   emptyText,
+  memoryBackend,
 }: {
   rows: CoreRow[];
   flash: { index: number; nonce: number } | null;
   actions: TableActions;
   emptyText?: string;
+  /** The overview's backend: what the Chars column counts (its header says). */
+  memoryBackend: BackendDto;
 }) {
   const { t, num } = useI18n();
   const ref = useRef<HTMLTableSectionElement>(null);
@@ -154,7 +157,10 @@ export function CoreTable({
             <th className="c-idx">{t("memory.col.index")}</th>
             <th className="c-time">{t("memory.col.time")}</th>
             <th>{t("memory.col.content")}</th>
-            <th className="num c-chars">{t("memory.col.chars")}</th>
+            <th className="num c-chars has-tip" title={charsTip(t, memoryBackend)} aria-describedby="core-chars-desc" data-testid="core-chars-head">
+              {t("memory.col.chars")}
+              <CharsDescription id="core-chars-desc" backend={memoryBackend} />
+            </th>
             <th className="c-actions">
               <span className="sr-only">{t("memory.col.actions")}</span>
             </th>

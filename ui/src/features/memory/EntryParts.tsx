@@ -1,13 +1,13 @@
-// Pieces both memory tables use: the inline editor, the row actions, the selection checkbox and
-// the "new" badge.
+// Pieces both memory tables use: the inline editor, the row actions, the selection checkbox, the
+// "new" badge and what the Chars column counts.
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 
 import type { BackendError } from "../../backend";
-import type { ScopeDto } from "../../backend/types";
+import type { BackendDto, ScopeDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
 import { errorHeadline } from "../../components/States";
-import { useI18n } from "../../i18n";
+import { useI18n, type TFunction } from "../../i18n";
 import { usePreviewEntry } from "./hooks";
 
 /**
@@ -187,6 +187,28 @@ export function NewBadge() {
   return (
     <span className="tag tag-new" title={t("memory.newTitle")} data-testid="new-badge">
       {t("memory.new")}
+    </span>
+  );
+}
+
+/**
+ * The Chars column header's explanation (its `title`, and the description `aria-describedby`
+ * points at): the characters the entry's line takes in the prompt window, as the console counts
+ * them. Which words fit depends only on the backend the overview names: on Markdown the prompt
+ * shows the MEMORY.md line as written, time prefix included; the others show no prefix.
+ */
+export function charsTip(t: TFunction, backend: BackendDto): string {
+  if (backend === "markdown") return t("memory.col.charsTip");
+  return t("memory.col.charsTipNoPrefix", { backend: t(backend === "sqlite" ? "settings.backend.sqlite" : "settings.backend.mem0") });
+}
+
+/** The Chars header's description: hidden, so not part of the header's name, and read as its
+ * description through `aria-describedby` (the `title` shows it to the pointer). */
+export function CharsDescription({ id, backend }: { id: string; backend: BackendDto }) {
+  const { t } = useI18n();
+  return (
+    <span id={id} hidden data-testid="chars-description">
+      {charsTip(t, backend)}
     </span>
   );
 }

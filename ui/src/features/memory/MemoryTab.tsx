@@ -261,7 +261,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
           <span className="count">{num(view.core.length)}</span>
           <span className="section-hint">{t("memory.coreHint")}</span>
         </div>
-        <CoreTable rows={coreRows} flash={flash?.scope === "core" ? flash : null} actions={actions} emptyText={newOnly ? t("memory.review.noNewCore") : undefined} />
+        <CoreTable rows={coreRows} flash={flash?.scope === "core" ? flash : null} actions={actions} emptyText={newOnly ? t("memory.review.noNewCore") : undefined} memoryBackend={view.backend} />
       </section>
 
       <section className="section section-archival">
@@ -336,6 +336,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
             flash={flash?.scope === "archival" ? flash : null}
             keyword={applied}
             actions={actions}
+            memoryBackend={view.backend}
           />
         )}
       </section>
@@ -393,6 +394,7 @@ function NewOnlyList({
           keyword=""
           local={items}
           actions={actions}
+          memoryBackend={view.backend}
         />
       )}
     </>

@@ -1,10 +1,12 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
+import { translate, type TFunction } from "../../i18n";
 import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
 import { ROW_HEIGHT } from "./ArchivalList";
 import { ClampedText, isLongEntry } from "./CoreTable";
+import { charsTip } from "./EntryParts";
 
 describe("Memory tab", () => {
   it("shows the cut line between the last outside entry and the first in-window entry, and the banner", async () => {
@@ -174,5 +176,43 @@ describe("Memory tab", () => {
     expect(short.container).toHaveTextContent(one);
     expect(short.container.querySelector("button")).toBeNull();
     expect(queryByTestId("core-entry-more")).toBe(more);
+  });
+});
+
+describe("The Chars column (#18 item 14)", () => {
+  const chars = (s: string) => Array.from(s).length.toLocaleString("en-US");
+
+  it("on Markdown counts the line as the prompt shows it, time prefix included, and its header says so", async () => {
+    renderApp("#/agents/assistant");
+    const first = recordedResult("demo", "memory_overview", { agent: "assistant" }).core[0]!;
+    const row = (await screen.findAllByTestId("core-row"))[0]!;
+    // The cell counts what the window counts: the whole line, "[YYYY-MM-DD HH:MM:SS] " and all.
+    expect(first.line).toContain(`[${first.timestamp}] `);
+    expect(row.querySelectorAll("td")[4]).toHaveTextContent(chars(first.line));
+    for (const id of ["core-chars-head", "archival-chars-head"]) {
+      const head = await screen.findByTestId(id);
+      expect(head).toHaveAccessibleName("Chars");
+      expect(head).toHaveAccessibleDescription(/Characters this entry takes in the prompt window/);
+      expect(head).toHaveAccessibleDescription(/On Markdown that is the line as written in MEMORY\.md, with its “\[YYYY-MM-DD HH:MM:SS\] ” time prefix, because the prompt shows the line as written\./);
+      expect(head.getAttribute("title")).toBe(screen.getByText(head.getAttribute("title")!, { selector: `#${head.getAttribute("aria-describedby")}` }).textContent);
+    }
+  });
+
+  it("on SQLite counts the prompt line without a prefix, and the header says why the numbers differ", async () => {
+    renderApp("#/agents/assistant", "sqlite");
+    const first = recordedResult("sqlite", "memory_overview", { agent: "assistant" }).core[0]!;
+    const row = (await screen.findAllByTestId("core-row"))[0]!;
+    expect(first.line).not.toContain(`[${first.timestamp}]`);
+    expect(row.querySelectorAll("td")[4]).toHaveTextContent(chars(first.line));
+    const head = screen.getByTestId("core-chars-head");
+    expect(head).toHaveAccessibleDescription(/SQLite prompt lines have no time prefix, so the same entry counts fewer characters here than on Markdown/);
+    expect(head).toHaveAttribute("title", expect.stringContaining("SQLite prompt lines have no time prefix"));
+  });
+
+  it("explains it in Chinese", () => {
+    const zh: TFunction = (k, v) => translate("zh", k, v);
+    expect(charsTip(zh, "markdown")).toMatch(/^该条目在提示词窗口中占用的字符数.*包括“\[YYYY-MM-DD HH:MM:SS\] ”时间前缀，因为提示词按原样显示这一行。$/);
+    expect(charsTip(zh, "sqlite")).toMatch(/SQLite 的提示词行没有时间前缀/);
+    expect(charsTip(zh, "mem0")).toMatch(/mem0 的提示词行没有时间前缀/);
   });
 });
