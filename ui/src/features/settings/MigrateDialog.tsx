@@ -42,12 +42,36 @@ function errorsOf(r: MigrationReport | null): { owner: string; message: string }
   return (r?.owners ?? []).flatMap((o) => (o.error ? [{ owner: o.owner, message: o.error }] : []));
 }
 
+/** Owners the count could not read at all (the source or the target failed: no numbers). The
+ * console's migrate skips them and copies the others. */
+function unreadOf(r: MigrationReport | null): string[] {
+  return (r?.owners ?? []).filter(isUnread).map((o) => o.owner);
+}
+
+function isUnread(o: OwnerCounts): boolean {
+  return !!o.error && o.found === 0 && o.target_before === 0 && o.copied === 0 && o.skipped === 0;
+}
+
+/** Every error is an owner that could not be read, and some other owner could: copying the
+ * readable owners is possible and leaves exactly the unread ones out. */
+function onlyUnread(r: MigrationReport | null): boolean {
+  const errors = errorsOf(r);
+  return errors.length > 0 && errors.length === unreadOf(r).length && unreadOf(r).length < (r?.owners.length ?? 0);
+}
+
+/** "researcher, Global memory": owners as a sentence names them. */
+function ownerList(t: TFunction, owners: string[]): string {
+  return owners.map((o) => (o === "global" ? t("migrate.globalOwner") : o)).join(", ");
+}
+
 export function backendLabel(t: TFunction, b: BackendDto): string {
   return t(b === "markdown" ? "settings.backend.markdown" : b === "sqlite" ? "settings.backend.sqlite" : "settings.backend.mem0");
 }
 
 export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }: MigrateDialogProps) {
-  const { t, num } = useI18n();
+  const { t, num, lang } = useI18n();
+  // Chinese sentences end in "。" and take no space after it.
+  const gap = lang === "zh" ? "" : " ";
   const migration = useMigration();
   const writes = useSettingsWrites();
   const [stage, setStage] = useState<Stage>("counting");
@@ -215,6 +239,10 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
       const r = dry!;
       const errors = errorsOf(r);
       const missing = r.total.copied;
+      // Some owners could not be read, the others have entries to copy: copy those (the console
+      // skips the unread owners), then the user decides about the switch.
+      const partial = !unreachable && onlyUnread(r) && missing > 0;
+      const unread = unreadOf(r);
       body = unreachable ? (
         <>
           {presaved ? (
@@ -235,17 +263,39 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
           <PlanTable r={r} from={from} to={to} />
           <LimitWarning r={r} from={from} to={to} />
           {errors.length ? (
-            <ErrorList title={t("migrate.unreadable", names)} errors={errors} owners={r.owners.length} />
+            <ErrorList title={partial ? t("migrate.unreadableSome") : t("migrate.unreadable", names)} errors={errors} owners={r.owners.length} />
           ) : missing === 0 ? (
             <div className="banner banner-ok" role="status" data-testid="migrate-nothing">
               <Icon name="check" />
               <div>{t("migrate.nothingMissing", { ...names, n: num(r.total.found) })}</div>
             </div>
           ) : null}
+          {partial ? (
+            <div className="skip-warning" role="note" data-testid="migrate-not-copied">
+              <Icon name="warning" />
+              <div>
+                <strong>{t("migrate.notCopiedTitle", { owners: ownerList(t, unread) })}</strong>
+                {gap}
+                {t("migrate.notCopied", names)}
+              </div>
+            </div>
+          ) : null}
           {errors.length || missing > 0 ? <SkipWarning r={errors.length ? null : r} from={from} to={to} /> : null}
         </>
       );
-      footer = errors.length ? (
+      footer = partial ? (
+        <>
+          {skipBtn}
+          <span className="spacer" />
+          {closeBtn()}
+          <button type="button" className="btn" onClick={recount} data-testid="migrate-recount">
+            <Icon name="refresh" /> {t("migrate.recount")}
+          </button>
+          <button type="button" className="btn btn-primary" onClick={() => void copy()} data-autofocus data-testid="migrate-copy">
+            {t("migrate.copyReadable", { ...names, n: num(missing) })}
+          </button>
+        </>
+      ) : errors.length ? (
         <>
           {skipBtn}
           <span className="spacer" />
@@ -304,25 +354,55 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
         ...errorsOf(verify).filter((v) => !errorsOf(run).some((r) => r.owner === v.owner && r.message === v.message)),
       ];
       const remaining = verify && clean(verify) ? verify.total.copied : null;
+      // The copy did all it could: the second count finds nothing missing except in the owners
+      // that could not be read. The user decides whether to switch without them.
+      const partial = !cancelled && !runError && !verifyError && !!verify && onlyUnread(verify) && verify.owners.every((o) => !!o.error || o.copied === 0);
+      const unread = partial ? unreadOf(verify) : [];
+      const owners = ownerList(t, unread);
       body = (
         <>
-          <div className={cancelled && !errors.length ? "banner banner-warn" : "banner banner-err"} role="alert" data-testid="migrate-outcome">
-            <Icon name={cancelled && !errors.length ? "warning" : "error"} />
-            <div>
-              <strong>{cancelled ? t("migrate.cancelledTitle", names) : t("migrate.failedTitle", names)}</strong>
-              <div className="banner-sub">
-                {t("migrate.keptHint", { ...names, n: num(run?.total.copied ?? 0) })}
+          {partial ? (
+            <div className="banner banner-warn" role="alert" data-testid="migrate-outcome" data-partial="true">
+              <Icon name="warning" />
+              <div>
+                <strong>{t("migrate.partialTitle", names)}</strong>
+                <div className="banner-sub">{t("migrate.partialSub", { ...names, copied: t("migrate.entries", { n: num(run?.total.copied ?? 0) }), owners })}</div>
               </div>
             </div>
-          </div>
+          ) : (
+            <div className={cancelled && !errors.length ? "banner banner-warn" : "banner banner-err"} role="alert" data-testid="migrate-outcome">
+              <Icon name={cancelled && !errors.length ? "warning" : "error"} />
+              <div>
+                <strong>{cancelled ? t("migrate.cancelledTitle", names) : t("migrate.failedTitle", names)}</strong>
+                <div className="banner-sub">{t("migrate.keptHint", { ...names, n: num(run?.total.copied ?? 0) })}</div>
+              </div>
+            </div>
+          )}
           {errors.length ? <ErrorList title={t("migrate.errors")} errors={errors} owners={(verify ?? run)?.owners.length ?? 0} /> : null}
           <ResultTable run={run} verify={verify} to={to} />
-          <SkipWarning r={verify && clean(verify) ? verify : null} from={from} to={to} />
+          {partial ? (
+            <div className="skip-warning" role="note" data-testid="migrate-skip-warning">
+              <Icon name="warning" />
+              <div>
+                <strong>{t("migrate.partialSkipTitle")}</strong>
+                {gap}
+                {t("migrate.partialSkip", { ...names, owners })}
+              </div>
+            </div>
+          ) : (
+            <SkipWarning r={verify && clean(verify) ? verify : null} from={from} to={to} />
+          )}
         </>
       );
       footer = (
         <>
-          {skipBtn}
+          {partial ? (
+            <button type="button" className="btn btn-warn-outline" onClick={() => void save(true)} data-testid="migrate-skip">
+              {t("migrate.switchWithout", names)}
+            </button>
+          ) : (
+            skipBtn
+          )}
           <span className="spacer" />
           {closeBtn(t("migrate.close"))}
           {remaining !== null && remaining > 0 ? (
@@ -470,10 +550,21 @@ function PlanTable({ r, from, to }: { r: MigrationReport; from: BackendDto; to: 
   const names = { from: backendLabel(t, from), to: backendLabel(t, to) };
   const row = (o: OwnerCounts, testId: string, total = false) => (
     <tr key={testId} data-testid={testId} className={total ? "row-total" : o.found === 0 && o.target_before === 0 && !o.error ? "row-empty" : undefined}>
-      <th scope="row">{total ? t("migrate.total") : <OwnerName owner={o.owner} />}</th>
-      {o.error ? (
-        <td colSpan={4} className="inline-error wrap">
-          {o.error}
+      <th scope="row">
+        {total ? t("migrate.total") : <OwnerName owner={o.owner} />}
+        {o.error && !isUnread(o) ? (
+          // Counted, with a note (mem0's page limit): the numbers stay, the note is below once.
+          <span className="row-mark" title={o.error} data-testid={`${testId}-note`}>
+            {" "}
+            <Icon name="warning" size={12} />
+            <span className="sr-only">{t("migrate.rowWarn")}</span>
+          </span>
+        ) : null}
+      </th>
+      {o.error && isUnread(o) ? (
+        // The message itself is in the error list below, once for all the owners it concerns.
+        <td colSpan={4} className="inline-error" title={o.error} data-testid={`${testId}-error`}>
+          <Icon name="error" size={12} /> {t("migrate.rowUnread")}
         </td>
       ) : (
         <>
@@ -535,20 +626,31 @@ function ResultTable({ run, verify, to }: { run: MigrationReport | null; verify:
             const r = runOf(o);
             const v = verOf(o);
             const left = v && !v.error ? v.copied : null;
+            // Not read by the copy nor by the second count: no numbers, the reason is listed above.
+            const reason = r?.error ?? v?.error ?? null;
+            const unread = reason !== null && (!r || isUnread(r)) && (!v || isUnread(v));
             return (
               <tr key={o} data-testid={`migrate-result-${o}`} className={r?.failed || r?.error || v?.error ? "row-bad" : undefined}>
                 <th scope="row">
                   <OwnerName owner={o} />
                 </th>
-                <td className="num" data-col="found">{r ? num(r.found) : "—"}</td>
-                <td className="num" data-col="copied">{r ? num(r.copied) : "—"}</td>
-                <td className="num" data-col="skipped">{r ? num(r.skipped) : "—"}</td>
-                <td className={r?.failed ? "num inline-error" : "num"} data-col="failed">
-                  {r ? num(r.failed) : "—"}
-                </td>
-                <td className={left ? "num missing" : "num"} data-col="still_missing">
-                  {left === null ? "?" : num(left)}
-                </td>
+                {unread ? (
+                  <td colSpan={5} className="inline-error" title={reason ?? undefined} data-testid={`migrate-result-${o}-error`}>
+                    <Icon name="error" size={12} /> {t("migrate.rowUnread")}
+                  </td>
+                ) : (
+                  <>
+                    <td className="num" data-col="found">{r ? num(r.found) : "—"}</td>
+                    <td className="num" data-col="copied">{r ? num(r.copied) : "—"}</td>
+                    <td className="num" data-col="skipped">{r ? num(r.skipped) : "—"}</td>
+                    <td className={r?.failed ? "num inline-error" : "num"} data-col="failed">
+                      {r ? num(r.failed) : "—"}
+                    </td>
+                    <td className={left ? "num missing" : "num"} data-col="still_missing">
+                      {left === null ? "?" : num(left)}
+                    </td>
+                  </>
+                )}
               </tr>
             );
           })}

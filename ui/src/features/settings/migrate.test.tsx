@@ -21,6 +21,26 @@ async function openSwitch(to: "sqlite" | "mem0" | "markdown", state: StateName =
   return { ...r, dialog };
 }
 
+/** What the console reports for an owner whose MEMORY.md it may not read (seen on a copy of the
+ * demo root with `chmod 000 agents/researcher/MEMORY.md`, served by a user other than root). */
+const DENIED = "/home/linxiao/.oryxos/agents/researcher/MEMORY.md: Permission denied (os error 13)";
+
+/** The console's migrate with `owner`'s MEMORY.md unreadable: its every report (dry run, copy,
+ * second count) has that owner's error and no numbers for it; the other owners as recorded. */
+function unreadable(backend: RecordedBackend, owner: string) {
+  const real = backend.migrate.bind(backend);
+  backend.migrate = async (req, onProgress) => {
+    const r = await real(req, onProgress);
+    const o = r.owners.find((x) => x.owner === owner)!;
+    const less = (k: "found" | "target_before" | "copied" | "skipped") => r.total[k] - o[k];
+    return {
+      ...r,
+      owners: r.owners.map((x) => (x === o ? { ...x, found: 0, target_before: 0, copied: 0, skipped: 0, failed: 0, error: DENIED } : x)),
+      total: { ...r.total, found: less("found"), target_before: less("target_before"), copied: less("copied"), skipped: less("skipped") },
+    };
+  };
+}
+
 const ops = (b: RecordedBackend) => b.calls.map((c) => c.op);
 const updates = (b: RecordedBackend) => b.calls.filter((c) => c.op === "update_settings").map((c) => c.args as SettingsDto);
 const cell = (row: HTMLElement, col: string) => row.querySelector(`[data-col="${col}"]`)!.textContent;
@@ -186,6 +206,95 @@ describe("Switching the memory backend", () => {
     expect(backend.state).toBe("mem0_down");
     // And the console says what the switch led to.
     expect(await screen.findByTestId("backend-problem")).toHaveTextContent("mem0 at http://127.0.0.1:9 is unreachable");
+  });
+
+  it("copies the owners that could be read when one cannot be, says which are left out, and lets the user decide about the switch (#18 item 8)", async () => {
+    const { backend } = renderApp("#/settings");
+    unreadable(backend, "researcher");
+    fireEvent.click(await screen.findByTestId("settings-backend-sqlite"));
+    fireEvent.click(screen.getByTestId("settings-save"));
+    const dialog = await screen.findByTestId("migrate-dialog");
+    const dry = dryRun();
+    const missing = dry.total.copied - dry.owners.find((o) => o.owner === "researcher")!.copied;
+
+    // The row says it briefly; the message is listed once, with the owner it concerns.
+    const row = await within(dialog).findByTestId("migrate-row-researcher");
+    expect(row).toHaveTextContent("Could not be read (see the errors)");
+    expect(row).not.toHaveTextContent("Permission denied");
+    expect(within(dialog).getByTestId("migrate-row-researcher-error")).toHaveAttribute("title", DENIED);
+    const list = within(dialog).getByTestId("migrate-error");
+    expect(list).toHaveTextContent("Some owners could not be read, so their numbers are unknown:");
+    expect(list).toHaveTextContent(`${DENIED} — researcher`);
+    expect(list).not.toHaveTextContent("Nothing has been copied");
+    // What will not be copied, before anything is.
+    expect(within(dialog).getByTestId("migrate-not-copied")).toHaveTextContent(
+      "Not copied: researcher. They could not be read, so their entries stay only in Markdown, and after a switch the agents will not see them in SQLite.",
+    );
+    const copy = within(dialog).getByTestId("migrate-copy");
+    expect(copy).toHaveTextContent(`Copy the ${missing} missing entries of the owners that could be read`);
+    await waitFor(() => expect(document.activeElement).toBe(copy));
+    expect(within(dialog).getByTestId("migrate-skip")).toHaveTextContent("Switch without copying");
+    expect(within(dialog).getByTestId("migrate-recount")).toBeInTheDocument();
+
+    fireEvent.click(copy);
+    const outcome = await within(dialog).findByTestId("migrate-outcome", undefined, LONG);
+    expect(outcome).toHaveAttribute("data-partial", "true");
+    expect(outcome).toHaveTextContent("Copied what could be read — still using Markdown");
+    expect(outcome).toHaveTextContent(`${missing} entries copied into SQLite; every owner that could be read now has 0 missing. Not copied: researcher.`);
+    // The failed owner once, though both the copy and the second count reported it.
+    const errors = within(dialog).getByTestId("migrate-error");
+    expect(errors.querySelectorAll("li")).toHaveLength(1);
+    expect(errors).toHaveTextContent(`${DENIED} — researcher`);
+    // Its row in the result has no numbers (none were read), only the mark.
+    expect(within(dialog).getByTestId("migrate-result-researcher")).toHaveTextContent("researcher Could not be read (see the errors)");
+    expect(within(dialog).getByTestId("migrate-skip-warning")).toHaveTextContent(
+      "If you switch now: SQLite holds the entries of every other owner. The entries of researcher stay only in Markdown, and the agents will not see them.",
+    );
+    // Not saved on its own: the user switches (or not).
+    expect(updates(backend)).toEqual([]);
+    const steps = backend.calls.filter((c) => c.op === "migrate").map((c) => (c.args as { dry_run: boolean }).dry_run);
+    expect(steps).toEqual([true, false, true]);
+    expect(within(dialog).getByTestId("migrate-recount")).toHaveTextContent("Count again");
+    const skip = within(dialog).getByTestId("migrate-skip");
+    expect(skip).toHaveTextContent("Switch to SQLite without them");
+    fireEvent.click(skip);
+    await waitFor(() => expect(screen.queryByTestId("migrate-dialog")).toBeNull());
+    expect(updates(backend).map((u) => u.backend)).toEqual(["sqlite"]);
+  });
+
+  it("offers the partial copy in Chinese", async () => {
+    const { backend } = renderApp("#/settings", "demo_zh");
+    unreadable(backend, "researcher");
+    fireEvent.click(await screen.findByTestId("settings-backend-sqlite"));
+    fireEvent.click(screen.getByTestId("settings-save"));
+    const dialog = await screen.findByTestId("migrate-dialog");
+    expect(await within(dialog).findByTestId("migrate-copy")).toHaveTextContent(/^复制可读取归属缺少的 [\d,]+ 条$/);
+    expect(within(dialog).getByTestId("migrate-row-researcher")).toHaveTextContent("无法读取（见错误列表）");
+    expect(within(dialog).getByTestId("migrate-not-copied")).toHaveTextContent("不会复制：researcher。它们无法读取，因此其条目只保留在 Markdown 中");
+  });
+
+  it("says an error every owner shares once, and marks the rows briefly (#18 item 8)", async () => {
+    const { backend } = renderApp("#/settings");
+    // mem0 as the source, down: the console fails every owner with the same message.
+    const down = "mem0 at http://127.0.0.1:9 is unreachable (list memories): Connection refused (os error 111)";
+    const real = backend.migrate.bind(backend);
+    backend.migrate = async (req, onProgress) => {
+      const r = await real(req, onProgress);
+      return { ...r, owners: r.owners.map((o) => ({ ...o, found: 0, target_before: 0, copied: 0, skipped: 0, error: down })), total: { ...r.total, found: 0, target_before: 0, copied: 0, skipped: 0 } };
+    };
+    fireEvent.click(await screen.findByTestId("settings-backend-sqlite"));
+    fireEvent.click(screen.getByTestId("settings-save"));
+    const dialog = await screen.findByTestId("migrate-dialog");
+    const table = await within(dialog).findByTestId("migrate-table");
+    expect(table).not.toHaveTextContent("Connection refused");
+    expect(within(table).getAllByText("Could not be read (see the errors)")).toHaveLength(dryRun().owners.length);
+    const list = within(dialog).getByTestId("migrate-error");
+    expect(list.querySelectorAll("li")).toHaveLength(1);
+    expect(list).toHaveTextContent(`${down} — every owner`);
+    // Nothing could be read: no partial copy, the existing choices.
+    expect(within(dialog).queryByTestId("migrate-copy")).toBeNull();
+    expect(within(dialog).queryByTestId("migrate-not-copied")).toBeNull();
+    expect(within(dialog).getByTestId("migrate-recount")).toBeInTheDocument();
   });
 
   it("shows the dialog in Chinese", async () => {
