@@ -140,6 +140,42 @@ impl Bench {
             counts(&findings)
         ));
 
+        // The near-duplicate pass where every entry is its own class (no two share their
+        // letters): the archive's entries with each digit written as a letter, so that the
+        // n-gram comparison, not the key, has to find the ~30 requests' footprints alike.
+        let lettered: Vec<Entry> = all
+            .archival
+            .iter()
+            .map(|e| {
+                let text: String = e
+                    .content
+                    .chars()
+                    .map(|c| match c.to_digit(10) {
+                        Some(d) => char::from(b'a' + d as u8),
+                        None => c,
+                    })
+                    .collect();
+                Entry::new(e.timestamp, text)
+            })
+            .collect();
+        let ids = items(&[], &lettered);
+        let list = item_list(&[], &lettered, &ids);
+        let t = Instant::now();
+        let o = Options {
+            checks: vec![health::Check::Duplicates],
+            ..Options::default()
+        };
+        let near = health::run(&list, None, &o).0;
+        self.notes.push(format!(
+            "health: duplicates alone on the same {} entries with every digit made a letter (no \
+             two share their letters, so n-gram similarity must find them): {:.0} ms, {}",
+            human(lettered.len()),
+            t.elapsed().as_secs_f64() * 1000.0,
+            counts(&near)
+        ));
+        drop(list);
+        drop(lettered);
+
         // 10 000 entries: findings, and the deterministic summariser.
         let core = all.core.clone();
         let archival: Vec<Entry> = all

@@ -7,6 +7,7 @@
 //! has a checksum (Chinese resident ID numbers, bank cards by Luhn) so that order numbers and
 //! timestamps are not reported.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use chrono::NaiveDateTime;
@@ -14,6 +15,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::entry::{Entry, Scope};
+use super::near_dup;
 use super::service::MemoryView;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -73,8 +75,20 @@ pub struct Finding {
     /// What was found, for grouping (`openai_key`, `email`, `exact`, `tomorrow` …).
     pub kind: String,
     pub entry_ids: Vec<String>,
+    /// The English reason, for logs and the CLI.
     pub reason: String,
+    /// The values the reason is built from, so that it can be said in another language from
+    /// `check`, `kind` and these: secrets and pii `kinds` (comma-separated, in order found);
+    /// stale `word`, `age_days`; exact duplicates `count`; near duplicates `count`, `basis`
+    /// (`numbers`: only digits differ; `request`: footprints of the same or a similar request,
+    /// which is in `request`; `text`: n-gram similarity) and `similarity` (0.00–1.00, the
+    /// lowest by which an entry joined the group).
+    pub params: BTreeMap<String, String>,
     pub fix: Option<Fix>,
+}
+
+fn params<const N: usize>(pairs: [(&str, String); N]) -> BTreeMap<String, String> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The prompt budget of an owner.
@@ -327,14 +341,16 @@ fn relative_time(text: &str) -> Option<&str> {
 
 /// What two entries must share to be duplicates: their letters and digits, case aside
 /// (`exact`); near duplicates share their letters alone (a footprint repeated with another
-/// count or time). Each key is kept as a 128-bit hash and its length in characters, computed in
-/// one pass without building the key (a String per entry and key for ~900 000 entries cost
-/// seconds); two hashes of 64 bits with different bases make a false match as likely as
-/// guessing a 128-bit number.
+/// count or time), and footprints (`触发「X」⇒ …`) the letters of their request X whatever the
+/// reply. Each key is kept as a 128-bit hash and its length in characters, computed in one pass
+/// without building the key (a String per entry and key for ~900 000 entries cost seconds); two
+/// hashes of 64 bits with different bases make a false match as likely as guessing a 128-bit
+/// number.
 #[derive(Clone, Copy)]
 struct DupKeys {
     exact: (u128, usize),
     near: (u128, usize),
+    footprint: bool,
 }
 
 struct KeyHasher {
@@ -364,23 +380,42 @@ impl KeyHasher {
     }
 }
 
+/// `触发「X」⇒ Y` → X (the form the deterministic summariser folds by request).
+fn footprint_request(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("触发「")?;
+    rest.split_once("」⇒").map(|(req, _)| req)
+}
+
+/// The text near duplicates are judged on: a footprint's request, or the whole entry.
+fn near_text(text: &str) -> &str {
+    footprint_request(text).unwrap_or(text)
+}
+
 fn dup_keys(text: &str) -> DupKeys {
     let (mut exact, mut near) = (KeyHasher::new(), KeyHasher::new());
-    for c in text.chars() {
+    // Bytes of `text` past which letters no longer count for `near` (a footprint's reply).
+    let (near_end, footprint) = match footprint_request(text) {
+        Some(req) => ("触发「".len() + req.len(), true),
+        None => (text.len(), false),
+    };
+    for (at, c) in text.char_indices() {
+        let in_near = at < near_end;
         if c.is_ascii() {
             if c.is_ascii_alphanumeric() {
                 let l = c.to_ascii_lowercase();
                 exact.push(l);
-                if c.is_ascii_alphabetic() {
+                if in_near && c.is_ascii_alphabetic() {
                     near.push(l);
                 }
             }
         } else if ('\u{4e00}'..='\u{9fff}').contains(&c) {
             // CJK unified ideographs: letters, without case (the Unicode tables cost ~30 ns).
             exact.push(c);
-            near.push(c);
-        } else if c.is_alphanumeric() {
-            let alpha = c.is_alphabetic();
+            if in_near {
+                near.push(c);
+            }
+        } else if near_dup::is_alphanumeric(c) {
+            let alpha = in_near && near_dup::is_alphabetic(c);
             for l in c.to_lowercase() {
                 exact.push(l);
                 if alpha {
@@ -392,6 +427,7 @@ fn dup_keys(text: &str) -> DupKeys {
     DupKeys {
         exact: exact.done(),
         near: near.done(),
+        footprint,
     }
 }
 
@@ -417,11 +453,58 @@ fn groups_by(
         .collect()
 }
 
+/// Below this many entries the checks run on one thread (starting more costs more than it saves).
+const PARALLEL_FROM: usize = 20_000;
+
+/// `f` over `items` in consecutive chunks, one per core when there are many, the results
+/// concatenated in item order (so the same as one call over all of them).
+fn in_chunks<'i, 'a, T: Send>(
+    items: &'i [Item<'a>],
+    f: impl Fn(&'i [Item<'a>]) -> Vec<T> + Sync,
+) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || items.len() < PARALLEL_FROM {
+        return f(items);
+    }
+    let size = items.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let f = &f;
+        let parts: Vec<_> = items
+            .chunks(size)
+            .map(|chunk| s.spawn(move || f(chunk)))
+            .collect();
+        let mut out = Vec::new();
+        for p in parts {
+            out.extend(p.join().expect("a health check thread panicked"));
+        }
+        out
+    })
+}
+
 pub fn run(
     items: &[Item<'_>],
     view: Option<&MemoryView>,
     opts: &Options,
 ) -> (Vec<Finding>, Option<Budget>) {
+    let on = |c: Check| opts.checks.contains(&c);
+    let mut out = match [Check::Secrets, Check::Pii, Check::Stale]
+        .iter()
+        .any(|&c| on(c))
+    {
+        true => in_chunks(items, |chunk| per_entry(chunk, opts)),
+        false => Vec::new(),
+    };
+    if on(Check::Duplicates) {
+        out.extend(duplicates(items));
+    }
+    let budget = (on(Check::Budget))
+        .then(|| view.map(|v| budget(v, opts)))
+        .flatten();
+    (out, budget)
+}
+
+/// The checks of one entry at a time (secrets, personal data, stale words), in item order.
+fn per_entry(items: &[Item<'_>], opts: &Options) -> Vec<Finding> {
     let mut out = Vec::new();
     let on = |c: Check| opts.checks.contains(&c);
     for it in items {
@@ -452,6 +535,7 @@ pub fn run(
                          file sees it",
                         kinds.join(", ")
                     ),
+                    params: params([("kinds", kinds.join(","))]),
                     fix: None,
                 });
             }
@@ -474,6 +558,7 @@ pub fn run(
                     kind: kinds[0].to_string(),
                     entry_ids: vec![it.id.clone()],
                     reason: format!("holds personal data ({})", kinds.join(", ")),
+                    params: params([("kinds", kinds.join(","))]),
                     fix: None,
                 });
                 secret_spans.extend(found.iter().map(|f| (f.1, f.2)));
@@ -508,6 +593,7 @@ pub fn run(
                             "says {word:?} but was written {age} days ago: it no longer means \
                              what it meant"
                         ),
+                        params: params([("word", word.to_string()), ("age_days", age.to_string())]),
                         fix: Some(Fix::Delete {
                             ids: vec![it.id.clone()],
                         }),
@@ -516,24 +602,21 @@ pub fn run(
             }
         }
     }
-    if on(Check::Duplicates) {
-        out.extend(duplicates(items));
-    }
-    let budget = (on(Check::Budget))
-        .then(|| view.map(|v| budget(v, opts)))
-        .flatten();
-    (out, budget)
+    out
 }
 
 fn duplicates(items: &[Item<'_>]) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut in_exact = vec![false; items.len()];
-    let keys: Vec<DupKeys> = items.iter().map(|it| dup_keys(&it.entry.content)).collect();
+    let keys: Vec<DupKeys> = in_chunks(items, |chunk| {
+        chunk.iter().map(|it| dup_keys(&it.entry.content)).collect()
+    });
     let exact: Vec<(u128, usize)> = keys.iter().map(|k| k.exact).collect();
     let mut groups = groups_by(items, &exact, |n| n > 0);
     groups.sort();
+    // What the exact fix deletes takes no part in near groups: the newest copy stands for it.
+    let mut deleted = vec![false; items.len()];
     for g in groups {
-        g.iter().for_each(|&i| in_exact[i] = true);
+        g[..g.len() - 1].iter().for_each(|&i| deleted[i] = true);
         out.push(Finding {
             check: Check::Duplicates,
             kind: "exact".into(),
@@ -542,6 +625,7 @@ fn duplicates(items: &[Item<'_>]) -> Vec<Finding> {
                 "the same entry {} times; keeping the newest is enough",
                 g.len()
             ),
+            params: params([("count", g.len().to_string())]),
             // Keep the newest (last in time order).
             fix: Some(Fix::Delete {
                 ids: g[..g.len() - 1]
@@ -551,26 +635,112 @@ fn duplicates(items: &[Item<'_>]) -> Vec<Finding> {
             }),
         });
     }
-    let near: Vec<(u128, usize)> = keys.iter().map(|k| k.near).collect();
-    let mut groups: Vec<Vec<usize>> = groups_by(items, &near, |n| n >= 4)
-        .into_iter()
-        .filter(|g| !g.iter().all(|&i| in_exact[i]))
-        .collect();
-    groups.sort();
-    for g in groups {
-        out.push(Finding {
-            check: Check::Duplicates,
-            kind: "near".into(),
-            entry_ids: g.iter().map(|&i| items[i].id.clone()).collect(),
-            reason: format!(
-                "{} entries differ only in numbers (a repeated footprint): a summary keeps them \
-                 in one line",
-                g.len()
-            ),
-            fix: None,
-        });
-    }
+    out.extend(near_duplicates(items, &keys, &deleted));
     out
+}
+
+/// Near duplicates: entries of one section with the same near key (a class), and classes
+/// whose texts are alike by character n-grams ([`near_dup`]), one finding per group of two or
+/// more entries. The fix is left to the summary: near duplicates differ, and deleting all but
+/// one would lose what the others said.
+fn near_duplicates(items: &[Item<'_>], keys: &[DupKeys], deleted: &[bool]) -> Vec<Finding> {
+    // Classes, in the order of their keys (not of the items, so that the result does not
+    // depend on it); each class is compared by its first entry.
+    let mut keyed: Vec<(bool, bool, u128, usize)> = items
+        .iter()
+        .zip(keys)
+        .enumerate()
+        .filter(|(i, (_, k))| !deleted[*i] && k.near.1 >= 4)
+        .map(|(i, (it, k))| (it.scope == Scope::Core, k.footprint, k.near.0, i))
+        .collect();
+    keyed.sort_unstable();
+    let classes: Vec<&[(bool, bool, u128, usize)]> = keyed
+        .chunk_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2)
+        .collect();
+    let texts: Vec<near_dup::Text> = classes
+        .iter()
+        .map(|c| near_dup::Text {
+            space: u64::from(c[0].0) | u64::from(c[0].1) << 1,
+            text: near_text(&items[c[0].3].entry.content),
+        })
+        .collect();
+    let mut links = near_dup::Groups::new(classes.len());
+    near_dup::link(&texts, &mut links);
+    // Groups by their root class: the classes, then their entries in item order.
+    let mut by_root: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    for c in 0..classes.len() {
+        let r = links.find(c);
+        by_root.entry(r).or_default().push(c);
+    }
+    let mut groups: Vec<(Vec<usize>, usize, f64)> = by_root
+        .into_iter()
+        .filter_map(|(root, cs)| {
+            let mut ids: Vec<usize> = cs
+                .iter()
+                .flat_map(|&c| classes[c].iter().map(|k| k.3))
+                .collect();
+            (ids.len() > 1).then(|| {
+                ids.sort_unstable();
+                (ids, cs.len(), links.weakest(root))
+            })
+        })
+        .collect();
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    groups
+        .into_iter()
+        .map(|(g, n_classes, similarity)| {
+            let n = g.len();
+            let newest = &items[g[n - 1]].entry.content;
+            let sim = format!("{similarity:.2}");
+            let pct = (similarity * 100.0).round();
+            let (basis, reason) = match footprint_request(newest) {
+                Some(req) if keys[g[n - 1]].footprint => (
+                    "request",
+                    if n_classes == 1 {
+                        format!(
+                            "{n} footprints of the same request {req:?}: a summary keeps them in \
+                             one line with a count"
+                        )
+                    } else {
+                        format!(
+                            "{n} footprints of nearly the same request ({pct}% alike, the newest \
+                             {req:?}): a summary keeps them in one line with a count"
+                        )
+                    },
+                ),
+                _ if n_classes == 1 => (
+                    "numbers",
+                    format!(
+                        "{n} entries differ only in numbers (a repeated footprint): a summary \
+                         keeps them in one line"
+                    ),
+                ),
+                _ => (
+                    "text",
+                    format!(
+                        "{n} entries say nearly the same ({pct}% of their character n-grams in \
+                         common): a summary keeps them in one line"
+                    ),
+                ),
+            };
+            let mut p = params([
+                ("count", n.to_string()),
+                ("basis", basis.to_string()),
+                ("similarity", sim),
+            ]);
+            if basis == "request" {
+                p.insert("request".into(), near_text(newest).to_string());
+            }
+            Finding {
+                check: Check::Duplicates,
+                kind: "near".into(),
+                entry_ids: g.iter().map(|&i| items[i].id.clone()).collect(),
+                reason,
+                params: p,
+                fix: None,
+            }
+        })
+        .collect()
 }
 
 fn budget(v: &MemoryView, opts: &Options) -> Budget {
@@ -740,5 +910,158 @@ mod tests {
             .map(|f| f.entry_ids[0].as_str())
             .collect();
         assert_eq!(stale, ["a0", "a1"]);
+    }
+
+    fn near_groups(f: &[Finding]) -> Vec<Vec<&str>> {
+        f.iter()
+            .filter(|f| f.check == Check::Duplicates && f.kind == "near")
+            .map(|f| f.entry_ids.iter().map(String::as_str).collect())
+            .collect()
+    }
+
+    #[test]
+    fn near_duplicates_by_ngrams_in_chinese_and_english() {
+        let f = check(&[
+            "用户偏好简洁的回复，不用列表。",
+            "User prefers short answers without lists",
+            "用户喜欢周末去香山爬山",
+            "用户偏好简洁的回复,不要用列表",
+            "The user prefers short answers, no lists.",
+            "User prefers long answers with many examples",
+            "用户偏好详细的回复，多用列表。",
+            "短句",
+            "短句！",
+        ]);
+        assert_eq!(
+            near_groups(&f),
+            [vec!["a0", "a3"], vec!["a1", "a4"]],
+            "{f:?}"
+        );
+        let near: Vec<&Finding> = f.iter().filter(|f| f.kind == "near").collect();
+        assert_eq!(near[0].params["basis"], "text");
+        assert_eq!(near[0].params["count"], "2");
+        let s: f64 = near[1].params["similarity"].parse().unwrap();
+        assert!((near_dup::THRESHOLD..1.0).contains(&s), "{s}");
+        assert_eq!(near[0].fix, None);
+        // "短句" / "短句！" are the same entry (exact), not near.
+        assert!(f.iter().any(|f| f.kind == "exact"));
+    }
+
+    #[test]
+    fn footprints_of_one_request_group_whatever_the_reply() {
+        let f = check(&[
+            "触发「总结日志」⇒ 已总结 3 个错误（第 1 次）",
+            "触发「查询明天北京的天气」⇒ 邮件已发送给 5 位收件人",
+            "触发「总结日志」⇒ no issues found",
+            "触发「审查这个合并请求」⇒ 邮件已发送给 5 位收件人",
+            "触发「总结日志」⇒ 已总结 5 个错误（第 2 次）",
+        ]);
+        assert_eq!(near_groups(&f), [vec!["a0", "a2", "a4"]], "{f:?}");
+        let near = f.iter().find(|f| f.kind == "near").unwrap();
+        assert_eq!(near.params["basis"], "request");
+        assert_eq!(near.params["request"], "总结日志");
+        // Numbers only, outside footprints: as before.
+        let f = check(&["cache cleared: 1.3 GB freed", "cache cleared: 2.7 GB freed"]);
+        assert_eq!(near_groups(&f), [vec!["a0", "a1"]]);
+        assert_eq!(f[0].params["basis"], "numbers");
+        assert_eq!(f[0].params["similarity"], "1.00");
+    }
+
+    #[test]
+    fn params_carry_what_each_reason_says() {
+        let f = check(&[
+            "密码：hunter22 邮箱 lin.xiao@example.com",
+            "明天上午十点开会",
+        ]);
+        let by: Vec<(&str, &BTreeMap<String, String>)> =
+            f.iter().map(|f| (f.check.as_str(), &f.params)).collect();
+        assert_eq!(by[0].0, "secrets");
+        assert_eq!(by[0].1["kinds"], "password");
+        assert_eq!(by[1].0, "pii");
+        assert_eq!(by[1].1["kinds"], "email");
+        assert_eq!(by[2].0, "stale");
+        assert_eq!(by[2].1["word"], "明天");
+        assert_eq!(by[2].1["age_days"], "59");
+        let f = check(&["same thing", "Same thing!"]);
+        assert_eq!(f[0].params["count"], "2");
+        let json = serde_json::to_value(&f[0]).unwrap();
+        assert_eq!(json["params"]["count"], "2");
+    }
+
+    #[test]
+    fn many_entries_are_checked_on_several_threads_in_item_order() {
+        let mut texts: Vec<String> = (0..PARALLEL_FROM + 5_000)
+            .map(|i| format!("note {i}: the build took {} seconds", i % 97))
+            .collect();
+        let planted = [0, 12_499, 12_500, texts.len() - 1];
+        for &i in &planted {
+            texts[i] = format!("key sk-proj-abcdefghijklmnopqrstuvwxyz{i:06}");
+        }
+        let t: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let f = check(&t);
+        let secrets: Vec<String> = f
+            .iter()
+            .filter(|f| f.check == Check::Secrets)
+            .map(|f| f.entry_ids[0].clone())
+            .collect();
+        let want: Vec<String> = planted.iter().map(|i| format!("a{i}")).collect();
+        assert_eq!(secrets, want);
+        // The notes differ only in numbers, and so do the planted keys: two near groups.
+        let sizes: Vec<usize> = near_groups(&f).iter().map(Vec::len).collect();
+        assert_eq!(sizes, [planted.len(), texts.len() - planted.len()]);
+    }
+
+    #[test]
+    fn near_groups_do_not_depend_on_entry_order() {
+        let texts: Vec<String> = (0..60)
+            .map(|i| match i % 6 {
+                0 => format!("用户偏好简洁的回复，不用列表（{i}）"),
+                1 => "The user prefers short answers, no lists.".to_string() + &"!".repeat(i),
+                2 => format!("触发「整理会议纪要」⇒ 第 {i} 份已归档"),
+                3 => format!("deploy number {i} finished without errors"),
+                4 => format!(
+                    "用户的第{i}个兴趣是{}",
+                    ["爬山", "游泳", "围棋", "摄影"][i % 4]
+                ),
+                _ => format!(
+                    "unrelated note {} about {}",
+                    i * 7919 % 1000,
+                    ["cats", "tea", "rust"][i % 3]
+                ),
+            })
+            .collect();
+        let sets = |order: &[usize]| {
+            let t: Vec<&str> = order.iter().map(|&i| texts[i].as_str()).collect();
+            let f = check(&t);
+            // Back to the original indices, as sorted sets.
+            let mut g: Vec<Vec<usize>> = near_groups(&f)
+                .into_iter()
+                .map(|g| {
+                    let mut g: Vec<usize> = g
+                        .iter()
+                        .map(|id| order[id[1..].parse::<usize>().unwrap()])
+                        .collect();
+                    g.sort();
+                    g
+                })
+                .collect();
+            g.sort();
+            g
+        };
+        let straight: Vec<usize> = (0..texts.len()).collect();
+        let expected = sets(&straight);
+        assert!(expected.len() >= 4, "{expected:?}");
+        let mut order = straight.clone();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20 {
+            // Fisher–Yates with a fixed xorshift, so a failure repeats.
+            for i in (1..order.len()).rev() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                order.swap(i, (seed % (i as u64 + 1)) as usize);
+            }
+            assert_eq!(sets(&order), expected, "order {order:?}");
+        }
     }
 }

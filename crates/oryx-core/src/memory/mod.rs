@@ -12,6 +12,7 @@ pub mod llm_summary;
 pub mod markdown;
 pub mod markdown_curate;
 pub mod mem0;
+mod near_dup;
 pub mod open;
 pub mod paged;
 pub mod review;
