@@ -253,6 +253,8 @@ export const en = {
   "agent.notFound": "Agent not found",
   "memory.core": "Core memory",
   "memory.coreHint": "Injected whole into every prompt, never truncated.",
+  "memory.coreHide": "Hide",
+  "memory.coreShow": "Show",
   "memory.archival": "Archival memory",
   "memory.archivalHint": "The running footprint; only the newest entries that fit the window reach the prompt.",
   "memory.col.index": "#",

@@ -255,6 +255,8 @@ export const zh: Record<MessageKey, string> = {
   "agent.notFound": "找不到该智能体",
   "memory.core": "核心记忆",
   "memory.coreHint": "每次完整注入提示词，从不截断。",
+  "memory.coreHide": "收起",
+  "memory.coreShow": "展开",
   "memory.archival": "归档记忆",
   "memory.archivalHint": "运行足迹；只有窗口内最新的条目会进入提示词。",
   "memory.col.index": "#",

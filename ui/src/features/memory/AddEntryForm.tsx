@@ -57,7 +57,7 @@ export function AddEntryForm({ agent, onAdded }: { agent: string | null; onAdded
           <kbd>{t("memory.add.submitHint")}</kbd>
         </button>
       </div>
-      <div className="add-preview" data-testid="add-preview" aria-live="polite">
+      <div className={showPreview ? "add-preview" : "add-preview add-preview-idle"} data-testid="add-preview" aria-live="polite">
         {showPreview && preview.data ? (
           <>
             <span className="field-label">{t("memory.add.storedAs")}</span> <code className="preview-line">{preview.data.line}</code>

@@ -306,9 +306,9 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                   data-index={v.index}
                   style={{ transform: `translateY(${v.start}px)`, height: CUT_HEIGHT }}
                 >
-                  <span role="cell" className="cut-label">
+                  <span role="cell" className="cut-label" title={dir === "asc" ? t("memory.cutLine") : t("memory.cutLineDesc")}>
                     <Icon name="scissors" size={13} />
-                    {dir === "asc" ? t("memory.cutLine") : t("memory.cutLineDesc")}
+                    <span className="cut-text">{dir === "asc" ? t("memory.cutLine") : t("memory.cutLineDesc")}</span>
                   </span>
                 </div>
               );

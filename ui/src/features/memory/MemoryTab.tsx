@@ -98,6 +98,8 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
   const { toast, say, report, close: closeToast } = useChangeToast();
   const [confirm, setConfirm] = useState<SelectionActionDto | null>(null);
   const [historyOpen, setHistoryOpen] = useState(false);
+  // The core table can be folded away (small windows: the archival list gets its room).
+  const [coreOpen, setCoreOpen] = useState(true);
   const curate = useCurate(agent, report);
   const picked = useMemo(() => orderPicked(selection.values()), [selection]);
 
@@ -209,6 +211,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
 
   const onAdded = async (r: AppendResult) => {
     if (r.scope === "archival") setKeyword("");
+    else setCoreOpen(true);
     await qc.invalidateQueries({ queryKey: qk.memory(agent) });
     const fresh = qc.getQueryData<MemoryOverviewDto>(qk.memoryOverview(agent));
     if (!fresh) return;
@@ -255,13 +258,27 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
         </div>
       ) : null}
 
-      <section className="section">
+      <section className="section section-core" data-open={coreOpen}>
         <div className="section-head">
           <h2>{t("memory.core")}</h2>
           <span className="count">{num(view.core.length)}</span>
           <span className="section-hint">{t("memory.coreHint")}</span>
+          <span className="memory-bar-spacer" />
+          <button
+            type="button"
+            className="btn btn-small section-toggle"
+            aria-expanded={coreOpen}
+            aria-controls="memory-core-body"
+            onClick={() => setCoreOpen((o) => !o)}
+            data-testid="core-toggle"
+          >
+            <Icon name="chevron" size={13} className={coreOpen ? "chevron-open" : undefined} /> {coreOpen ? t("memory.coreHide") : t("memory.coreShow")}{" "}
+            <span className="sr-only">{t("memory.core")}</span>
+          </button>
         </div>
-        <CoreTable rows={coreRows} flash={flash?.scope === "core" ? flash : null} actions={actions} emptyText={newOnly ? t("memory.review.noNewCore") : undefined} memoryBackend={view.backend} />
+        <div id="memory-core-body" className="section-body" hidden={!coreOpen}>
+          <CoreTable rows={coreRows} flash={flash?.scope === "core" ? flash : null} actions={actions} emptyText={newOnly ? t("memory.review.noNewCore") : undefined} memoryBackend={view.backend} />
+        </div>
       </section>
 
       <section className="section section-archival">

@@ -216,3 +216,30 @@ describe("The Chars column (#18 item 14)", () => {
     expect(charsTip(zh, "mem0")).toMatch(/mem0 的提示词行没有时间前缀/);
   });
 });
+
+describe("Small windows (#18 item 16)", () => {
+  it("folds the core table away and back with a toggle that says its state", async () => {
+    renderApp("#/agents/assistant");
+    const toggle = await screen.findByTestId("core-toggle");
+    const body = document.getElementById(toggle.getAttribute("aria-controls")!)!;
+    expect(toggle).toHaveAttribute("aria-expanded", "true");
+    expect(toggle).toHaveAccessibleName("Hide Core memory");
+    expect(body).toContainElement(screen.getByTestId("core-table"));
+    expect(body).toBeVisible();
+    fireEvent.click(toggle);
+    expect(toggle).toHaveAttribute("aria-expanded", "false");
+    expect(toggle).toHaveAccessibleName("Show Core memory");
+    expect(body).not.toBeVisible();
+    // The count stays in the head, and the archival list is still there.
+    expect(toggle.closest(".section-head")).toHaveTextContent("Core memory4");
+    expect(screen.getByTestId("archival-table")).toBeVisible();
+    fireEvent.click(toggle);
+    expect(body).toBeVisible();
+  });
+
+  it("keeps the whole cut line in its title when the list is too narrow for it", async () => {
+    renderApp("#/agents/log_analyst", "window500");
+    const cut = await screen.findByTestId("window-cut");
+    expect(cut.querySelector(".cut-label")).toHaveAttribute("title", cut.textContent);
+  });
+});
