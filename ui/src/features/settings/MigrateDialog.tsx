@@ -242,6 +242,8 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
       // Some owners could not be read, the others have entries to copy: copy those (the console
       // skips the unread owners), then the user decides about the switch.
       const partial = !unreachable && onlyUnread(r) && missing > 0;
+      // Or they have nothing to copy any more (copied before): only the switch is left to decide.
+      const settled = !unreachable && onlyUnread(r) && missing === 0;
       const unread = unreadOf(r);
       body = unreachable ? (
         <>
@@ -263,7 +265,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
           <PlanTable r={r} from={from} to={to} />
           <LimitWarning r={r} from={from} to={to} />
           {errors.length ? (
-            <ErrorList title={partial ? t("migrate.unreadableSome") : t("migrate.unreadable", names)} errors={errors} owners={r.owners.length} />
+            <ErrorList title={t("migrate.unreadable", names)} errors={errors} owners={r.owners.length} />
           ) : missing === 0 ? (
             <div className="banner banner-ok" role="status" data-testid="migrate-nothing">
               <Icon name="check" />
@@ -280,10 +282,31 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
               </div>
             </div>
           ) : null}
-          {errors.length || missing > 0 ? <SkipWarning r={errors.length ? null : r} from={from} to={to} /> : null}
+          {settled ? (
+            <>
+              <div className="banner banner-ok" role="status" data-testid="migrate-settled">
+                <Icon name="check" />
+                <div>{t("migrate.settled", { ...names, owners: ownerList(t, unread) })}</div>
+              </div>
+              <PartialSkipWarning owners={unread} from={from} to={to} />
+            </>
+          ) : errors.length || missing > 0 ? (
+            <SkipWarning r={errors.length ? null : r} from={from} to={to} />
+          ) : null}
         </>
       );
-      footer = partial ? (
+      footer = settled ? (
+        <>
+          <button type="button" className="btn btn-warn-outline" onClick={() => void save(true)} data-testid="migrate-skip">
+            {t("migrate.switchWithout", names)}
+          </button>
+          <span className="spacer" />
+          {closeBtn()}
+          <button type="button" className="btn btn-primary" onClick={recount} data-autofocus data-testid="migrate-recount">
+            <Icon name="refresh" /> {t("migrate.recount")}
+          </button>
+        </>
+      ) : partial ? (
         <>
           {skipBtn}
           <span className="spacer" />
@@ -381,14 +404,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
           {errors.length ? <ErrorList title={t("migrate.errors")} errors={errors} owners={(verify ?? run)?.owners.length ?? 0} /> : null}
           <ResultTable run={run} verify={verify} to={to} />
           {partial ? (
-            <div className="skip-warning" role="note" data-testid="migrate-skip-warning">
-              <Icon name="warning" />
-              <div>
-                <strong>{t("migrate.partialSkipTitle")}</strong>
-                {gap}
-                {t("migrate.partialSkip", { ...names, owners })}
-              </div>
-            </div>
+            <PartialSkipWarning owners={unread} from={from} to={to} />
           ) : (
             <SkipWarning r={verify && clean(verify) ? verify : null} from={from} to={to} />
           )}
@@ -489,6 +505,23 @@ function SkipWarning({ r, from, to }: { r: MigrationReport | null; from: Backend
         {r ? t("migrate.skipWarning", { ...names, holds: t("migrate.entries", { n: num(r.total.target_before) }), missing: t("migrate.entries", { n: num(r.total.copied) }) }) : t("migrate.skipWarningUncounted", names)}
         {gap}
         {t("migrate.skipKeep", names)}
+      </div>
+    </div>
+  );
+}
+
+/** What switching means when some owners could not be read and every other one is copied. */
+function PartialSkipWarning({ owners, from, to }: { owners: string[]; from: BackendDto; to: BackendDto }) {
+  const { t, lang } = useI18n();
+  // Chinese sentences end in "。" and take no space after it.
+  const gap = lang === "zh" ? "" : " ";
+  return (
+    <div className="skip-warning" role="note" data-testid="migrate-skip-warning">
+      <Icon name="warning" />
+      <div>
+        <strong>{t("migrate.partialSkipTitle")}</strong>
+        {gap}
+        {t("migrate.partialSkip", { from: backendLabel(t, from), to: backendLabel(t, to), owners: ownerList(t, owners) })}
       </div>
     </div>
   );

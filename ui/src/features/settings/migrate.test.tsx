@@ -223,7 +223,7 @@ describe("Switching the memory backend", () => {
     expect(row).not.toHaveTextContent("Permission denied");
     expect(within(dialog).getByTestId("migrate-row-researcher-error")).toHaveAttribute("title", DENIED);
     const list = within(dialog).getByTestId("migrate-error");
-    expect(list).toHaveTextContent("Some owners could not be read, so their numbers are unknown:");
+    expect(list).toHaveTextContent("Some owners could not be read, so their numbers are unknown.");
     expect(list).toHaveTextContent(`${DENIED} — researcher`);
     expect(list).not.toHaveTextContent("Nothing has been copied");
     // What will not be copied, before anything is.
@@ -258,6 +258,28 @@ describe("Switching the memory backend", () => {
     const skip = within(dialog).getByTestId("migrate-skip");
     expect(skip).toHaveTextContent("Switch to SQLite without them");
     fireEvent.click(skip);
+    await waitFor(() => expect(screen.queryByTestId("migrate-dialog")).toBeNull());
+    expect(updates(backend).map((u) => u.backend)).toEqual(["sqlite"]);
+  });
+
+  it("after such a copy, counting again leaves only the switch to decide", async () => {
+    const { backend } = renderApp("#/settings");
+    unreadable(backend, "researcher");
+    fireEvent.click(await screen.findByTestId("settings-backend-sqlite"));
+    fireEvent.click(screen.getByTestId("settings-save"));
+    const dialog = await screen.findByTestId("migrate-dialog");
+    fireEvent.click(await within(dialog).findByTestId("migrate-copy"));
+    await within(dialog).findByTestId("migrate-outcome", undefined, LONG);
+    // Every owner that can be read is now complete in SQLite; researcher still cannot be read.
+    fireEvent.click(within(dialog).getByTestId("migrate-recount"));
+    expect(await within(dialog).findByTestId("migrate-settled")).toHaveTextContent("Every owner that could be read already has all its entries in SQLite. Not copied: researcher.");
+    // Not "will show only what it already holds": it holds everything but researcher's.
+    const warning = within(dialog).getByTestId("migrate-skip-warning");
+    expect(warning).not.toHaveTextContent("will show only");
+    expect(warning).toHaveTextContent("The entries of researcher stay only in Markdown");
+    expect(within(dialog).queryByTestId("migrate-copy")).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(within(dialog).getByTestId("migrate-recount")));
+    fireEvent.click(within(dialog).getByTestId("migrate-skip"));
     await waitFor(() => expect(screen.queryByTestId("migrate-dialog")).toBeNull());
     expect(updates(backend).map((u) => u.backend)).toEqual(["sqlite"]);
   });
