@@ -848,7 +848,13 @@ export type FindingDto_Deserialize = {
 	check: string,
 	kind: string,
 	entry_ids: string[],
+	/**  English; a UI in another language renders `check` + `kind` with `params`. */
 	reason: string,
+	/**
+	 *  The values the reason is made of (`kinds`, `word`, `age_days`, `count`, `basis`,
+	 *  `similarity`, `request`), so the reason can be said in the user's language.
+	 */
+	params: { [key in string]: string },
 	fix?: FixDto_Deserialize | null,
 };
 
@@ -856,7 +862,13 @@ export type FindingDto_Serialize = {
 	check: string,
 	kind: string,
 	entry_ids: string[],
+	/**  English; a UI in another language renders `check` + `kind` with `params`. */
 	reason: string,
+	/**
+	 *  The values the reason is made of (`kinds`, `word`, `age_days`, `count`, `basis`,
+	 *  `similarity`, `request`), so the reason can be said in the user's language.
+	 */
+	params: { [key in string]: string },
 	fix: FixDto_Serialize | null,
 };
 
@@ -1158,6 +1170,34 @@ export type MemoryDiffDto_Serialize = {
 	changed: ChangedItemDto_Serialize[],
 };
 
+export type MemoryLinkDto = MemoryLinkDto_Serialize | MemoryLinkDto_Deserialize;
+
+export type MemoryLinkDto_Deserialize = {
+	message_index: number,
+	origin: OriginDto,
+	/**  The memory the entry is in: the session's agent, `None` for the global memory. */
+	agent?: string | null,
+	scope: ScopeDto,
+	entry_id: string,
+	content: string,
+	timestamp?: string | null,
+	/**  Stamped within the session's activity. */
+	exact: boolean,
+};
+
+export type MemoryLinkDto_Serialize = {
+	message_index: number,
+	origin: OriginDto,
+	/**  The memory the entry is in: the session's agent, `None` for the global memory. */
+	agent: string | null,
+	scope: ScopeDto,
+	entry_id: string,
+	content: string,
+	timestamp: string | null,
+	/**  Stamped within the session's activity. */
+	exact: boolean,
+};
+
 /**
  *  The memory screen's header without the archival list (which comes in pages, see
  *  [`ArchivalPageDto`]): core, the archival count and the window figures.
@@ -1423,6 +1463,8 @@ export type Operations_Deserialize = {
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
 	memory_stats: Signature<AgentArgs_Deserialize, MemoryStatsDto_Deserialize>,
 	memory_asof: Signature<AsOfArgs_Deserialize, AsOfDto_Deserialize>,
+	entry_provenance: Signature<ProvenanceArgs_Deserialize, ProvenanceDto_Deserialize>,
+	session_memory_links: Signature<IdArgs, MemoryLinkDto_Deserialize[]>,
 	memory_diff: Signature<MemoryDiffArgs_Deserialize, MemoryDiffDto_Deserialize>,
 	agents_health: Signature<NoArgs, AgentHealthDto_Deserialize[]>,
 	sessions_per_day: Signature<SessionsPerDayArgs_Deserialize, SessionDayDto[]>,
@@ -1488,6 +1530,8 @@ export type Operations_Serialize = {
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
 	memory_stats: Signature<AgentArgs_Serialize, MemoryStatsDto_Serialize>,
 	memory_asof: Signature<AsOfArgs_Serialize, AsOfDto_Serialize>,
+	entry_provenance: Signature<ProvenanceArgs_Serialize, ProvenanceDto_Serialize>,
+	session_memory_links: Signature<IdArgs, MemoryLinkDto_Serialize[]>,
 	memory_diff: Signature<MemoryDiffArgs_Serialize, MemoryDiffDto_Serialize>,
 	agents_health: Signature<NoArgs, AgentHealthDto_Serialize[]>,
 	sessions_per_day: Signature<SessionsPerDayArgs_Serialize, SessionDayDto[]>,
@@ -1513,6 +1557,18 @@ export type Operations_Serialize = {
 	create_sample_root: Signature<PathArgs, RootInspection>,
 	test_mem0: Signature<SettingsDto_Serialize, Mem0Status_Serialize>,
 };
+
+export type OriginDto = 
+/**  Written by the agent's `save_memory` tool. */
+"save_memory" | 
+/**  The runtime's footprint of one conversation turn. */
+"footprint" | 
+/**  A summary line the console's summariser wrote. */
+"summary" | 
+/**  Last written by a console change. */
+"console" | 
+/**  Nothing on record (by hand, an import, a console append, or a session since gone). */
+"unknown";
 
 export type OwnerCounts = OwnerCounts_Serialize | OwnerCounts_Deserialize;
 
@@ -1590,6 +1646,16 @@ export type PromptArgs_Deserialize = {
 	session_id?: string | null,
 	/**  The message the episodic part is chosen for (default: the session's last user message). */
 	query?: string | null,
+	/**
+	 *  Prompt replay: the prompt as it was built at this moment (`yyyy-MM-dd[ HH:mm[:ss]]`):
+	 *  memory as it stood then, the date line of then.
+	 */
+	asof?: string | null,
+	/**
+	 *  Prompt replay: the session's history up to and including this message (the model
+	 *  answering it); without it, the whole session.
+	 */
+	message_index?: number | null,
 };
 
 export type PromptArgs_Serialize = {
@@ -1597,6 +1663,16 @@ export type PromptArgs_Serialize = {
 	session_id: string | null,
 	/**  The message the episodic part is chosen for (default: the session's last user message). */
 	query: string | null,
+	/**
+	 *  Prompt replay: the prompt as it was built at this moment (`yyyy-MM-dd[ HH:mm[:ss]]`):
+	 *  memory as it stood then, the date line of then.
+	 */
+	asof: string | null,
+	/**
+	 *  Prompt replay: the session's history up to and including this message (the model
+	 *  answering it); without it, the whole session.
+	 */
+	message_index: number | null,
 };
 
 export type PromptCompositionArgs = PromptCompositionArgs_Serialize | PromptCompositionArgs_Deserialize;
@@ -1628,6 +1704,10 @@ export type PromptDto_Deserialize = {
 	warnings: string[],
 	/**  Set when episodic memory is on in Settings. */
 	episodic?: EpisodicPreviewDto_Deserialize | null,
+	/**  Prompt replay: the moment the prompt is built as of (`None`: now). */
+	asof?: string | null,
+	/**  Prompt replay: what the replay cannot know of that moment. */
+	asof_note?: string | null,
 };
 
 export type PromptDto_Serialize = {
@@ -1643,6 +1723,10 @@ export type PromptDto_Serialize = {
 	warnings: string[],
 	/**  Set when episodic memory is on in Settings. */
 	episodic: EpisodicPreviewDto_Serialize | null,
+	/**  Prompt replay: the moment the prompt is built as of (`None`: now). */
+	asof: string | null,
+	/**  Prompt replay: what the replay cannot know of that moment. */
+	asof_note: string | null,
 };
 
 export type PromptPartDto = {
@@ -1665,6 +1749,66 @@ export type ProposeSummaryArgs_Serialize = {
 	agent: string | null,
 	/**  Ask the LLM summariser of Settings → Summaries (default: the deterministic rules). */
 	llm: boolean,
+};
+
+export type ProvenanceArgs = ProvenanceArgs_Serialize | ProvenanceArgs_Deserialize;
+
+export type ProvenanceArgs_Deserialize = {
+	agent?: string | null,
+	/**  The entry's id, as listed. */
+	id: string,
+};
+
+export type ProvenanceArgs_Serialize = {
+	agent: string | null,
+	/**  The entry's id, as listed. */
+	id: string,
+};
+
+export type ProvenanceDto = ProvenanceDto_Serialize | ProvenanceDto_Deserialize;
+
+export type ProvenanceDto_Deserialize = {
+	origin: OriginDto,
+	/**
+	 *  The record agrees with the entry in text and time (within two minutes); `false`: in
+	 *  text only — the record nearest in time is named — or there is none.
+	 */
+	exact: boolean,
+	session_id?: string | null,
+	/**  Position in the session's messages: the `save_memory` call or the turn's user message. */
+	message_index?: number | null,
+	invocation_id?: number | null,
+	/**  When the record was made (`yyyy-MM-dd HH:mm:ss`). */
+	at?: string | null,
+	/**  A footprint's user message, as the footprint holds it. */
+	trigger?: string | null,
+	change_id?: string | null,
+	/**  `edit`, `move`, `restore`, `summarize`, `auto_summary`. */
+	change_op?: string | null,
+	/**  A console change: where the text it replaced came from. */
+	earlier?: ProvenanceDto_Deserialize | null,
+};
+
+export type ProvenanceDto_Serialize = {
+	origin: OriginDto,
+	/**
+	 *  The record agrees with the entry in text and time (within two minutes); `false`: in
+	 *  text only — the record nearest in time is named — or there is none.
+	 */
+	exact: boolean,
+	session_id: string | null,
+	/**  Position in the session's messages: the `save_memory` call or the turn's user message. */
+	message_index: number | null,
+	invocation_id: number | null,
+	/**  When the record was made (`yyyy-MM-dd HH:mm:ss`). */
+	at: string | null,
+	/**  A footprint's user message, as the footprint holds it. */
+	trigger: string | null,
+	change_id: string | null,
+	/**  `edit`, `move`, `restore`, `summarize`, `auto_summary`. */
+	change_op: string | null,
+	/**  A console change: where the text it replaced came from. */
+	earlier: ProvenanceDto_Serialize | null,
 };
 
 export type ReachDto = {

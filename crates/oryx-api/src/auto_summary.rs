@@ -37,6 +37,11 @@ pub(crate) fn finding(rt: &Runtime, view: &MemoryView) -> Option<FindingDto> {
             ids.len(),
             s.auto_threshold
         ),
+        params: [
+            ("count".to_string(), ids.len().to_string()),
+            ("threshold".to_string(), s.auto_threshold.to_string()),
+        ]
+        .into(),
         fix: Some(FixDto {
             op: "summarize".into(),
             ids: ids.clone(),

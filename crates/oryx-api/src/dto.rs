@@ -657,6 +657,10 @@ pub struct PromptDto {
     pub warnings: Vec<String>,
     /// Set when episodic memory is on in Settings.
     pub episodic: Option<EpisodicPreviewDto>,
+    /// Prompt replay: the moment the prompt is built as of (`None`: now).
+    pub asof: Option<String>,
+    /// Prompt replay: what the replay cannot know of that moment.
+    pub asof_note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -50,7 +50,11 @@ pub struct FindingDto {
     pub check: String,
     pub kind: String,
     pub entry_ids: Vec<String>,
+    /// English; a UI in another language renders `check` + `kind` with `params`.
     pub reason: String,
+    /// The values the reason is made of (`kinds`, `word`, `age_days`, `count`, `basis`,
+    /// `similarity`, `request`), so the reason can be said in the user's language.
+    pub params: std::collections::BTreeMap<String, String>,
     pub fix: Option<FixDto>,
 }
 
@@ -139,6 +143,7 @@ impl Console {
                 kind: f.kind.clone(),
                 entry_ids: f.entry_ids.clone(),
                 reason: f.reason.clone(),
+                params: f.params.clone(),
                 fix: f.fix.as_ref().map(|x| match x {
                     Fix::Delete { ids } => FixDto {
                         op: "delete".into(),

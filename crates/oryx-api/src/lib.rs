@@ -19,6 +19,7 @@ pub mod migrate;
 pub mod ops;
 pub mod portable;
 pub mod prompt;
+pub mod provenance;
 pub mod recall;
 pub mod run;
 pub mod sessions;

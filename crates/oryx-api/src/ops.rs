@@ -14,6 +14,7 @@ use crate::curation::*;
 use crate::dto::*;
 use crate::health::*;
 use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
+use crate::provenance::*;
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
 
@@ -109,6 +110,14 @@ pub struct PromptArgs {
     /// The message the episodic part is chosen for (default: the session's last user message).
     #[serde(default)]
     pub query: Option<String>,
+    /// Prompt replay: the prompt as it was built at this moment (`yyyy-MM-dd[ HH:mm[:ss]]`):
+    /// memory as it stood then, the date line of then.
+    #[serde(default)]
+    pub asof: Option<String>,
+    /// Prompt replay: the session's history up to and including this message (the model
+    /// answering it); without it, the whole session.
+    #[serde(default)]
+    pub message_index: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -334,6 +343,10 @@ operations! {
     memory_stats(AgentArgs) -> MemoryStatsDto => |c, a| c.memory_stats(given(&a.agent));
     /// An owner's memory as it stood at a moment (both tables, the window, the memory block)
     memory_asof(AsOfArgs) -> AsOfDto => |c, a| c.memory_asof(&a);
+    /// Where an entry came from: the save_memory call or conversation turn, or a console change
+    entry_provenance(ProvenanceArgs) -> ProvenanceDto => |c, a| c.entry_provenance(&a);
+    /// The entries a session's messages wrote (save_memory calls and footprints)
+    session_memory_links(IdArgs) -> Vec<MemoryLinkDto> => |c, a| c.session_memory_links(&a.id);
     /// Entries added, removed and changed between two moments
     memory_diff(MemoryDiffArgs) -> MemoryDiffDto => |c, a| c.memory_diff(&a);
     /// Every agent's findings (not dismissed) per check and its window, for badges and the dashboard
@@ -374,7 +387,7 @@ operations! {
         => |c, a| c.tool_invocations(given(&a.session_id), a.limit, a.offset);
     /// Prompt parts [1]-[4] of an agent, with a session's history when given
     prompt_preview(PromptArgs) -> PromptDto
-        => |c, a| c.prompt_preview(&a.agent, given(&a.session_id), given(&a.query));
+        => |c, a| c.prompt_at(&a);
     /// Messages of an agent's past sessions closest in meaning to a query (episodic memory)
     episodic_search(EpisodicArgs) -> EpisodicResultDto
         => |c, a| c.episodic_search(&a.agent, &a.query, a.limit);

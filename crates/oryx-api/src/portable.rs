@@ -146,6 +146,14 @@ pub struct ImportArgs<'a> {
     pub overwrite_files: bool,
 }
 
+/// An owner's memory at a moment, as the prompt would read it.
+struct Block {
+    core: Vec<oryx_core::memory::Entry>,
+    archival: Vec<oryx_core::memory::Entry>,
+    window: oryx_core::memory::window::Window,
+    context: String,
+}
+
 impl Console {
     fn items_at(
         &self,
@@ -163,24 +171,48 @@ impl Console {
         Ok((owner, asof::as_of(&now, &history, t)))
     }
 
+    /// Prompt part [2] as it stood at a moment.
+    pub(crate) fn memory_block_at(
+        &self,
+        agent: Option<&str>,
+        t: NaiveDateTime,
+    ) -> ApiResult<String> {
+        let (_, items) = self.items_at(agent, t)?;
+        Ok(self.block_of(&items).context)
+    }
+
+    /// Core and archival of as-of items, and the memory block they make.
+    fn block_of(&self, items: &[asof::Item]) -> Block {
+        let entry = |i: &asof::Item| oryx_core::memory::Entry::new(i.timestamp, i.content.clone());
+        let of = |scope| {
+            items
+                .iter()
+                .filter(|i| i.scope == scope)
+                .map(entry)
+                .collect()
+        };
+        let (core, archival): (Vec<_>, Vec<_>) = (of(Scope::Core), of(Scope::Archival));
+        let limit = self.runtime().effective.archival_limit_chars;
+        let w = oryx_core::memory::window::compute(&archival, limit);
+        let context = oryx_core::memory::service::render_block(&core, &w);
+        Block {
+            core,
+            archival,
+            window: w,
+            context,
+        }
+    }
+
     /// The owner's memory as it stood at a moment: both tables and the prompt's memory block.
     pub fn memory_asof(&self, a: &AsOfArgs) -> ApiResult<AsOfDto> {
         let t = parse_moment(&a.at)?;
         let (owner, items) = self.items_at(a.agent.as_deref(), t)?;
-        let entry = |i: &asof::Item| oryx_core::memory::Entry::new(i.timestamp, i.content.clone());
-        let core: Vec<_> = items
-            .iter()
-            .filter(|i| i.scope == Scope::Core)
-            .map(entry)
-            .collect();
-        let archival: Vec<_> = items
-            .iter()
-            .filter(|i| i.scope == Scope::Archival)
-            .map(entry)
-            .collect();
-        let limit = self.runtime().effective.archival_limit_chars;
-        let w = oryx_core::memory::window::compute(&archival, limit);
-        let context = oryx_core::memory::service::render_block(&core, &w);
+        let Block {
+            core,
+            archival,
+            window: w,
+            context,
+        } = self.block_of(&items);
         let dto = |e: &oryx_core::memory::Entry, in_window: bool| AsOfEntryDto {
             timestamp: ts(&e.timestamp),
             content: e.content.clone(),

@@ -5,7 +5,14 @@ use oryx_core::prompt::{self, PartKind};
 
 use crate::console::Console;
 use crate::dto::{EpisodicPreviewDto, PartKindDto, PromptDto, PromptPartDto};
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
+use crate::ops::PromptArgs;
+
+/// What a replayed prompt cannot know of its moment.
+const REPLAY_NOTE: &str =
+    "AGENT.md, skills, bootstrap files and tools are today's (the console keeps no \
+     history of them); memory: entries stamped after the moment are left out and the console's \
+     own changes since are taken back, changes made by hand in the file are not known";
 
 impl Console {
     /// `query`: the message the episodic part is chosen for (default: the session's last user
@@ -16,10 +23,46 @@ impl Console {
         session_id: Option<&str>,
         query: Option<&str>,
     ) -> ApiResult<PromptDto> {
+        self.prompt_at(&PromptArgs {
+            agent: agent.to_string(),
+            session_id: session_id.map(str::to_string),
+            query: query.map(str::to_string),
+            asof: None,
+            message_index: None,
+        })
+    }
+
+    /// The prompt now, or (with `asof`) as it was built at a past moment: memory as of then,
+    /// the session's history up to `message_index`.
+    pub fn prompt_at(&self, args: &PromptArgs) -> ApiResult<PromptDto> {
+        let agent = args.agent.as_str();
+        let session_id = args.session_id.as_deref().filter(|s| !s.is_empty());
+        let query = args.query.as_deref().filter(|s| !s.is_empty());
         let rt = self.runtime();
         rt.owner(Some(agent))?;
         let a = agents::get(rt.root(), agent)?;
         let session = session_id.map(|id| rt.sessions.get(id)).transpose()?;
+        let replay = match args.asof.as_deref().filter(|s| !s.trim().is_empty()) {
+            Some(at) => {
+                let t = crate::portable::parse_moment(at)?;
+                if let (Some(i), Some(s)) = (args.message_index, &session) {
+                    if i as usize >= s.messages.len() {
+                        return Err(ApiError::invalid(format!(
+                            "session {} has {} messages; message {} is not one of them",
+                            s.summary.session_id,
+                            s.messages.len(),
+                            i + 1
+                        )));
+                    }
+                }
+                Some(prompt::Replay {
+                    at: t,
+                    memory_block: self.memory_block_at(Some(agent), t)?,
+                    upto: args.message_index.map(|i| i as usize),
+                })
+            }
+            None => None,
+        };
         let ep = rt.effective.episodic;
         let mut preview = None;
         let mut part = String::new();
@@ -52,7 +95,14 @@ impl Console {
                 hits: hits.iter().map(crate::recall::episodic_hit_dto).collect(),
             });
         }
-        let p = prompt::build(rt.root(), &a, &rt.memory, session.as_ref(), &part)?;
+        let p = prompt::build(
+            rt.root(),
+            &a,
+            &rt.memory,
+            session.as_ref(),
+            &part,
+            replay.as_ref(),
+        )?;
         let parts: Vec<PromptPartDto> = p
             .parts
             .iter()
@@ -82,6 +132,10 @@ impl Console {
             bootstrap_loaded: p.bootstrap_loaded,
             warnings: p.warnings,
             episodic: preview,
+            asof: replay
+                .as_ref()
+                .map(|r| oryx_core::timefmt::format_entry_ts(&r.at)),
+            asof_note: replay.as_ref().map(|_| REPLAY_NOTE.to_string()),
         })
     }
 }

@@ -116,6 +116,19 @@ enum Command {
         /// message; only when episodic memory is on in Settings)
         #[arg(long, value_name = "TEXT")]
         query: Option<String>,
+        /// Prompt replay: the prompt as it was built at that moment (yyyy-MM-dd[ HH:mm[:ss]]):
+        /// memory as it stood then; with --session, its history up to --message
+        #[arg(long, value_name = "TIME")]
+        asof: Option<String>,
+        /// With --asof: the history ends at this message of the session (1 = the first)
+        #[arg(
+            long,
+            value_name = "N",
+            requires = "asof",
+            requires = "session",
+            value_parser = clap::value_parser!(u32).range(1..)
+        )]
+        message: Option<u32>,
     },
     /// Episodic memory: an agent's past sessions, searched by meaning
     #[command(subcommand)]
@@ -349,6 +362,14 @@ enum MemoryCmd {
         #[arg(value_name = "TIME")]
         at: String,
     },
+    /// Where an entry came from: the save_memory call or conversation turn that wrote it, or a
+    /// console change (ids as `memory show --json` lists them)
+    Origin {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(value_name = "ID")]
+        id: String,
+    },
     /// Entries added, removed and changed between two moments
     Diff {
         #[arg(long)]
@@ -549,8 +570,16 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             agent,
             session,
             query,
+            asof,
+            message,
         } => render::prompt(
-            &console.prompt_preview(&agent, session.as_deref(), query.as_deref())?,
+            &console.prompt_at(&oryx_api::ops::PromptArgs {
+                agent,
+                session_id: session,
+                query,
+                asof,
+                message_index: message.map(|m| m.saturating_sub(1)),
+            })?,
             json,
         ),
         Command::Episodic(EpisodicCmd::Search {
@@ -830,6 +859,10 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
         }
         MemoryCmd::Asof { agent, at } => render::asof(
             &console.memory_asof(&oryx_api::portable::AsOfArgs { agent, at })?,
+            json,
+        ),
+        MemoryCmd::Origin { agent, id } => render::origin(
+            &console.entry_provenance(&oryx_api::provenance::ProvenanceArgs { agent, id })?,
             json,
         ),
         MemoryCmd::Diff { agent, from, to } => render::diff(

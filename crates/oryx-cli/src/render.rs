@@ -595,6 +595,13 @@ pub fn prompt(p: &PromptDto, json: bool) {
     if json {
         return print_json(p);
     }
+    if let Some(at) = &p.asof {
+        println!("prompt as built at {at}");
+        if let Some(note) = &p.asof_note {
+            println!("({note})");
+        }
+        println!();
+    }
     for part in &p.parts {
         let name = match part.kind {
             PartKindDto::System => "system prompt",
@@ -742,6 +749,59 @@ pub fn asof(a: &oryx_api::portable::AsOfDto, json: bool) {
     for e in &a.archival {
         let mark = if e.in_window { " " } else { "·" };
         println!("{mark} [{}] {}", or_dash(&e.timestamp), e.content);
+    }
+}
+
+pub fn origin(p: &oryx_api::provenance::ProvenanceDto, json: bool) {
+    if json {
+        return print_json(p);
+    }
+    print_origin(p, "");
+}
+
+fn print_origin(p: &oryx_api::provenance::ProvenanceDto, indent: &str) {
+    use oryx_api::provenance::OriginDto;
+    let how = if p.exact {
+        ""
+    } else {
+        " (by text only: the nearest record in time)"
+    };
+    let at =
+        p.at.as_deref()
+            .map(|t| format!(" at {t}"))
+            .unwrap_or_default();
+    let place = match (&p.session_id, p.message_index) {
+        (Some(s), Some(i)) => format!(" in session {s}, message {}", i + 1),
+        (Some(s), None) => format!(" in session {s}"),
+        _ => String::new(),
+    };
+    match p.origin {
+        OriginDto::SaveMemory => println!("{indent}written by save_memory{place}{at}{how}"),
+        OriginDto::Footprint => match &p.session_id {
+            Some(_) => println!(
+                "{indent}footprint of the turn \"{}\"{place}{how}",
+                p.trigger.as_deref().unwrap_or_default()
+            ),
+            None => println!(
+                "{indent}footprint of the turn \"{}\"; no session holds that message now",
+                p.trigger.as_deref().unwrap_or_default()
+            ),
+        },
+        OriginDto::Summary => println!("{indent}a summary the console wrote"),
+        OriginDto::Console => {
+            println!(
+                "{indent}{} in the console{at} (change {})",
+                p.change_op.as_deref().unwrap_or("changed"),
+                p.change_id.as_deref().unwrap_or("?")
+            );
+            if let Some(e) = &p.earlier {
+                print!("{indent}  before that: ");
+                print_origin(e, "");
+            }
+        }
+        OriginDto::Unknown => println!(
+            "{indent}nothing on record: written by hand, imported, added in the console, or its session is gone"
+        ),
     }
 }
 

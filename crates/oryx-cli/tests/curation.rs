@@ -633,3 +633,104 @@ fn the_llm_summariser_asks_an_openai_compatible_endpoint_and_its_failures_change
     env.json("markdown", &["memory", "undo", a[0], a[1]]);
     assert_eq!(std::fs::read(env.memory_file()).unwrap(), original);
 }
+
+#[test]
+fn an_entry_names_the_session_message_that_wrote_it_and_the_session_names_the_entry() {
+    for backend in ["markdown", "sqlite"] {
+        let env = Env::new(backend);
+        let sessions = env.json(backend, &["sessions", "--agent", "assistant"]);
+        let session = sessions["items"][0]["session_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        // The runtime's path: the agent saves what the session's call (message 6) asked for.
+        let out = env.run(
+            backend,
+            &[
+                "tool",
+                "save_memory",
+                "--input",
+                r#"{"content":"用户更喜欢早上收到简报","scope":"core"}"#,
+                "--agent",
+                "assistant",
+                "--session",
+                &session,
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let show = env.json(backend, &["memory", "show", "--agent", "assistant"]);
+        let saved = show["core"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["content"] == "用户更喜欢早上收到简报")
+            .expect("the saved entry")["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let origin = env.json(
+            backend,
+            &["memory", "origin", "--agent", "assistant", &saved],
+        );
+        assert_eq!(origin["origin"], "save_memory", "{backend}: {origin}");
+        assert_eq!(origin["exact"], true);
+        assert_eq!(origin["session_id"], session.as_str());
+        assert_eq!(origin["message_index"], 5);
+        let text = String::from_utf8_lossy(
+            &env.run(
+                backend,
+                &["memory", "origin", "--agent", "assistant", &saved],
+            )
+            .stdout,
+        )
+        .to_string();
+        assert!(
+            text.starts_with(&format!(
+                "written by save_memory in session {session}, message 6 at "
+            )),
+            "{text}"
+        );
+
+        // An edit in the console is named, with the call behind the text it replaced.
+        let edit = env.json(
+            backend,
+            &[
+                "memory",
+                "edit",
+                "--agent",
+                "assistant",
+                &saved,
+                "用户喜欢早上 8 点收到简报",
+            ],
+        );
+        let edited = edit["entries"][0]["after"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let origin = env.json(
+            backend,
+            &["memory", "origin", "--agent", "assistant", &edited],
+        );
+        assert_eq!(origin["origin"], "console", "{backend}: {origin}");
+        assert_eq!(origin["change_op"], "edit");
+        assert_eq!(origin["earlier"]["origin"], "save_memory");
+        assert_eq!(origin["earlier"]["session_id"], session.as_str());
+
+        // A sample entry nobody recorded writing, and an id that names nothing.
+        let core0 = show["core"][0]["id"].as_str().unwrap().to_string();
+        let origin = env.json(
+            backend,
+            &["memory", "origin", "--agent", "assistant", &core0],
+        );
+        assert_eq!(origin["origin"], "unknown", "{backend}: {origin}");
+        let out = env.run(
+            backend,
+            &["memory", "origin", "--agent", "assistant", "zz-1"],
+        );
+        assert_ne!(code(&out), 0);
+    }
+}

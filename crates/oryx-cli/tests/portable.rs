@@ -218,6 +218,126 @@ fn memory_as_of_a_moment_and_the_diff_between_two() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a moment"));
 }
 
+#[test]
+fn prompt_replay_builds_the_prompt_of_a_past_session_with_memory_as_it_stood_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let root = demo_root(&config, dir.path());
+    let sessions = json(
+        &config,
+        &root,
+        "markdown",
+        &["sessions", "--agent", "assistant"],
+    );
+    let s = &sessions["items"][0];
+    let id = s["session_id"].as_str().unwrap();
+    let at = s["last_active_at"].as_str().unwrap().replace('T', " ");
+    let at = &at[..19];
+    // Written after the session: today's prompt has it, the replay does not.
+    json(
+        &config,
+        &root,
+        "markdown",
+        &[
+            "memory",
+            "add",
+            "--agent",
+            "assistant",
+            "--scope",
+            "core",
+            "written after the session",
+        ],
+    );
+    let part = |p: &Value, kind: &str| -> String {
+        p["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["kind"] == kind)
+            .unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let today = json(
+        &config,
+        &root,
+        "markdown",
+        &["prompt", "--agent", "assistant", "--session", id],
+    );
+    assert!(part(&today, "memory").contains("written after the session"));
+    assert!(today["asof"].is_null());
+    let then = json(
+        &config,
+        &root,
+        "markdown",
+        &[
+            "prompt",
+            "--agent",
+            "assistant",
+            "--session",
+            id,
+            "--asof",
+            at,
+            "--message",
+            "1",
+        ],
+    );
+    assert_eq!(then["asof"], at);
+    assert!(then["asof_note"].as_str().unwrap().contains("today's"));
+    let memory = part(&then, "memory");
+    assert!(!memory.contains("written after the session"), "{memory}");
+    // Memory then equals what `memory asof` says the block was.
+    let asof = json(
+        &config,
+        &root,
+        "markdown",
+        &["memory", "asof", "--agent", "assistant", at],
+    );
+    assert_eq!(memory, asof["context"].as_str().unwrap());
+    // The date line is the moment's; the history is the first message only.
+    assert!(part(&then, "system").contains(&format!("当前日期时间：{}", &at[..16])));
+    assert_eq!(then["history_messages"], 1);
+    assert_eq!(today["history_messages"], 8);
+    let text = String::from_utf8_lossy(
+        &run(
+            &config,
+            &root,
+            "markdown",
+            &[
+                "prompt",
+                "--agent",
+                "assistant",
+                "--session",
+                id,
+                "--asof",
+                at,
+            ],
+        )
+        .stdout,
+    )
+    .to_string();
+    assert!(
+        text.starts_with(&format!("prompt as built at {at}\n")),
+        "{text}"
+    );
+    for bad in [
+        vec!["--asof", at, "--message", "99"],
+        vec!["--asof", "last tuesday"],
+        vec!["--asof", at, "--message", "0"],
+    ] {
+        let mut args = vec!["prompt", "--agent", "assistant", "--session", id];
+        args.extend(bad.iter().copied());
+        let out = run(&config, &root, "markdown", &args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 // `oryx import --from FORMAT FILE [--agent A] [--dry-run]`: other tools' memories.
 
 fn local(iso: &str) -> String {

@@ -721,6 +721,10 @@ const REST_AGENT_ROUTES: &[(&str, At)] = &[
     ),
     (
         "POST",
+        At::Json(r#"/api/v1/console/entry_provenance|{"agent":{},"id":"a0-00000000"}"#),
+    ),
+    (
+        "POST",
         At::Json(r#"/api/v1/console/undo_change|{"agent":{}}"#),
     ),
     (

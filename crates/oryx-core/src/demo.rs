@@ -260,13 +260,16 @@ fn write_sessions(
             last_active_at_ms: local_to_epoch_ms(&last),
             archived_at_ms: archived.then(|| local_to_epoch_ms(&(last + Duration::hours(1)))),
         })?;
-        for (tool, input, output) in [
+        // Each call at its moment in the conversation, as the runtime would have recorded it.
+        for (minute, tool, input, output) in [
             (
+                1,
                 "recall_memory",
                 "{\"keyword\":\"偏好\"}",
                 "- [2026-07-22 09:30:00] 用户偏好简洁的回复，不用列表。",
             ),
             (
+                5,
                 "save_memory",
                 "{\"content\":\"用户更喜欢早上收到简报\",\"scope\":\"core\"}",
                 "已记住",
@@ -280,6 +283,7 @@ fn write_sessions(
                 success: true,
                 error_message: None,
                 duration_ms: 3 + si as i64,
+                created_at_ms: Some(local_to_epoch_ms(&(created + Duration::minutes(minute)))),
             })?;
         }
         count += 1;

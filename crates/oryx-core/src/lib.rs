@@ -15,6 +15,7 @@ pub mod migrate;
 pub mod names;
 pub mod portable;
 pub mod prompt;
+pub mod provenance;
 pub mod sessions;
 pub mod timefmt;
 pub mod tools;

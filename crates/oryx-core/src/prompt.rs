@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use chrono::NaiveDateTime;
 use serde::Serialize;
 
 use crate::agents::{self, Agent};
@@ -59,6 +60,18 @@ pub struct Prompt {
 pub const SKILLS_INTRO: &str = "你可以按需使用以下 Skill。仅在当前任务需要时，用 read_file 读取给出的 SKILL.md；其中的相对资源路径以该 SKILL.md 所在目录为基准并转换成绝对路径，不要猜测未读取的内容：\n";
 pub const DATE_LINE_PREFIX: &str = "当前日期时间：";
 
+/// A prompt as it was built at a past moment (prompt replay).
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The moment: the date line says it, and the memory block is as of it.
+    pub at: NaiveDateTime,
+    /// Part [2] as the memory stood then.
+    pub memory_block: String,
+    /// The session's messages up to and including this one make the history (the model
+    /// answering that message); `None`: all of them.
+    pub upto: Option<usize>,
+}
+
 /// `episodic`: the rendered episodic part ([`crate::episodic::render_part`]), empty when off
 /// or when nothing relevant was found; it follows the memory block in the system message.
 pub fn build(
@@ -67,17 +80,28 @@ pub fn build(
     memory: &MemoryService,
     session: Option<&Session>,
     episodic: &str,
+    replay: Option<&Replay>,
 ) -> Result<Prompt> {
     let mut warnings = Vec::new();
-    let (system, loaded) = system_part(root, agent, &mut warnings);
+    let now = match replay {
+        Some(r) => r.at,
+        None => chrono::Local::now().naive_local(),
+    };
+    let (system, loaded) = system_part(root, agent, &now, &mut warnings);
     let owner = Owner::Agent(agent.name.clone());
-    let memory_text = memory.build_context(&owner)?;
+    let memory_text = match replay {
+        Some(r) => r.memory_block.clone(),
+        None => memory.build_context(&owner)?,
+    };
     let history: &[Message] = match session {
         Some(s) => {
             if let Some(err) = &s.summary.error {
                 warnings.push(err.clone());
             }
-            last_turns(&s.messages, agent.max_history_turns)
+            let upto = replay
+                .and_then(|r| r.upto)
+                .map_or(s.messages.len(), |i| (i + 1).min(s.messages.len()));
+            last_turns(&s.messages[..upto], agent.max_history_turns)
         }
         None => &[],
     };
@@ -112,7 +136,12 @@ pub fn build(
 
 /// Part [1] in the runtime's order: identity prompt, AGENT.md body, the skills catalog, each
 /// bootstrap file's raw content, then the current date and time. Each piece ends with '\n'.
-fn system_part(root: &Path, agent: &Agent, warnings: &mut Vec<String>) -> (String, Vec<String>) {
+fn system_part(
+    root: &Path,
+    agent: &Agent,
+    now: &NaiveDateTime,
+    warnings: &mut Vec<String>,
+) -> (String, Vec<String>) {
     let mut out = String::new();
     if let Some(identity) = &agent.identity_prompt {
         out.push_str(identity);
@@ -156,7 +185,7 @@ fn system_part(root: &Path, agent: &Agent, warnings: &mut Vec<String>) -> (Strin
         }
     }
     out.push_str(DATE_LINE_PREFIX);
-    out.push_str(&chrono::Local::now().format("%Y-%m-%d %H:%M").to_string());
+    out.push_str(&now.format("%Y-%m-%d %H:%M").to_string());
     out.push('\n');
     (out, loaded)
 }

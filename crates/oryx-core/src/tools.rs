@@ -172,6 +172,7 @@ impl ToolExecutor {
             success,
             error_message: (!success).then(|| output.clone()),
             duration_ms,
+            created_at_ms: None,
         });
         let (invocation_id, warning) = match recorded {
             Ok(id) => (Some(id), None),

@@ -233,7 +233,7 @@ pub fn footprint_text(user: &str, reply: &str) -> String {
 /// As the runtime flattened a footprint part: blank (by its `isBlank`) is `（空）`; runs of ASCII
 /// whitespace (its regex `\s`) become one space and the ends are trimmed by its `strip()`, so
 /// no-break spaces are content, not whitespace.
-fn footprint_part(s: &str) -> String {
+pub(crate) fn footprint_part(s: &str) -> String {
     if trim_runtime(s).is_empty() {
         return "（空）".to_string();
     }

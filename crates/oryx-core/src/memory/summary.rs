@@ -158,7 +158,11 @@ const MARKER: &str = "〔摘要 ";
 
 /// Whether an entry is a summary the console wrote.
 pub fn is_summary(e: &Entry) -> bool {
-    e.content.starts_with(MARKER)
+    is_summary_text(&e.content)
+}
+
+pub fn is_summary_text(content: &str) -> bool {
+    content.starts_with(MARKER)
 }
 
 /// The newest time an existing summary covers (entries up to it are summarised already).

@@ -66,6 +66,44 @@ impl SessionStore {
         Ok(rows)
     }
 
+    /// Successful calls of `tool`, oldest first; with `between` (epoch ms, inclusive) only
+    /// those recorded in that span. A missing database or table yields no rows.
+    pub fn successful_calls_of(
+        &self,
+        tool: &str,
+        between: Option<(i64, i64)>,
+    ) -> Result<Vec<ToolInvocation>> {
+        let Some(conn) = self.open_existing()? else {
+            return Ok(Vec::new());
+        };
+        let Some(source) = projection(&conn, &self.path, &INVOCATIONS)? else {
+            return Ok(Vec::new());
+        };
+        let at = epoch_ms_sql("created_at");
+        let mut args = vec![Value::Text(tool.to_string())];
+        let span = match between {
+            Some((from, to)) => {
+                args.push(Value::Integer(from));
+                args.push(Value::Integer(to));
+                format!("AND {at} BETWEEN ?2 AND ?3")
+            }
+            None => String::new(),
+        };
+        let sql = format!(
+            "SELECT id, session_id, tool_name, input_json, result_json, success, error_message, \
+                    duration_ms, created_at \
+             FROM ({source}) WHERE tool_name = ?1 {span} ORDER BY {at}, id"
+        );
+        let mut stmt = conn.prepare(&sql).at_db(&self.path)?;
+        let rows = stmt
+            .query_map(params_from_iter(&args), invocation_from_row)
+            .at_db(&self.path)?
+            .filter(|r| r.as_ref().map_or(true, |i| i.success))
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .at_db(&self.path)?;
+        Ok(rows)
+    }
+
     /// Records one tool call as the runtime does (success as 0/1, created_at in epoch ms),
     /// creating the database and tables when missing. Returns the new row id.
     pub fn record_invocation(&self, inv: &NewInvocation) -> Result<i64> {
@@ -85,7 +123,7 @@ impl SessionStore {
                 inv.success,
                 inv.error_message,
                 inv.duration_ms,
-                now_epoch_ms()
+                inv.created_at_ms.unwrap_or_else(now_epoch_ms)
             ],
         )
         .at_db(&self.path)?;
@@ -124,6 +162,7 @@ mod tests {
             success,
             error_message: (!success).then(|| "未注册的工具: x".to_string()),
             duration_ms: 7,
+            created_at_ms: None,
         }
     }
 

@@ -177,6 +177,9 @@ pub struct NewInvocation {
     pub success: bool,
     pub error_message: Option<String>,
     pub duration_ms: i64,
+    /// When the call was made (epoch ms); `None`: now, as the runtime records its calls. The
+    /// sample data dates its calls inside their sessions.
+    pub created_at_ms: Option<i64>,
 }
 
 /// A session row for the demo and test fixture builders only: the console itself never

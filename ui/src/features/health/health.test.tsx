@@ -36,6 +36,7 @@ const HEALTH: HealthDto = {
       kind: "relative_time",
       entry_ids: [STALE.id],
       reason: 'says "明天" but was written 29 days ago: it no longer means what it meant',
+      params: { word: "明天", age_days: "29" },
       fix: { op: "delete", ids: [STALE.id], content: null },
     },
     {
@@ -43,6 +44,7 @@ const HEALTH: HealthDto = {
       kind: "near",
       entry_ids: DUP,
       reason: "4 entries differ only in numbers (a repeated footprint): a summary keeps them in one line",
+      params: { count: "4", basis: "numbers", similarity: "1.00" },
       fix: null,
     },
     {
@@ -50,6 +52,7 @@ const HEALTH: HealthDto = {
       kind: "github_token",
       entry_ids: [SECRET.id],
       reason: "holds what looks like a secret (github_token): anyone who reads the prompt or the file sees it",
+      params: { kinds: "github_token" },
       fix: { op: "edit", ids: [SECRET.id], content: "token ghp_…[masked] for CI" },
     },
   ],
@@ -344,6 +347,7 @@ describe("Summaries (#15)", () => {
       kind: "unsummarised",
       entry_ids: DUP,
       reason: "4 entries outside the window are not summarised (more than the threshold of 2): the agent no longer sees them",
+      params: { count: "4", threshold: "2" },
       fix: { op: "summarize", ids: DUP, content: null },
     };
     const { backend } = await openHealth({ ...HEALTH, findings: [...HEALTH.findings, finding] });
