@@ -13,6 +13,7 @@ import { qk } from "../../queries/keys";
 import { useCurate } from "../memory/curation";
 import { ChangeToast, useChangeToast, type Say } from "../memory/ChangeToast";
 import { groupByCheck, useEntriesById, useHealth, type EntryInfo } from "./hooks";
+import { findingText, kindTag } from "./reason";
 import { StatsPanel } from "./StatsPanel";
 import { SummaryPanel } from "./SummaryPanel";
 
@@ -163,7 +164,7 @@ function FindingItem({
   say: Say;
   openSummary: () => void;
 }) {
-  const { t, num } = useI18n();
+  const { t, num, lang } = useI18n();
   const backend = useBackend();
   const qc = useQueryClient();
   const [busy, setBusy] = useState(false);
@@ -172,6 +173,7 @@ function FindingItem({
   const fix = finding.fix && FIX_OPS.includes(finding.fix.op) ? finding.fix : null;
   const ids = finding.entry_ids;
   const listed = allEntries ? ids : ids.slice(0, ENTRY_PAGE);
+  const reason = findingText(t, num, lang, finding);
 
   const onFix = async () => {
     if (!fix) return;
@@ -210,8 +212,10 @@ function FindingItem({
   return (
     <li className="health-finding" data-testid="health-finding" data-check={finding.check} data-kind={finding.kind}>
       <div className="health-finding-main">
-        <p className="health-reason" data-testid="finding-reason">
-          <span className="tag">{finding.kind}</span> {finding.reason}
+        <p className="health-reason" data-testid="finding-reason" data-localised={reason.localised} title={reason.detail ?? undefined}>
+          <span className="tag">{kindTag(t, finding)}</span>{" "}
+          {/* The console's own words are English: said so, for a screen reader in another language. */}
+          <span lang={reason.localised ? undefined : "en"}>{reason.text}</span>
         </p>
         <ul className="health-entries">
           {listed.map((id) => {

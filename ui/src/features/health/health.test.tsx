@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 
 import { BackendError } from "../../backend";
 import type { ChangeDto, HealthDto, MemoryStatsDto, MemoryViewDto, SummaryProposalDto } from "../../backend/types";
-import type { RecordedBackend } from "../../test/recorded";
+import { translate } from "../../i18n";
+import { recordedResult, type RecordedBackend } from "../../test/recorded";
 import { renderApp } from "../../test/render";
+import { localReason } from "./reason";
 
 // The console has no recording of health, stats or summaries: reads and writes are answered with
 // stubs shaped like `oryx serve`'s answers on the demo root, and each test checks what was sent.
@@ -112,7 +114,9 @@ describe("Health tab", () => {
     expect(groups).toEqual(["health-group-secrets", "health-group-duplicates", "health-group-stale"]);
     const secrets = screen.getByTestId("health-group-secrets");
     expect(within(secrets).getByTestId("health-group-count")).toHaveTextContent("1");
-    expect(within(secrets).getByTestId("finding-reason")).toHaveTextContent("github_token");
+    expect(within(secrets).getByTestId("finding-reason")).toHaveTextContent(
+      "GitHub token Holds what looks like a secret (GitHub token): anyone who reads the prompt or the file sees it",
+    );
     await waitFor(() => expect(within(secrets).getByTestId("finding-entry")).toHaveTextContent(SECRET.content));
     expect(within(secrets).getByTestId("finding-fix")).toHaveTextContent("Mask");
     expect(within(secrets).getByTestId("finding-fix-content")).toHaveTextContent("token ghp_…[masked] for CI");
@@ -388,5 +392,150 @@ describe("Global memory health", () => {
     expect(screen.getByTestId("tab-health")).toHaveAttribute("aria-selected", "true");
     expect(sent(r.backend, "memory_health")).toEqual([{ agent: null }]);
     expect(sent(r.backend, "memory_stats")).toEqual([{ agent: null }]);
+  });
+});
+
+// Reasons in the user's language (#15): said from check + kind + params; what this screen cannot
+// say (a kind or a value it does not know) keeps the console's English reason.
+type Finding = HealthDto["findings"][number];
+
+const PHONE: Finding = {
+  check: "pii",
+  kind: "phone",
+  entry_ids: ["a141-0badf00d"],
+  reason: "holds personal data (phone, resident_id, bank_card)",
+  params: { kinds: "phone,resident_id,bank_card" },
+  fix: null,
+};
+// What a newer console might send: a secret kind and a near-duplicate basis this screen does not know.
+const NEWER: Finding[] = [
+  {
+    check: "secrets",
+    kind: "azure_key",
+    entry_ids: ["a142-00c0ffee"],
+    reason: "holds what looks like a secret (azure_key): anyone who reads the prompt or the file sees it",
+    params: { kinds: "azure_key" },
+    fix: null,
+  },
+  {
+    check: "duplicates",
+    kind: "near",
+    entry_ids: ["a143-1", "a143-2"],
+    reason: "2 entries mean the same (semantic similarity 0.91): a summary keeps them in one line",
+    params: { count: "2", basis: "semantic", similarity: "0.91" },
+    fix: null,
+  },
+];
+
+async function openHealthIn(lang: "en" | "zh", health: HealthDto) {
+  const r = renderApp("#/agents/assistant/health");
+  const settings = recordedResult("demo", "get_settings", {});
+  r.backend.stub("get_settings", () => ({ ...settings, settings: { ...settings.settings, language: lang } }));
+  r.backend.stub("memory_view", () => VIEW);
+  r.backend.stub("memory_health", () => health);
+  r.backend.stub("memory_stats", () => STATS);
+  r.backend.stub("propose_summary", () => null);
+  await screen.findByTestId("health-group-secrets");
+  return r;
+}
+
+const reasons = (group: string) => within(screen.getByTestId(`health-group-${group}`)).getAllByTestId("finding-reason");
+
+describe("Finding reasons in the user's language", () => {
+  it("says each reason in English from its params, with readable kinds", async () => {
+    await openHealthIn("en", { ...HEALTH, findings: [...HEALTH.findings, PHONE] });
+    expect(reasons("secrets")[0]).toHaveTextContent("Holds what looks like a secret (GitHub token): anyone who reads the prompt or the file sees it");
+    expect(reasons("pii")[0]).toHaveTextContent("phone number Holds personal data (phone number, resident ID number, bank card number)");
+    expect(reasons("duplicates")[0]).toHaveTextContent("near 4 entries differ only in numbers (a repeated footprint): a summary keeps them in one line");
+    expect(reasons("stale")[0]).toHaveTextContent("relative time Says “明天” but was written 29 days ago: it no longer means what it meant");
+    // English is what the console says already: no second copy as detail.
+    expect(reasons("secrets")[0]).not.toHaveAttribute("title");
+    expect(reasons("secrets")[0]).toHaveAttribute("data-localised", "true");
+  });
+
+  it("says each reason in Chinese, the console's English as detail", async () => {
+    await openHealthIn("zh", { ...HEALTH, findings: [...HEALTH.findings, PHONE] });
+    await waitFor(() => expect(screen.getByTestId("health-group-secrets")).toHaveTextContent("密钥"));
+    const secret = reasons("secrets")[0]!;
+    expect(secret).toHaveTextContent("GitHub 令牌 含有疑似密钥（GitHub 令牌）：读到提示词或该文件的人都能看到");
+    expect(secret).toHaveAttribute("title", HEALTH.findings[2]!.reason);
+    expect(reasons("pii")[0]).toHaveTextContent("电话号码 含有个人信息（电话号码、居民身份证号、银行卡号）");
+    expect(reasons("duplicates")[0]).toHaveTextContent("相近 4 个条目只有数字不同（重复的足迹）：摘要可把它们合为一行");
+    expect(reasons("stale")[0]).toHaveTextContent("相对时间 写着“明天”，却是 29 天前写的：它已不再是当时的意思");
+    expect(screen.getByTestId("health-group-stale")).not.toHaveTextContent("written");
+  });
+
+  it("keeps the console's English reason for a kind or a value it does not know", async () => {
+    await openHealthIn("zh", { ...HEALTH, findings: [...HEALTH.findings, ...NEWER] });
+    await waitFor(() => expect(screen.getByTestId("health-group-secrets")).toHaveTextContent("密钥"));
+    const [known, unknown] = reasons("secrets");
+    expect(known).toHaveTextContent("含有疑似密钥（GitHub 令牌）");
+    // The kind as sent for a tag, the English reason marked as English.
+    expect(unknown).toHaveTextContent(`azure_key ${NEWER[0]!.reason}`);
+    expect(unknown).toHaveAttribute("data-localised", "false");
+    expect(unknown).not.toHaveAttribute("title");
+    expect(within(unknown!).getByText(NEWER[0]!.reason)).toHaveAttribute("lang", "en");
+    const near = reasons("duplicates");
+    expect(near[0]).toHaveTextContent("4 个条目只有数字不同");
+    expect(near[1]).toHaveTextContent(NEWER[1]!.reason);
+    expect(near[1]).not.toHaveTextContent("undefined");
+  });
+
+  it("says every check and kind the console sends, in both languages, with English plurals", () => {
+    const en = (f: Finding) => localReason((k, v) => translate("en", k, v), (n) => n.toLocaleString("en-US"), f);
+    const zh = (f: Finding) => localReason((k, v) => translate("zh", k, v), (n) => n.toLocaleString("zh-CN"), f);
+    const f = (check: string, kind: string, params: Record<string, string>): Finding => ({ check, kind, entry_ids: ["a0-1"], reason: "as sent", params, fix: null });
+
+    const secret = f("secrets", "openai_key", { kinds: "openai_key,password,connection_string" });
+    expect(en(secret)).toBe("Holds what looks like a secret (OpenAI API key, password, connection string with a password): anyone who reads the prompt or the file sees it");
+    expect(zh(secret)).toBe("含有疑似密钥（OpenAI API 密钥、密码、带密码的连接字符串）：读到提示词或该文件的人都能看到");
+    for (const k of ["private_key", "anthropic_key", "aws_access_key", "github_token", "slack_token", "google_api_key", "stripe_key", "jwt"]) {
+      expect(en(f("secrets", k, { kinds: k })), k).not.toContain(k);
+      expect(zh(f("secrets", k, { kinds: k })), k).toMatch(/^含有疑似密钥（/);
+    }
+    expect(zh(f("pii", "email", { kinds: "email,phone" }))).toBe("含有个人信息（电子邮件地址、电话号码）");
+    expect(en(f("pii", "resident_id", { kinds: "resident_id" }))).toBe("Holds personal data (resident ID number)");
+
+    expect(en(f("stale", "relative_time", { word: "tomorrow", age_days: "1" }))).toBe("Says “tomorrow” but was written 1 day ago: it no longer means what it meant");
+    expect(en(f("stale", "relative_time", { word: "tomorrow", age_days: "1200" }))).toContain("written 1,200 days ago");
+    expect(zh(f("stale", "relative_time", { word: "下周", age_days: "8" }))).toBe("写着“下周”，却是 8 天前写的：它已不再是当时的意思");
+
+    expect(en(f("duplicates", "exact", { count: "3" }))).toBe("The same entry 3 times; keeping the newest is enough");
+    expect(zh(f("duplicates", "exact", { count: "3" }))).toBe("同一条目出现了 3 次；保留最新的一条即可");
+    const text = f("duplicates", "near", { count: "2", basis: "text", similarity: "0.72" });
+    expect(en(text)).toBe("2 entries say nearly the same (72% of their character n-grams in common): a summary keeps them in one line");
+    expect(zh(text)).toBe("2 个条目内容几乎相同（字符 n-gram 有 72% 相同）：摘要可把它们合为一行");
+    const same = f("duplicates", "near", { count: "28", basis: "request", similarity: "1.00", request: "帮我总结今天的日志" });
+    expect(en(same)).toBe("28 footprints of the same request “帮我总结今天的日志”: a summary keeps them in one line with a count");
+    expect(zh(same)).toBe("同一请求“帮我总结今天的日志”的足迹有 28 条：摘要可把它们合为一行并计数");
+    const alike = f("duplicates", "near", { count: "5", basis: "request", similarity: "0.81", request: "总结日志" });
+    expect(en(alike)).toBe("5 footprints of nearly the same request (81% alike, the newest “总结日志”): a summary keeps them in one line with a count");
+    expect(zh(alike)).toBe("几乎相同的请求的足迹有 5 条（相似度 81%，最新一条为“总结日志”）：摘要可把它们合为一行并计数");
+
+    expect(en(f("budget", "unsummarised", { count: "120", threshold: "100" }))).toBe(
+      "120 archival entries have left the prompt window without a summary (more than 100): a summary keeps what they said in the window",
+    );
+    expect(en(f("budget", "unsummarised", { count: "1", threshold: "0" }))).toBe(
+      "1 archival entry has left the prompt window without a summary (more than 0): a summary keeps what it said in the window",
+    );
+    expect(zh(f("budget", "unsummarised", { count: "120", threshold: "100" }))).toBe("120 条归档条目已离开提示词窗口且没有摘要（超过 100 条）：摘要能把它们的内容留在窗口里");
+
+    // Unknown kinds, bases, checks, or params missing or not numbers: null (the English reason stays).
+    for (const x of [
+      f("secrets", "openai_key", { kinds: "openai_key,azure_key" }),
+      f("secrets", "openai_key", {}),
+      f("pii", "passport", { kinds: "passport" }),
+      f("stale", "relative_time", { word: "明天" }),
+      f("stale", "relative_time", { word: "明天", age_days: "many" }),
+      f("stale", "absolute_date", { word: "明天", age_days: "3" }),
+      f("duplicates", "exact", {}),
+      f("duplicates", "near", { count: "2", basis: "text" }),
+      f("duplicates", "near", { count: "2", basis: "request", similarity: "1.00" }),
+      f("duplicates", "semantic", { count: "2" }),
+      f("budget", "unsummarised", { count: "4" }),
+      f("budget", "core_share", { share: "0.4" }),
+      f("licences", "gpl", {}),
+    ])
+      expect(en(x), JSON.stringify(x)).toBeNull();
   });
 });
