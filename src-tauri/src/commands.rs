@@ -6,7 +6,7 @@ use std::sync::Arc;
 use oryx_api::{ops, ApiError, Console, ErrorCode};
 use tauri::State;
 
-use crate::state::AppState;
+use crate::state::{AppState, FileDialog};
 
 async fn blocking<T: Send + 'static>(
     console: Arc<Console>,
@@ -56,4 +56,50 @@ pub async fn migrate(
 pub async fn cancel_migration(state: State<'_, AppState>) -> Result<(), ApiError> {
     state.console().cancel_migration();
     Ok(())
+}
+
+/// Saves a finished export where the person says in the system's save dialog (the path never
+/// comes from the page). `None`: they closed the dialog.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_export(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<Option<String>, ApiError> {
+    let console = state.console();
+    let (file, name) = console.export_archive_file(&id)?;
+    let chooser = state.chooser();
+    let target = tauri::async_runtime::spawn_blocking(move || chooser(FileDialog::Save { name }))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("file dialog failed: {e}")))??;
+    let Some(target) = target else {
+        return Ok(None);
+    };
+    blocking(console, move |_| {
+        std::fs::copy(&file, &target).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Io,
+                format!("cannot write {}: {e}", target.display()),
+            )
+        })?;
+        Ok(Some(target.display().to_string()))
+    })
+    .await
+}
+
+/// Lets the person choose an archive to import in the system's open dialog; the answer is an
+/// upload token for `start_import`. `None`: they closed the dialog.
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_archive(
+    state: State<'_, AppState>,
+) -> Result<Option<oryx_api::transfer::UploadDto>, ApiError> {
+    let chooser = state.chooser();
+    let picked = tauri::async_runtime::spawn_blocking(move || chooser(FileDialog::Open))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("file dialog failed: {e}")))??;
+    match picked {
+        Some(path) => blocking(state.console(), move |c| c.pick_upload(&path).map(Some)).await,
+        None => Ok(None),
+    }
 }

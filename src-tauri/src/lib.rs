@@ -19,6 +19,8 @@ pub fn specta_builder<R: tauri::Runtime>() -> Builder<R> {
             commands::console,
             commands::migrate,
             commands::cancel_migration,
+            commands::save_export,
+            commands::pick_archive,
         ])
         .typ::<oryx_api::ops::Operations>()
         .typ::<oryx_api::migrate::MigrationProgress>()
@@ -61,6 +63,31 @@ fn use_bundled_model(context: &tauri::Context<tauri::Wry>) {
     }
 }
 
+/// The system's save and open dialogs, through the dialog plugin (blocking: called off the main
+/// thread).
+fn system_file_dialog(
+    app: tauri::AppHandle,
+) -> impl Fn(state::FileDialog) -> Result<Option<std::path::PathBuf>, ApiError> + Send + Sync {
+    use tauri_plugin_dialog::DialogExt;
+    move |d| {
+        let builder = app
+            .dialog()
+            .file()
+            .add_filter("OryxOS memory archive", &["zip"]);
+        let chosen = match d {
+            state::FileDialog::Save { name } => builder.set_file_name(name).blocking_save_file(),
+            state::FileDialog::Open => builder.blocking_pick_file(),
+        };
+        chosen
+            .map(|p| {
+                p.into_path().map_err(|e| {
+                    ApiError::invalid(format!("the chosen file is not a local path: {e}"))
+                })
+            })
+            .transpose()
+    }
+}
+
 pub fn run() {
     let context = tauri::generate_context!("../tauri.conf.json");
     use_bundled_model(&context);
@@ -79,6 +106,10 @@ pub fn run() {
         .setup(move |app| {
             builder.mount_events(app);
             app.state::<AppState>().attach(app.handle().clone());
+            app.state::<AppState>()
+                .set_chooser(std::sync::Arc::new(system_file_dialog(
+                    app.handle().clone(),
+                )));
             Ok(())
         })
         .run(context)

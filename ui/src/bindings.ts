@@ -19,6 +19,16 @@ export const commands = {
 	migrate: (req: MigrateRequest_Deserialize, onProgress: Channel<MigrationProgress>) => typedError<MigrationReport_Serialize, ApiError>(__TAURI_INVOKE("migrate", { req, onProgress })),
 	/**  Stops the running migration between entries (nothing to do when none runs). */
 	cancelMigration: () => typedError<null, ApiError>(__TAURI_INVOKE("cancel_migration")),
+	/**
+	 *  Saves a finished export where the person says in the system's save dialog (the path never
+	 *  comes from the page). `None`: they closed the dialog.
+	 */
+	saveExport: (id: string) => typedError<string | null, ApiError>(__TAURI_INVOKE("save_export", { id })),
+	/**
+	 *  Lets the person choose an archive to import in the system's open dialog; the answer is an
+	 *  upload token for `start_import`. `None`: they closed the dialog.
+	 */
+	pickArchive: () => typedError<UploadDto | null, ApiError>(__TAURI_INVOKE("pick_archive")),
 };
 
 /* Types */
@@ -137,6 +147,11 @@ export type AgentList_Serialize = {
 	agents: AgentSummary_Serialize[],
 	/**  The global memory's counts (`memory/MEMORY.md`). */
 	global_memory: MemoryCounts_Serialize,
+};
+
+export type AgentMapDto = {
+	from: string,
+	to: string,
 };
 
 export type AgentSummary = AgentSummary_Serialize | AgentSummary_Deserialize;
@@ -836,6 +851,34 @@ export type EpisodicResultDto_Serialize = {
 
 export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal";
 
+export type ExportDoneDto = {
+	/**  The archive's size. */
+	bytes: number | null,
+	owners: OwnerCountDto[],
+	files: number,
+	sessions: number,
+	/**  What to call the archive when it is saved. */
+	file_name: string,
+};
+
+export type ExportRequest = ExportRequest_Serialize | ExportRequest_Deserialize;
+
+export type ExportRequest_Deserialize = {
+	/**  Agents to export; empty with `all`: every agent and the global memory. */
+	agents?: string[],
+	all?: boolean,
+	/**  Also the agents' sessions and tool invocations. */
+	sessions?: boolean,
+};
+
+export type ExportRequest_Serialize = {
+	/**  Agents to export; empty with `all`: every agent and the global memory. */
+	agents: string[],
+	all: boolean,
+	/**  Also the agents' sessions and tool invocations. */
+	sessions: boolean,
+};
+
 export type FieldErrorDto = {
 	/**  The front matter key (`provider.model`); empty for the whole text. */
 	key: string,
@@ -1001,6 +1044,54 @@ export type ImpactDto = {
 	entering_prompt_chars: number,
 	/**  Ids named that are not entries of this owner now. */
 	missing: string[],
+};
+
+export type ImportDoneDto = ImportDoneDto_Serialize | ImportDoneDto_Deserialize;
+
+export type ImportDoneDto_Deserialize = {
+	dry_run: boolean,
+	source_backend: string,
+	owners: OwnerImportDto_Deserialize[],
+	files_written: string[],
+	files_kept: string[],
+	unknown: string[],
+	sessions_not_imported: number,
+};
+
+export type ImportDoneDto_Serialize = {
+	dry_run: boolean,
+	source_backend: string,
+	owners: OwnerImportDto_Serialize[],
+	files_written: string[],
+	files_kept: string[],
+	unknown: string[],
+	sessions_not_imported: number,
+};
+
+export type ImportRequest = ImportRequest_Serialize | ImportRequest_Deserialize;
+
+export type ImportRequest_Deserialize = {
+	/**  What the host's upload (browser) or file dialog (desktop) answered. */
+	upload: string,
+	dry_run?: boolean,
+	/**  Into another backend than the one in effect (same root). */
+	into_backend?: BackendDto | null,
+	/**  Agents renamed on the way in. */
+	agent_map?: AgentMapDto[],
+	/**  Replace AGENT.md, bootstrap and skill files the target has with the archive's. */
+	replace_existing?: boolean,
+};
+
+export type ImportRequest_Serialize = {
+	/**  What the host's upload (browser) or file dialog (desktop) answered. */
+	upload: string,
+	dry_run: boolean,
+	/**  Into another backend than the one in effect (same root). */
+	into_backend: BackendDto | null,
+	/**  Agents renamed on the way in. */
+	agent_map: AgentMapDto[],
+	/**  Replace AGENT.md, bootstrap and skill files the target has with the archive's. */
+	replace_existing: boolean,
 };
 
 /**  The index build running or last run in this console. */
@@ -1476,6 +1567,10 @@ export type Operations_Deserialize = {
 	build_index: Signature<AgentArgs_Deserialize, IndexJobDto_Deserialize>,
 	cancel_index_build: Signature<NoArgs, boolean>,
 	clear_index: Signature<NoArgs, IndexStatusDto_Deserialize>,
+	start_export: Signature<ExportRequest_Deserialize, TransferDto_Deserialize>,
+	start_import: Signature<ImportRequest_Deserialize, TransferDto_Deserialize>,
+	transfer_status: Signature<IdArgs, TransferDto_Deserialize>,
+	cancel_transfer: Signature<IdArgs, TransferDto_Deserialize>,
 	preview_entry: Signature<ContentArgs, SanitizedPreview>,
 	list_sessions: Signature<SessionQuery_Deserialize, SessionPageDto_Deserialize>,
 	session_stats: Signature<NoArgs, SessionStatsDto>,
@@ -1543,6 +1638,10 @@ export type Operations_Serialize = {
 	build_index: Signature<AgentArgs_Serialize, IndexJobDto_Serialize>,
 	cancel_index_build: Signature<NoArgs, boolean>,
 	clear_index: Signature<NoArgs, IndexStatusDto_Serialize>,
+	start_export: Signature<ExportRequest_Serialize, TransferDto_Serialize>,
+	start_import: Signature<ImportRequest_Serialize, TransferDto_Serialize>,
+	transfer_status: Signature<IdArgs, TransferDto_Serialize>,
+	cancel_transfer: Signature<IdArgs, TransferDto_Serialize>,
 	preview_entry: Signature<ContentArgs, SanitizedPreview>,
 	list_sessions: Signature<SessionQuery_Serialize, SessionPageDto_Serialize>,
 	session_stats: Signature<NoArgs, SessionStatsDto>,
@@ -1570,6 +1669,12 @@ export type OriginDto =
 /**  Nothing on record (by hand, an import, a console append, or a session since gone). */
 "unknown";
 
+export type OwnerCountDto = {
+	owner: string,
+	core: number,
+	archival: number,
+};
+
 export type OwnerCounts = OwnerCounts_Serialize | OwnerCounts_Deserialize;
 
 export type OwnerCounts_Deserialize = {
@@ -1591,6 +1696,26 @@ export type OwnerCounts_Serialize = {
 	copied: number,
 	skipped: number,
 	failed: number,
+	error: string | null,
+};
+
+export type OwnerImportDto = OwnerImportDto_Serialize | OwnerImportDto_Deserialize;
+
+export type OwnerImportDto_Deserialize = {
+	owner: string,
+	in_archive: number,
+	new: number,
+	present: number,
+	conflicting: number,
+	error?: string | null,
+};
+
+export type OwnerImportDto_Serialize = {
+	owner: string,
+	in_archive: number,
+	new: number,
+	present: number,
+	conflicting: number,
 	error: string | null,
 };
 
@@ -1647,13 +1772,13 @@ export type PromptArgs_Deserialize = {
 	/**  The message the episodic part is chosen for (default: the session's last user message). */
 	query?: string | null,
 	/**
-	 *  Prompt replay: the prompt as it was built at this moment (`yyyy-MM-dd[ HH:mm[:ss]]`):
-	 *  memory as it stood then, the date line of then.
+	 *  For a prompt replay, the moment the prompt is built as of (a day, or a day and a time
+	 *  as entries show it), with memory as it stood then and the date line of then.
 	 */
 	asof?: string | null,
 	/**
-	 *  Prompt replay: the session's history up to and including this message (the model
-	 *  answering it); without it, the whole session.
+	 *  For a prompt replay, the last message of the history (the model answering it);
+	 *  without it, the whole session.
 	 */
 	message_index?: number | null,
 };
@@ -1664,13 +1789,13 @@ export type PromptArgs_Serialize = {
 	/**  The message the episodic part is chosen for (default: the session's last user message). */
 	query: string | null,
 	/**
-	 *  Prompt replay: the prompt as it was built at this moment (`yyyy-MM-dd[ HH:mm[:ss]]`):
-	 *  memory as it stood then, the date line of then.
+	 *  For a prompt replay, the moment the prompt is built as of (a day, or a day and a time
+	 *  as entries show it), with memory as it stood then and the date line of then.
 	 */
 	asof: string | null,
 	/**
-	 *  Prompt replay: the session's history up to and including this message (the model
-	 *  answering it); without it, the whole session.
+	 *  For a prompt replay, the last message of the history (the model answering it);
+	 *  without it, the whole session.
 	 */
 	message_index: number | null,
 };
@@ -1704,9 +1829,9 @@ export type PromptDto_Deserialize = {
 	warnings: string[],
 	/**  Set when episodic memory is on in Settings. */
 	episodic?: EpisodicPreviewDto_Deserialize | null,
-	/**  Prompt replay: the moment the prompt is built as of (`None`: now). */
+	/**  For a prompt replay, the moment the prompt is built as of (`None`: now). */
 	asof?: string | null,
-	/**  Prompt replay: what the replay cannot know of that moment. */
+	/**  For a prompt replay, what it cannot know of that moment. */
 	asof_note?: string | null,
 };
 
@@ -1723,9 +1848,9 @@ export type PromptDto_Serialize = {
 	warnings: string[],
 	/**  Set when episodic memory is on in Settings. */
 	episodic: EpisodicPreviewDto_Serialize | null,
-	/**  Prompt replay: the moment the prompt is built as of (`None`: now). */
+	/**  For a prompt replay, the moment the prompt is built as of (`None`: now). */
 	asof: string | null,
-	/**  Prompt replay: what the replay cannot know of that moment. */
+	/**  For a prompt replay, what it cannot know of that moment. */
 	asof_note: string | null,
 };
 
@@ -2429,6 +2554,46 @@ export type ToolInvocationDto_Serialize = {
 	created_at: string | null,
 };
 
+/**  An export or import job as the UI polls it. */
+export type TransferDto = TransferDto_Serialize | TransferDto_Deserialize;
+
+/**  An export or import job as the UI polls it. */
+export type TransferDto_Deserialize = {
+	id: string,
+	kind: TransferKind,
+	state: TransferState,
+	/**  What is being done now (`entries`, `files`, `sessions`, `checking`…). */
+	stage: string,
+	done: number | null,
+	total: number | null,
+	export?: ExportDoneDto | null,
+	import?: ImportDoneDto_Deserialize | null,
+	error?: TransferErrorDto | null,
+};
+
+/**  An export or import job as the UI polls it. */
+export type TransferDto_Serialize = {
+	id: string,
+	kind: TransferKind,
+	state: TransferState,
+	/**  What is being done now (`entries`, `files`, `sessions`, `checking`…). */
+	stage: string,
+	done: number | null,
+	total: number | null,
+	export: ExportDoneDto | null,
+	import: ImportDoneDto_Serialize | null,
+	error: TransferErrorDto | null,
+};
+
+export type TransferErrorDto = {
+	code: ErrorCode,
+	message: string,
+};
+
+export type TransferKind = "export" | "import";
+
+export type TransferState = "running" | "done" | "cancelled" | "failed";
+
 export type UndoArgs = UndoArgs_Serialize | UndoArgs_Deserialize;
 
 export type UndoArgs_Deserialize = {
@@ -2441,6 +2606,14 @@ export type UndoArgs_Serialize = {
 	agent: string | null,
 	/**  Default: the last change not yet undone. */
 	change_id: string | null,
+};
+
+/**  A file a host received for an import. */
+export type UploadDto = {
+	/**  Pass as `upload` to `start_import`. */
+	upload: string,
+	name: string,
+	bytes: number | null,
 };
 
 export type ValidateAgentArgs = {

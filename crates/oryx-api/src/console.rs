@@ -85,6 +85,7 @@ pub struct Console {
     notice: RwLock<Option<String>>,
     migration: crate::exclusive::MigrationSlot,
     index_job: Arc<crate::recall::IndexJobSlot>,
+    transfers: Arc<crate::transfer::Transfers>,
     events: crate::watch::Events,
 }
 
@@ -156,6 +157,7 @@ impl Console {
             notice: RwLock::new(notice),
             migration: Default::default(),
             index_job: Default::default(),
+            transfers: Default::default(),
             events: Default::default(),
         }
     }
@@ -181,6 +183,10 @@ impl Console {
 
     pub(crate) fn index_job(&self) -> &Arc<crate::recall::IndexJobSlot> {
         &self.index_job
+    }
+
+    pub(crate) fn transfers(&self) -> &Arc<crate::transfer::Transfers> {
+        &self.transfers
     }
 
     pub(crate) fn events(&self) -> &crate::watch::Events {

@@ -657,9 +657,9 @@ pub struct PromptDto {
     pub warnings: Vec<String>,
     /// Set when episodic memory is on in Settings.
     pub episodic: Option<EpisodicPreviewDto>,
-    /// Prompt replay: the moment the prompt is built as of (`None`: now).
+    /// For a prompt replay, the moment the prompt is built as of (`None`: now).
     pub asof: Option<String>,
-    /// Prompt replay: what the replay cannot know of that moment.
+    /// For a prompt replay, what it cannot know of that moment.
     pub asof_note: Option<String>,
 }
 

@@ -85,6 +85,10 @@ impl ApiError {
     pub fn invalid(message: impl Into<String>) -> Self {
         ApiError::new(ErrorCode::InvalidInput, message)
     }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        ApiError::new(ErrorCode::Internal, message)
+    }
 }
 
 impl From<CoreError> for ApiError {

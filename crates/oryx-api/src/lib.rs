@@ -26,6 +26,7 @@ pub mod sessions;
 pub mod settings;
 #[cfg(test)]
 mod test_support;
+pub mod transfer;
 mod view_cache;
 pub mod watch;
 

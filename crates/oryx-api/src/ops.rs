@@ -15,6 +15,7 @@ use crate::dto::*;
 use crate::health::*;
 use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
 use crate::provenance::*;
+use crate::transfer::*;
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
 
@@ -110,12 +111,12 @@ pub struct PromptArgs {
     /// The message the episodic part is chosen for (default: the session's last user message).
     #[serde(default)]
     pub query: Option<String>,
-    /// Prompt replay: the prompt as it was built at this moment (`yyyy-MM-dd[ HH:mm[:ss]]`):
-    /// memory as it stood then, the date line of then.
+    /// For a prompt replay, the moment the prompt is built as of (a day, or a day and a time
+    /// as entries show it), with memory as it stood then and the date line of then.
     #[serde(default)]
     pub asof: Option<String>,
-    /// Prompt replay: the session's history up to and including this message (the model
-    /// answering it); without it, the whole session.
+    /// For a prompt replay, the last message of the history (the model answering it);
+    /// without it, the whole session.
     #[serde(default)]
     pub message_index: Option<u32>,
 }
@@ -374,6 +375,14 @@ operations! {
     cancel_index_build(NoArgs) -> bool => |c, _| Ok(c.cancel_index_build());
     /// Drop every vector of the current root (rebuilt on the next semantic recall or build)
     clear_index(NoArgs) -> IndexStatusDto => |c, _| c.clear_index();
+    /// Start writing an archive of agents (or all) for the host to save; poll transfer_status
+    start_export(ExportRequest) -> TransferDto => |c, a| c.start_export(&a);
+    /// Start importing an uploaded archive (or a dry run: counts per owner, nothing written)
+    start_import(ImportRequest) -> TransferDto => |c, a| c.start_import(&a);
+    /// An export or import: its progress, and its report when it ended
+    transfer_status(IdArgs) -> TransferDto => |c, a| c.transfer_status(&a.id);
+    /// Stop the running export or import between entries (an export leaves no archive)
+    cancel_transfer(IdArgs) -> TransferDto => |c, a| c.cancel_transfer(&a.id);
     /// How a content would be stored (sanitised, one line)
     preview_entry(ContentArgs) -> SanitizedPreview => |c, a| c.preview_entry(&a.content);
     /// One page of sessions, filtered by agent, status, channel and search text

@@ -146,6 +146,34 @@ pub struct ImportArgs<'a> {
     pub overwrite_files: bool,
 }
 
+/// The owners an export names: every agent and the global memory with `all`, else the agents.
+pub(crate) fn export_owners(
+    rt: &crate::console::Runtime,
+    agents: &[String],
+    all: bool,
+) -> ApiResult<Vec<Owner>> {
+    let owners: Vec<Owner> = if all {
+        let mut v: Vec<Owner> = oryx_core::agents::list(rt.root())?
+            .into_iter()
+            .filter(|x| oryx_core::names::validate_agent_name(&x.name).is_ok())
+            .map(|x| Owner::Agent(x.name))
+            .collect();
+        v.push(Owner::Global);
+        v
+    } else {
+        agents
+            .iter()
+            .map(|n| rt.owner(Some(n)))
+            .collect::<ApiResult<_>>()?
+    };
+    if owners.is_empty() {
+        return Err(ApiError::invalid(
+            "name at least one agent to export (oryx export --agent A), or export all (--all)",
+        ));
+    }
+    Ok(owners)
+}
+
 /// An owner's memory at a moment, as the prompt would read it.
 struct Block {
     core: Vec<oryx_core::memory::Entry>,
@@ -265,23 +293,7 @@ impl Console {
         progress: &mut dyn FnMut(&Progress),
     ) -> ApiResult<ExportReport> {
         let rt = self.runtime();
-        let owners: Vec<Owner> = if a.all {
-            let mut v: Vec<Owner> = oryx_core::agents::list(rt.root())?
-                .into_iter()
-                .filter(|x| oryx_core::names::validate_agent_name(&x.name).is_ok())
-                .map(|x| Owner::Agent(x.name))
-                .collect();
-            v.push(Owner::Global);
-            v
-        } else {
-            a.agents
-                .iter()
-                .map(|n| rt.owner(Some(n)))
-                .collect::<ApiResult<_>>()?
-        };
-        if owners.is_empty() {
-            return Err(ApiError::invalid("name agents with --agent, or use --all"));
-        }
+        let owners = export_owners(&rt, a.agents, a.all)?;
         Ok(export::export(
             rt.root(),
             rt.memory.store().as_ref(),

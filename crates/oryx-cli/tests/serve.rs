@@ -368,3 +368,101 @@ fn serves_the_ui_but_never_for_api_paths() {
     assert_eq!(status, 404);
     assert_envelope(&v, 404);
 }
+
+/// Export in the browser: start the job, poll it, download the archive; import: upload those
+/// bytes, dry run, import. Over the same server (its root already has everything: nothing new).
+#[test]
+fn an_archive_downloads_and_uploads_over_rest() {
+    let s = start(&[]);
+    let op = |name: &str, body: Value| -> Value {
+        let r = client()
+            .post(format!("{}/api/v1/console/{name}", s.base))
+            .json(&body)
+            .send()
+            .unwrap();
+        let v: Value = r.json().unwrap();
+        assert_eq!(v["code"], 0, "{name}: {v}");
+        v["data"].clone()
+    };
+    let wait = |id: &str| -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let t = op("transfer_status", json!({"id": id}));
+            if t["state"] != "running" {
+                return t;
+            }
+            assert!(std::time::Instant::now() < deadline, "{t}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let job = op(
+        "start_export",
+        json!({"agents": ["assistant"], "sessions": true}),
+    );
+    let done = wait(job["id"].as_str().unwrap());
+    assert_eq!(done["state"], "done", "{done}");
+    let r = client()
+        .get(format!(
+            "{}/api/v1/console/transfer/{}/archive",
+            s.base,
+            job["id"].as_str().unwrap()
+        ))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.headers()["content-type"], "application/zip");
+    let disposition = r.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        disposition.starts_with("attachment;") && disposition.contains("oryx-assistant-"),
+        "{disposition}"
+    );
+    let bytes = r.bytes().unwrap();
+    assert_eq!(
+        bytes.len() as u64,
+        done["export"]["bytes"].as_u64().unwrap()
+    );
+    assert_eq!(&bytes[..2], b"PK");
+
+    let r = client()
+        .post(format!(
+            "{}/api/v1/console/transfer/upload?name=a.zip",
+            s.base
+        ))
+        .body(bytes.to_vec())
+        .send()
+        .unwrap();
+    let up: Value = r.json().unwrap();
+    assert_eq!(up["code"], 0, "{up}");
+    assert_eq!(up["data"]["bytes"].as_u64().unwrap(), bytes.len() as u64);
+    let token = up["data"]["upload"].as_str().unwrap().to_string();
+    let dry = op("start_import", json!({"upload": token, "dry_run": true}));
+    let dry = wait(dry["id"].as_str().unwrap());
+    assert_eq!(dry["state"], "done", "{dry}");
+    let owners = dry["import"]["owners"].as_array().unwrap();
+    assert!(!owners.is_empty());
+    assert!(
+        owners
+            .iter()
+            .all(|o| o["new"] == 0 && o["present"] == o["in_archive"]),
+        "{dry}"
+    );
+    // An empty upload and a finished import's id as an archive are refused with a reason.
+    let r = client()
+        .post(format!("{}/api/v1/console/transfer/upload", s.base))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let r = client()
+        .get(format!(
+            "{}/api/v1/console/transfer/{}/archive",
+            s.base,
+            dry["id"].as_str().unwrap()
+        ))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 409);
+    assert_envelope(&r.json().unwrap(), 409);
+}

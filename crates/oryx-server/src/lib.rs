@@ -15,6 +15,7 @@ mod openapi;
 mod ops;
 mod routes;
 mod tls;
+mod transfer;
 
 #[cfg(test)]
 mod rejections_tests;
@@ -104,6 +105,7 @@ pub(crate) fn router(
         .merge(routes::routes())
         .merge(ops::routes())
         .merge(events::routes())
+        .merge(transfer::routes())
         .route(
             "/api/v1/openapi.json",
             axum::routing::get(openapi::document),

@@ -72,6 +72,8 @@ pub fn untimed(path: &str) -> bool {
     path == "/api/v1/console/events"
         || path == "/api/v1/console/migrate"
         || path == "/api/v1/console/propose_summary"
+        || path == "/api/v1/console/transfer/upload"
+        || (path.starts_with("/api/v1/console/transfer/") && path.ends_with("/archive"))
 }
 
 pub async fn request_timeout(State(limit): State<Duration>, req: Request, next: Next) -> Response {

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::compat::ROUTES as COMPAT;
 use super::routes::ROUTES;
+use super::transfer::ROUTES as TRANSFER;
 
 fn query_params(path: &str) -> Vec<(&'static str, bool)> {
     match path {
@@ -79,7 +80,7 @@ fn operation(method: &str, path: &str, summary: &str) -> Value {
 
 pub async fn document() -> Json<Value> {
     let mut paths = Map::new();
-    for (method, path, summary) in COMPAT.iter().chain(ROUTES.iter()) {
+    for (method, path, summary) in COMPAT.iter().chain(ROUTES.iter()).chain(TRANSFER.iter()) {
         let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
         entry[*method] = operation(method, path, summary);
     }

@@ -1,0 +1,730 @@
+//! Export and import from the console's screens (issue #16). The work is an operation like any
+//! other (start, status with progress, cancel; one job at a time per console, whatever the
+//! host), run on its own thread into or out of a file the console owns. Only the bytes cross
+//! differently: the browser downloads and uploads over REST, the desktop saves and opens through
+//! the native file dialog — so no operation ever takes a path from the UI.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "specta")]
+use specta::Type;
+
+use oryx_core::portable::{export, import, Progress};
+
+use crate::console::{open_store, Console};
+use crate::dto::BackendDto;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ExportRequest {
+    /// Agents to export; empty with `all`: every agent and the global memory.
+    #[serde(default)]
+    pub agents: Vec<String>,
+    #[serde(default)]
+    pub all: bool,
+    /// Also the agents' sessions and tool invocations.
+    #[serde(default)]
+    pub sessions: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AgentMapDto {
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ImportRequest {
+    /// What the host's upload (browser) or file dialog (desktop) answered.
+    pub upload: String,
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Into another backend than the one in effect (same root).
+    #[serde(default)]
+    pub into_backend: Option<BackendDto>,
+    /// Agents renamed on the way in.
+    #[serde(default)]
+    pub agent_map: Vec<AgentMapDto>,
+    /// Replace AGENT.md, bootstrap and skill files the target has with the archive's.
+    #[serde(default)]
+    pub replace_existing: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum TransferKind {
+    Export,
+    Import,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "lowercase")]
+pub enum TransferState {
+    Running,
+    Done,
+    Cancelled,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct OwnerCountDto {
+    pub owner: String,
+    pub core: u32,
+    pub archival: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ExportDoneDto {
+    /// The archive's size.
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub bytes: u64,
+    pub owners: Vec<OwnerCountDto>,
+    pub files: u32,
+    pub sessions: u32,
+    /// What to call the archive when it is saved.
+    pub file_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct OwnerImportDto {
+    pub owner: String,
+    pub in_archive: u32,
+    pub new: u32,
+    pub present: u32,
+    pub conflicting: u32,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ImportDoneDto {
+    pub dry_run: bool,
+    pub source_backend: String,
+    pub owners: Vec<OwnerImportDto>,
+    pub files_written: Vec<String>,
+    pub files_kept: Vec<String>,
+    pub unknown: Vec<String>,
+    pub sessions_not_imported: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct TransferErrorDto {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// An export or import job as the UI polls it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct TransferDto {
+    pub id: String,
+    pub kind: TransferKind,
+    pub state: TransferState,
+    /// What is being done now (`entries`, `files`, `sessions`, `checking`…).
+    pub stage: String,
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub done: u64,
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub total: u64,
+    pub export: Option<ExportDoneDto>,
+    pub import: Option<ImportDoneDto>,
+    pub error: Option<TransferErrorDto>,
+}
+
+/// A file a host received for an import.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct UploadDto {
+    /// Pass as `upload` to `start_import`.
+    pub upload: String,
+    pub name: String,
+    #[cfg_attr(feature = "specta", specta(type = f64))]
+    pub bytes: u64,
+}
+
+struct Job {
+    state: TransferDto,
+    cancel: Arc<AtomicBool>,
+    /// The export's archive (the console's own file), or the import's input.
+    file: PathBuf,
+}
+
+struct Upload {
+    path: PathBuf,
+    /// Received into the console's folder (removed after use), or a file the user picked.
+    owned: bool,
+}
+
+/// The console's transfers: at most one running; finished ones kept until the next starts.
+#[derive(Default)]
+pub struct Transfers {
+    jobs: Mutex<HashMap<String, Job>>,
+    uploads: Mutex<HashMap<String, Upload>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn new_id(prefix: &str) -> String {
+    format!("{prefix}-{}", oryx_core::memory::history::new_change_id())
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Transfers {
+    fn update(&self, id: &str, f: impl FnOnce(&mut TransferDto)) {
+        if let Some(job) = lock(&self.jobs).get_mut(id) {
+            f(&mut job.state);
+        }
+    }
+
+    /// Registers a new job unless one runs; forgets (and removes the archives of) finished ones.
+    fn begin(&self, kind: TransferKind, file: PathBuf) -> ApiResult<(String, Arc<AtomicBool>)> {
+        let mut jobs = lock(&self.jobs);
+        if jobs
+            .values()
+            .any(|j| j.state.state == TransferState::Running)
+        {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "an export or import is already running: wait for it, or cancel it",
+            ));
+        }
+        for (_, old) in jobs.drain() {
+            if old.state.kind == TransferKind::Export {
+                let _ = std::fs::remove_file(&old.file);
+            }
+        }
+        let id = new_id(match kind {
+            TransferKind::Export => "export",
+            TransferKind::Import => "import",
+        });
+        let cancel = Arc::new(AtomicBool::new(false));
+        jobs.insert(
+            id.clone(),
+            Job {
+                state: TransferDto {
+                    id: id.clone(),
+                    kind,
+                    state: TransferState::Running,
+                    stage: "starting".into(),
+                    done: 0,
+                    total: 0,
+                    export: None,
+                    import: None,
+                    error: None,
+                },
+                cancel: cancel.clone(),
+                file,
+            },
+        );
+        Ok((id, cancel))
+    }
+
+    fn status(&self, id: &str) -> ApiResult<TransferDto> {
+        lock(&self.jobs)
+            .get(id)
+            .map(|j| j.state.clone())
+            .ok_or_else(|| unknown_transfer(id))
+    }
+}
+
+fn unknown_transfer(id: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!("no export or import {id:?} in this console (it ended before a newer one began, or the console restarted)"),
+    )
+}
+
+/// Runs `work` on its own thread, reporting progress and the outcome into the job `id`.
+fn spawn<R: Send + 'static>(
+    transfers: Arc<Transfers>,
+    id: String,
+    cancel: Arc<AtomicBool>,
+    work: impl FnOnce(&AtomicBool, &mut dyn FnMut(&Progress)) -> ApiResult<R> + Send + 'static,
+    done: impl FnOnce(&mut TransferDto, R) + Send + 'static,
+    after: impl FnOnce() + Send + 'static,
+) -> ApiResult<()> {
+    std::thread::Builder::new()
+        .name("oryx-transfer".into())
+        .spawn(move || {
+            let outcome = work(&cancel, &mut |p: &Progress| {
+                transfers.update(&id, |s| {
+                    s.stage = p.stage.clone();
+                    s.done = p.done;
+                    s.total = p.total;
+                })
+            });
+            let cancelled = cancel.load(Ordering::Relaxed);
+            transfers.update(&id, |s| match outcome {
+                Ok(r) => {
+                    done(s, r);
+                    if s.state == TransferState::Running {
+                        s.state = if cancelled {
+                            TransferState::Cancelled
+                        } else {
+                            TransferState::Done
+                        };
+                    }
+                }
+                Err(e) if cancelled => {
+                    s.state = TransferState::Cancelled;
+                    s.error = Some(TransferErrorDto {
+                        code: e.code,
+                        message: e.message,
+                    });
+                }
+                Err(e) => {
+                    s.state = TransferState::Failed;
+                    s.error = Some(TransferErrorDto {
+                        code: e.code,
+                        message: e.message,
+                    });
+                }
+            });
+            after();
+        })
+        .map_err(|e| ApiError::internal(format!("could not start the transfer: {e}")))?;
+    Ok(())
+}
+
+fn export_done(r: &export::ExportReport, name: String) -> ExportDoneDto {
+    ExportDoneDto {
+        bytes: r.bytes,
+        owners: r
+            .owners
+            .iter()
+            .map(|o| OwnerCountDto {
+                owner: o.owner.clone(),
+                core: count(o.core),
+                archival: count(o.archival),
+            })
+            .collect(),
+        files: count(r.files),
+        sessions: count(r.sessions),
+        file_name: name,
+    }
+}
+
+fn import_done(r: &import::ImportReport) -> ImportDoneDto {
+    ImportDoneDto {
+        dry_run: r.dry_run,
+        source_backend: r.source_backend.clone(),
+        owners: r
+            .owners
+            .iter()
+            .map(|o| OwnerImportDto {
+                owner: o.owner.clone(),
+                in_archive: count(o.in_archive),
+                new: count(o.new),
+                present: count(o.present),
+                conflicting: count(o.conflicting),
+                error: o.error.clone(),
+            })
+            .collect(),
+        files_written: r.files_written.clone(),
+        files_kept: r.files_kept.clone(),
+        unknown: r.unknown.clone(),
+        sessions_not_imported: count(r.sessions_not_imported),
+    }
+}
+
+impl Console {
+    fn transfer_dir(&self) -> ApiResult<PathBuf> {
+        let dir = self.index_dir().with_file_name("transfers");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ApiError::internal(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(dir)
+    }
+
+    /// Starts writing an archive of the named agents (or all) into the console's own folder;
+    /// poll `transfer_status`, then the host saves it where the user says.
+    pub fn start_export(&self, req: &ExportRequest) -> ApiResult<TransferDto> {
+        let day = chrono::Local::now().format("%Y-%m-%d");
+        let name = match (req.all, req.agents.as_slice()) {
+            (true, _) => format!("oryx-all-{day}.oryx.zip"),
+            (false, [one]) => format!("oryx-{one}-{day}.oryx.zip"),
+            (false, _) => format!("oryx-{}-agents-{day}.oryx.zip", req.agents.len()),
+        };
+        let dir = self.transfer_dir()?;
+        let transfers = self.transfers().clone();
+        let file = dir.join(new_id("archive") + ".zip");
+        // Checked before the job exists: a bad name is an answer, not a failed job.
+        for a in &req.agents {
+            self.runtime().owner(Some(a))?;
+        }
+        let (id, cancel) = transfers.begin(TransferKind::Export, file.clone())?;
+        let rt = self.runtime();
+        let req = req.clone();
+        let out = file.clone();
+        let console_owners = crate::portable::export_owners(&rt, &req.agents, req.all);
+        spawn(
+            transfers.clone(),
+            id.clone(),
+            cancel,
+            move |cancel, progress| {
+                let owners = console_owners?;
+                Ok(export::export(
+                    rt.root(),
+                    rt.memory.store().as_ref(),
+                    Some(&rt.sessions),
+                    &export::ExportOptions {
+                        owners,
+                        sessions: req.sessions,
+                    },
+                    &out,
+                    cancel,
+                    progress,
+                )?)
+            },
+            move |s, r| s.export = Some(export_done(&r, name)),
+            || {},
+        )?;
+        transfers.status(&id)
+    }
+
+    /// Starts reading an uploaded archive into the root in effect (or a dry run of it).
+    pub fn start_import(&self, req: &ImportRequest) -> ApiResult<TransferDto> {
+        let upload = lock(&self.transfers().uploads)
+            .remove(&req.upload)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "no uploaded archive {:?}: upload or pick the file again",
+                    req.upload
+                ))
+            })?;
+        let mut map = HashMap::new();
+        for m in &req.agent_map {
+            oryx_core::names::validate_agent_name(&m.to)?;
+            map.insert(m.from.clone(), m.to.clone());
+        }
+        let rt = self.runtime();
+        let store = match req.into_backend {
+            Some(b) => {
+                let mut e = oryx_core::config::effective(&rt.settings, self.overrides());
+                e.backend = b.into();
+                open_store(&e, &self.index_dir())?
+            }
+            None => rt.memory.store().clone(),
+        };
+        let transfers = self.transfers().clone();
+        let keep = Upload {
+            path: upload.path.clone(),
+            owned: upload.owned,
+        };
+        let (id, cancel) = match transfers.begin(TransferKind::Import, upload.path.clone()) {
+            Ok(x) => x,
+            Err(e) => {
+                // Still usable once the running job ends.
+                lock(&transfers.uploads).insert(req.upload.clone(), keep);
+                return Err(e);
+            }
+        };
+        let options = import::ImportOptions {
+            dry_run: req.dry_run,
+            agent_map: map,
+            overwrite_files: req.replace_existing,
+        };
+        let dry = req.dry_run;
+        let token = req.upload.clone();
+        let again = transfers.clone();
+        let path = upload.path.clone();
+        spawn(
+            transfers.clone(),
+            id.clone(),
+            cancel,
+            move |cancel, progress| {
+                Ok(import::import(
+                    &path,
+                    rt.root(),
+                    store.as_ref(),
+                    &options,
+                    cancel,
+                    progress,
+                )?)
+            },
+            |s, r| {
+                if r.cancelled {
+                    s.state = TransferState::Cancelled;
+                }
+                s.import = Some(import_done(&r));
+            },
+            move || {
+                // A dry run's file stays for the real run; a finished import's upload goes.
+                if dry {
+                    lock(&again.uploads).insert(token, keep);
+                } else if keep.owned {
+                    let _ = std::fs::remove_file(&keep.path);
+                }
+            },
+        )?;
+        transfers.status(&id)
+    }
+
+    pub fn transfer_status(&self, id: &str) -> ApiResult<TransferDto> {
+        self.transfers().status(id)
+    }
+
+    /// Asks the running job to stop (between entries; an export leaves no archive behind).
+    pub fn cancel_transfer(&self, id: &str) -> ApiResult<TransferDto> {
+        let t = self.transfers();
+        if let Some(job) = lock(&t.jobs).get(id) {
+            job.cancel.store(true, Ordering::Relaxed);
+        }
+        t.status(id)
+    }
+
+    /// The finished export's archive and the name to save it under (for the host's download or
+    /// save dialog).
+    pub fn export_archive_file(&self, id: &str) -> ApiResult<(PathBuf, String)> {
+        let jobs = lock(&self.transfers().jobs);
+        let job = jobs.get(id).ok_or_else(|| unknown_transfer(id))?;
+        match (&job.state.export, job.state.state) {
+            (Some(done), TransferState::Done) if job.file.is_file() => {
+                Ok((job.file.clone(), done.file_name.clone()))
+            }
+            _ => Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "export {id} has no finished archive (it is {:?})",
+                    job.state.state
+                ),
+            )),
+        }
+    }
+
+    /// An archive the host received as bytes (a browser upload): kept in the console's folder
+    /// until imported.
+    pub fn receive_upload(&self, name: &str, bytes: &[u8]) -> ApiResult<UploadDto> {
+        let dir = self.transfer_dir()?;
+        let token = new_id("upload");
+        let path = dir.join(format!("{token}.zip"));
+        std::fs::write(&path, bytes).map_err(|e| {
+            ApiError::internal(format!("cannot keep the upload in {}: {e}", path.display()))
+        })?;
+        lock(&self.transfers().uploads).insert(token.clone(), Upload { path, owned: true });
+        Ok(UploadDto {
+            upload: token,
+            name: name.to_string(),
+            bytes: bytes.len() as u64,
+        })
+    }
+
+    /// A file the user chose in the host's own file dialog (the desktop): read where it is.
+    pub fn pick_upload(&self, path: &Path) -> ApiResult<UploadDto> {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| ApiError::invalid(format!("cannot read {}: {e}", path.display())))?;
+        if !meta.is_file() {
+            return Err(ApiError::invalid(format!(
+                "{} is not a file",
+                path.display()
+            )));
+        }
+        let token = new_id("upload");
+        lock(&self.transfers().uploads).insert(
+            token.clone(),
+            Upload {
+                path: path.to_path_buf(),
+                owned: false,
+            },
+        );
+        Ok(UploadDto {
+            upload: token,
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            bytes: meta.len(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    fn wait(c: &Console, id: &str) -> TransferDto {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = c.transfer_status(id).unwrap();
+            if s.state != TransferState::Running {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "transfer {id} still running: {s:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn console_on(dir: &Path, name: &str) -> Console {
+        let root = dir.join(name);
+        oryx_core::demo::write_sample(&root).unwrap();
+        Console::open(
+            Some(dir.join(format!("{name}-settings.json"))),
+            oryx_core::config::Overrides {
+                root: Some(root),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn an_export_is_uploaded_into_another_root_dry_run_first_then_for_real_and_not_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = console_on(dir.path(), "src");
+        let started = src
+            .start_export(&ExportRequest {
+                agents: vec!["assistant".into()],
+                all: false,
+                sessions: false,
+            })
+            .unwrap();
+        assert_eq!(started.kind, TransferKind::Export);
+        let done = wait(&src, &started.id);
+        assert_eq!(done.state, TransferState::Done, "{done:?}");
+        let summary = done.export.unwrap();
+        assert!(summary.file_name.starts_with("oryx-assistant-"));
+        let (file, _) = src.export_archive_file(&started.id).unwrap();
+        let bytes = std::fs::read(&file).unwrap();
+        assert_eq!(bytes.len() as u64, summary.bytes);
+
+        // Another root that lacks the agent's entries: the dry run counts, writes nothing.
+        let dst_dir = dir.path().join("dst");
+        std::fs::create_dir_all(dst_dir.join("agents")).unwrap();
+        let dst = Console::open(
+            Some(dir.path().join("dst-settings.json")),
+            oryx_core::config::Overrides {
+                root: Some(dst_dir.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let up = dst.receive_upload("a.zip", &bytes).unwrap();
+        let dry = dst
+            .start_import(&ImportRequest {
+                upload: up.upload.clone(),
+                dry_run: true,
+                into_backend: None,
+                agent_map: vec![],
+                replace_existing: false,
+            })
+            .unwrap();
+        let dry = wait(&dst, &dry.id);
+        let report = dry.import.unwrap();
+        assert!(report.dry_run);
+        let want: u32 = summary.owners.iter().map(|o| o.core + o.archival).sum();
+        assert_eq!(report.owners.iter().map(|o| o.new).sum::<u32>(), want);
+        assert!(!dst_dir.join("agents/assistant/MEMORY.md").exists());
+        // The same upload serves the real run after its dry run; then it is used up.
+        let real = dst
+            .start_import(&ImportRequest {
+                upload: up.upload.clone(),
+                dry_run: false,
+                into_backend: None,
+                agent_map: vec![],
+                replace_existing: false,
+            })
+            .unwrap();
+        let real = wait(&dst, &real.id);
+        assert_eq!(real.state, TransferState::Done, "{real:?}");
+        assert_eq!(
+            std::fs::read(dst_dir.join("agents/assistant/MEMORY.md")).unwrap(),
+            std::fs::read(dir.path().join("src/agents/assistant/MEMORY.md")).unwrap()
+        );
+        let gone = dst
+            .start_import(&ImportRequest {
+                upload: up.upload,
+                dry_run: false,
+                into_backend: None,
+                agent_map: vec![],
+                replace_existing: false,
+            })
+            .unwrap_err();
+        assert_eq!(gone.code, ErrorCode::InvalidInput);
+        // Running it again from a fresh upload adds nothing.
+        let again = dst.receive_upload("a.zip", &bytes).unwrap();
+        let again = dst
+            .start_import(&ImportRequest {
+                upload: again.upload,
+                dry_run: false,
+                into_backend: None,
+                agent_map: vec![],
+                replace_existing: false,
+            })
+            .unwrap();
+        let again = wait(&dst, &again.id).import.unwrap();
+        assert_eq!(again.owners.iter().map(|o| o.new).sum::<u32>(), 0);
+    }
+
+    #[test]
+    fn a_damaged_upload_fails_with_its_reason_and_a_second_job_waits_its_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = console_on(dir.path(), "root");
+        let up = c.receive_upload("x.zip", b"not a zip at all").unwrap();
+        let job = c
+            .start_import(&ImportRequest {
+                upload: up.upload,
+                dry_run: true,
+                into_backend: None,
+                agent_map: vec![],
+                replace_existing: false,
+            })
+            .unwrap();
+        let failed = wait(&c, &job.id);
+        assert_eq!(failed.state, TransferState::Failed);
+        assert!(failed.error.is_some(), "{failed:?}");
+        assert_eq!(
+            c.export_archive_file(&job.id).unwrap_err().code,
+            ErrorCode::Conflict
+        );
+        assert_eq!(
+            c.transfer_status("export-nope").unwrap_err().code,
+            ErrorCode::NotFound
+        );
+        let bad = c
+            .start_export(&ExportRequest {
+                agents: vec!["../x".into()],
+                all: false,
+                sessions: false,
+            })
+            .unwrap_err();
+        assert_eq!(bad.code, ErrorCode::InvalidAgentName);
+    }
+
+    #[test]
+    fn one_job_at_a_time_and_a_cancel_reaches_the_running_one() {
+        let t = Transfers::default();
+        let (first, cancel) = t.begin(TransferKind::Export, "a.zip".into()).unwrap();
+        let second = t.begin(TransferKind::Import, "b.zip".into()).unwrap_err();
+        assert_eq!(second.code, ErrorCode::Conflict);
+        if let Some(job) = lock(&t.jobs).get(&first) {
+            job.cancel.store(true, Ordering::Relaxed);
+        }
+        assert!(cancel.load(Ordering::Relaxed));
+        t.update(&first, |s| s.state = TransferState::Cancelled);
+        let (next, _) = t.begin(TransferKind::Import, "b.zip".into()).unwrap();
+        assert_eq!(t.status(&first).unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(t.status(&next).unwrap().state, TransferState::Running);
+    }
+}
