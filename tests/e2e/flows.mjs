@@ -2,7 +2,8 @@
 // driver interface: waitVisible, click, fill, text, count, attrs, select, goto, eval, shot.
 import { appendFileSync, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { memoryFile, waitFor } from "./fixtures.mjs";
+import { execFileSync } from "node:child_process";
+import { memoryFile, oryxBin, waitFor } from "./fixtures.mjs";
 
 const unique = `e2e entry ${Date.now().toString(36)}`;
 /** Lets a panel or toast finish sliding in before a screenshot. */
@@ -294,6 +295,46 @@ export const flows = [
     },
   ],
   [
+    "provenance: an entry save_memory wrote in a session opens that message, and the message's badge leads back to the entry",
+    async (ui, fx) => {
+      // The runtime's save_memory call, recorded with a demo session whose message 6 (index 5)
+      // is a save_memory call with exactly this content.
+      const session = "feishu:oncall:assistant";
+      const content = "用户更喜欢早上收到简报";
+      execFileSync(oryxBin, ["tool", "save_memory", "--root", fx.root1, "--input", JSON.stringify({ content, scope: "core" }), "--agent", "assistant", "--session", session], {
+        env: { ...process.env, ORYXOS_CONFIG_DIR: fx.config, ORYXOS_ROOT: "" },
+        stdio: "pipe",
+      });
+      await ui.goto("#/agents/assistant");
+      const id = await waitFor("the saved entry in the core table", () =>
+        ui.eval(
+          `(Array.from(document.querySelectorAll('[data-testid="core-row"]')).find((r) => r.textContent.includes(${JSON.stringify(content)})) || { getAttribute: () => null }).getAttribute("data-entry-id")`,
+        ),
+      );
+      await ui.click(`[data-testid="core-row"][data-entry-id="${id}"] [data-testid="row-origin"]`);
+      const sentence = await ui.text('[data-testid="provenance-sentence"]');
+      if (!sentence.includes("save_memory") || !sentence.includes(session) || !sentence.includes("(message 6)")) throw new Error(`the panel says ${sentence}`);
+      if (await ui.count('[data-testid="provenance-inexact"]')) throw new Error("the match is said to be by text only");
+      await settle();
+      await ui.shot("provenance");
+      await ui.click('[data-testid="provenance-open"]');
+      await ui.waitVisible('[data-testid="message"][data-index="5"][aria-current="true"] [data-testid="message-mark"]');
+      const hash = await ui.eval("window.location.hash");
+      if (!hash.includes("m=5")) throw new Error(`the session opened at ${hash}`);
+      const badge = `[data-testid="message"][data-index="5"] [data-testid="memory-badge"][data-entry-id="${id}"]`;
+      await ui.waitVisible(badge);
+      if (!(await ui.text(badge)).includes("Saved to memory")) throw new Error(`the badge says ${await ui.text(badge)}`);
+      await settle();
+      await ui.shot("provenance-session");
+      await ui.click(badge);
+      await ui.waitVisible(`[data-testid="core-row"][data-entry-id="${id}"][data-target="true"]`);
+      const [back] = await ui.attrs('[data-testid="entry-target-back"]', "href");
+      if (!back || !back.includes("m=5")) throw new Error(`the way back is ${back}`);
+      await ui.click('[data-testid="entry-target-back"]');
+      await ui.waitVisible('[data-testid="message"][data-index="5"][aria-current="true"]');
+    },
+  ],
+  [
     "switches the backend to sqlite, copying the missing memories first",
     async (ui) => {
       await ui.click('[data-testid="nav-settings"]');
@@ -346,7 +387,10 @@ export const flows = [
 /** Runs every flow in order; a failing flow is recorded with a screenshot and the next one runs. */
 export async function runFlows(ui, fx) {
   const results = [];
+  // E2E_FLOWS=<text>: only the flows whose name contains it (one flow while working on it).
+  const only = process.env.E2E_FLOWS;
   for (const [name, fn] of flows) {
+    if (only && !name.includes(only)) continue;
     try {
       await fn(ui, fx, { memoryFile });
       results.push({ name, ok: true });

@@ -86,7 +86,7 @@ function Page({ route }: { route: Route }) {
     case "sessions":
       return <SessionsPage filter={route} />;
     case "session":
-      return <SessionPage key={route.id} id={route.id} focus={route.m} />;
+      return <SessionPage key={route.id} id={route.id} focus={route.m} why={route.why} />;
     case "files":
       return <FilesPage name={route.name} />;
     case "recall":

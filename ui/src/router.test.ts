@@ -21,6 +21,9 @@ describe("router", () => {
       { page: "recall", agent: "assistant", q: "用户喜欢什么样的回答风格 & more?" },
       { page: "settings" },
       { page: "settings", focus: "backend" },
+      { page: "agent", name: "assistant", tab: "memory", entry: "c4-e9f6ebdd", find: "用户更喜欢早上收到简报 & more?", session: "feishu:oncall:assistant", m: 5 },
+      { page: "global", entry: "a0-12345678" },
+      { page: "session", id: "feishu:oncall:assistant", m: 5, why: "origin" },
     ] as const;
     for (const r of routes) expect(parseRoute(href(r))).toEqual(r);
   });

@@ -9,14 +9,20 @@ export type SessionsFilter = { agent?: string; status?: "active" | "archived"; q
 /** The recall tester's owner (absent: the global memory) and query, kept in the URL. */
 export type RecallFilter = { agent?: string; q?: string };
 
+/** An entry the memory tab brings into view and marks (a session's "Saved to memory" badge):
+ * `entry` its id, `find` its text (the archival list is searched for it on the server to learn
+ * its position), `session` and `m` the message that wrote it (a way back). */
+export type EntryTarget = { entry?: string; find?: string; session?: string; m?: number };
+
 export type Route =
   | { page: "agents" }
-  | { page: "agent"; name: string; tab: AgentTab }
+  | ({ page: "agent"; name: string; tab: AgentTab } & EntryTarget)
   /** `tab`: the global memory's health (absent: its entries). */
-  | { page: "global"; tab?: "health" }
+  | ({ page: "global"; tab?: "health" } & EntryTarget)
   | ({ page: "sessions" } & SessionsFilter)
-  /** `m`: the message a search matched (scrolled to and marked); `q`: the text searched. */
-  | { page: "session"; id: string; m?: number; q?: string }
+  /** `m`: the message a search matched (scrolled to and marked); `q`: the text searched;
+   * `why`: "origin" when `m` is the message an entry came from (its provenance). */
+  | { page: "session"; id: string; m?: number; q?: string; why?: "origin" }
   | { page: "files"; name: string | null }
   | ({ page: "recall" } & RecallFilter)
   /** Every agent's health and sessions; `days`: the sessions chart's period. */
@@ -47,6 +53,20 @@ function sessionsFilter(p: URLSearchParams): SessionsFilter {
   return f;
 }
 
+function entryTarget(p: URLSearchParams): EntryTarget {
+  const t: EntryTarget = {};
+  const entry = p.get("entry");
+  if (!entry) return t;
+  t.entry = entry;
+  const find = p.get("find");
+  if (find) t.find = find;
+  const session = p.get("session");
+  if (session) t.session = session;
+  const m = Number(p.get("m") ?? "x");
+  if (session && Number.isInteger(m) && m >= 0) t.m = m;
+  return t;
+}
+
 function query(pairs: Record<string, string | number | undefined>): string {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(pairs)) if (v !== undefined && v !== "") p.set(k, String(v));
@@ -62,9 +82,12 @@ export function parseRoute(hash: string): Route {
   switch (head) {
     case "agents":
       if (!a) return { page: "agents" };
-      return { page: "agent", name: dec(a), tab: TABS.includes(b as AgentTab) ? (b as AgentTab) : "memory" };
+      {
+        const tab = TABS.includes(b as AgentTab) ? (b as AgentTab) : "memory";
+        return tab === "memory" ? { page: "agent", name: dec(a), tab, ...entryTarget(params) } : { page: "agent", name: dec(a), tab };
+      }
     case "global":
-      return a === "health" ? { page: "global", tab: "health" } : { page: "global" };
+      return a === "health" ? { page: "global", tab: "health" } : { page: "global", ...entryTarget(params) };
     case "sessions":
       if (!a) return { page: "sessions", ...sessionsFilter(params) };
       {
@@ -73,6 +96,7 @@ export function parseRoute(hash: string): Route {
         if (Number.isInteger(m) && m >= 0) r.m = m;
         const q = params.get("q");
         if (q) r.q = q;
+        if (r.m !== undefined && params.get("why") === "origin") r.why = "origin";
         return r;
       }
     case "files":
@@ -96,18 +120,22 @@ export function parseRoute(hash: string): Route {
   }
 }
 
+function targetQuery(t: EntryTarget): string {
+  return t.entry ? query({ entry: t.entry, find: t.find, session: t.session, m: t.session ? t.m : undefined }) : "";
+}
+
 export function href(r: Route): string {
   switch (r.page) {
     case "agents":
       return "#/agents";
     case "agent":
-      return `#/agents/${encodeURIComponent(r.name)}${r.tab === "memory" ? "" : `/${r.tab}`}`;
+      return `#/agents/${encodeURIComponent(r.name)}${r.tab === "memory" ? targetQuery(r) : `/${r.tab}`}`;
     case "global":
-      return r.tab === "health" ? "#/global/health" : "#/global";
+      return r.tab === "health" ? "#/global/health" : `#/global${targetQuery(r)}`;
     case "sessions":
       return `#/sessions${query({ agent: r.agent, status: r.status, q: r.q, offset: r.offset })}`;
     case "session":
-      return `#/sessions/${encodeURIComponent(r.id)}${query({ m: r.m, q: r.q })}`;
+      return `#/sessions/${encodeURIComponent(r.id)}${query({ m: r.m, q: r.q, why: r.m !== undefined ? r.why : undefined })}`;
     case "files":
       return r.name ? `#/files/${encodeURIComponent(r.name)}` : "#/files";
     case "recall":

@@ -25,6 +25,7 @@ import type {
   MemoryOverviewDto,
   MemoryStatsDto,
   MemoryDiffDto,
+  MemoryLinkDto,
   AgentHealthDto,
   SessionDayDto,
   SessionPromptDto,
@@ -33,6 +34,7 @@ import type {
   MigrationProgress,
   MigrationReport,
   PromptDto,
+  ProvenanceDto,
   RecallModeDto,
   RecallResult,
   RemovalDto,
@@ -107,6 +109,11 @@ export interface Backend {
   /** The owner's memory as it stood at `at` (`yyyy-MM-dd[ HH:mm[:ss]]`, a day alone: its end), and entries added / removed / changed between two such moments. */
   memoryAsOf(agent: string | null, at: string): Promise<AsOfDto>;
   memoryDiff(agent: string | null, from: string, to: string): Promise<MemoryDiffDto>;
+  /** Where entry `id` came from: the save_memory call or conversation turn that wrote it, the
+   * console change that left it so (with where the text before came from), or nothing on record. */
+  entryProvenance(agent: string | null, id: string): Promise<ProvenanceDto>;
+  /** The entries a session's messages wrote (save_memory calls, footprints of its turns). */
+  sessionMemoryLinks(sessionId: string): Promise<MemoryLinkDto[]>;
   /** Every agent's health at a glance (findings per check, counts, the window); an agent whose
    * memory could not be read has its `error` and the others are still checked. */
   agentsHealth(): Promise<AgentHealthDto[]>;
@@ -142,6 +149,10 @@ export interface Backend {
   /** The prompt as the agent receives it; `query` is the message the episodic part is chosen
    * for (absent: the session's last user message). */
   promptPreview(agent: string, sessionId: string | null, query?: string): Promise<PromptDto>;
+  /** Prompt replay: the prompt as it was built at `asof` (`yyyy-MM-dd HH:mm:ss`: memory as it
+   * stood then, the date line of then), with the session's history up to and including message
+   * `messageIndex` (0-based); `asof_note` says what a replay cannot know. */
+  promptReplay(agent: string, sessionId: string, asof: string, messageIndex: number): Promise<PromptDto>;
   bootstrapFiles(): Promise<BootstrapFileDto[]>;
   /** Writes a bootstrap file; `version` is the one it was read with (`conflict` when it changed since). */
   saveBootstrapFile(name: string, text: string, version: string | null): Promise<BootstrapFileDto>;

@@ -44,6 +44,8 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     memoryStats: (agent) => invoke("memory_stats", { agent }),
     memoryAsOf: (agent, at) => invoke("memory_asof", { agent, at }),
     memoryDiff: (agent, from, to) => invoke("memory_diff", { agent, from, to }),
+    entryProvenance: (agent, id) => invoke("entry_provenance", { agent, id }),
+    sessionMemoryLinks: (sessionId) => invoke("session_memory_links", { id: sessionId }),
     agentsHealth: () => invoke("agents_health", {}),
     // Without a count the console uses its default: the argument is left out.
     sessionsPerDay: (days) => invoke("sessions_per_day", days ? { days } : {}),
@@ -64,6 +66,7 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     toolInvocations: (sessionId, limit, offset) => invoke("tool_invocations", { session_id: sessionId, limit, offset }),
     // Without a query the console matches the session's last user message: the argument is left out.
     promptPreview: (agent, sessionId, query) => invoke("prompt_preview", query ? { agent, session_id: sessionId, query } : { agent, session_id: sessionId }),
+    promptReplay: (agent, sessionId, asof, messageIndex) => invoke("prompt_preview", { agent, session_id: sessionId, asof, message_index: messageIndex }),
     bootstrapFiles: () => invoke("bootstrap_files", {}),
     saveBootstrapFile: (name, text, version) => invoke("save_bootstrap_file", { name, text, version }),
     createAgent: (args) => invoke("create_agent", args),

@@ -29,6 +29,10 @@ export const qk = {
   asOf: (agent: string | null, at: string) => ["memory", agent ?? GLOBAL, "asof", at] as const,
   memoryDiff: (agent: string | null, from: string, to: string) => ["memory", agent ?? GLOBAL, "diff", from, to] as const,
   summary: (agent: string | null) => ["memory", agent ?? GLOBAL, "summary"] as const,
+  /** Where an entry came from (under its owner's memory prefix: a change may change the answer). */
+  provenance: (agent: string | null, id: string) => ["memory", agent ?? GLOBAL, "provenance", id] as const,
+  /** Where entry `id` sits in the archival list, found by searching its text `find`. */
+  locate: (agent: string | null, id: string, find: string) => ["memory", agent ?? GLOBAL, "locate", id, find] as const,
   /** Every agent's health at a glance (the dashboard, the agents list's badges): follows every
    * owner's entries, the agents and the settings (invalidated with them). */
   agentsHealth: ["agents-health"] as const,
@@ -53,6 +57,10 @@ export const qk = {
   sessions: (q?: SessionQuery) => (q ? (["sessions", q] as const) : (["sessions"] as const)),
   session: (id?: string) => (id ? (["session", id] as const) : (["session"] as const)),
   invocations: (sessionId?: string | null) => (sessionId === undefined ? (["invocations"] as const) : (["invocations", sessionId] as const)),
+  /** The entries a session's messages wrote (under the session's prefix). */
+  memoryLinks: (sessionId: string) => ["session", sessionId, "memory-links"] as const,
+  /** Prompt replay: the prompt as built at `asof` up to message `index` (under the agent's prompt prefix). */
+  promptReplay: (agent: string, sessionId: string, asof: string, index: number) => ["prompt", agent, "replay", sessionId, asof, index] as const,
   prompt: (agent?: string) => (agent ? (["prompt", agent] as const) : (["prompt"] as const)),
   /** One agent's prompt, with a session's history or without (null), its episodic part chosen
    * for `query` (null: the session's last user message). */

@@ -13,6 +13,9 @@ export function renderApp(hash: string, state: StateName = "demo") {
   // agents_health (the agents list's findings badges, the dashboard) was never recorded: no
   // findings unless a test stubs its own answer.
   backend.stub("agents_health", () => []);
+  // session_memory_links (the session view's "Saved to memory" badges) is not in the recording
+  // yet: no links unless a test stubs its own answer.
+  backend.stub("session_memory_links", () => []);
   rendered.push(backend);
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: 0, refetchOnWindowFocus: false }, mutations: { retry: false } },

@@ -360,6 +360,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
               isEditing ? "editing" : "",
               selected ? "selected" : "",
               flash?.index === it ? "flash" : "",
+              e.id === actions.target ? "entry-target" : "",
               v.index === tabPos ? "active" : "",
             ]
               .filter(Boolean)
@@ -374,6 +375,8 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                 data-in-window={e.in_window ? "true" : "false"}
                 data-entry-index={it}
                 data-entry-id={e.id}
+                data-target={e.id === actions.target ? "true" : undefined}
+                aria-current={e.id === actions.target ? "true" : undefined}
                 data-index={v.index}
                 data-pos={v.index}
                 tabIndex={v.index === tabPos ? 0 : -1}
@@ -459,6 +462,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                       }}
                       onMove={() => act(v.index, () => actions.move(p))}
                       onDelete={() => act(v.index, () => actions.remove(p))}
+                      onOrigin={() => actions.origin(p)}
                     />
                   )}
                 </span>

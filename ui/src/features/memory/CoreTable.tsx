@@ -173,7 +173,8 @@ export function CoreTable({
             const isEditing = p !== null && editing === p.id;
             const selected = p !== null && actions.selected.has(p.id);
             const inner = pos === active ? 0 : -1;
-            const cls = [flash?.index === index ? "flash" : "", selected ? "selected" : "", isEditing ? "editing" : ""].filter(Boolean).join(" ") || undefined;
+            const isTarget = e.id !== undefined && e.id === actions.target;
+            const cls = [flash?.index === index ? "flash" : "", selected ? "selected" : "", isEditing ? "editing" : "", isTarget ? "entry-target" : ""].filter(Boolean).join(" ") || undefined;
             return (
               <tr
                 key={index}
@@ -182,6 +183,8 @@ export function CoreTable({
                 data-testid="core-row"
                 data-entry-index={index}
                 data-entry-id={e.id}
+                data-target={isTarget ? "true" : undefined}
+                aria-current={isTarget ? "true" : undefined}
                 aria-selected={selected}
                 className={cls}
                 onFocus={() => setActive(pos)}
@@ -239,6 +242,7 @@ export function CoreTable({
                       onEdit={() => setEditing(p.id)}
                       onMove={() => act(pos, () => actions.move(p))}
                       onDelete={() => act(pos, () => actions.remove(p))}
+                      onOrigin={() => actions.origin(p)}
                     />
                   ) : null}
                 </td>

@@ -152,6 +152,7 @@ export function RowActions({
   onEdit,
   onMove,
   onDelete,
+  onOrigin,
   disabled,
 }: {
   scope: ScopeDto;
@@ -159,6 +160,8 @@ export function RowActions({
   onEdit: () => void;
   onMove: () => void;
   onDelete: () => void;
+  /** "Where did this come from?" (a read: not disabled while a change runs). */
+  onOrigin?: () => void;
   disabled?: boolean;
 }) {
   const { t } = useI18n();
@@ -169,6 +172,11 @@ export function RowActions({
   };
   return (
     <span className="row-actions" onKeyDown={(e) => e.stopPropagation()}>
+      {onOrigin ? (
+        <button type="button" className="icon-btn" title={t("provenance.action")} aria-label={t("provenance.action")} aria-haspopup="dialog" tabIndex={tabIndex} onClick={stop(onOrigin)} data-testid="row-origin">
+          <Icon name="origin" size={14} />
+        </button>
+      ) : null}
       <button type="button" className="icon-btn" title={`${t("memory.action.edit")} (Enter)`} aria-label={t("memory.action.edit")} tabIndex={tabIndex} onClick={stop(onEdit)} disabled={disabled} data-testid="row-edit">
         <Icon name="pencil" size={14} />
       </button>

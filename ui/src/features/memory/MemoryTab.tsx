@@ -10,6 +10,9 @@ import { Empty, ErrorState, Loadable, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useAgents, useMemoryOverview, useRecall } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
+import { href, useRoute } from "../../router";
+import { useLocateArchival } from "../provenance/hooks";
+import { ProvenancePanel } from "../provenance/ProvenancePanel";
 import { AddEntryForm } from "./AddEntryForm";
 import { shapeOf, useFilteredShape, useNewArchival, type SortDir } from "./archival";
 import { ArchivalList } from "./ArchivalList";
@@ -102,6 +105,32 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
   const [coreOpen, setCoreOpen] = useState(true);
   const curate = useCurate(agent, report);
   const picked = useMemo(() => orderPicked(selection.values()), [selection]);
+  // "Where did this come from?" for one entry.
+  const [originOf, setOriginOf] = useState<Picked | null>(null);
+
+  // An entry a link points at (a session's "Saved to memory" badge): found in core, or placed in
+  // the archival list by the server's search for its text; brought into view once and marked.
+  const route = useRoute();
+  const target = route.page === "agent" || route.page === "global" ? route : null;
+  const targetId = target?.entry ?? null;
+  const coreAt = targetId ? view.core.findIndex((e) => e.id === targetId) : -1;
+  const located = useLocateArchival(agent, targetId !== null && coreAt < 0 ? targetId : null, target?.find ?? null);
+  const archivalAt = coreAt < 0 && typeof located.data === "number" ? located.data : null;
+  const aimed = useRef<string | null>(null);
+  useEffect(() => {
+    if (!targetId || aimed.current === targetId) return;
+    if (coreAt >= 0) {
+      aimed.current = targetId;
+      setCoreOpen(true);
+      setFlash({ scope: "core", index: coreAt, nonce: Date.now() });
+    } else if (archivalAt !== null) {
+      aimed.current = targetId;
+      setKeyword("");
+      setNewOnly(false);
+      setFlash({ scope: "archival", index: archivalAt, nonce: Date.now() });
+    }
+  }, [targetId, coreAt, archivalAt]);
+  const targetMissing = targetId !== null && coreAt < 0 && (!target?.find || located.data === null);
 
   const select = useCallback((items: Picked[], on: boolean) => {
     setSelection((prev) => {
@@ -152,6 +181,8 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
       return o.change !== undefined;
     },
     notice: (text) => say({ kind: "note", text }),
+    origin: (p) => setOriginOf(p),
+    target: targetId,
   };
 
   const runBulk = async () => {
@@ -246,6 +277,23 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
           <Icon name="history" size={14} /> {t("memory.history")}
         </button>
       </div>
+      {targetId ? (
+        <div className={targetMissing ? "banner banner-warn target-banner" : "banner target-banner"} role="status" data-testid="entry-target-banner">
+          <Icon name={targetMissing ? "warning" : "origin"} />
+          <span>
+            {targetMissing
+              ? t("provenance.missing")
+              : target?.session && target.m !== undefined
+                ? t("provenance.target", { session: target.session, n: target.m + 1 })
+                : t("provenance.targetNoSession")}
+          </span>
+          {target?.session ? (
+            <a href={href(target.m !== undefined ? { page: "session", id: target.session, m: target.m, why: "origin" } : { page: "session", id: target.session })} data-testid="entry-target-back">
+              {t("provenance.back")}
+            </a>
+          ) : null}
+        </div>
+      ) : null}
       <ReviewBar review={review.data} neverReviewed={neverReviewed} newOnly={newOnly} onNewOnly={setNewOnly} onMark={curate.markReviewed} />
       {review.isError && !neverReviewed ? <ErrorState error={review.error} compact /> : null}
       {view.possibly_more ? (
@@ -360,6 +408,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
 
       {picked.length > 0 ? <BulkBar picked={picked} busy={curate.pending} onAction={setConfirm} onClear={clearSelection} /> : null}
       {confirm ? <ConfirmDialog agent={agent} action={confirm} picked={picked} busy={curate.pending} onConfirm={() => void runBulk()} onCancel={() => setConfirm(null)} /> : null}
+      {originOf ? <ProvenancePanel agent={agent} subject={originOf} onClose={() => setOriginOf(null)} /> : null}
       {historyOpen ? <HistoryPanel agent={agent} curate={curate} onClose={() => setHistoryOpen(false)} /> : null}
       <ChangeToast toast={toast} onClose={closeToast} curate={curate} raised={picked.length > 0} />
     </div>

@@ -1,16 +1,19 @@
-import type { MessageDto, SessionDto, ToolInvocationDto } from "../../backend/types";
+import type { MemoryLinkDto, MessageDto, SessionDto, ToolInvocationDto } from "../../backend/types";
 import { decodeResult, prettyJson } from "../../components/format";
 import { onRowKeyDown } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
 import { Empty, ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useInvocations, useSession } from "../../queries/hooks";
-import { href } from "../../router";
-import { useEffect, useRef } from "react";
+import { href, replaceRoute } from "../../router";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemoryLinks } from "../provenance/hooks";
+import { PromptReplay, replayMoment } from "../prompt/PromptReplay";
+import "../provenance/provenance.css";
 
 import { lastSessionsFilter, StatusTag } from "./SessionsPage";
 
-export function SessionPage({ id, focus }: { id: string; focus?: number }) {
+export function SessionPage({ id, focus, why }: { id: string; focus?: number; why?: "origin" }) {
   const { t } = useI18n();
   const q = useSession(id);
   return (
@@ -25,16 +28,26 @@ export function SessionPage({ id, focus }: { id: string; focus?: number }) {
         </h1>
       </div>
       <Loadable query={q} rows={8}>
-        {(s) => <SessionView s={s} focus={focus} />}
+        {(s) => <SessionView s={s} focus={focus} why={why} />}
       </Loadable>
     </div>
   );
 }
 
-function SessionView({ s, focus }: { s: SessionDto; focus?: number }) {
+function SessionView({ s, focus, why }: { s: SessionDto; focus?: number; why?: "origin" }) {
   const { t } = useI18n();
   const sum = s.summary;
   const focused = useRef<HTMLDivElement>(null);
+  // The entries the messages wrote (a badge each, linking to the entry in its memory).
+  const links = useMemoryLinks(sum.session_id);
+  const byMessage = useMemo(() => {
+    const m = new Map<number, MemoryLinkDto[]>();
+    for (const l of links.data ?? []) m.set(l.message_index, [...(m.get(l.message_index) ?? []), l]);
+    return m;
+  }, [links.data]);
+  // Prompt replay of one user message (its index), in a dialog.
+  const [replay, setReplay] = useState<number | null>(null);
+  const agent = sum.agent;
   useEffect(() => {
     // The message a search matched: brought into view once, and focusable for the keyboard.
     focused.current?.scrollIntoView({ block: "center" });
@@ -86,16 +99,48 @@ function SessionView({ s, focus }: { s: SessionDto; focus?: number }) {
             <span className="count">{s.messages.length}</span>
           </div>
           <div className="conversation" data-testid="conversation">
-            {s.messages.length === 0 ? <Empty>{t("session.noMessages")}</Empty> : s.messages.map((m, i) => <Message key={i} m={m} index={i} focusRef={i === focus ? focused : undefined} />)}
+            {s.messages.length === 0 ? (
+              <Empty>{t("session.noMessages")}</Empty>
+            ) : (
+              s.messages.map((m, i) => (
+                <Message
+                  key={i}
+                  m={m}
+                  index={i}
+                  focusRef={i === focus ? focused : undefined}
+                  why={why}
+                  sessionId={sum.session_id}
+                  links={byMessage.get(i)}
+                  onReplay={agent && m.role === "user" ? () => setReplay(i) : undefined}
+                />
+              ))
+            )}
           </div>
         </section>
         <Invocations sessionId={sum.session_id} />
       </div>
+      {replay !== null && agent ? <PromptReplay agent={agent} sessionId={sum.session_id} asof={replayMoment(sum)} index={replay} onClose={() => setReplay(null)} /> : null}
     </div>
   );
 }
 
-function Message({ m, index, focusRef }: { m: MessageDto; index: number; focusRef?: React.Ref<HTMLDivElement> }) {
+function Message({
+  m,
+  index,
+  focusRef,
+  why,
+  sessionId,
+  links,
+  onReplay,
+}: {
+  m: MessageDto;
+  index: number;
+  focusRef?: React.Ref<HTMLDivElement>;
+  why?: "origin";
+  sessionId: string;
+  links?: MemoryLinkDto[];
+  onReplay?: () => void;
+}) {
   const { t } = useI18n();
   const role = m.role === "user" || m.role === "assistant" || m.role === "tool" ? m.role : "other";
   const label = role === "other" ? m.role : t(`session.role.${role}`);
@@ -111,11 +156,22 @@ function Message({ m, index, focusRef }: { m: MessageDto; index: number; focusRe
     >
       <div className="msg-head">
         <span className="msg-role">{label}</span>
-        {focusRef ? <span className="tag tag-warn">{t("session.matched")}</span> : null}
+        {focusRef ? (
+          <span className="tag tag-warn" data-testid="message-mark">
+            {why === "origin" ? t("session.origin") : t("session.matched")}
+          </span>
+        ) : null}
         {m.role === "tool" ? (
           <span className="muted">
             {t("session.toolResult")} · <code>{m.tool_name ?? "?"}</code>
             {m.tool_call_id ? <span className="mono"> #{m.tool_call_id}</span> : null}
+          </span>
+        ) : null}
+        {onReplay ? (
+          <span className="msg-actions">
+            <button type="button" className="btn btn-small" onClick={onReplay} aria-label={t("replay.actionLabel", { n: index + 1 })} data-testid="message-replay">
+              <Icon name="history" size={13} /> {t("replay.action")}
+            </button>
           </span>
         ) : null}
       </div>
@@ -129,6 +185,39 @@ function Message({ m, index, focusRef }: { m: MessageDto; index: number; focusRe
           <pre className="msg-pre">{prettyJson(c.arguments_json) || "{}"}</pre>
         </div>
       ))}
+      {links?.length ? <MemoryBadges links={links} sessionId={sessionId} index={index} /> : null}
+    </div>
+  );
+}
+
+/** "Saved to memory" / "Footprint in memory": a link to each entry the message wrote, in its
+ * memory tab. The session's place is kept first (Back returns to this message). */
+function MemoryBadges({ links, sessionId, index }: { links: MemoryLinkDto[]; sessionId: string; index: number }) {
+  const { t } = useI18n();
+  return (
+    <div className="msg-badges">
+      {links.map((l) => {
+        const target = { entry: l.entry_id, find: l.content, session: sessionId, m: index };
+        const to = l.agent ? href({ page: "agent", name: l.agent, tab: "memory", ...target }) : href({ page: "global", ...target });
+        const owner = l.agent ? t("provenance.agentMemory", { agent: l.agent }) : t("provenance.globalMemory");
+        const label = l.origin === "save_memory" ? t("provenance.badge.save_memory") : l.origin === "footprint" ? t("provenance.badge.footprint") : t("provenance.badge.other");
+        const title = `${t("provenance.badgeTitle", { owner, content: l.content })}${l.exact ? "" : ` ${t("provenance.badgeInexact")}`}`;
+        return (
+          <a
+            key={l.entry_id}
+            className="msg-badge"
+            href={to}
+            title={title}
+            aria-label={`${label}: ${title}`}
+            data-testid="memory-badge"
+            data-origin={l.origin}
+            data-entry-id={l.entry_id}
+            onClick={() => replaceRoute({ page: "session", id: sessionId, m: index, why: "origin" })}
+          >
+            <Icon name="check" size={12} /> {label}
+          </a>
+        );
+      })}
     </div>
   );
 }

@@ -1,0 +1,54 @@
+// Provenance (where an entry came from, which entries a session wrote) and prompt replay: the
+// console answers; these hooks only ask.
+import { useQuery } from "@tanstack/react-query";
+
+import { useBackend } from "../../backend";
+import { qk } from "../../queries/keys";
+
+/** Where entry `id` of `agent` (null: the global memory) came from; asked only while `id` is set. */
+export function useProvenance(agent: string | null, id: string | null) {
+  const b = useBackend();
+  return useQuery({
+    queryKey: qk.provenance(agent, id ?? ""),
+    queryFn: () => b.entryProvenance(agent, id!),
+    enabled: id !== null,
+  });
+}
+
+/** The entries the session's messages wrote, by message. */
+export function useMemoryLinks(sessionId: string) {
+  const b = useBackend();
+  return useQuery({ queryKey: qk.memoryLinks(sessionId), queryFn: () => b.sessionMemoryLinks(sessionId) });
+}
+
+/** Entries a located search reads at most (the server's page limit). */
+const LOCATE_LIMIT = 1000;
+
+/**
+ * The file-order index of archival entry `id`, learnt from the server's own search for its text
+ * `find` (recall's rule; the entry contains its own text); null when it is not among the hits
+ * (changed or removed since, or in core).
+ */
+export function useLocateArchival(agent: string | null, id: string | null, find: string | null) {
+  const b = useBackend();
+  return useQuery({
+    queryKey: qk.locate(agent, id ?? "", find ?? ""),
+    enabled: id !== null && find !== null && find.trim() !== "",
+    queryFn: async () => {
+      const page = await b.archivalPage({ agent, offset: 0, limit: LOCATE_LIMIT, newest_first: true, keyword: find });
+      return page.items.find((e) => e.id === id)?.index ?? null;
+    },
+  });
+}
+
+/** Prompt replay and today's prompt for the same session, side by side. `asof` null: not asked. */
+export function usePromptReplay(agent: string, sessionId: string, asof: string | null, index: number) {
+  const b = useBackend();
+  const then = useQuery({
+    queryKey: qk.promptReplay(agent, sessionId, asof ?? "", index),
+    queryFn: () => b.promptReplay(agent, sessionId, asof!, index),
+    enabled: asof !== null,
+  });
+  const now = useQuery({ queryKey: qk.promptWith(agent, sessionId), queryFn: () => b.promptPreview(agent, sessionId) });
+  return { then, now };
+}
