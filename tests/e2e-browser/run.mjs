@@ -31,11 +31,11 @@ try {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
   });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: "en-US", acceptDownloads: true });
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(`${base}/#/agents`);
-  const ui = uiOver(page);
+  const ui = uiOver(page, fx);
   results.push(...(await runFlows(ui, fx)));
   results.push({ name: "no uncaught page errors", ok: errors.length === 0, error: errors.join("; ") });
 } catch (e) {
@@ -46,7 +46,7 @@ try {
 }
 report(results);
 
-function uiOver(page) {
+function uiOver(page, fx) {
   const ui = {
     async waitVisible(css, timeout = 15000) {
       await page.locator(css).first().waitFor({ state: "visible", timeout });
@@ -79,6 +79,18 @@ function uiOver(page) {
     },
     async shot(name) {
       await page.screenshot({ path: join(shots, `${name}.png`) });
+    },
+    // The export's download (fetched with the token, saved through an <a download>).
+    async saveArchive(css) {
+      const [download] = await Promise.all([page.waitForEvent("download"), page.locator(css).first().click()]);
+      const path = join(fx.base, download.suggestedFilename());
+      await download.saveAs(path);
+      return path;
+    },
+    // The file picker the page opens (a hidden <input type=file>), answered with `path`.
+    async openArchive(css, path) {
+      const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.locator(css).first().click()]);
+      await chooser.setFiles(path);
     },
   };
   return ui;

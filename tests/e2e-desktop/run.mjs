@@ -13,6 +13,7 @@ const shots = process.env.SCREENSHOTS ? join(repo, process.env.SCREENSHOTS) : jo
 mkdirSync(shots, { recursive: true });
 
 const fx = makeFixtures();
+const dialogFile = join(fx.base, "dialog-answer.oryx.zip");
 const display = `:${90 + Math.floor(Math.random() * 9)}`;
 const children = [];
 
@@ -39,7 +40,9 @@ const driver = new WebDriver("http://127.0.0.1:4444");
 try {
   start("Xvfb", [display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"]);
   await new Promise((r) => setTimeout(r, 800));
-  const env = { DISPLAY: display, ORYXOS_CONFIG_DIR: fx.config, LANG: "en_US.UTF-8", NO_AT_BRIDGE: "1" };
+  // The system's file dialogs cannot be driven: the app answers every save and open dialog
+  // with this path (the export is saved there, the import opens it).
+  const env = { DISPLAY: display, ORYXOS_CONFIG_DIR: fx.config, LANG: "en_US.UTF-8", NO_AT_BRIDGE: "1", ORYX_TEST_FILE_DIALOG: dialogFile };
   const td = start("tauri-driver", ["--port", "4444"], env);
   await waitFor("tauri-driver", async () => (await fetch("http://127.0.0.1:4444/status")).ok, 15000).catch((e) => {
     throw new Error(`${e.message}\n${td.log()}`);
@@ -115,6 +118,14 @@ function uiOver(d) {
     },
     async goto(hash) {
       await d.exec("window.location.hash = arguments[0]", [hash]);
+    },
+    async saveArchive(css) {
+      await ui.click(css);
+      return dialogFile;
+    },
+    async openArchive(css, path) {
+      if (path !== dialogFile) throw new Error(`the desktop's open dialog answers ${dialogFile}, not ${path}`);
+      await ui.click(css);
     },
     async shot(name) {
       const png = await d.screenshot();

@@ -1,6 +1,8 @@
 // The user flows both end-to-end suites run (desktop window and browser), over a small `ui`
-// driver interface: waitVisible, click, fill, text, count, attrs, select, goto, eval, shot.
-import { appendFileSync, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+// driver interface: waitVisible, click, fill, text, count, attrs, select, goto, eval, shot, and
+// the host's file dialogs: saveArchive (click → the saved archive's path) and openArchive (click →
+// the archive chosen).
+import { appendFileSync, existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { memoryFile, oryxBin, waitFor } from "./fixtures.mjs";
@@ -332,6 +334,38 @@ export const flows = [
       if (!back || !back.includes("m=5")) throw new Error(`the way back is ${back}`);
       await ui.click('[data-testid="entry-target-back"]');
       await ui.waitVisible('[data-testid="message"][data-index="5"][aria-current="true"]');
+    },
+  ],
+  [
+    "exports the assistant, then imports the archive into the same root: the dry run finds nothing new, every entry present",
+    async (ui) => {
+      const count = async (css) => Number((await ui.text(css)).replace(/[^\d]/g, ""));
+      await ui.goto("#/agents/assistant");
+      await ui.click('[data-testid="agent-export"]');
+      await ui.waitVisible('[data-testid="export-dialog"]');
+      await ui.click('[data-testid="export-start"]');
+      await ui.waitVisible('[data-testid="export-done"]', 60000);
+      const owners = await ui.text('[data-testid="export-owners"]');
+      const [core, archival] = (owners.match(/assistant\s+([\d,]+)\s+([\d,]+)/) ?? []).slice(1).map((n) => Number(n.replace(/,/g, "")));
+      if (!(core > 0 && archival > 0)) throw new Error(`the export summary says ${owners}`);
+      // The browser downloads it; the desktop's save dialog answers the path the suite gave it.
+      const file = await ui.saveArchive('[data-testid="export-save"]');
+      await ui.waitVisible('[data-testid="export-saved"]');
+      if (!existsSync(file) || statSync(file).size < 100) throw new Error(`no archive at ${file}`);
+      await ui.click('[data-testid="export-close"]');
+      await ui.goto("#/agents");
+      await ui.click('[data-testid="agents-import"]');
+      await ui.waitVisible('[data-testid="import-dialog"]');
+      await ui.openArchive('[data-testid="import-choose"]', file);
+      await ui.waitVisible('[data-testid="import-owner-assistant"]', 60000);
+      const row = '[data-testid="import-owner-assistant"]';
+      const fresh = await count(`${row} [data-testid="new"]`);
+      const present = await count(`${row} [data-testid="present"]`);
+      if (fresh !== 0 || present !== core + archival) throw new Error(`the dry run says new ${fresh}, present ${present} (archive: ${core} core + ${archival} archival)`);
+      const run = await ui.text('[data-testid="import-run"]');
+      if (!run.includes("Nothing new")) throw new Error(`the import button says ${run}`);
+      await ui.shot("import-dry-run-again");
+      await ui.click('[data-testid="import-close"]');
     },
   ],
   [

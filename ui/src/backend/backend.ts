@@ -51,6 +51,10 @@ import type {
   SettingsView,
   SummaryProposalDto,
   ToolInvocationDto,
+  ExportRequest,
+  ImportRequest,
+  TransferDto,
+  UploadDto,
 } from "./types";
 
 /** memory: a MEMORY.md (agent = its agent, null = global or several); agents: an AGENT.md, skill or
@@ -195,6 +199,23 @@ export interface Backend {
   cancelMigration(): Promise<void>;
   /** A folder chosen in a native dialog; null when cancelled or unsupported. */
   pickFolder(): Promise<string | null>;
+  /** Starts writing an archive of the agents named (or, with `all`, every agent and the global
+   * memory) into the console's own folder; follow it with transferStatus. `conflict` while
+   * another export or import runs. */
+  startExport(req: ExportRequest): Promise<TransferDto>;
+  /** Starts reading an archive chosen with chooseArchive (a dry run counts and writes nothing;
+   * its upload stays for the real run). Renames are checked first (`invalid_agent_name`). */
+  startImport(req: ImportRequest): Promise<TransferDto>;
+  /** The job's state, stage and progress; the summary or report once it ends. */
+  transferStatus(id: string): Promise<TransferDto>;
+  /** Asks the running job to stop between entries (an export leaves no archive behind). */
+  cancelTransfer(id: string): Promise<TransferDto>;
+  /** Hands a finished export's archive to the user: the desktop's save dialog (the path saved
+   * to, or null when the dialog was closed), the browser's download ("downloaded"). */
+  saveExport(id: string): Promise<string | null | "downloaded">;
+  /** An archive to import, chosen in the desktop's open dialog or the browser's file picker (then
+   * uploaded); null when none was chosen. */
+  chooseArchive(): Promise<UploadDto | null>;
   /** Subscribes to change notifications; returns the unsubscribe function. */
   onChange(cb: (e: ChangeEvent) => void): () => void;
 }

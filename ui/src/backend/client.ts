@@ -13,11 +13,11 @@ export type OpResult<K extends OpName> = Operations_Serialize[K]["result"];
 /** Sends one operation and resolves with its result; rejects with a BackendError. */
 export type Invoke = <K extends OpName>(op: K, args: OpArgs<K>) => Promise<OpResult<K>>;
 
-/** The Backend methods that are plain operations (migration, the folder picker and change events
- * depend on the transport). */
+/** The Backend methods that are plain operations (migration, the folder picker, change events and
+ * an archive's bytes depend on the transport). */
 export type OperationMethods = Omit<
   Backend,
-  "kind" | "supportsFolderPicker" | "supportsMigrationProgress" | "migrate" | "cancelMigration" | "pickFolder" | "onChange"
+  "kind" | "supportsFolderPicker" | "supportsMigrationProgress" | "migrate" | "cancelMigration" | "pickFolder" | "onChange" | "saveExport" | "chooseArchive"
 >;
 
 export function operationMethods(invoke: Invoke): OperationMethods {
@@ -87,5 +87,9 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     inspectRoot: (path, dbPath) => invoke("inspect_root", { path, db_path: dbPath }),
     createSampleRoot: (path) => invoke("create_sample_root", { path }),
     testMem0: (s) => invoke("test_mem0", s),
+    startExport: (req) => invoke("start_export", req),
+    startImport: (req) => invoke("start_import", req),
+    transferStatus: (id) => invoke("transfer_status", { id }),
+    cancelTransfer: (id) => invoke("cancel_transfer", { id }),
   };
 }

@@ -8,6 +8,9 @@
 //        another migration runs on the server)
 //   POST /api/v1/console/migrate/cancel                      → null (stops the running migration
 //        between entries; 409 conflict when none runs)
+//   GET  /api/v1/console/transfer/{id}/archive  a finished export's zip (as an attachment; the
+//        bearer header is needed, so it is fetched into a blob and saved through an <a download>)
+//   POST /api/v1/console/transfer/upload?name=FILE  the zip to import as the raw body → UploadDto
 //   GET  /api/v1/console/events            text/event-stream: change events as unnamed `data:`
 //        {"kind","agent"}; the running migration's progress as `event: migration` with
 //        `data:` {"owner","done","total"} (at most every 50 ms, and the last one)
@@ -18,7 +21,7 @@
 import { BackendError, isErrorCode, type Backend, type ChangeEvent } from "./backend";
 import { parseChange } from "./change-events";
 import { operationMethods } from "./client";
-import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport } from "./types";
+import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, UploadDto } from "./types";
 
 type Envelope<T> = { code: number; message: string; data: T | null; timestamp?: number; error_code?: string };
 
@@ -110,6 +113,11 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     } catch (e) {
       throw new BackendError("backend_unavailable", `cannot reach the console server: ${e instanceof Error ? e.message : String(e)}`);
     }
+    return unwrapEnvelope<T>(res, path);
+  }
+
+  /** The envelope's data, or its error as a BackendError. */
+  async function unwrapEnvelope<T>(res: Response, path: string): Promise<T> {
     let env: Envelope<T>;
     try {
       env = (await res.json()) as Envelope<T>;
@@ -207,6 +215,75 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     }
   }
 
+  /** Downloads a finished export: fetched with the token into a blob, saved by the browser under
+   * the name the server gives. */
+  async function saveExport(id: string): Promise<"downloaded"> {
+    const path = `/transfer/${encodeURIComponent(id)}/archive`;
+    let res: Response;
+    try {
+      res = await fetch(`${origin}${BASE}${path}`, { headers: { Accept: "application/zip, application/json", ...auth } });
+    } catch (e) {
+      throw new BackendError("backend_unavailable", `cannot reach the console server: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (!res.ok || !(res.headers.get("Content-Type") ?? "").includes("zip")) {
+      await unwrapEnvelope(res, path);
+      throw new BackendError("internal", `${BASE}${path} answered without an archive`);
+    }
+    const name = attachmentName(res.headers.get("Content-Disposition")) ?? "oryx-export.oryx.zip";
+    const url = URL.createObjectURL(await res.blob());
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = name;
+    a.hidden = true;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    // The download has its own copy once started.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    return "downloaded";
+  }
+
+  async function upload(file: File): Promise<UploadDto> {
+    const path = `/transfer/upload?name=${encodeURIComponent(file.name)}`;
+    let res: Response;
+    try {
+      res = await fetch(`${origin}${BASE}${path}`, {
+        method: "POST",
+        headers: { Accept: "application/json", "Content-Type": "application/zip", ...auth },
+        body: file,
+      });
+    } catch (e) {
+      throw new BackendError("backend_unavailable", `cannot reach the console server: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return unwrapEnvelope<UploadDto>(res, path);
+  }
+
+  /** The browser's file picker (a hidden <input type=file>, kept in the page until answered so a
+   * test can fill it), then the upload. Null when the picker was closed without a file. */
+  function chooseArchive(): Promise<UploadDto | null> {
+    document.querySelectorAll("input[data-oryx-archive-input]").forEach((old) => old.remove());
+    const input = document.createElement("input");
+    input.type = "file";
+    input.accept = ".zip,application/zip";
+    input.hidden = true;
+    input.setAttribute("data-oryx-archive-input", "");
+    input.setAttribute("data-testid", "archive-input");
+    document.body.appendChild(input);
+    return new Promise<UploadDto | null>((resolve, reject) => {
+      input.addEventListener("change", () => {
+        const file = input.files?.[0];
+        input.remove();
+        if (!file) resolve(null);
+        else upload(file).then(resolve, reject);
+      });
+      input.addEventListener("cancel", () => {
+        input.remove();
+        resolve(null);
+      });
+      input.click();
+    });
+  }
+
   return {
     kind: "http",
     supportsFolderPicker: false,
@@ -215,6 +292,8 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     migrate,
     cancelMigration,
     pickFolder: async () => null,
+    saveExport,
+    chooseArchive,
     onChange(cb: (e: ChangeEvent) => void) {
       return subscribe((data, event) => {
         if (event !== null) return; // migration progress: for migrate's listener
@@ -227,4 +306,18 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
       });
     },
   };
+}
+
+/** The file name of a Content-Disposition attachment (`filename*=UTF-8''…` first). */
+export function attachmentName(header: string | null): string | null {
+  if (!header) return null;
+  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header);
+  if (star) {
+    try {
+      return decodeURIComponent(star[1]!.trim());
+    } catch {
+      /* fall back to the plain name */
+    }
+  }
+  return /filename\s*=\s*"([^"]*)"/i.exec(header)?.[1] ?? null;
 }

@@ -1,5 +1,6 @@
 // The desktop transport: every operation through the generated `console` command, migration
-// progress over a Channel, the change event and the native folder picker.
+// progress over a Channel, the change event, the native folder picker and the file dialogs of
+// an export or import.
 import { Channel } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { open } from "@tauri-apps/plugin-dialog";
@@ -52,6 +53,9 @@ export function createTauriBackend(): Backend {
         return null;
       }
     },
+    // The system's save and open dialogs are shown from Rust: no path comes from the page.
+    saveExport: (id) => unwrap(commands.saveExport(id)),
+    chooseArchive: () => unwrap(commands.pickArchive()),
     onChange(cb) {
       let disposed = false;
       let unlisten: (() => void) | null = null;

@@ -93,3 +93,13 @@ export type ThemeDto = B.ThemeDto;
 export type ToolCallDto = B.ToolCallDto_Serialize;
 export type ToolInvocationDto = B.ToolInvocationDto_Serialize;
 export type WindowDto = B.WindowDto;
+// Export and import (#16).
+export type ExportRequest = B.ExportRequest_Deserialize;
+export type ImportRequest = B.ImportRequest_Deserialize;
+export type AgentMapDto = B.AgentMapDto;
+export type TransferDto = B.TransferDto_Serialize;
+export type TransferStateDto = B.TransferState;
+export type ExportDoneDto = B.ExportDoneDto;
+export type ImportDoneDto = B.ImportDoneDto_Serialize;
+export type OwnerImportDto = B.OwnerImportDto_Serialize;
+export type UploadDto = B.UploadDto;

@@ -72,4 +72,6 @@ export const qk = {
   archived: ["archived"] as const,
   rootSkills: ["root-skills"] as const,
   inspect: (path: string, dbPath: string | null) => ["inspect", path, dbPath] as const,
+  /** An export or import job, polled while it runs. */
+  transfer: (id: string) => ["transfer", id] as const,
 };

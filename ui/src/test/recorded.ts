@@ -181,6 +181,16 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
     async pickFolder() {
       return null;
     },
+    // The host's file dialogs (a test replaces them to answer otherwise): the archive "downloads",
+    // no archive is chosen.
+    async saveExport(id: string) {
+      calls.push({ op: "save_export", args: { id } });
+      return "downloaded" as const;
+    },
+    async chooseArchive() {
+      calls.push({ op: "pick_archive", args: null });
+      return null;
+    },
     onChange(cb) {
       listeners.add(cb);
       return () => listeners.delete(cb);

@@ -1,3 +1,5 @@
+import { useState } from "react";
+
 import { Tabs } from "../../components/Tabs";
 import { requestWarningsFocus, WarningBadge } from "../../components/Warnings";
 import { ErrorState } from "../../components/States";
@@ -7,12 +9,14 @@ import { href, navigate, type AgentTab } from "../../router";
 import { HealthTab } from "../health/HealthTab";
 import { MemoryTab } from "../memory/MemoryTab";
 import { PromptTab } from "../prompt/PromptTab";
+import { ExportDialog } from "../transfer/ExportDialog";
 import { OverviewTab } from "./OverviewTab";
 
 export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
   const { t } = useI18n();
   const agents = useAgents();
   const summary = agents.data?.agents.find((a) => a.name === name);
+  const [exporting, setExporting] = useState(false);
   const tabs = (["memory", "prompt", "overview", "health"] as const).map((k) => ({
     key: k,
     label: t(`agent.tab.${k}`),
@@ -44,7 +48,16 @@ export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
             }}
           />
         ) : null}
+        {summary ? (
+          <>
+            <span className="spacer" />
+            <button type="button" className="btn" onClick={() => setExporting(true)} title={t("export.buttonTitle")} data-testid="agent-export">
+              {t("export.button")}
+            </button>
+          </>
+        ) : null}
       </div>
+      {exporting ? <ExportDialog agents={[name]} onClose={() => setExporting(false)} /> : null}
       {agents.data && !summary ? (
         <ErrorState error={{ code: "agent_not_found", message: `${t("agent.notFound")}: ${name}` }} />
       ) : (

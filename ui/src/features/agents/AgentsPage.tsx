@@ -20,6 +20,8 @@ import { useI18n, type TFunction } from "../../i18n";
 import { useAgents } from "../../queries/hooks";
 import { href, navigate } from "../../router";
 import { HealthBadge, useFindingsByAgent } from "../dashboard/HealthBadge";
+import { ExportDialog } from "../transfer/ExportDialog";
+import { ImportDialog } from "../transfer/ImportDialog";
 import { ArchivedSection } from "./ArchivedSection";
 import { ArchiveToast } from "./ArchiveToast";
 import { CreateAgentDialog } from "./CreateAgentDialog";
@@ -134,6 +136,7 @@ export function AgentsPage() {
   const q = useAgents();
   const { t, num } = useI18n();
   const [creating, setCreating] = useState(false);
+  const [transfer, setTransfer] = useState<"export" | "import" | null>(null);
   const [filter, setFilter] = useState("");
   const shown = q.data && filter.trim() ? q.data.agents.filter((a) => matches(a, filter)).length : null;
   return (
@@ -148,6 +151,12 @@ export function AgentsPage() {
           </span>
         ) : null}
         <span className="spacer" />
+        <button type="button" className="btn" onClick={() => setTransfer("import")} title={t("import.buttonTitle")} data-testid="agents-import">
+          {t("import.button")}
+        </button>
+        <button type="button" className="btn" onClick={() => setTransfer("export")} title={t("export.buttonTitle")} data-testid="agents-export">
+          {t("export.button")}
+        </button>
         <button type="button" className="btn btn-primary" onClick={() => setCreating(true)} data-testid="agent-new">
           {t("create.button")}
         </button>
@@ -161,9 +170,17 @@ export function AgentsPage() {
         )}
       </Loadable>
       {creating ? <CreateAgentDialog onClose={() => setCreating(false)} /> : null}
+      {transfer === "export" ? <ExportDialog agents={exportChoice(q.data?.agents ?? [], filter)} onClose={() => setTransfer(null)} /> : null}
+      {transfer === "import" ? <ImportDialog onClose={() => setTransfer(null)} /> : null}
       <ArchiveToast />
     </div>
   );
+}
+
+/** What the export starts with: the agents the filter shows, or all when it shows them all. */
+function exportChoice(agents: AgentSummary[], filter: string): string[] | "all" {
+  if (!filter.trim()) return "all";
+  return agents.filter((a) => matches(a, filter)).map((a) => a.name);
 }
 
 function AgentsTable({ data, filter, setFilter }: { data: AgentList; filter: string; setFilter: (f: string) => void }) {
