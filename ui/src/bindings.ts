@@ -397,6 +397,8 @@ export type AsOfDto_Deserialize = {
 	context: string,
 	/**  What this view cannot know: changes made by hand in the file. */
 	note: string,
+	/**  The root is kept in git: the last commit by then, which told the changes made by hand. */
+	git?: GitSourceDto | null,
 };
 
 export type AsOfDto_Serialize = {
@@ -409,6 +411,8 @@ export type AsOfDto_Serialize = {
 	context: string,
 	/**  What this view cannot know: changes made by hand in the file. */
 	note: string,
+	/**  The root is kept in git: the last commit by then, which told the changes made by hand. */
+	git: GitSourceDto | null,
 };
 
 export type AsOfEntryDto = AsOfEntryDto_Serialize | AsOfEntryDto_Deserialize;
@@ -935,6 +939,15 @@ export type FixDto_Serialize = {
 	op: string,
 	ids: string[],
 	content: string | null,
+};
+
+export type GitSourceDto = {
+	/**  The commit's short id. */
+	commit: string,
+	/**  When it was made, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	/**  Entries added, removed or changed by hand since that commit that the view took back. */
+	hand_changes: number,
 };
 
 export type HealthArgs = HealthArgs_Serialize | HealthArgs_Deserialize;

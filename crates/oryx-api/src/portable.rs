@@ -80,6 +80,19 @@ pub struct AsOfDto {
     pub context: String,
     /// What this view cannot know: changes made by hand in the file.
     pub note: String,
+    /// The root is kept in git: the last commit by then, which told the changes made by hand.
+    pub git: Option<GitSourceDto>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct GitSourceDto {
+    /// The commit's short id.
+    pub commit: String,
+    /// When it was made, `yyyy-MM-dd HH:mm:ss`.
+    pub at: String,
+    /// Entries added, removed or changed by hand since that commit that the view took back.
+    pub hand_changes: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -188,6 +201,17 @@ impl Console {
         agent: Option<&str>,
         t: NaiveDateTime,
     ) -> ApiResult<(Owner, Vec<asof::Item>)> {
+        let (owner, items, _) = self.items_with_git(agent, t)?;
+        Ok((owner, items))
+    }
+
+    /// The owner's entries at `t`, and the commit that corrected them for changes made by hand
+    /// (a markdown root kept in git).
+    fn items_with_git(
+        &self,
+        agent: Option<&str>,
+        t: NaiveDateTime,
+    ) -> ApiResult<(Owner, Vec<asof::Item>, Option<GitSourceDto>)> {
         let rt = self.runtime();
         let owner = rt.owner(agent)?;
         let now = rt.memory.store().load_all(&owner)?;
@@ -196,7 +220,17 @@ impl Console {
             .history(&owner, None)
             .map(|h| h.changes)
             .unwrap_or_default();
-        Ok((owner, asof::as_of(&now, &history, t)))
+        if rt.memory.backend() != oryx_core::memory::Backend::Markdown {
+            return Ok((owner, asof::as_of(&now, &history, t), None));
+        }
+        let file = oryx_core::names::memory_path(rt.root(), &owner);
+        let (items, hand) = asof::as_of_file(rt.root(), &file, &now, &history, t)?;
+        let git = hand.map(|h| GitSourceDto {
+            commit: h.commit,
+            at: oryx_core::timefmt::format_entry_ts(&h.at),
+            hand_changes: h.count as u32,
+        });
+        Ok((owner, items, git))
     }
 
     /// Prompt part [2] as it stood at a moment.
@@ -234,7 +268,7 @@ impl Console {
     /// The owner's memory as it stood at a moment: both tables and the prompt's memory block.
     pub fn memory_asof(&self, a: &AsOfArgs) -> ApiResult<AsOfDto> {
         let t = parse_moment(&a.at)?;
-        let (owner, items) = self.items_at(a.agent.as_deref(), t)?;
+        let (owner, items, git) = self.items_with_git(a.agent.as_deref(), t)?;
         let Block {
             core,
             archival,
@@ -256,9 +290,20 @@ impl Console {
                 .map(|(i, e)| dto(e, w.is_in_window(i)))
                 .collect(),
             context,
-            note: "entries stamped after the moment are left out and the console's own changes \
-                   since are taken back; changes made by hand in the file are not known"
-                .into(),
+            note: match &git {
+                None => "entries stamped after the moment are left out and the console's own \
+                         changes since are taken back; changes made by hand in the file are not \
+                         known (they are when the root is kept in git)"
+                    .into(),
+                Some(g) => format!(
+                    "entries stamped after the moment are left out and the console's own changes \
+                     since are taken back; the root's git commit {} of {} told {} change(s) made \
+                     by hand since, taken back too (changes by hand after the moment and before \
+                     the next commit cannot be dated)",
+                    g.commit, g.at, g.hand_changes
+                ),
+            },
+            git,
         })
     }
 

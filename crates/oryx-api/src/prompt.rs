@@ -8,11 +8,29 @@ use crate::dto::{EpisodicPreviewDto, PartKindDto, PromptDto, PromptPartDto};
 use crate::error::{ApiError, ApiResult};
 use crate::ops::PromptArgs;
 
-/// What a replayed prompt cannot know of its moment.
-const REPLAY_NOTE: &str =
-    "AGENT.md, skills, bootstrap files and tools are today's (the console keeps no \
-     history of them); memory: entries stamped after the moment are left out and the console's \
-     own changes since are taken back, changes made by hand in the file are not known";
+/// What a replayed prompt knows of its moment, and what it cannot.
+fn replay_note(agent_commit: Option<&str>, from_git: &[String]) -> String {
+    let mut known = Vec::new();
+    if let Some(c) = agent_commit {
+        known.push(format!("AGENT.md (commit {c})"));
+    }
+    known.extend(from_git.iter().cloned());
+    let files = if known.is_empty() {
+        "AGENT.md, skills, bootstrap files and tools are today's (the root is not kept in git, or \
+         they were not changed since)"
+            .to_string()
+    } else {
+        format!(
+            "as the root's git history had them then: {}; everything else of AGENT.md, skills, \
+             bootstrap files and tools is today's",
+            known.join(", ")
+        )
+    };
+    format!(
+        "{files}; memory: entries stamped after the moment are left out and the console's own \
+         changes since are taken back (changes made by hand are known only from git)"
+    )
+}
 
 impl Console {
     /// `query`: the message the episodic part is chosen for (default: the session's last user
@@ -40,7 +58,6 @@ impl Console {
         let query = args.query.as_deref().filter(|s| !s.is_empty());
         let rt = self.runtime();
         rt.owner(Some(agent))?;
-        let a = agents::get(rt.root(), agent)?;
         let session = session_id.map(|id| rt.sessions.get(id)).transpose()?;
         let replay = match args.asof.as_deref().filter(|s| !s.trim().is_empty()) {
             Some(at) => {
@@ -62,6 +79,10 @@ impl Console {
                 })
             }
             None => None,
+        };
+        let (a, agent_commit) = match &replay {
+            Some(r) => agents::get_as_of(rt.root(), agent, r.at)?,
+            None => (agents::get(rt.root(), agent)?, None),
         };
         let ep = rt.effective.episodic;
         let mut preview = None;
@@ -135,7 +156,9 @@ impl Console {
             asof: replay
                 .as_ref()
                 .map(|r| oryx_core::timefmt::format_entry_ts(&r.at)),
-            asof_note: replay.as_ref().map(|_| REPLAY_NOTE.to_string()),
+            asof_note: replay
+                .as_ref()
+                .map(|_| replay_note(agent_commit.as_deref(), &p.from_git)),
         })
     }
 }

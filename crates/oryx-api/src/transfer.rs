@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
 use specta::Type;
 
-use oryx_core::portable::{export, import, Progress};
+use oryx_core::portable::{export, import, staging, Progress};
 
 use crate::console::{open_store, Console};
 use crate::dto::BackendDto;
@@ -208,7 +208,7 @@ impl Transfers {
         }
         for (_, old) in jobs.drain() {
             if old.state.kind == TransferKind::Export {
-                let _ = std::fs::remove_file(&old.file);
+                staging::discard(&old.file);
             }
         }
         let id = new_id(match kind {
@@ -347,10 +347,9 @@ fn import_done(r: &import::ImportReport) -> ImportDoneDto {
 
 impl Console {
     fn transfer_dir(&self) -> ApiResult<PathBuf> {
-        let dir = self.index_dir().with_file_name("transfers");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| ApiError::internal(format!("cannot create {}: {e}", dir.display())))?;
-        Ok(dir)
+        Ok(staging::folder(
+            &self.index_dir().with_file_name("transfers"),
+        )?)
     }
 
     /// Starts writing an archive of the named agents (or all) into the console's own folder;
@@ -401,14 +400,8 @@ impl Console {
 
     /// Starts reading an uploaded archive into the root in effect (or a dry run of it).
     pub fn start_import(&self, req: &ImportRequest) -> ApiResult<TransferDto> {
-        let upload = lock(&self.transfers().uploads)
-            .remove(&req.upload)
-            .ok_or_else(|| {
-                ApiError::invalid(format!(
-                    "no uploaded archive {:?}: upload or pick the file again",
-                    req.upload
-                ))
-            })?;
+        // Everything that can be refused is checked first: a refused rename keeps the upload
+        // for the next try.
         let mut map = HashMap::new();
         for m in &req.agent_map {
             oryx_core::names::validate_agent_name(&m.to)?;
@@ -423,6 +416,14 @@ impl Console {
             }
             None => rt.memory.store().clone(),
         };
+        let upload = lock(&self.transfers().uploads)
+            .remove(&req.upload)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "no uploaded archive {:?}: upload or pick the file again",
+                    req.upload
+                ))
+            })?;
         let transfers = self.transfers().clone();
         let keep = Upload {
             path: upload.path.clone(),
@@ -470,7 +471,7 @@ impl Console {
                 if dry {
                     lock(&again.uploads).insert(token, keep);
                 } else if keep.owned {
-                    let _ = std::fs::remove_file(&keep.path);
+                    staging::discard(&keep.path);
                 }
             },
         )?;
@@ -514,10 +515,7 @@ impl Console {
     pub fn receive_upload(&self, name: &str, bytes: &[u8]) -> ApiResult<UploadDto> {
         let dir = self.transfer_dir()?;
         let token = new_id("upload");
-        let path = dir.join(format!("{token}.zip"));
-        std::fs::write(&path, bytes).map_err(|e| {
-            ApiError::internal(format!("cannot keep the upload in {}: {e}", path.display()))
-        })?;
+        let path = staging::keep(&dir, &format!("{token}.zip"), bytes)?;
         lock(&self.transfers().uploads).insert(token.clone(), Upload { path, owned: true });
         Ok(UploadDto {
             upload: token,
@@ -528,14 +526,7 @@ impl Console {
 
     /// A file the user chose in the host's own file dialog (the desktop): read where it is.
     pub fn pick_upload(&self, path: &Path) -> ApiResult<UploadDto> {
-        let meta = std::fs::metadata(path)
-            .map_err(|e| ApiError::invalid(format!("cannot read {}: {e}", path.display())))?;
-        if !meta.is_file() {
-            return Err(ApiError::invalid(format!(
-                "{} is not a file",
-                path.display()
-            )));
-        }
+        let bytes = staging::picked_size(path)?;
         let token = new_id("upload");
         lock(&self.transfers().uploads).insert(
             token.clone(),
@@ -550,7 +541,7 @@ impl Console {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            bytes: meta.len(),
+            bytes,
         })
     }
 }
@@ -636,6 +627,20 @@ mod tests {
         let want: u32 = summary.owners.iter().map(|o| o.core + o.archival).sum();
         assert_eq!(report.owners.iter().map(|o| o.new).sum::<u32>(), want);
         assert!(!dst_dir.join("agents/assistant/MEMORY.md").exists());
+        // A refused rename keeps the upload for the next try.
+        let refused = dst
+            .start_import(&ImportRequest {
+                upload: up.upload.clone(),
+                dry_run: false,
+                into_backend: None,
+                agent_map: vec![AgentMapDto {
+                    from: "assistant".into(),
+                    to: "sched uler".into(),
+                }],
+                replace_existing: false,
+            })
+            .unwrap_err();
+        assert_eq!(refused.code, ErrorCode::InvalidAgentName);
         // The same upload serves the real run after its dry run; then it is used up.
         let real = dst
             .start_import(&ImportRequest {

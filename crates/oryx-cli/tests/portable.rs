@@ -338,6 +338,140 @@ fn prompt_replay_builds_the_prompt_of_a_past_session_with_memory_as_it_stood_the
     }
 }
 
+/// A root kept in git: a change made by hand in MEMORY.md after the last commit is taken back
+/// at a moment between that commit and the change; not taken back once the file was last
+/// written (it holds what it held), and unknown without git.
+#[test]
+fn a_root_kept_in_git_tells_memory_as_of_a_moment_what_was_changed_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let root = demo_root(&config, dir.path());
+    let file = root.join("agents/assistant/MEMORY.md");
+    let two_hours_ago = chrono::Local::now() - chrono::Duration::hours(2);
+    let git = |args: &[&str]| {
+        let date = format!("{} +0000", two_hours_ago.timestamp());
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.org")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.org")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let before = json(
+        &config,
+        &root,
+        "markdown",
+        &["memory", "show", "--agent", "assistant"],
+    );
+    let victim = before["archival"][3]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let at = (two_hours_ago + chrono::Duration::hours(1))
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string();
+    let asof = |label: &str| {
+        let v = json(
+            &config,
+            &root,
+            "markdown",
+            &["memory", "asof", "--agent", "assistant", &at],
+        );
+        let has = v["archival"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["content"] == victim.as_str());
+        (has, v, label.to_string())
+    };
+    // By hand, later: the entry's text changes. Without git nobody can know.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let edited_text = text.replacen(&victim, "changed by hand", 1);
+    std::fs::write(&file, &edited_text).unwrap();
+    let (has, v, _) = asof("no git");
+    assert!(!has && v["git"].is_null(), "{v}");
+    // Committed before the hand change: the moment between sees the text as committed.
+    std::fs::write(&file, &text).unwrap();
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "sample"]);
+    std::fs::write(&file, &edited_text).unwrap();
+    // AGENT.md edited by hand too: a replay at the moment builds the prompt from the commit's.
+    let agent_md = root.join("agents/assistant/AGENT.md");
+    let agent_text = std::fs::read_to_string(&agent_md).unwrap();
+    std::fs::write(
+        &agent_md,
+        agent_text.replace("回答要简短。", "回答要详细。"),
+    )
+    .unwrap();
+    let replay = json(
+        &config,
+        &root,
+        "markdown",
+        &["prompt", "--agent", "assistant", "--asof", &at],
+    );
+    let system = replay["parts"][0]["text"].as_str().unwrap();
+    assert!(
+        system.contains("回答要简短。") && !system.contains("回答要详细。"),
+        "{system}"
+    );
+    assert!(
+        replay["asof_note"]
+            .as_str()
+            .unwrap()
+            .contains("AGENT.md (commit "),
+        "{replay}"
+    );
+    let today = json(
+        &config,
+        &root,
+        "markdown",
+        &["prompt", "--agent", "assistant"],
+    );
+    assert!(today["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("回答要详细。"));
+    let (has, v, _) = asof("git");
+    assert!(has, "{v}");
+    assert_eq!(v["git"]["hand_changes"], 2, "one entry out, one in: {v}");
+    assert!(v["note"]
+        .as_str()
+        .unwrap()
+        .contains(v["git"]["commit"].as_str().unwrap()));
+    assert!(!v["archival"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["content"] == "changed by hand"));
+    // A moment after the file was last written: it holds what it held then.
+    let later = (chrono::Local::now() + chrono::Duration::minutes(1))
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string();
+    let v = json(
+        &config,
+        &root,
+        "markdown",
+        &["memory", "asof", "--agent", "assistant", &later],
+    );
+    assert!(v["git"].is_null());
+    assert!(v["archival"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["content"] == "changed by hand"));
+}
+
 // `oryx import --from FORMAT FILE [--agent A] [--dry-run]`: other tools' memories.
 
 fn local(iso: &str) -> String {

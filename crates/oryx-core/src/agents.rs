@@ -166,6 +166,28 @@ pub fn get(root: &Path, name: &str) -> Result<Agent> {
     Ok(read_agent(root, name))
 }
 
+/// One agent as its AGENT.md was at `at` where the root's git history tells (the file was
+/// written since): then the commit's id, else today's file and `None`.
+pub fn get_as_of(
+    root: &Path,
+    name: &str,
+    at: chrono::NaiveDateTime,
+) -> Result<(Agent, Option<String>)> {
+    crate::names::resolve_strict(root, Some(name))?;
+    let dir = agent_dir(root, name);
+    if stays_inside(root, &dir) {
+        if let Some(c) = crate::portable::git::before_later_writes(root, &dir.join("AGENT.md"), at)?
+        {
+            let text = String::from_utf8_lossy(&c.bytes).into_owned();
+            return Ok((
+                agent_from(root, name, dir, &text, Vec::new()),
+                Some(c.commit),
+            ));
+        }
+    }
+    Ok((read_agent(root, name), None))
+}
+
 fn read_agent(root: &Path, name: &str) -> Agent {
     let dir = agent_dir(root, name);
     let mut warnings = Vec::new();
@@ -194,10 +216,21 @@ fn read_agent(root: &Path, name: &str) -> Agent {
             return empty_agent(name, dir, warnings);
         }
     };
+    agent_from(root, name, dir, &text, warnings)
+}
+
+/// An agent from its AGENT.md text (skills as the folder holds them now).
+fn agent_from(
+    root: &Path,
+    name: &str,
+    dir: PathBuf,
+    text: &str,
+    mut warnings: Vec<String>,
+) -> Agent {
     if text.contains(['\u{FFFD}', '\0']) {
         warnings.push("AGENT.md is not plain UTF-8 text (binary or another encoding)".into());
     }
-    let (fm_text, body) = frontmatter::split(&text);
+    let (fm_text, body) = frontmatter::split(text);
     let fm = match fm_text.map(frontmatter::parse) {
         Some(Ok(v)) => v,
         Some(Err(e)) => {
@@ -367,6 +400,31 @@ pub struct BootstrapFile {
     pub name: String,
     pub exists: bool,
     pub content: String,
+}
+
+/// A bootstrap file as it was at `at` where the root's git history tells (the file was written
+/// since): then the commit's id, else today's file and `None`.
+pub fn read_bootstrap_as_of(
+    root: &Path,
+    name: &str,
+    at: chrono::NaiveDateTime,
+) -> Result<(BootstrapFile, Option<String>)> {
+    let today = read_bootstrap(root, name)?;
+    let path = root.join(name);
+    if path.exists() && !stays_inside(root, &path) {
+        return Ok((today, None));
+    }
+    match crate::portable::git::before_later_writes(root, &path, at)? {
+        Some(c) => Ok((
+            BootstrapFile {
+                name: name.to_string(),
+                exists: true,
+                content: String::from_utf8_lossy(&c.bytes).into_owned(),
+            },
+            Some(c.commit),
+        )),
+        None => Ok((today, None)),
+    }
 }
 
 /// Reads a bootstrap file by its root-relative name; refuses names that leave the root.

@@ -55,6 +55,8 @@ pub struct Prompt {
     pub max_history_turns: i64,
     pub bootstrap_loaded: Vec<String>,
     pub warnings: Vec<String>,
+    /// A replay: the bootstrap files read as the root's git history had them then.
+    pub from_git: Vec<String>,
 }
 
 pub const SKILLS_INTRO: &str = "你可以按需使用以下 Skill。仅在当前任务需要时，用 read_file 读取给出的 SKILL.md；其中的相对资源路径以该 SKILL.md 所在目录为基准并转换成绝对路径，不要猜测未读取的内容：\n";
@@ -87,7 +89,15 @@ pub fn build(
         Some(r) => r.at,
         None => chrono::Local::now().naive_local(),
     };
-    let (system, loaded) = system_part(root, agent, &now, &mut warnings);
+    let mut from_git = Vec::new();
+    let (system, loaded) = system_part(
+        root,
+        agent,
+        &now,
+        replay.map(|r| r.at),
+        &mut from_git,
+        &mut warnings,
+    );
     let owner = Owner::Agent(agent.name.clone());
     let memory_text = match replay {
         Some(r) => r.memory_block.clone(),
@@ -131,6 +141,7 @@ pub fn build(
         max_history_turns: agent.max_history_turns,
         bootstrap_loaded: loaded,
         warnings,
+        from_git,
     })
 }
 
@@ -140,6 +151,8 @@ fn system_part(
     root: &Path,
     agent: &Agent,
     now: &NaiveDateTime,
+    files_at: Option<NaiveDateTime>,
+    from_git: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> (String, Vec<String>) {
     let mut out = String::new();
@@ -171,7 +184,16 @@ fn system_part(
     }
     let mut loaded = Vec::new();
     for name in &agent.bootstrap {
-        match agents::read_bootstrap(root, name) {
+        let read = match files_at {
+            Some(at) => agents::read_bootstrap_as_of(root, name, at).map(|(f, commit)| {
+                if let Some(c) = commit {
+                    from_git.push(format!("{name} (commit {c})"));
+                }
+                f
+            }),
+            None => agents::read_bootstrap(root, name),
+        };
+        match read {
             Ok(f) if f.exists => {
                 out.push_str(&f.content);
                 out.push('\n');

@@ -1,7 +1,8 @@
 //! Memory as it stood at a moment, and what changed between two moments. Archives only grow,
 //! so entries stamped after the moment were not there yet; the console's history takes back
 //! the edits, deletes, moves and summaries made since, newest first. Changes made by hand in
-//! the file are not known here (a git history of the root would tell; not read yet).
+//! the file are known only where the root is kept in git: [`corrected`] takes them back using
+//! the last commit made by then.
 
 use chrono::{NaiveDateTime, Timelike};
 use serde::Serialize;
@@ -12,7 +13,7 @@ use crate::memory::{Entry, Scope, Sections};
 use crate::timefmt::{local_to_epoch_ms, parse_entry_ts};
 
 /// One entry as of a moment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Item {
     pub scope: Scope,
     pub timestamp: Option<NaiveDateTime>,
@@ -69,6 +70,88 @@ pub fn as_of(now: &Sections, history: &[Listed], t: NaiveDateTime) -> Vec<Item> 
     // Stable: entries of one time keep their order; untimed ones stay where they were.
     items.sort_by_key(|x| (x.scope != Scope::Core, x.timestamp));
     items
+}
+
+/// The entries of a MEMORY.md as a commit holds it.
+pub fn items_of(bytes: &[u8]) -> Vec<Item> {
+    let s = crate::memory::format::parse(bytes).sections;
+    s.core
+        .iter()
+        .map(|e| Item::of(Scope::Core, e))
+        .chain(s.archival.iter().map(|e| Item::of(Scope::Archival, e)))
+        .collect()
+}
+
+/// The moment's entries corrected by a commit made at `c` (at or before the moment), with the
+/// number of changes made by hand that it revealed. What the commit held and the reconstruction
+/// of `c` lacks was removed (or changed) by hand after `c`; what the reconstruction of `c` holds
+/// and the commit lacks was added (or changed) by hand after `c`. No later commit says whether
+/// that was before the moment, so both are taken back at the moment too.
+pub fn corrected(at_t: Vec<Item>, at_c: &[Item], committed: &[Item]) -> (Vec<Item>, usize) {
+    use std::collections::HashMap;
+    // In order of first appearance, so that equal times keep a stable order.
+    let mut slot: HashMap<&Item, usize> = HashMap::new();
+    let mut counts: Vec<(&Item, i64)> = Vec::new();
+    for (i, d) in committed
+        .iter()
+        .map(|i| (i, 1))
+        .chain(at_c.iter().map(|i| (i, -1)))
+    {
+        let k = *slot.entry(i).or_insert_with(|| {
+            counts.push((i, 0));
+            counts.len() - 1
+        });
+        counts[k].1 += d;
+    }
+    let mut items = at_t;
+    let mut revealed = 0;
+    for (item, n) in counts {
+        for _ in 0..n.unsigned_abs() {
+            revealed += 1;
+            if n > 0 {
+                items.push(item.clone());
+            } else if let Some(k) = items.iter().rposition(|x| x == item) {
+                items.remove(k);
+            }
+        }
+    }
+    items.sort_by_key(|x| (x.scope != Scope::Core, x.timestamp));
+    (items, revealed)
+}
+
+/// What a commit of the root told about changes made by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandChanges {
+    pub commit: String,
+    pub at: NaiveDateTime,
+    /// Entries added, removed or changed by hand since the commit, taken back at the moment.
+    pub count: usize,
+}
+
+/// [`as_of`] for a MEMORY.md, corrected by the root's git history where it has one: `None`
+/// when there is nothing to correct (no repository, no commit by then, or the file was not
+/// written after the moment, so it holds what it held then).
+pub fn as_of_file(
+    root: &std::path::Path,
+    file: &std::path::Path,
+    now: &Sections,
+    history: &[Listed],
+    t: NaiveDateTime,
+) -> crate::error::Result<(Vec<Item>, Option<HandChanges>)> {
+    let items = as_of(now, history, t);
+    let Some(c) = super::git::before_later_writes(root, file, t)? else {
+        return Ok((items, None));
+    };
+    let at_c = as_of(now, history, c.at);
+    let (items, count) = corrected(items, &at_c, &items_of(&c.bytes));
+    Ok((
+        items,
+        Some(HandChanges {
+            commit: c.commit,
+            at: c.at,
+            count,
+        }),
+    ))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

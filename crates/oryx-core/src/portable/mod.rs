@@ -15,7 +15,9 @@
 pub mod asof;
 pub mod export;
 pub mod foreign;
+pub mod git;
 pub mod import;
+pub mod staging;
 
 use serde::{Deserialize, Serialize};
 

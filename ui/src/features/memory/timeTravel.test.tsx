@@ -42,7 +42,7 @@ function asOf(at: string): AsOfDto {
   const archival = kept.map((e, i) => ({ ...e, in_window: i >= kept.length - WINDOW }));
   const line = (e: { timestamp: string; content: string }) => `- [${e.timestamp}] ${e.content}`;
   const context = ["## 核心记忆", ...core.map(line), "## 归档记忆", ...archival.filter((e) => e.in_window).map(line)].join("\n");
-  return { agent: "assistant", at: end, core, archival, context, note: NOTE };
+  return { agent: "assistant", at: end, core, archival, context, note: NOTE, git: null };
 }
 
 /** What changed from the end of `from` to today (the demo's edit, delete and add, and the entries written since). */
