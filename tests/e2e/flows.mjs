@@ -338,7 +338,7 @@ export const flows = [
   ],
   [
     "exports the assistant, then imports the archive into the same root: the dry run finds nothing new, every entry present",
-    async (ui) => {
+    async (ui, fx) => {
       const count = async (css) => Number((await ui.text(css)).replace(/[^\d]/g, ""));
       await ui.goto("#/agents/assistant");
       await ui.click('[data-testid="agent-export"]');
@@ -352,6 +352,7 @@ export const flows = [
       const file = await ui.saveArchive('[data-testid="export-save"]');
       await ui.waitVisible('[data-testid="export-saved"]');
       if (!existsSync(file) || statSync(file).size < 100) throw new Error(`no archive at ${file}`);
+      exported = { file, core, archival, text: memoryFile(fx.root1, "assistant") };
       await ui.click('[data-testid="export-close"]');
       await ui.goto("#/agents");
       await ui.click('[data-testid="agents-import"]');
@@ -416,7 +417,36 @@ export const flows = [
       if (!root.includes("root2")) throw new Error(`root label says ${root}`);
     },
   ],
+  [
+    "imports the exported assistant into the other root: every entry arrives, MEMORY.md byte for byte",
+    async (ui, fx) => {
+      if (!exported) throw new Error("the export flow left no archive");
+      const count = async (css) => Number((await ui.text(css)).replace(/[^\d]/g, ""));
+      await ui.goto("#/agents");
+      await ui.click('[data-testid="agents-import"]');
+      await ui.waitVisible('[data-testid="import-dialog"]');
+      await ui.openArchive('[data-testid="import-choose"]', exported.file);
+      const row = '[data-testid="import-owner-assistant"]';
+      await ui.waitVisible(row, 60000);
+      const fresh = await count(`${row} [data-testid="new"]`);
+      if (fresh !== exported.core + exported.archival) throw new Error(`the dry run says ${fresh} new (archive: ${exported.core} + ${exported.archival})`);
+      await ui.click('[data-testid="import-run"]');
+      await ui.waitVisible('[data-testid="import-done"]', 60000);
+      await ui.click('[data-testid="import-close"]');
+      await ui.waitVisible('[data-testid="agent-row-assistant"]');
+      await waitFor("the assistant's MEMORY.md in the other root", () => {
+        try {
+          return memoryFile(fx.root2, "assistant") === exported.text;
+        } catch {
+          return false;
+        }
+      });
+    },
+  ],
 ];
+
+/** The archive the export flow saved, for the import into the other root. */
+let exported = null;
 
 /** Runs every flow in order; a failing flow is recorded with a screenshot and the next one runs. */
 export async function runFlows(ui, fx) {

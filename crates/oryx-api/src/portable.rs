@@ -187,6 +187,26 @@ pub(crate) fn export_owners(
     Ok(owners)
 }
 
+/// Writes the owners' archive to `out` (the CLI's file, or the console's own for the app).
+pub(crate) fn export_to(
+    rt: &crate::console::Runtime,
+    owners: Vec<Owner>,
+    sessions: bool,
+    out: &Path,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> ApiResult<ExportReport> {
+    Ok(export::export(
+        rt.root(),
+        rt.memory.store().as_ref(),
+        Some(&rt.sessions),
+        &export::ExportOptions { owners, sessions },
+        out,
+        cancel,
+        progress,
+    )?)
+}
+
 /// An owner's memory at a moment, as the prompt would read it.
 struct Block {
     core: Vec<oryx_core::memory::Entry>,
@@ -339,18 +359,7 @@ impl Console {
     ) -> ApiResult<ExportReport> {
         let rt = self.runtime();
         let owners = export_owners(&rt, a.agents, a.all)?;
-        Ok(export::export(
-            rt.root(),
-            rt.memory.store().as_ref(),
-            Some(&rt.sessions),
-            &export::ExportOptions {
-                owners,
-                sessions: a.sessions,
-            },
-            a.out,
-            cancel,
-            progress,
-        )?)
+        export_to(&rt, owners, a.sessions, a.out, cancel, progress)
     }
 
     /// Reads an archive into the root in effect, into its backend or another (`oryx import`).

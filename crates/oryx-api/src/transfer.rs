@@ -378,19 +378,14 @@ impl Console {
             id.clone(),
             cancel,
             move |cancel, progress| {
-                let owners = console_owners?;
-                Ok(export::export(
-                    rt.root(),
-                    rt.memory.store().as_ref(),
-                    Some(&rt.sessions),
-                    &export::ExportOptions {
-                        owners,
-                        sessions: req.sessions,
-                    },
+                crate::portable::export_to(
+                    &rt,
+                    console_owners?,
+                    req.sessions,
                     &out,
                     cancel,
                     progress,
-                )?)
+                )
             },
             move |s, r| s.export = Some(export_done(&r, name)),
             || {},
