@@ -177,6 +177,8 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
             json!({"agent": "assistant", "query": "证书续期", "limit": 2}),
         ),
         ("episodic_search", json!({"agent": "../x", "query": "q"})),
+        ("search_everywhere", json!({"query": "证书续期", "limit": 3})),
+        ("search_everywhere", json!({"query": " "})),
         (
             "prompt_preview",
             json!({"agent": "assistant", "query": "what about my certificate?"}),

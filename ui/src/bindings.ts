@@ -1274,6 +1274,20 @@ export type MemoryDiffDto_Serialize = {
 	changed: ChangedItemDto_Serialize[],
 };
 
+export type MemoryHitDto = MemoryHitDto_Serialize | MemoryHitDto_Deserialize;
+
+export type MemoryHitDto_Deserialize = {
+	/**  The agent whose memory holds it; `None`: the global memory. */
+	agent?: string | null,
+	hit: RecalledDto_Deserialize,
+};
+
+export type MemoryHitDto_Serialize = {
+	/**  The agent whose memory holds it; `None`: the global memory. */
+	agent: string | null,
+	hit: RecalledDto_Serialize,
+};
+
 export type MemoryLinkDto = MemoryLinkDto_Serialize | MemoryLinkDto_Deserialize;
 
 export type MemoryLinkDto_Deserialize = {
@@ -1590,6 +1604,7 @@ export type Operations_Deserialize = {
 	get_session: Signature<IdArgs, SessionDto_Deserialize>,
 	tool_invocations: Signature<InvocationsArgs_Deserialize, ToolInvocationDto_Deserialize[]>,
 	prompt_preview: Signature<PromptArgs_Deserialize, PromptDto_Deserialize>,
+	search_everywhere: Signature<SearchEverywhereArgs_Deserialize, SearchEverywhereDto_Deserialize>,
 	episodic_search: Signature<EpisodicArgs_Deserialize, EpisodicResultDto_Deserialize>,
 	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
 	get_settings: Signature<NoArgs, SettingsView_Deserialize>,
@@ -1661,6 +1676,7 @@ export type Operations_Serialize = {
 	get_session: Signature<IdArgs, SessionDto_Serialize>,
 	tool_invocations: Signature<InvocationsArgs_Serialize, ToolInvocationDto_Serialize[]>,
 	prompt_preview: Signature<PromptArgs_Serialize, PromptDto_Serialize>,
+	search_everywhere: Signature<SearchEverywhereArgs_Serialize, SearchEverywhereDto_Serialize>,
 	episodic_search: Signature<EpisodicArgs_Serialize, EpisodicResultDto_Serialize>,
 	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
 	get_settings: Signature<NoArgs, SettingsView_Serialize>,
@@ -2163,6 +2179,42 @@ export type SaveFileArgs_Serialize = {
 
 export type ScopeDto = "core" | "archival";
 
+export type SearchEverywhereArgs = SearchEverywhereArgs_Serialize | SearchEverywhereArgs_Deserialize;
+
+export type SearchEverywhereArgs_Deserialize = {
+	query: string,
+	/**  Most hits of each kind (memory entries, session messages); default 10. */
+	limit?: number | null,
+};
+
+export type SearchEverywhereArgs_Serialize = {
+	query: string,
+	/**  Most hits of each kind (memory entries, session messages); default 10. */
+	limit: number | null,
+};
+
+export type SearchEverywhereDto = SearchEverywhereDto_Serialize | SearchEverywhereDto_Deserialize;
+
+export type SearchEverywhereDto_Deserialize = {
+	query: string,
+	/**  The similarity floor applied (Settings → Recall). */
+	floor: number | null,
+	/**  Every owner's memory by meaning, best first. */
+	memory: MemoryHitDto_Deserialize[],
+	/**  Every agent's past session messages by meaning, best first. */
+	sessions: SessionHitDto_Deserialize[],
+};
+
+export type SearchEverywhereDto_Serialize = {
+	query: string,
+	/**  The similarity floor applied (Settings → Recall). */
+	floor: number | null,
+	/**  Every owner's memory by meaning, best first. */
+	memory: MemoryHitDto_Serialize[],
+	/**  Every agent's past session messages by meaning, best first. */
+	sessions: SessionHitDto_Serialize[],
+};
+
 export type SelectionAction = "delete" | "core" | "archival";
 
 export type SelectionArgs = SelectionArgs_Serialize | SelectionArgs_Deserialize;
@@ -2196,6 +2248,18 @@ export type SessionDto_Serialize = {
 	summary: SessionSummaryDto_Serialize,
 	messages: MessageDto_Serialize[],
 	turns: number,
+};
+
+export type SessionHitDto = SessionHitDto_Serialize | SessionHitDto_Deserialize;
+
+export type SessionHitDto_Deserialize = {
+	agent: string,
+	hit: EpisodicHitDto_Deserialize,
+};
+
+export type SessionHitDto_Serialize = {
+	agent: string,
+	hit: EpisodicHitDto_Serialize,
 };
 
 export type SessionPageDto = SessionPageDto_Serialize | SessionPageDto_Deserialize;

@@ -15,6 +15,7 @@ use crate::dto::*;
 use crate::health::*;
 use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
 use crate::provenance::*;
+use crate::recall::{SearchEverywhereArgs, SearchEverywhereDto};
 use crate::transfer::*;
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
@@ -397,6 +398,9 @@ operations! {
     /// Prompt parts [1]-[4] of an agent, with a session's history when given
     prompt_preview(PromptArgs) -> PromptDto
         => |c, a| c.prompt_at(&a);
+    /// One question over every memory and every past session, by meaning
+    search_everywhere(SearchEverywhereArgs) -> SearchEverywhereDto
+        => |c, a| c.search_everywhere(&a);
     /// Messages of an agent's past sessions closest in meaning to a query (episodic memory)
     episodic_search(EpisodicArgs) -> EpisodicResultDto
         => |c, a| c.episodic_search(&a.agent, &a.query, a.limit);

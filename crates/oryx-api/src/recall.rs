@@ -4,6 +4,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "specta")]
+use specta::Type;
+
 use oryx_core::memory::semantic::{RecallConfig, RecallMode, Recalled};
 use oryx_core::memory::Backend;
 use oryx_core::names::Owner;
@@ -480,6 +484,45 @@ mod tests {
     }
 
     #[test]
+    fn one_question_searches_every_memory_and_every_session_by_meaning() {
+        let (_d, c) = console();
+        let found = c
+            .search_everywhere(&SearchEverywhereArgs {
+                query: "用户喜欢什么样的回答风格".into(),
+                limit: Some(5),
+            })
+            .unwrap();
+        let first = &found.memory[0];
+        assert_eq!(
+            first.hit.content, "用户偏好简洁的回复，不用列表。",
+            "{found:?}"
+        );
+        assert!(found.memory.len() <= 5 && found.sessions.len() <= 5);
+        assert!(found
+            .memory
+            .windows(2)
+            .all(|w| w[0].hit.score >= w[1].hit.score));
+        let tls = c
+            .search_everywhere(&SearchEverywhereArgs {
+                query: "证书续期".into(),
+                limit: None,
+            })
+            .unwrap();
+        assert!(
+            tls.sessions[0].hit.text.contains("TLS certificate"),
+            "{tls:?}"
+        );
+        assert!(tls.sessions.iter().all(|s| s.hit.score >= tls.floor));
+        let blank = c
+            .search_everywhere(&SearchEverywhereArgs {
+                query: "  ".into(),
+                limit: None,
+            })
+            .unwrap_err();
+        assert_eq!(blank.code, ErrorCode::InvalidInput);
+    }
+
+    #[test]
     fn episodic_search_and_the_prompts_episodic_part() {
         let (_d, c) = console();
         let found = c.episodic_search("assistant", "证书续期", Some(2)).unwrap();
@@ -518,5 +561,95 @@ mod tests {
             "no session, no query: no part"
         );
         assert!(c.episodic_search("../x", "q", None).is_err());
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SearchEverywhereArgs {
+    pub query: String,
+    /// Most hits of each kind (memory entries, session messages); default 10.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct MemoryHitDto {
+    /// The agent whose memory holds it; `None`: the global memory.
+    pub agent: Option<String>,
+    pub hit: RecalledDto,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SessionHitDto {
+    pub agent: String,
+    pub hit: EpisodicHitDto,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SearchEverywhereDto {
+    pub query: String,
+    /// The similarity floor applied (Settings → Recall).
+    pub floor: f64,
+    /// Every owner's memory by meaning, best first.
+    pub memory: Vec<MemoryHitDto>,
+    /// Every agent's past session messages by meaning, best first.
+    pub sessions: Vec<SessionHitDto>,
+}
+
+impl Console {
+    /// One question over every memory and every past session, by meaning (the header's search
+    /// box): the best hits of each kind across owners, under the configured floor.
+    pub fn search_everywhere(&self, a: &SearchEverywhereArgs) -> ApiResult<SearchEverywhereDto> {
+        let query = a.query.trim();
+        if query.is_empty() {
+            return Err(ApiError::invalid("type something to search for"));
+        }
+        let limit = a.limit.unwrap_or(10);
+        if limit == 0 || limit as usize > oryx_core::config::MAX_RECALL_LIMIT {
+            return Err(ApiError::invalid(format!(
+                "limit must be between 1 and {}, got {limit}",
+                oryx_core::config::MAX_RECALL_LIMIT
+            )));
+        }
+        let rt = self.runtime();
+        check_model("searching by meaning")?;
+        let mut cfg: RecallConfig = *rt.memory.recall_config();
+        cfg.mode = RecallMode::Semantic;
+        cfg.limit = limit as usize;
+        let mut memory = Vec::new();
+        let mut sessions = Vec::new();
+        let episodic = episodic(&rt)?;
+        for owner in owners(&rt)? {
+            // An owner whose memory cannot be read is left out of the answer, not fatal to it.
+            if let Ok(found) = rt.memory.recall_with(&owner, query, &cfg) {
+                memory.extend(found.iter().map(|r| MemoryHitDto {
+                    agent: owner.agent_name().map(str::to_string),
+                    hit: dto_of(r),
+                }));
+            }
+            if let Some(agent) = owner.agent_name() {
+                let hits =
+                    episodic.search(&rt.sessions, agent, query, limit as usize, cfg.floor, None)?;
+                sessions.extend(hits.iter().map(|h| SessionHitDto {
+                    agent: agent.to_string(),
+                    hit: episodic_hit_dto(h),
+                }));
+            }
+        }
+        let by_score = |a: f64, b: f64| b.partial_cmp(&a).unwrap_or(std::cmp::Ordering::Equal);
+        memory.sort_by(|x, y| by_score(x.hit.score.unwrap_or(0.0), y.hit.score.unwrap_or(0.0)));
+        memory.truncate(limit as usize);
+        sessions.sort_by(|x, y| by_score(x.hit.score, y.hit.score));
+        sessions.truncate(limit as usize);
+        Ok(SearchEverywhereDto {
+            query: query.to_string(),
+            floor: crate::dto::score(cfg.floor),
+            memory,
+            sessions,
+        })
     }
 }
