@@ -1862,6 +1862,11 @@ export type PromptDto_Deserialize = {
 	asof?: string | null,
 	/**  For a prompt replay, what it cannot know of that moment. */
 	asof_note?: string | null,
+	/**
+	 *  For a prompt replay, the files read as the root's git history had them then
+	 *  (`AGENT.md (commit 1a2b3c4d)`, …); empty: all of them are today's.
+	 */
+	asof_from_git: string[],
 };
 
 export type PromptDto_Serialize = {
@@ -1881,6 +1886,11 @@ export type PromptDto_Serialize = {
 	asof: string | null,
 	/**  For a prompt replay, what it cannot know of that moment. */
 	asof_note: string | null,
+	/**
+	 *  For a prompt replay, the files read as the root's git history had them then
+	 *  (`AGENT.md (commit 1a2b3c4d)`, …); empty: all of them are today's.
+	 */
+	asof_from_git: string[],
 };
 
 export type PromptPartDto = {

@@ -661,6 +661,9 @@ pub struct PromptDto {
     pub asof: Option<String>,
     /// For a prompt replay, what it cannot know of that moment.
     pub asof_note: Option<String>,
+    /// For a prompt replay, the files read as the root's git history had them then
+    /// (`AGENT.md (commit 1a2b3c4d)`, …); empty: all of them are today's.
+    pub asof_from_git: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

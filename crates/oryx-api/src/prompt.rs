@@ -9,12 +9,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::ops::PromptArgs;
 
 /// What a replayed prompt knows of its moment, and what it cannot.
-fn replay_note(agent_commit: Option<&str>, from_git: &[String]) -> String {
-    let mut known = Vec::new();
-    if let Some(c) = agent_commit {
-        known.push(format!("AGENT.md (commit {c})"));
-    }
-    known.extend(from_git.iter().cloned());
+fn replay_note(known: &[String]) -> String {
     let files = if known.is_empty() {
         "AGENT.md, skills, bootstrap files and tools are today's (the root is not kept in git, or \
          they were not changed since)"
@@ -124,6 +119,11 @@ impl Console {
             &part,
             replay.as_ref(),
         )?;
+        let from_git: Vec<String> = agent_commit
+            .map(|c| format!("AGENT.md (commit {c})"))
+            .into_iter()
+            .chain(p.from_git.iter().cloned())
+            .collect();
         let parts: Vec<PromptPartDto> = p
             .parts
             .iter()
@@ -156,9 +156,8 @@ impl Console {
             asof: replay
                 .as_ref()
                 .map(|r| oryx_core::timefmt::format_entry_ts(&r.at)),
-            asof_note: replay
-                .as_ref()
-                .map(|_| replay_note(agent_commit.as_deref(), &p.from_git)),
+            asof_note: replay.as_ref().map(|_| replay_note(&from_git)),
+            asof_from_git: from_git,
         })
     }
 }

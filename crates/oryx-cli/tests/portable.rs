@@ -432,6 +432,10 @@ fn a_root_kept_in_git_tells_memory_as_of_a_moment_what_was_changed_by_hand() {
             .contains("AGENT.md (commit "),
         "{replay}"
     );
+    assert!(replay["asof_from_git"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("AGENT.md (commit "));
     let today = json(
         &config,
         &root,

@@ -73,7 +73,13 @@ function Comparison({ then, now, index }: { then: PromptDto; now: PromptDto; ind
           <div>
             <strong>{t("replay.noteTitle")}</strong>
             {/* The console says it in English; the same words in the user's language. */}
-            <span>{lang === "en" ? then.asof_note : t("replay.noteText")}</span>
+            <span>
+              {lang === "en"
+                ? then.asof_note
+                : then.asof_from_git.length
+                  ? t("replay.noteGit", { files: then.asof_from_git.join("、") })
+                  : t("replay.noteText")}
+            </span>
           </div>
         </div>
       ) : null}
