@@ -9,9 +9,10 @@ export type SessionsFilter = { agent?: string; status?: "active" | "archived"; q
 /** The recall tester's owner (absent: the global memory) and query, kept in the URL. */
 export type RecallFilter = { agent?: string; q?: string };
 
-/** An entry the memory tab brings into view and marks (a session's "Saved to memory" badge):
- * `entry` its id, `find` its text (the archival list is searched for it on the server to learn
- * its position), `session` and `m` the message that wrote it (a way back). */
+/** An entry the memory tab brings into view and marks (a session's "Saved to memory" badge, a
+ * hit of the search box): `entry` its id, `find` its text (the archival list is searched for it
+ * on the server to learn its position; alone when the entry has no id, then the entry with
+ * exactly this text), `session` and `m` the message that wrote it (a way back). */
 export type EntryTarget = { entry?: string; find?: string; session?: string; m?: number };
 
 export type Route =
@@ -56,9 +57,10 @@ function sessionsFilter(p: URLSearchParams): SessionsFilter {
 function entryTarget(p: URLSearchParams): EntryTarget {
   const t: EntryTarget = {};
   const entry = p.get("entry");
-  if (!entry) return t;
-  t.entry = entry;
   const find = p.get("find");
+  // An entry without an id (a MEMORY.md line found by meaning) is aimed at by its text alone.
+  if (!entry && !find) return t;
+  if (entry) t.entry = entry;
   if (find) t.find = find;
   const session = p.get("session");
   if (session) t.session = session;
@@ -121,7 +123,7 @@ export function parseRoute(hash: string): Route {
 }
 
 function targetQuery(t: EntryTarget): string {
-  return t.entry ? query({ entry: t.entry, find: t.find, session: t.session, m: t.session ? t.m : undefined }) : "";
+  return t.entry || t.find ? query({ entry: t.entry, find: t.find, session: t.session, m: t.session ? t.m : undefined }) : "";
 }
 
 export function href(r: Route): string {

@@ -42,6 +42,7 @@ import type {
   RootInspection,
   RootSkillDto,
   SanitizedPreview,
+  SearchEverywhereDto,
   ScopeDto,
   SelectionActionDto,
   SessionDto,
@@ -146,6 +147,10 @@ export interface Backend {
   /** The messages of `agent`'s past sessions closest in meaning to `query` (episodic memory),
    * with the recall floor; `limit` defaults to the recall limit. Embeds new messages first. */
   episodicSearch(agent: string, query: string, limit?: number): Promise<EpisodicResultDto>;
+  /** One question over every owner's memory and every agent's past sessions, by meaning, best
+   * first per kind (`limit` each, default 10), with the floor applied; invalid_input without the
+   * embedding model. */
+  searchEverywhere(query: string, limit?: number): Promise<SearchEverywhereDto>;
   previewEntry(content: string): Promise<SanitizedPreview>;
   listSessions(q: SessionQuery): Promise<SessionPageDto>;
   getSession(id: string): Promise<SessionDto>;

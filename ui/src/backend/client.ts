@@ -60,6 +60,7 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     cancelIndexBuild: () => invoke("cancel_index_build", {}),
     clearIndex: () => invoke("clear_index", {}),
     episodicSearch: (agent, query, limit) => invoke("episodic_search", limit ? { agent, query, limit } : { agent, query }),
+    searchEverywhere: (query, limit) => invoke("search_everywhere", limit ? { query, limit } : { query }),
     previewEntry: (content) => invoke("preview_entry", { content }),
     listSessions: (q) => invoke("list_sessions", q),
     getSession: (id) => invoke("get_session", { id }),

@@ -4,6 +4,7 @@ import { useBackend } from "../backend";
 import type { SettingsView } from "../backend/types";
 import { useI18n, type MessageKey } from "../i18n";
 import { href, navigate, type Route } from "../router";
+import { SearchEverywhere } from "../features/search/SearchEverywhere";
 import { Icon, type IconName } from "./Icon";
 
 type NavItem = { key: "agents" | "dashboard" | "sessions" | "recall" | "files" | "settings"; icon: IconName; label: MessageKey; route: Route };
@@ -133,6 +134,7 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
               <span className="skeleton-line header-skeleton" />
             )}
           </div>
+          {view && !view.effective.first_run ? <SearchEverywhere /> : null}
           <div className="header-badges">
             {view ? (
               <span className={`badge badge-backend badge-${view.effective.backend}`} title={t("header.backend")} data-testid="backend-badge">

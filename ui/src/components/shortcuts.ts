@@ -1,5 +1,7 @@
 import { useEffect } from "react";
 
+import { SEARCH_EVERYWHERE_ID } from "../features/search/SearchEverywhere";
+
 const NOT_TEXT = ["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"];
 
 /** Whether keys typed now go into a text field (where shortcuts must not act). */
@@ -27,13 +29,23 @@ export function focusSearch(): boolean {
   return true;
 }
 
-/** `/` and Ctrl/Cmd+K focus the search field of the current page. */
+/** Focuses the header's search box (every memory and past conversation), if it is there. */
+function focusEverywhere(): boolean {
+  const el = document.getElementById(SEARCH_EVERYWHERE_ID);
+  if (!(el instanceof HTMLInputElement)) return false;
+  el.focus();
+  el.select();
+  return true;
+}
+
+/** `/` focuses the search field of the current page; Ctrl/Cmd+K the header's search box (the
+ * page's search where there is none, e.g. the welcome page). */
 export function useGlobalShortcuts() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const k = e.key.toLowerCase();
-      if ((e.ctrlKey || e.metaKey) && k === "k") {
-        if (focusSearch()) e.preventDefault();
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && k === "k") {
+        if (focusEverywhere() || focusSearch()) e.preventDefault();
         return;
       }
       if (e.key === "/" && !e.ctrlKey && !e.metaKey && !e.altKey && !isTyping(document.activeElement)) {

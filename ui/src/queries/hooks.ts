@@ -132,7 +132,7 @@ export async function invalidateFor(qc: ReturnType<typeof useQueryClient>, e: Ch
     case "sessions":
       await Promise.all(
         // The database also holds the sqlite backend's memory_entries.
-        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery, qk.indexStatus, qk.episodicAll, qk.agentsHealth].map((queryKey) =>
+        [qk.sessions(), qk.session(), qk.invocations(), qk.prompt(), qk.agents, qk.memoryAll, qk.recallEvery, qk.indexStatus, qk.episodicAll, qk.searchEverywhereAll, qk.agentsHealth].map((queryKey) =>
           qc.invalidateQueries({ queryKey }),
         ),
       );

@@ -48,6 +48,9 @@ export const qk = {
   episodic: (agent: string, query: string) => ["episodic", agent, query] as const,
   /** Prefix of every episodic search (session changes add messages to search). */
   episodicAll: ["episodic"] as const,
+  /** The header's search box: every memory and every past session for one query. */
+  searchEverywhere: (query: string) => ["search-everywhere", query] as const,
+  searchEverywhereAll: ["search-everywhere"] as const,
   /** The semantic index: model, vector file, per-owner counts and the build job. */
   indexStatus: ["index-status"] as const,
   /** Prefixes of every owner's memory and recall queries. */

@@ -111,26 +111,33 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
   // An entry a link points at (a session's "Saved to memory" badge): found in core, or placed in
   // the archival list by the server's search for its text; brought into view once and marked.
   const route = useRoute();
-  const target = route.page === "agent" || route.page === "global" ? route : null;
+  // (The route of this owner only: while a link to another owner's entry opens, this tab may
+  // still be on screen.)
+  const target = (route.page === "agent" && route.name === agent) || (route.page === "global" && agent === null) ? route : null;
   const targetId = target?.entry ?? null;
-  const coreAt = targetId ? view.core.findIndex((e) => e.id === targetId) : -1;
-  const located = useLocateArchival(agent, targetId !== null && coreAt < 0 ? targetId : null, target?.find ?? null);
-  const archivalAt = coreAt < 0 && typeof located.data === "number" ? located.data : null;
+  const targetFind = target?.find?.trim() ? target.find : null;
+  // What the link aims at: an id, or (an entry found by meaning has none in MEMORY.md) a text.
+  const targetKey = targetId ?? (targetFind !== null ? `find:${targetFind}` : null);
+  const coreAt = targetId ? view.core.findIndex((e) => e.id === targetId) : targetFind !== null ? view.core.findIndex((e) => e.content === targetFind) : -1;
+  const located = useLocateArchival(agent, targetId, targetFind, targetKey !== null && coreAt < 0);
+  const archivalAt = coreAt < 0 && located.data ? located.data.index : null;
+  // The row marked: the id asked for, or the one found by its text.
+  const markedId = targetId ?? (coreAt >= 0 ? (view.core[coreAt]!.id ?? null) : (located.data?.id ?? null));
   const aimed = useRef<string | null>(null);
   useEffect(() => {
-    if (!targetId || aimed.current === targetId) return;
+    if (!targetKey || aimed.current === targetKey) return;
     if (coreAt >= 0) {
-      aimed.current = targetId;
+      aimed.current = targetKey;
       setCoreOpen(true);
       setFlash({ scope: "core", index: coreAt, nonce: Date.now() });
     } else if (archivalAt !== null) {
-      aimed.current = targetId;
+      aimed.current = targetKey;
       setKeyword("");
       setNewOnly(false);
       setFlash({ scope: "archival", index: archivalAt, nonce: Date.now() });
     }
-  }, [targetId, coreAt, archivalAt]);
-  const targetMissing = targetId !== null && coreAt < 0 && (!target?.find || located.data === null);
+  }, [targetKey, coreAt, archivalAt]);
+  const targetMissing = targetKey !== null && coreAt < 0 && (targetFind === null || located.data === null);
 
   const select = useCallback((items: Picked[], on: boolean) => {
     setSelection((prev) => {
@@ -182,7 +189,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
     },
     notice: (text) => say({ kind: "note", text }),
     origin: (p) => setOriginOf(p),
-    target: targetId,
+    target: markedId,
   };
 
   const runBulk = async () => {
@@ -277,7 +284,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
           <Icon name="history" size={14} /> {t("memory.history")}
         </button>
       </div>
-      {targetId ? (
+      {targetKey ? (
         <div className={targetMissing ? "banner banner-warn target-banner" : "banner target-banner"} role="status" data-testid="entry-target-banner">
           <Icon name={targetMissing ? "warning" : "origin"} />
           <span>

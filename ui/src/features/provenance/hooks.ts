@@ -25,18 +25,20 @@ export function useMemoryLinks(sessionId: string) {
 const LOCATE_LIMIT = 1000;
 
 /**
- * The file-order index of archival entry `id`, learnt from the server's own search for its text
- * `find` (recall's rule; the entry contains its own text); null when it is not among the hits
- * (changed or removed since, or in core).
+ * The file-order index and id of archival entry `id`, learnt from the server's own search for its
+ * text `find` (recall's rule; the entry contains its own text); null when it is not among the hits
+ * (changed or removed since, or in core). With `id` null (an entry found by meaning has no id in
+ * MEMORY.md) the newest hit whose text is exactly `find`. Asked only while `on`.
  */
-export function useLocateArchival(agent: string | null, id: string | null, find: string | null) {
+export function useLocateArchival(agent: string | null, id: string | null, find: string | null, on: boolean) {
   const b = useBackend();
   return useQuery({
     queryKey: qk.locate(agent, id ?? "", find ?? ""),
-    enabled: id !== null && find !== null && find.trim() !== "",
+    enabled: on && find !== null && find.trim() !== "",
     queryFn: async () => {
       const page = await b.archivalPage({ agent, offset: 0, limit: LOCATE_LIMIT, newest_first: true, keyword: find });
-      return page.items.find((e) => e.id === id)?.index ?? null;
+      const hit = page.items.find((e) => (id !== null ? e.id === id : e.content === find));
+      return hit ? { index: hit.index, id: hit.id } : null;
     },
   });
 }
