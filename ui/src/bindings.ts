@@ -1338,8 +1338,10 @@ export type MemoryOverviewDto_Deserialize = {
 	window: WindowDto,
 	/**  Prompt part [2] exactly as built from these entries. */
 	context: string,
-	/**  mem0 returned a full page of 1000: there may be entries not shown. */
+	/**  mem0 returned a full page of `listing_limit`: there may be entries not shown. */
 	possibly_more: boolean,
+	/**  The most entries mem0 lists per owner. */
+	listing_limit: number,
 	/**
 	 *  Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
 	 *  why only the prompt window's entries are listed here (the others come in pages).
@@ -1363,8 +1365,10 @@ export type MemoryOverviewDto_Serialize = {
 	window: WindowDto,
 	/**  Prompt part [2] exactly as built from these entries. */
 	context: string,
-	/**  mem0 returned a full page of 1000: there may be entries not shown. */
+	/**  mem0 returned a full page of `listing_limit`: there may be entries not shown. */
 	possibly_more: boolean,
+	/**  The most entries mem0 lists per owner. */
+	listing_limit: number,
 	/**
 	 *  Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
 	 *  why only the prompt window's entries are listed here (the others come in pages).
@@ -1504,6 +1508,8 @@ export type MigrationReport_Deserialize = {
 	cancelled: boolean,
 	owners: OwnerCounts_Deserialize[],
 	total: OwnerCounts_Deserialize,
+	/**  The most entries mem0 lists per owner (what `beyond_listing` refers to). */
+	listing_limit: number,
 };
 
 export type MigrationReport_Serialize = {
@@ -1513,6 +1519,8 @@ export type MigrationReport_Serialize = {
 	cancelled: boolean,
 	owners: OwnerCounts_Serialize[],
 	total: OwnerCounts_Serialize,
+	/**  The most entries mem0 lists per owner (what `beyond_listing` refers to). */
+	listing_limit: number,
 };
 
 export type MoveArgs = MoveArgs_Serialize | MoveArgs_Deserialize;
@@ -1715,6 +1723,11 @@ export type OwnerCounts_Deserialize = {
 	skipped: number,
 	failed: number,
 	error?: string | null,
+	/**
+	 *  mem0 lists at most `listing_limit` entries per owner: this owner's numbers may be short,
+	 *  or a second count after a copy into mem0 cannot confirm them.
+	 */
+	beyond_listing: boolean,
 };
 
 export type OwnerCounts_Serialize = {
@@ -1726,6 +1739,11 @@ export type OwnerCounts_Serialize = {
 	skipped: number,
 	failed: number,
 	error: string | null,
+	/**
+	 *  mem0 lists at most `listing_limit` entries per owner: this owner's numbers may be short,
+	 *  or a second count after a copy into mem0 cannot confirm them.
+	 */
+	beyond_listing: boolean,
 };
 
 export type OwnerImportDto = OwnerImportDto_Serialize | OwnerImportDto_Deserialize;
@@ -2502,16 +2520,26 @@ export type SettingsDto_Serialize = {
 	theme: ThemeDto,
 };
 
+export type SettingsLimitsDto = {
+	archival_limit_min: number,
+	archival_limit_max: number,
+	recall_limit_max: number,
+};
+
 export type SettingsView = SettingsView_Serialize | SettingsView_Deserialize;
 
 export type SettingsView_Deserialize = {
 	settings: SettingsDto_Deserialize,
 	effective: EffectiveDto_Deserialize,
+	/**  The ranges the settings accept (the form shows them; the console enforces them). */
+	limits: SettingsLimitsDto,
 };
 
 export type SettingsView_Serialize = {
 	settings: SettingsDto_Serialize,
 	effective: EffectiveDto_Serialize,
+	/**  The ranges the settings accept (the form shows them; the console enforces them). */
+	limits: SettingsLimitsDto,
 };
 
 /**  What every operation's TypeScript signature looks like (`Operations[name]`). */

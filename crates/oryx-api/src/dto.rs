@@ -166,8 +166,10 @@ pub struct MemoryOverviewDto {
     pub window: WindowDto,
     /// Prompt part [2] exactly as built from these entries.
     pub context: String,
-    /// mem0 returned a full page of 1000: there may be entries not shown.
+    /// mem0 returned a full page of `listing_limit`: there may be entries not shown.
     pub possibly_more: bool,
+    /// The most entries mem0 lists per owner.
+    pub listing_limit: u32,
     /// Set when MEMORY.md is above the full-parse ceiling (`memoryFullParseMaxBytes`): says
     /// why only the prompt window's entries are listed here (the others come in pages).
     pub paged_reason: Option<String>,
@@ -818,6 +820,16 @@ pub struct EffectiveDto {
 pub struct SettingsView {
     pub settings: SettingsDto,
     pub effective: EffectiveDto,
+    /// The ranges the settings accept (the form shows them; the console enforces them).
+    pub limits: SettingsLimitsDto,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SettingsLimitsDto {
+    pub archival_limit_min: u32,
+    pub archival_limit_max: u32,
+    pub recall_limit_max: u32,
 }
 
 /// The answer of Settings' "test connection" for mem0.

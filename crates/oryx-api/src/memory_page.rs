@@ -38,6 +38,7 @@ impl Console {
             window: window_dto(view),
             context: view.context.clone(),
             possibly_more: view.possibly_more,
+            listing_limit: oryx_core::memory::mem0::LOAD_LIMIT as u32,
             paged_reason: view.paged_reason.clone(),
         })
     }

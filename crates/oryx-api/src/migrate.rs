@@ -36,6 +36,9 @@ pub struct OwnerCounts {
     pub skipped: u32,
     pub failed: u32,
     pub error: Option<String>,
+    /// mem0 lists at most `listing_limit` entries per owner: this owner's numbers may be short,
+    /// or a second count after a copy into mem0 cannot confirm them.
+    pub beyond_listing: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -47,6 +50,8 @@ pub struct MigrationReport {
     pub cancelled: bool,
     pub owners: Vec<OwnerCounts>,
     pub total: OwnerCounts,
+    /// The most entries mem0 lists per owner (what `beyond_listing` refers to).
+    pub listing_limit: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -66,6 +71,7 @@ fn counts(o: &OwnerReport) -> OwnerCounts {
         skipped: o.skipped as u32,
         failed: o.failed as u32,
         error: o.error.clone(),
+        beyond_listing: o.beyond_listing,
     }
 }
 
@@ -122,6 +128,7 @@ impl Console {
             cancelled: report.cancelled,
             owners: report.owners.iter().map(counts).collect(),
             total: counts(&report.totals()),
+            listing_limit: oryx_core::memory::mem0::LOAD_LIMIT as u32,
         })
     }
 }

@@ -137,6 +137,11 @@ impl Console {
             && !env_set(ENV_ROOT)
             && !workspace::is_folder(&e.root);
         SettingsView {
+            limits: crate::dto::SettingsLimitsDto {
+                archival_limit_min: config::MIN_ARCHIVAL_LIMIT as u32,
+                archival_limit_max: config::MAX_ARCHIVAL_LIMIT as u32,
+                recall_limit_max: config::MAX_RECALL_LIMIT as u32,
+            },
             settings: to_dto(s, p),
             effective: EffectiveDto {
                 root: e.root.display().to_string(),

@@ -23,6 +23,10 @@ pub struct OwnerReport {
     pub skipped: usize,
     pub failed: usize,
     pub error: Option<String>,
+    /// mem0 lists one page per owner: this owner's count may be short (a full page on either
+    /// side), or after the copy the target holds a page or more, which a second count cannot
+    /// confirm (and copying again could add what it cannot see).
+    pub beyond_listing: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -44,6 +48,7 @@ impl Report {
             t.copied += o.copied;
             t.skipped += o.skipped;
             t.failed += o.failed;
+            t.beyond_listing |= o.beyond_listing;
         }
         t
     }
@@ -161,6 +166,7 @@ pub fn migrate(
                 r.found = source.len();
                 r.target_before = target.len();
                 if partial {
+                    r.beyond_listing = true;
                     // mem0 has no cursor: a full page may hide more entries on either side.
                     r.error = Some(format!(
                         "mem0 listed {} entries, the most it returns at once: entries beyond them were not compared or copied",
@@ -204,6 +210,10 @@ pub fn migrate(
                 }
             }
         }
+        let listing = crate::memory::mem0::LOAD_LIMIT;
+        r.beyond_listing |= r.error.is_none()
+            && to.backend() == crate::memory::Backend::Mem0
+            && r.target_before + r.copied >= listing;
         report.owners.push(r);
         if report.cancelled {
             break;

@@ -89,6 +89,7 @@ export type SessionStatusDto = B.SessionStatusDto;
 export type SessionSummaryDto = B.SessionSummaryDto_Serialize;
 export type SettingsDto = B.SettingsDto_Serialize;
 export type SettingsView = B.SettingsView_Serialize;
+export type SettingsLimitsDto = B.SettingsLimitsDto;
 export type SkillDto = B.SkillDto_Serialize;
 export type SnapDto = B.SnapDto_Serialize;
 export type SummaryProposalDto = B.SummaryProposalDto_Serialize;

@@ -1,7 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { MEM0_LIST_LIMIT } from "./limits";
 import type { AppendResult, MemoryOverviewDto, SelectionActionDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
@@ -307,7 +306,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
         <div className="banner banner-warn" role="status" data-testid="memory-possibly-more">
           <Icon name="warning" />
           <div>
-            <strong>{t("memory.possiblyMore", { n: String(MEM0_LIST_LIMIT) })}</strong>
+            <strong>{t("memory.possiblyMore", { n: String(view.listing_limit) })}</strong>
             <div className="banner-sub">{t("memory.possiblyMoreSub")}</div>
           </div>
         </div>

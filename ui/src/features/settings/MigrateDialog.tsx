@@ -9,7 +9,6 @@ import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n, type TFunction } from "../../i18n";
 import { useMigration, useSettingsWrites } from "./hooks";
-import { MEM0_LIST_LIMIT } from "../memory/limits";
 
 type Stage =
   | "counting" // the first dry run
@@ -263,7 +262,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
             </p>
           ) : null}
           <PlanTable r={r} from={from} to={to} />
-          <LimitWarning r={r} from={from} to={to} />
+          <LimitWarning r={r} />
           {errors.length ? (
             <ErrorList title={t("migrate.unreadable", names)} errors={errors} owners={r.owners.length} />
           ) : missing === 0 ? (
@@ -732,16 +731,16 @@ function ErrorList({ title, errors, owners: all }: { title: string; errors: { ow
   );
 }
 
-function LimitWarning({ r, from, to }: { r: MigrationReport; from: BackendDto; to: BackendDto }) {
+function LimitWarning({ r }: { r: MigrationReport }) {
   const { t, num } = useI18n();
   // mem0 lists one page per owner: beyond it, counts are short and a copy into mem0 cannot be
   // verified (and copying again would add what it cannot see).
-  const owners = r.owners.filter((o) => (from === "mem0" && o.found >= MEM0_LIST_LIMIT) || (to === "mem0" && o.target_before + o.copied >= MEM0_LIST_LIMIT)).map((o) => o.owner);
+  const owners = r.owners.filter((o) => o.beyond_listing).map((o) => o.owner);
   if (!owners.length) return null;
   return (
     <div className="banner banner-warn" role="status" data-testid="migrate-limit">
       <Icon name="warning" />
-      <div>{t("migrate.limit", { n: num(MEM0_LIST_LIMIT), owners: owners.join(", ") })}</div>
+      <div>{t("migrate.limit", { n: num(r.listing_limit), owners: owners.join(", ") })}</div>
     </div>
   );
 }

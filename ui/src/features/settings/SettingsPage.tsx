@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 
-import type { BackendDto, LanguageDto, RecallModeDto, SettingsDto, SettingsView, ThemeDto } from "../../backend/types";
+import type { BackendDto, LanguageDto, RecallModeDto, SettingsDto, SettingsLimitsDto, SettingsView, ThemeDto } from "../../backend/types";
 import { BackendError } from "../../backend";
 import { FieldError } from "../../components/FieldError";
 import { Icon } from "../../components/Icon";
@@ -17,13 +17,12 @@ import { InspectionView, RootField, useInspection } from "./RootInspector";
 import { SECTION_IDS, takeSettingsSection } from "./section";
 import { SummaryFields, type SummaryField } from "./SummaryFields";
 
-export const MIN_WINDOW = 100;
-export const MAX_WINDOW = 1_000_000;
-
-export function parseWindow(s: string): number | null {
+/** The typed window size when it is a whole number in the range the console accepts (its
+ * settings answer carries the range). */
+export function parseWindow(s: string, limits: SettingsLimitsDto): number | null {
   if (!/^\s*\d+\s*$/.test(s)) return null;
   const n = Number(s);
-  return n >= MIN_WINDOW && n <= MAX_WINDOW ? n : null;
+  return n >= limits.archival_limit_min && n <= limits.archival_limit_max ? n : null;
 }
 
 /** Whether saving `next` changes where a migration reads or writes (the root, the database or
@@ -124,7 +123,7 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
   /** A save was tried: the mem0 fields show what is missing even if never touched. */
   const [submitted, setSubmitted] = useState(false);
   const inspection = useInspection(root, draft.db_path);
-  const windowValue = parseWindow(windowText);
+  const windowValue = parseWindow(windowText, view.limits);
   const timeoutValue = parseTimeout(timeoutText);
   const stored = view.settings;
   const mem0Invalid = draft.backend === "mem0" && mem0Problems(draft, timeoutValue).length > 0;
@@ -368,8 +367,8 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
             <input
               id="settings-window"
               type="number"
-              min={MIN_WINDOW}
-              max={MAX_WINDOW}
+              min={view.limits.archival_limit_min}
+              max={view.limits.archival_limit_max}
               step={100}
               value={windowText}
               aria-invalid={windowValue === null || errField === "window"}
@@ -447,7 +446,7 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
               id="settings-recall-limit"
               type="number"
               min={1}
-              max={100}
+              max={view.limits.recall_limit_max}
               step={1}
               value={limitText}
               aria-invalid={errField === "limit" || undefined}
