@@ -379,4 +379,70 @@ mod tests {
         )
         .is_err());
     }
+
+    /// mem0 as a migration sees it: one page of entries per owner (a fake of this layer's
+    /// collaborator; the real service is exercised by the contract tests).
+    struct PagedMem0(MarkdownMemoryStore);
+
+    impl LongTermMemoryStore for PagedMem0 {
+        fn backend(&self) -> crate::memory::Backend {
+            crate::memory::Backend::Mem0
+        }
+        fn location(&self, owner: &Owner) -> String {
+            self.0.location(owner)
+        }
+        fn append(
+            &self,
+            owner: &Owner,
+            scope: Scope,
+            content: &str,
+            at: Option<NaiveDateTime>,
+        ) -> Result<Entry> {
+            self.0.append(owner, scope, content, at)
+        }
+        fn load_all(&self, owner: &Owner) -> Result<crate::memory::Sections> {
+            let mut s = self.0.load_all(owner)?;
+            let page = crate::memory::mem0::LOAD_LIMIT;
+            s.possibly_more = s.core.len() + s.archival.len() >= page;
+            s.archival.truncate(page.saturating_sub(s.core.len()));
+            Ok(s)
+        }
+    }
+
+    #[test]
+    fn counts_that_mem0s_one_page_may_cut_short_are_marked() {
+        let never = AtomicBool::new(false);
+        let a = Owner::Agent("a".into());
+        let page = crate::memory::mem0::LOAD_LIMIT;
+        let root = |dir: &tempfile::TempDir, name: &str| {
+            let r = dir.path().join(name);
+            std::fs::create_dir_all(r.join("agents/a")).unwrap();
+            MarkdownMemoryStore::new(r)
+        };
+        let with = |n: usize| {
+            let dir = tempfile::tempdir().unwrap();
+            let md = root(&dir, "md");
+            for i in 0..n {
+                md.append(&a, Scope::Archival, &format!("entry {i}"), None)
+                    .unwrap();
+            }
+            (dir, md)
+        };
+        // Into mem0: a page or more afterwards cannot be confirmed by a second count.
+        for (n, marked) in [(page - 1, false), (page, true)] {
+            let (dir, md) = with(n);
+            let mem0 = PagedMem0(root(&dir, "mem0"));
+            let r = migrate(&md, &mem0, &[a.clone()], false, &never, &mut |_| {}).unwrap();
+            assert_eq!(r.owners[0].copied, n);
+            assert_eq!(r.owners[0].beyond_listing, marked, "{n} entries into mem0");
+            assert_eq!(r.totals().beyond_listing, marked);
+        }
+        // Out of mem0: a full page may hide more.
+        let (dir, md) = with(page);
+        let from = PagedMem0(md);
+        let to = root(&dir, "to");
+        let r = migrate(&from, &to, &[a.clone()], true, &never, &mut |_| {}).unwrap();
+        assert!(r.owners[0].beyond_listing);
+        assert!(r.owners[0].error.is_some(), "and it is said");
+    }
 }
