@@ -432,7 +432,15 @@ mod tests {
         for (n, marked) in [(page - 1, false), (page, true)] {
             let (dir, md) = with(n);
             let mem0 = PagedMem0(root(&dir, "mem0"));
-            let r = migrate(&md, &mem0, &[a.clone()], false, &never, &mut |_| {}).unwrap();
+            let r = migrate(
+                &md,
+                &mem0,
+                std::slice::from_ref(&a),
+                false,
+                &never,
+                &mut |_| {},
+            )
+            .unwrap();
             assert_eq!(r.owners[0].copied, n);
             assert_eq!(r.owners[0].beyond_listing, marked, "{n} entries into mem0");
             assert_eq!(r.totals().beyond_listing, marked);
@@ -441,7 +449,15 @@ mod tests {
         let (dir, md) = with(page);
         let from = PagedMem0(md);
         let to = root(&dir, "to");
-        let r = migrate(&from, &to, &[a.clone()], true, &never, &mut |_| {}).unwrap();
+        let r = migrate(
+            &from,
+            &to,
+            std::slice::from_ref(&a),
+            true,
+            &never,
+            &mut |_| {},
+        )
+        .unwrap();
         assert!(r.owners[0].beyond_listing);
         assert!(r.owners[0].error.is_some(), "and it is said");
     }
