@@ -224,6 +224,25 @@ export const flows = [
     },
   ],
   [
+    "searches everywhere from the header: a paraphrase finds the core entry, which opens marked in the agent's memory",
+    async (ui) => {
+      const entry = "用户偏好简洁的回复，不用列表。";
+      const hit = '[data-testid="search-everywhere-hit"][data-kind="memory"]';
+      await ui.goto("#/agents");
+      await ui.fill('[data-testid="search-everywhere-input"]', "用户喜欢什么样的回答风格");
+      await ui.waitVisible(hit, 60000);
+      await waitFor("the entry among the hits", async () => (await ui.text('[data-testid="search-everywhere-panel"]')).includes(entry), 30000);
+      const opened = await ui.eval(
+        `(() => { const h = Array.from(document.querySelectorAll('${hit}')).find((e) => e.textContent.includes(${JSON.stringify(entry)})); if (h) h.click(); return !!h; })()`,
+      );
+      if (!opened) throw new Error("no hit to open");
+      await waitFor("the assistant's memory", async () => (await ui.eval("window.location.hash")).startsWith("#/agents/assistant"));
+      await ui.waitVisible('[data-testid="core-row"][data-target="true"]', 30000);
+      const marked = await ui.text('[data-testid="core-row"][data-target="true"]');
+      if (!marked.includes(entry)) throw new Error(`the marked row is ${marked}`);
+    },
+  ],
+  [
     "past conversations: a question finds a past session message by meaning, and it opens that session at the message",
     async (ui) => {
       const said = "Remind me to renew the TLS certificate";
