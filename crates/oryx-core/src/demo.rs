@@ -117,7 +117,12 @@ pub fn write_sample(root: &Path) -> Result<DemoSummary> {
     let db_path = root.join(DB_FILE);
     let sql = SqliteMemoryStore::new(&db_path);
     let sessions = SessionStore::new(&db_path);
-    let start = now_local() - Duration::days(30);
+    // At a fixed time of day, so the sample's entries fall on the same days whatever the hour it
+    // is written at (per-day counts, the window's reach); 29 days back at 09:00 keeps every entry
+    // within the last 30 days.
+    let start = (now_local().date() - Duration::days(29))
+        .and_hms_opt(9, 0, 0)
+        .expect("09:00 exists");
     let mut entries = 0;
     let mut session_count = 0;
     for (ai, spec) in AGENTS.iter().enumerate() {

@@ -13,6 +13,7 @@ use super::curate::{Request, Step};
 use super::curation::Target;
 use super::entry::{sanitize_content, Entry, Scope};
 use super::history::{new_change_id, Change, Op};
+use super::near_dup::{link, Groups, Text};
 use super::service::{MemoryService, MemoryView};
 use crate::error::{CoreError, Result};
 use crate::names::Owner;
@@ -62,6 +63,23 @@ fn near_key(text: &str) -> String {
         .collect()
 }
 
+/// `entries` grouped by `key`, and the keys in the order their first entry appears.
+fn grouped<'e>(
+    entries: &[&'e Entry],
+    key: &dyn Fn(&Entry) -> String,
+) -> (Vec<String>, HashMap<String, Vec<&'e Entry>>) {
+    let mut order: Vec<String> = Vec::new();
+    let mut groups: HashMap<String, Vec<&Entry>> = HashMap::new();
+    for e in entries {
+        let k = key(e);
+        if !groups.contains_key(&k) {
+            order.push(k.clone());
+        }
+        groups.entry(k).or_default().push(e);
+    }
+    (order, groups)
+}
+
 /// One line for `entries` (oldest first): what they said, in fewer characters.
 pub fn summarise(entries: &[&Entry]) -> String {
     summarise_within(entries, usize::MAX)
@@ -72,17 +90,35 @@ pub fn summarise(entries: &[&Entry]) -> String {
 /// their order) and the rest are counted.
 pub fn summarise_within(entries: &[&Entry], max_chars: usize) -> String {
     // Items in the order their first entry appears.
-    let mut order: Vec<String> = Vec::new();
-    let mut groups: HashMap<String, Vec<&Entry>> = HashMap::new();
-    for e in entries {
-        let key = match footprint(&e.content) {
-            Some((req, _)) => format!("f\u{0}{}", near_key(req)),
-            None => format!("t\u{0}{}", near_key(&e.content)),
-        };
-        if !groups.contains_key(&key) {
-            order.push(key.clone());
-        }
-        groups.entry(key).or_default().push(e);
+    let key_of = |e: &Entry| match footprint(&e.content) {
+        Some((req, _)) => format!("f\u{0}{}", near_key(req)),
+        None => format!("t\u{0}{}", near_key(&e.content)),
+    };
+    let (mut order, mut groups) = grouped(entries, &key_of);
+    // Entries that say the same in other words (the health check's character n-gram measure)
+    // are one item too; footprints are already one item per request.
+    let roots: Vec<usize> = {
+        let texts: Vec<Text<'_>> = order
+            .iter()
+            .enumerate()
+            .map(|(i, k)| Text {
+                space: if k.starts_with('t') { 0 } else { i as u64 + 1 },
+                text: &groups[k][groups[k].len() - 1].content,
+            })
+            .collect();
+        let mut links = Groups::new(order.len());
+        link(&texts, &mut links);
+        (0..order.len()).map(|i| links.find(i)).collect()
+    };
+    if roots.iter().enumerate().any(|(i, r)| i != *r) {
+        let index: HashMap<String, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), i))
+            .collect();
+        let merged = |e: &Entry| order[roots[index[&key_of(e)]]].clone();
+        let (o, g) = grouped(entries, &merged);
+        (order, groups) = (o, g);
     }
     let mut parts = Vec::with_capacity(order.len());
     for key in &order {
@@ -352,16 +388,55 @@ mod tests {
     }
 
     #[test]
+    fn the_same_said_in_other_words_is_one_item() {
+        let t = |s: &str| crate::timefmt::parse_entry_ts(s);
+        let es = [
+            Entry::new(t("2026-11-01 09:00:00"), "用户偏好简洁的回复，不用列表。"),
+            Entry::new(
+                t("2026-11-02 09:00:00"),
+                "Invoices go to finance@example.org",
+            ),
+            Entry::new(t("2026-11-03 09:00:00"), "用户偏好简洁的回复,不要用列表"),
+        ];
+        let refs: Vec<&Entry> = es.iter().collect();
+        let s = summarise(&refs);
+        assert!(
+            s.ends_with("用户偏好简洁的回复,不要用列表（×2，11-01～11-03）；Invoices go to finance@example.org（11-02）"),
+            "{s}"
+        );
+    }
+
+    #[test]
     fn a_summary_over_its_budget_keeps_the_most_repeated_items_and_counts_the_rest() {
         let t = |d: u32| crate::timefmt::parse_entry_ts(&format!("2026-11-{d:02} 09:00:00"));
         let mut es = Vec::new();
-        for d in 1..=20 {
+        // Twenty facts that share no wording (so neither a key nor the n-gram measure folds them).
+        let facts = [
+            "用户住在杭州西湖区，步行上班",
+            "Maria prefers meetings after lunch",
+            "周报草稿每周五下午发给团队",
+            "The staging database password rotates monthly",
+            "林晓对花生过敏，订餐时注意",
+            "Deploys freeze on Thursdays before releases",
+            "常用的航空公司是东方航空",
+            "Quarterly planning starts in early March",
+            "孩子的钢琴课在周三傍晚",
+            "Invoices go to finance@example.org",
+            "喜欢在豆瓣上记录读过的书",
+            "The office Wi-Fi name changed to Orion",
+            "车辆年检在十一月底到期",
+            "Prefers dark mode in every editor",
+            "每天早上七点跑步五公里",
+            "Backup tapes are stored offsite in Leeds",
+            "家里的猫叫团子，三岁",
+            "Slack reminders are muted on weekends",
+            "护照在明年六月过期需要续签",
+            "Coffee order: flat white, oat milk",
+        ];
+        for (d, fact) in (1..=20).zip(facts) {
             es.push(Entry::new(
                 t(d),
-                format!(
-                    "独一无二的第 {d} 件事情，内容各不相同：{}",
-                    "字".repeat(d as usize)
-                ),
+                format!("{fact}（{}）", "记".repeat(d as usize)),
             ));
             es.push(Entry::new(t(d), "触发「查天气」⇒ 晴"));
         }
