@@ -73,6 +73,25 @@ pub fn open_store(e: &Effective, index_dir: &Path) -> ApiResult<Arc<dyn LongTerm
     Ok(oryx_core::memory::open_store(e, index_dir)?)
 }
 
+impl Console {
+    /// The store of `backend` over the root and database in effect (a migration's source or
+    /// target, an import's target); `None`: the store in use.
+    pub(crate) fn store_of(
+        &self,
+        rt: &Runtime,
+        backend: Option<crate::dto::BackendDto>,
+    ) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
+        match backend {
+            Some(b) => {
+                let mut e = config::effective(&rt.settings, self.overrides());
+                e.backend = b.into();
+                open_store(&e, &self.index_dir())
+            }
+            None => Ok(rt.memory.store().clone()),
+        }
+    }
+}
+
 /// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.
 pub fn mem0_config(e: &Effective) -> ApiResult<Mem0Config> {
     Ok(oryx_core::memory::open::mem0_config(e)?)

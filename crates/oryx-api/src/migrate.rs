@@ -3,12 +3,11 @@
 use std::sync::atomic::AtomicBool;
 
 use oryx_core::agents;
-use oryx_core::config;
 use oryx_core::migrate::{self, OwnerReport, Progress};
 use oryx_core::names::{is_valid_agent_name, Owner};
 use serde::{Deserialize, Serialize};
 
-use crate::console::{open_store, Console};
+use crate::console::Console;
 use crate::dto::BackendDto;
 use crate::error::{ApiError, ApiResult};
 
@@ -96,11 +95,7 @@ impl Console {
                 v
             }
         };
-        let store_for = |b: BackendDto| {
-            let mut e = config::effective(&rt.settings, self.overrides());
-            e.backend = b.into();
-            open_store(&e, &self.index_dir())
-        };
+        let store_for = |b: BackendDto| self.store_of(&rt, Some(b));
         if req.from == req.to {
             return Err(ApiError::invalid(
                 "choose two different backends to copy between",

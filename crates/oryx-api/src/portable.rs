@@ -12,12 +12,11 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
 use specta::Type;
 
-use oryx_core::config;
 use oryx_core::memory::Scope;
 use oryx_core::names::Owner;
 use oryx_core::portable::{asof, export, foreign, import};
 
-use crate::console::{open_store, Console};
+use crate::console::Console;
 use crate::dto::BackendDto;
 use crate::error::{ApiError, ApiResult};
 
@@ -370,14 +369,7 @@ impl Console {
         progress: &mut dyn FnMut(&Progress),
     ) -> ApiResult<ImportReport> {
         let rt = self.runtime();
-        let store = match a.into_backend {
-            Some(b) => {
-                let mut e = config::effective(&rt.settings, self.overrides());
-                e.backend = b.into();
-                open_store(&e, &self.index_dir())?
-            }
-            None => rt.memory.store().clone(),
-        };
+        let store = self.store_of(&rt, a.into_backend)?;
         let report = import::import(
             a.archive,
             rt.root(),

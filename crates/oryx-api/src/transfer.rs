@@ -15,7 +15,7 @@ use specta::Type;
 
 use oryx_core::portable::{export, import, staging, Progress};
 
-use crate::console::{open_store, Console};
+use crate::console::Console;
 use crate::dto::BackendDto;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
@@ -403,14 +403,7 @@ impl Console {
             map.insert(m.from.clone(), m.to.clone());
         }
         let rt = self.runtime();
-        let store = match req.into_backend {
-            Some(b) => {
-                let mut e = oryx_core::config::effective(&rt.settings, self.overrides());
-                e.backend = b.into();
-                open_store(&e, &self.index_dir())?
-            }
-            None => rt.memory.store().clone(),
-        };
+        let store = self.store_of(&rt, req.into_backend)?;
         let upload = lock(&self.transfers().uploads)
             .remove(&req.upload)
             .ok_or_else(|| {

@@ -8,17 +8,19 @@
 //! the session's activity within [`TOLERANCE_S`] of the entry's stamp) is `exact`; a match in
 //! text only names the nearest candidate and says so.
 
+use std::collections::HashSet;
+
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
 use crate::error::{CoreError, Result};
 use crate::memory::history::{Change, Op};
 use crate::memory::service::footprint_part;
-use crate::memory::{sanitize_content, summary, Entry, MemoryService, Scope, Sections};
+use crate::memory::{summary, Entry, MemoryService, Scope, Sections};
 use crate::names::{is_valid_agent_name, Owner};
 use crate::sessions::{Message, Session, SessionFilter, SessionStore, ToolInvocation};
 use crate::timefmt::local_to_epoch_ms;
-use crate::tools::{save_scope, SAVE_MEMORY};
+use crate::tools::{saved_by, SAVE_MEMORY};
 
 /// How far apart a record and the entry it wrote may be stamped and still count as the same
 /// moment: the runtime stamps the entry and the call separately, around a model round trip.
@@ -143,19 +145,21 @@ fn by_console(
     s: &Subject<'_>,
     earlier: impl Fn(&Subject<'_>) -> Result<Provenance>,
 ) -> Result<Option<Provenance>> {
-    let undone = |c: &Change| {
+    // Taken back: undone, unless one of its undos was itself redone.
+    let reverted_by = |op: Op| {
         changes
             .iter()
-            .any(|u| u.op == Op::Undo && u.reverts.as_deref() == Some(c.id.as_str()))
-            && !changes.iter().any(|r| {
-                r.op == Op::Redo
-                    && changes.iter().any(|u| {
-                        u.op == Op::Undo
-                            && u.reverts.as_deref() == Some(c.id.as_str())
-                            && r.reverts.as_deref() == Some(u.id.as_str())
-                    })
-            })
+            .filter(move |x| x.op == op)
+            .filter_map(|x| Some((x.reverts.as_deref()?, x.id.as_str())))
     };
+    let redone: HashSet<&str> = reverted_by(Op::Redo).map(|(undo, _)| undo).collect();
+    let undone: HashSet<&str> = reverted_by(Op::Undo).map(|(c, _)| c).collect();
+    let undo_redone: HashSet<&str> = reverted_by(Op::Undo)
+        .filter(|(_, undo)| redone.contains(undo))
+        .map(|(c, _)| c)
+        .collect();
+    let undone =
+        |c: &Change| undone.contains(c.id.as_str()) && !undo_redone.contains(c.id.as_str());
     for c in changes {
         if matches!(c.op, Op::Delete | Op::Undo | Op::Redo) || undone(c) {
             continue;
@@ -290,14 +294,6 @@ fn by_footprint(
     Ok(p)
 }
 
-/// The `content` and section a `save_memory` call wrote, as the tool stores them.
-fn saved_by(call_args: &str) -> Option<(Scope, String)> {
-    let v: serde_json::Value = serde_json::from_str(call_args).ok()?;
-    let content = sanitize_content(v.get("content")?.as_str()?).ok()?;
-    let scope = save_scope(v.get("scope").and_then(|s| s.as_str()).unwrap_or(""))?;
-    Some((scope, content))
-}
-
 fn by_save_call(sessions: &SessionStore, owner: &Owner, s: &Subject<'_>) -> Result<Provenance> {
     let matching = |calls: Vec<ToolInvocation>| -> Vec<ToolInvocation> {
         calls
@@ -315,13 +311,14 @@ fn by_save_call(sessions: &SessionStore, owner: &Owner, s: &Subject<'_>) -> Resu
             let ms = local_to_epoch_ms(&at);
             matching(sessions.successful_calls_of(
                 SAVE_MEMORY,
+                None,
                 Some((ms - SEARCH_SPAN_MS, ms + SEARCH_SPAN_MS)),
             )?)
         }
         None => Vec::new(),
     };
     if calls.is_empty() {
-        calls = matching(sessions.successful_calls_of(SAVE_MEMORY, None)?);
+        calls = matching(sessions.successful_calls_of(SAVE_MEMORY, None, None)?);
     }
     calls.sort_by_key(|c| (distance_ms(s.at, c.created_at), c.id));
     for call in calls {
@@ -381,9 +378,8 @@ pub fn links_of_session(
     // The runtime records each call with its session: an entry stamped with a call's moment is
     // that call's, even when the session's own times say otherwise.
     let calls: Vec<(Scope, String, NaiveDateTime)> = sessions
-        .successful_calls_of(SAVE_MEMORY, None)?
+        .successful_calls_of(SAVE_MEMORY, Some(session_id), None)?
         .into_iter()
-        .filter(|c| c.session_id.as_deref() == Some(session_id))
         .filter_map(|c| {
             let (scope, content) = saved_by(c.input_json.as_deref()?)?;
             Some((scope, content, c.created_at?))

@@ -263,6 +263,19 @@ pub fn default_session_id(owner: &Owner) -> String {
 }
 
 /// A string argument; numbers and booleans are accepted as their text, missing is empty.
+/// What a save_memory call with these raw arguments stored: its section and content as the
+/// tool wrote them (arguments read as [`ToolExecutor::execute`] reads them, content sanitised as
+/// the store does). `None`: that call stored nothing (bad JSON, a bad scope, blank content).
+pub fn saved_by(input_json: &str) -> Option<(Scope, String)> {
+    let input: Value = serde_json::from_str(input_json).ok()?;
+    let content = str_arg(&input, "content");
+    let scope = save_scope(&str_arg(&input, "scope"))?;
+    if content.trim().is_empty() {
+        return None;
+    }
+    Some((scope, crate::memory::sanitize_content(&content).ok()?))
+}
+
 fn str_arg(input: &Value, key: &str) -> String {
     match input.get(key) {
         Some(Value::String(s)) => s.clone(),

@@ -66,11 +66,13 @@ impl SessionStore {
         Ok(rows)
     }
 
-    /// Successful calls of `tool`, oldest first; with `between` (epoch ms, inclusive) only
-    /// those recorded in that span. A missing database or table yields no rows.
+    /// Successful calls of `tool`, oldest first; with `session`, only that session's; with
+    /// `between` (epoch ms, inclusive), only those recorded in that span. A missing database or
+    /// table yields no rows.
     pub fn successful_calls_of(
         &self,
         tool: &str,
+        session: Option<&str>,
         between: Option<(i64, i64)>,
     ) -> Result<Vec<ToolInvocation>> {
         let Some(conn) = self.open_existing()? else {
@@ -81,18 +83,20 @@ impl SessionStore {
         };
         let at = epoch_ms_sql("created_at");
         let mut args = vec![Value::Text(tool.to_string())];
-        let span = match between {
-            Some((from, to)) => {
-                args.push(Value::Integer(from));
-                args.push(Value::Integer(to));
-                format!("AND {at} BETWEEN ?2 AND ?3")
-            }
-            None => String::new(),
-        };
+        let mut span = String::new();
+        if let Some(id) = session {
+            args.push(Value::Text(id.to_string()));
+            span.push_str(" AND session_id = ?");
+        }
+        if let Some((from, to)) = between {
+            args.push(Value::Integer(from));
+            args.push(Value::Integer(to));
+            span.push_str(&format!(" AND {at} BETWEEN ? AND ?"));
+        }
         let sql = format!(
             "SELECT id, session_id, tool_name, input_json, result_json, success, error_message, \
                     duration_ms, created_at \
-             FROM ({source}) WHERE tool_name = ?1 {span} ORDER BY {at}, id"
+             FROM ({source}) WHERE tool_name = ?{span} ORDER BY {at}, id"
         );
         let mut stmt = conn.prepare(&sql).at_db(&self.path)?;
         let rows = stmt
