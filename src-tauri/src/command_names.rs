@@ -6,4 +6,9 @@ pub const NAMES: &[&str] = &[
     "cancel_migration",
     "save_export",
     "pick_archive",
+    "connection",
+    "probe_server",
+    "connect_server",
+    "disconnect_server",
+    "forget_server",
 ];

@@ -6,7 +6,15 @@ use std::sync::Arc;
 use oryx_api::{ops, ApiError, Console, ErrorCode};
 use tauri::State;
 
-use crate::state::{AppState, FileDialog};
+use crate::state::{AppState, FileDialog, Shown};
+
+pub(crate) async fn off_thread<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("background task failed: {e}")))?
+}
 
 async fn blocking<T: Send + 'static>(
     console: Arc<Console>,
@@ -28,7 +36,14 @@ pub struct Json(#[specta(type = specta_typescript::Unknown)] pub serde_json::Val
 #[tauri::command]
 #[specta::specta]
 pub async fn console(state: State<'_, AppState>, op: String, args: Json) -> Result<Json, ApiError> {
-    let (value, _) = blocking(state.console(), move |c| ops::call_json(c, &op, args.0)).await?;
+    let value = match state.shown() {
+        Shown::Local(console) => {
+            blocking(console, move |c| ops::call_json(c, &op, args.0))
+                .await?
+                .0
+        }
+        Shown::Remote(remote) => off_thread(move || remote.call_json(&op, args.0)).await?,
+    };
     Ok(Json(value))
 }
 
@@ -41,21 +56,26 @@ pub async fn migrate(
     req: oryx_api::migrate::MigrateRequest,
     on_progress: tauri::ipc::Channel<oryx_api::migrate::MigrationProgress>,
 ) -> Result<oryx_api::migrate::MigrationReport, ApiError> {
-    let report = blocking(state.console(), move |c| {
-        c.run_migration(&req, &mut |p| {
-            let _ = on_progress.send(p);
-        })
-    })
-    .await?;
-    Ok(report)
+    let mut send = move |p| {
+        let _ = on_progress.send(p);
+    };
+    match state.shown() {
+        Shown::Local(console) => blocking(console, move |c| c.run_migration(&req, &mut send)).await,
+        Shown::Remote(remote) => off_thread(move || remote.migrate(&req, &mut send)).await,
+    }
 }
 
 /// Stops the running migration between entries (nothing to do when none runs).
 #[tauri::command]
 #[specta::specta]
 pub async fn cancel_migration(state: State<'_, AppState>) -> Result<(), ApiError> {
-    state.console().cancel_migration();
-    Ok(())
+    match state.shown() {
+        Shown::Local(console) => {
+            console.cancel_migration();
+            Ok(())
+        }
+        Shown::Remote(remote) => off_thread(move || remote.cancel_migration()).await,
+    }
 }
 
 /// Saves a finished export where the person says in the system's save dialog (the path never
@@ -66,25 +86,44 @@ pub async fn save_export(
     state: State<'_, AppState>,
     id: String,
 ) -> Result<Option<String>, ApiError> {
-    let console = state.console();
-    let (file, name) = console.export_archive_file(&id)?;
+    let shown = state.shown();
+    let (file, name) = match &shown {
+        Shown::Local(console) => {
+            let (file, name) = console.export_archive_file(&id)?;
+            (Some(file), name)
+        }
+        Shown::Remote(remote) => {
+            let (remote, id) = (remote.clone(), id.clone());
+            (
+                None,
+                off_thread(move || remote_archive_name(&remote, &id)).await?,
+            )
+        }
+    };
     let chooser = state.chooser();
-    let target = tauri::async_runtime::spawn_blocking(move || chooser(FileDialog::Save { name }))
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("file dialog failed: {e}")))??;
-    let Some(target) = target else {
+    let Some(target) = off_thread(move || chooser(FileDialog::Save { name })).await? else {
         return Ok(None);
     };
-    blocking(console, move |_| {
-        std::fs::copy(&file, &target).map_err(|e| {
-            ApiError::new(
-                ErrorCode::Io,
-                format!("cannot write {}: {e}", target.display()),
-            )
-        })?;
+    off_thread(move || {
+        match (shown, file) {
+            (Shown::Local(console), Some(file)) => console.copy_export_to(&file, &target)?,
+            (Shown::Remote(remote), _) => remote.download_export(&id, &target)?,
+            (Shown::Local(_), None) => unreachable!("a local export has its file"),
+        }
         Ok(Some(target.display().to_string()))
     })
     .await
+}
+
+/// The file name a finished remote export suggests.
+fn remote_archive_name(
+    remote: &oryx_api::remote::RemoteConsole,
+    id: &str,
+) -> Result<String, ApiError> {
+    let status = remote.call_json("transfer_status", serde_json::json!({ "id": id }))?;
+    Ok(status["export"]["file_name"]
+        .as_str()
+        .map_or_else(|| format!("oryx-export-{id}.zip"), str::to_string))
 }
 
 /// Lets the person choose an archive to import in the system's open dialog; the answer is an
@@ -98,8 +137,11 @@ pub async fn pick_archive(
     let picked = tauri::async_runtime::spawn_blocking(move || chooser(FileDialog::Open))
         .await
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("file dialog failed: {e}")))??;
-    match picked {
-        Some(path) => blocking(state.console(), move |c| c.pick_upload(&path).map(Some)).await,
-        None => Ok(None),
+    let Some(path) = picked else {
+        return Ok(None);
+    };
+    match state.shown() {
+        Shown::Local(console) => blocking(console, move |c| c.pick_upload(&path).map(Some)).await,
+        Shown::Remote(remote) => off_thread(move || remote.upload_archive(&path).map(Some)).await,
     }
 }

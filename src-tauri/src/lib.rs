@@ -3,7 +3,9 @@
 
 pub mod command_names;
 pub mod commands;
+pub mod connection;
 pub mod state;
+pub mod tokens;
 
 use oryx_api::Overrides;
 use oryx_api::{ApiError, Console};
@@ -21,6 +23,11 @@ pub fn specta_builder<R: tauri::Runtime>() -> Builder<R> {
             commands::cancel_migration,
             commands::save_export,
             commands::pick_archive,
+            connection::connection,
+            connection::probe_server,
+            connection::connect_server,
+            connection::disconnect_server,
+            connection::forget_server,
         ])
         .typ::<oryx_api::ops::Operations>()
         .typ::<oryx_api::migrate::MigrationProgress>()

@@ -2,10 +2,14 @@
 //! stream follows it) and the window its changes are forwarded to.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 
+use oryx_api::remote::{RemoteConsole, RemoteEvent, RemoteInfoDto};
 use oryx_api::{ApiError, Console, ErrorCode};
 use tauri::{AppHandle, Emitter};
+
+use crate::tokens::TokenStore;
 
 pub const CHANGED_EVENT: &str = "oryx://changed";
 
@@ -25,16 +29,87 @@ pub type Chooser = dyn Fn(FileDialog) -> Result<Option<PathBuf>, ApiError> + Sen
 /// can.
 pub const DIALOG_ANSWER_ENV: &str = "ORYX_TEST_FILE_DIALOG";
 
+/// The console a call goes to.
+pub enum Shown {
+    Local(Arc<Console>),
+    Remote(RemoteConsole),
+}
+
+/// A remote console being shown, and the switch that stops following its events.
+struct Connected {
+    console: RemoteConsole,
+    info: RemoteInfoDto,
+    stop: Arc<AtomicBool>,
+}
+
 pub struct AppState {
     console: Arc<Console>,
+    remote: Arc<RwLock<Option<Connected>>>,
+    app: OnceLock<AppHandle>,
     chooser: OnceLock<Arc<Chooser>>,
+    tokens: OnceLock<TokenStore>,
 }
 
 impl AppState {
     pub fn new(console: Console) -> Self {
         AppState {
             console: Arc::new(console),
+            remote: Arc::new(RwLock::new(None)),
+            app: OnceLock::new(),
             chooser: OnceLock::new(),
+            tokens: OnceLock::new(),
+        }
+    }
+
+    /// Where remembered tokens go (asked once: the Secret Service may take a moment to answer).
+    pub fn tokens(&self) -> TokenStore {
+        *self.tokens.get_or_init(TokenStore::detect)
+    }
+
+    /// The console calls go to now.
+    pub fn shown(&self) -> Shown {
+        match &*self.remote.read().unwrap_or_else(|e| e.into_inner()) {
+            Some(c) => Shown::Remote(c.console.clone()),
+            None => Shown::Local(self.console.clone()),
+        }
+    }
+
+    /// The remote console shown, if any.
+    pub fn remote_info(&self) -> Option<RemoteInfoDto> {
+        self.remote
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|c| c.info.clone())
+    }
+
+    /// Shows `console` from now on (`None`: this computer's) and tells the window that
+    /// everything changed.
+    pub fn show(&self, console: Option<(RemoteConsole, RemoteInfoDto)>) {
+        let connected = console.map(|(console, info)| {
+            let stop = Arc::new(AtomicBool::new(false));
+            if let Some(app) = self.app.get() {
+                follow_remote(app.clone(), console.clone(), stop.clone());
+            }
+            Connected {
+                console,
+                info,
+                stop,
+            }
+        });
+        let old = std::mem::replace(
+            &mut *self.remote.write().unwrap_or_else(|e| e.into_inner()),
+            connected,
+        );
+        if let Some(old) = old {
+            old.stop.store(true, Ordering::Relaxed);
+        }
+        self.everything_changed();
+    }
+
+    fn everything_changed(&self) {
+        if let Some(app) = self.app.get() {
+            let _ = app.emit(CHANGED_EVENT, everything());
         }
     }
 
@@ -65,13 +140,40 @@ impl AppState {
     }
 
     /// Forwards the console's change stream to the window: the watcher's reports and the
-    /// console's own writes, once each, as over REST.
+    /// console's own writes, once each, as over REST — while this computer's console is shown.
     pub fn attach(&self, app: AppHandle) {
+        let _ = self.app.set(app.clone());
         let changes = self.console.subscribe();
+        let remote = self.remote.clone();
         std::thread::spawn(move || {
             for change in changes {
-                let _ = app.emit(CHANGED_EVENT, change);
+                if remote.read().unwrap_or_else(|e| e.into_inner()).is_none() {
+                    let _ = app.emit(CHANGED_EVENT, change);
+                }
             }
         });
     }
+}
+
+/// The change event after which the window asks for everything again.
+fn everything() -> serde_json::Value {
+    serde_json::json!({"kind": "settings", "agent": null})
+}
+
+/// Forwards a remote console's change events to the window until `stop`; after each
+/// (re)connection of the stream, everything (what changed meanwhile is unknown).
+fn follow_remote(app: AppHandle, console: RemoteConsole, stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        let mut first = true;
+        console.follow_events(&stop, &mut |event| match event {
+            RemoteEvent::Change(change) => {
+                let _ = app.emit(CHANGED_EVENT, change);
+            }
+            RemoteEvent::Subscribed if !first => {
+                let _ = app.emit(CHANGED_EVENT, everything());
+            }
+            RemoteEvent::Subscribed => first = false,
+            RemoteEvent::Migration(_) => {}
+        });
+    });
 }

@@ -29,6 +29,22 @@ export const commands = {
 	 *  upload token for `start_import`. `None`: they closed the dialog.
 	 */
 	pickArchive: () => typedError<UploadDto | null, ApiError>(__TAURI_INVOKE("pick_archive")),
+	/**  The console shown and the servers remembered. */
+	connection: () => typedError<ConnectionDto_Serialize, ApiError>(__TAURI_INVOKE("connection")),
+	/**
+	 *  What the server at `url` is (reachable, needs a token, its certificate's fingerprint),
+	 *  asked without sending any token.
+	 */
+	probeServer: (url: string) => typedError<ServerProbeDto_Serialize, ApiError>(__TAURI_INVOKE("probe_server", { url })),
+	/**
+	 *  Shows the console of the server `req` names. The token given, else the one remembered for
+	 *  it; the fingerprint given, else the one trusted before. Nothing changes when it fails.
+	 */
+	connectServer: (req: ConnectRequest_Deserialize) => typedError<ConnectionDto_Serialize, ApiError>(__TAURI_INVOKE("connect_server", { req })),
+	/**  Back to this computer's console. */
+	disconnectServer: () => typedError<ConnectionDto_Serialize, ApiError>(__TAURI_INVOKE("disconnect_server")),
+	/**  Forgets a remembered server and its token (a connection to it stays open until closed). */
+	forgetServer: (url: string) => typedError<ConnectionDto_Serialize, ApiError>(__TAURI_INVOKE("forget_server", { url })),
 };
 
 /* Types */
@@ -538,6 +554,52 @@ export type ChangedItemDto_Deserialize = {
 export type ChangedItemDto_Serialize = {
 	before: DiffItemDto_Serialize,
 	after: DiffItemDto_Serialize,
+};
+
+/**  Where a connection should go. */
+export type ConnectRequest = ConnectRequest_Serialize | ConnectRequest_Deserialize;
+
+/**  Where a connection should go. */
+export type ConnectRequest_Deserialize = {
+	url: string,
+	/**  Empty: the token remembered for this server, if any. */
+	token?: string | null,
+	/**  The certificate fingerprint the person checked (needed when no authority vouches for it). */
+	fingerprint?: string | null,
+	/**  Remember the server (and keep the token in the system's keyring). */
+	remember?: boolean,
+};
+
+/**  Where a connection should go. */
+export type ConnectRequest_Serialize = {
+	url: string,
+	/**  Empty: the token remembered for this server, if any. */
+	token: string | null,
+	/**  The certificate fingerprint the person checked (needed when no authority vouches for it). */
+	fingerprint: string | null,
+	/**  Remember the server (and keep the token in the system's keyring). */
+	remember: boolean,
+};
+
+/**  Which console the desktop shows, and the servers it remembers. */
+export type ConnectionDto = ConnectionDto_Serialize | ConnectionDto_Deserialize;
+
+/**  Which console the desktop shows, and the servers it remembers. */
+export type ConnectionDto_Deserialize = {
+	/**  `None`: the console on this computer. */
+	remote?: RemoteInfoDto_Deserialize | null,
+	servers: RememberedServerDto_Deserialize[],
+	/**  Where remembered tokens are kept (said in Settings), e.g. "Secret Service". */
+	token_store: string,
+};
+
+/**  Which console the desktop shows, and the servers it remembers. */
+export type ConnectionDto_Serialize = {
+	/**  `None`: the console on this computer. */
+	remote: RemoteInfoDto_Serialize | null,
+	servers: RememberedServerDto_Serialize[],
+	/**  Where remembered tokens are kept (said in Settings), e.g. "Secret Service". */
+	token_store: string,
 };
 
 export type ContentArgs = {
@@ -2086,6 +2148,54 @@ export type RecalledDto_Serialize = {
 	score: number | null,
 };
 
+/**  A server the desktop remembers. */
+export type RememberedServerDto = RememberedServerDto_Serialize | RememberedServerDto_Deserialize;
+
+/**  A server the desktop remembers. */
+export type RememberedServerDto_Deserialize = {
+	url: string,
+	host: string,
+	fingerprint?: string | null,
+	/**  A token for it is in the system's keyring. */
+	has_token: boolean,
+	/**  When the desktop last connected (RFC 3339). */
+	last_connected?: string | null,
+};
+
+/**  A server the desktop remembers. */
+export type RememberedServerDto_Serialize = {
+	url: string,
+	host: string,
+	fingerprint: string | null,
+	/**  A token for it is in the system's keyring. */
+	has_token: boolean,
+	/**  When the desktop last connected (RFC 3339). */
+	last_connected: string | null,
+};
+
+/**  The remote console being shown. */
+export type RemoteInfoDto = RemoteInfoDto_Serialize | RemoteInfoDto_Deserialize;
+
+/**  The remote console being shown. */
+export type RemoteInfoDto_Deserialize = {
+	url: string,
+	host: string,
+	/**  The `.oryxos` root the server's console shows (a path on that machine). */
+	root: string,
+	backend: string,
+	fingerprint?: string | null,
+};
+
+/**  The remote console being shown. */
+export type RemoteInfoDto_Serialize = {
+	url: string,
+	host: string,
+	/**  The `.oryxos` root the server's console shows (a path on that machine). */
+	root: string,
+	backend: string,
+	fingerprint: string | null,
+};
+
 export type RemovalDto = {
 	archived_name: string,
 	files: number,
@@ -2255,6 +2365,43 @@ export type SelectionArgs_Deserialize = {
 export type SelectionArgs_Serialize = {
 	agent: string | null,
 	entries: EntryRef_Serialize[],
+};
+
+/**  What a server at an address is, learnt without sending any token. */
+export type ServerProbeDto = ServerProbeDto_Serialize | ServerProbeDto_Deserialize;
+
+/**  What a server at an address is, learnt without sending any token. */
+export type ServerProbeDto_Deserialize = {
+	/**  The address as it will be remembered (`https://host:port`). */
+	url: string,
+	host: string,
+	https: boolean,
+	/**
+	 *  SHA-256 of the server's certificate (https only), to compare with what `oryx serve`
+	 *  printed when it started.
+	 */
+	fingerprint?: string | null,
+	/**  An authority this computer trusts vouches for the certificate (no fingerprint to check). */
+	trusted: boolean,
+	/**  The server asks for a token. */
+	needs_token: boolean,
+};
+
+/**  What a server at an address is, learnt without sending any token. */
+export type ServerProbeDto_Serialize = {
+	/**  The address as it will be remembered (`https://host:port`). */
+	url: string,
+	host: string,
+	https: boolean,
+	/**
+	 *  SHA-256 of the server's certificate (https only), to compare with what `oryx serve`
+	 *  printed when it started.
+	 */
+	fingerprint: string | null,
+	/**  An authority this computer trusts vouches for the certificate (no fingerprint to check). */
+	trusted: boolean,
+	/**  The server asks for a token. */
+	needs_token: boolean,
 };
 
 export type SessionDayDto = {

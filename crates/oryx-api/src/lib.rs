@@ -21,6 +21,7 @@ pub mod portable;
 pub mod prompt;
 pub mod provenance;
 pub mod recall;
+pub mod remote;
 pub mod run;
 pub mod sessions;
 pub mod settings;

@@ -24,7 +24,7 @@ pub struct MigrateRequest {
     pub dry_run: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct OwnerCounts {
     /// An agent name, or `global`.
@@ -40,7 +40,7 @@ pub struct OwnerCounts {
     pub beyond_listing: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct MigrationReport {
     pub from: BackendDto,
@@ -53,7 +53,7 @@ pub struct MigrationReport {
     pub listing_limit: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct MigrationProgress {
     pub owner: String,

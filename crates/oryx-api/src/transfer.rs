@@ -145,7 +145,7 @@ pub struct TransferDto {
 }
 
 /// A file a host received for an import.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct UploadDto {
     /// Pass as `upload` to `start_import`.
@@ -510,6 +510,13 @@ impl Console {
             name: name.to_string(),
             bytes: bytes.len() as u64,
         })
+    }
+
+    /// Saves a finished export's archive (`export_archive_file`) where the person chose in the
+    /// host's save dialog; an interrupted copy leaves nothing under that name.
+    pub fn copy_export_to(&self, file: &Path, to: &Path) -> ApiResult<()> {
+        staging::save_copy(file, to)?;
+        Ok(())
     }
 
     /// A file the user chose in the host's own file dialog (the desktop): read where it is.

@@ -56,6 +56,9 @@ import type {
   ImportRequest,
   TransferDto,
   UploadDto,
+  ConnectionDto,
+  ConnectRequest,
+  ServerProbeDto,
 } from "./types";
 
 /** memory: a MEMORY.md (agent = its agent, null = global or several); agents: an AGENT.md, skill or
@@ -223,6 +226,23 @@ export interface Backend {
   chooseArchive(): Promise<UploadDto | null>;
   /** Subscribes to change notifications; returns the unsubscribe function. */
   onChange(cb: (e: ChangeEvent) => void): () => void;
+  /** The desktop only (absent in the browser): which console the window shows — this computer's
+   * or one `oryx serve` serves on another machine — and the servers it remembers. */
+  readonly remote?: RemoteConnections;
+}
+
+/** Connecting the desktop to a console on another machine. Tokens stay in Rust (the system's
+ * keyring); after connect/disconnect every view is asked again (a `settings` change event). */
+export interface RemoteConnections {
+  connection(): Promise<ConnectionDto>;
+  /** What the server at `url` is, asked without sending a token: https or not, the certificate's
+   * fingerprint and whether an authority vouches for it, whether it needs a token. */
+  probeServer(url: string): Promise<ServerProbeDto>;
+  /** Connects (nothing changes when it fails); `fingerprint` is the one the person compared. */
+  connectServer(req: ConnectRequest): Promise<ConnectionDto>;
+  disconnectServer(): Promise<ConnectionDto>;
+  /** Forgets a remembered server and its token. */
+  forgetServer(url: string): Promise<ConnectionDto>;
 }
 
 export class BackendError extends Error {

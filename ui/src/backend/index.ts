@@ -1,3 +1,3 @@
-export type { Backend, BackendKind, ChangeEvent, ChangeKind } from "./backend";
+export type { Backend, BackendKind, ChangeEvent, ChangeKind, RemoteConnections } from "./backend";
 export { BackendError } from "./backend";
 export { BackendProvider, useBackend } from "./context";

@@ -56,6 +56,13 @@ export function createTauriBackend(): Backend {
     // The system's save and open dialogs are shown from Rust: no path comes from the page.
     saveExport: (id) => unwrap(commands.saveExport(id)),
     chooseArchive: () => unwrap(commands.pickArchive()),
+    remote: {
+      connection: () => unwrap(commands.connection()),
+      probeServer: (url) => unwrap(commands.probeServer(url)),
+      connectServer: (req) => unwrap(commands.connectServer(req)),
+      disconnectServer: () => unwrap(commands.disconnectServer()),
+      forgetServer: (url) => unwrap(commands.forgetServer(url)),
+    },
     onChange(cb) {
       let disposed = false;
       let unlisten: (() => void) | null = null;

@@ -107,3 +107,10 @@ export type ExportDoneDto = B.ExportDoneDto;
 export type ImportDoneDto = B.ImportDoneDto_Serialize;
 export type OwnerImportDto = B.OwnerImportDto_Serialize;
 export type UploadDto = B.UploadDto;
+
+// A remote console (#11 item 8): the desktop only.
+export type ServerProbeDto = B.ServerProbeDto_Serialize;
+export type ConnectRequest = B.ConnectRequest_Deserialize;
+export type ConnectionDto = B.ConnectionDto_Serialize;
+export type RemoteInfoDto = B.RemoteInfoDto_Serialize;
+export type RememberedServerDto = B.RememberedServerDto_Serialize;

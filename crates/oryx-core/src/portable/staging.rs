@@ -31,6 +31,39 @@ pub fn picked_size(path: &Path) -> Result<u64> {
     Ok(meta.len())
 }
 
+/// An archive the person picked, opened for sending, with its file name.
+pub fn open_upload(path: &Path) -> Result<(std::fs::File, String)> {
+    picked_size(path)?;
+    let file = std::fs::File::open(path).at(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "archive.zip".into());
+    Ok((file, name))
+}
+
+/// Writes a downloaded archive where the person chose: next to it first, then renamed over,
+/// so an interrupted download never leaves half an archive under the chosen name.
+pub fn save_download(body: &mut dyn std::io::Read, to: &Path) -> Result<u64> {
+    let dir = to
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".oryx-download")
+        .tempfile_in(dir)
+        .at(dir)?;
+    let n = std::io::copy(body, &mut tmp).at(to)?;
+    tmp.persist(to).map_err(|e| e.error).at(to)?;
+    Ok(n)
+}
+
+/// [`save_download`] of a file the console staged.
+pub fn save_copy(from: &Path, to: &Path) -> Result<u64> {
+    let mut file = std::fs::File::open(from).at(from)?;
+    save_download(&mut file, to)
+}
+
 /// Removes one of the console's own staged files (gone already is fine).
 pub fn discard(path: &Path) {
     let _ = std::fs::remove_file(path);
@@ -52,6 +85,11 @@ mod tests {
         ));
         discard(&p);
         discard(&p);
+        let to = dir.path().join("saved.zip");
+        assert_eq!(save_download(&mut &b"PK.."[..], &to).unwrap(), 4);
+        let (_, name) = open_upload(&to).unwrap();
+        assert_eq!(name, "saved.zip");
+        assert!(open_upload(&staged).is_err());
         assert!(picked_size(&p).is_err());
     }
 }
