@@ -18,10 +18,12 @@ use crate::error::{CoreError, DbContext, Result};
 /// Bump when the tables change.
 const FORMAT: i64 = 1;
 
-/// Below this cosine a hit is "no match". On the evaluation set (tests/embed/eval.json,
-/// docs/BENCHMARKS.md) answers and unanswerable questions overlap: 0.3 keeps recall@5 near
-/// 0.6 with about a third of unanswerable questions still matching something; the recall
-/// tester shows the trade-off per query and Settings moves the floor.
+/// Below this cosine a hit is "no match" (memory recall applies it to a query's best entry and
+/// lets entries near that best come along: `memory::semantic::NEAR_BEST`; past messages apply
+/// it to every hit). On the evaluation set (tests/embed/eval.json, docs/BENCHMARKS.md) answers
+/// and unanswerable questions overlap: 0.3 gives recall@5 near 2/3 with over a third of
+/// unanswerable questions still matching something; the recall tester shows the trade-off per
+/// query and Settings moves the floor.
 pub const DEFAULT_FLOOR: f32 = 0.3;
 
 const SCHEMA: &str = "
