@@ -4,6 +4,7 @@ import { useBackend } from "../backend";
 import type { SettingsView } from "../backend/types";
 import { useI18n, type MessageKey } from "../i18n";
 import { href, navigate, type Route } from "../router";
+import { RemoteBanner } from "../features/remote/RemoteBanner";
 import { SearchEverywhere } from "../features/search/SearchEverywhere";
 import { Icon, type IconName } from "./Icon";
 
@@ -123,6 +124,7 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
         {slashHint(route) ? <div className="sidebar-foot" data-testid="slash-hint">{t(slashHint(route)!)}</div> : null}
       </nav>
       <div className="main">
+        <RemoteBanner />
         <header className="header">
           <div className="header-root" title={view?.effective.root}>
             <span className="header-label">{t("header.root")}</span>

@@ -77,4 +77,7 @@ export const qk = {
   inspect: (path: string, dbPath: string | null) => ["inspect", path, dbPath] as const,
   /** An export or import job, polled while it runs. */
   transfer: (id: string) => ["transfer", id] as const,
+  /** Which console the desktop window shows (this computer's or a server's) and the servers it
+   * remembers (the desktop only). */
+  connection: ["connection"] as const,
 };

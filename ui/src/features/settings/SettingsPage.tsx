@@ -10,6 +10,7 @@ import { useI18n, type MessageKey } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
 import { href, replaceRoute } from "../../router";
+import { ConnectServer } from "../remote/ConnectServer";
 import { useSettingsWrites } from "./hooks";
 import { Mem0Fields, mem0Problems, parseTimeout } from "./Mem0Fields";
 import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateDialog";
@@ -96,6 +97,7 @@ export function SettingsPage({ focus }: { focus?: "backend" }) {
       <Loadable query={q} rows={10}>
         {(view) => <SettingsForm view={view} focus={focus} />}
       </Loadable>
+      <ConnectServer />
     </div>
   );
 }
