@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use oryx_api::remote::{RemoteConsole, RemoteEvent, RemoteInfoDto};
 use oryx_api::{ApiError, Console, ErrorCode};
-use tauri::{AppHandle, Emitter};
+use tauri::{AppHandle, Emitter, Runtime};
 
 use crate::tokens::TokenStore;
 
@@ -29,6 +29,9 @@ pub type Chooser = dyn Fn(FileDialog) -> Result<Option<PathBuf>, ApiError> + Sen
 /// can.
 pub const DIALOG_ANSWER_ENV: &str = "ORYX_TEST_FILE_DIALOG";
 
+/// Sends a change event to the window.
+type Emit = dyn Fn(serde_json::Value) + Send + Sync;
+
 /// The console a call goes to.
 pub enum Shown {
     Local(Arc<Console>),
@@ -45,7 +48,7 @@ struct Connected {
 pub struct AppState {
     console: Arc<Console>,
     remote: Arc<RwLock<Option<Connected>>>,
-    app: OnceLock<AppHandle>,
+    emit: OnceLock<Arc<Emit>>,
     chooser: OnceLock<Arc<Chooser>>,
     tokens: OnceLock<TokenStore>,
 }
@@ -55,7 +58,7 @@ impl AppState {
         AppState {
             console: Arc::new(console),
             remote: Arc::new(RwLock::new(None)),
-            app: OnceLock::new(),
+            emit: OnceLock::new(),
             chooser: OnceLock::new(),
             tokens: OnceLock::new(),
         }
@@ -88,8 +91,8 @@ impl AppState {
     pub fn show(&self, console: Option<(RemoteConsole, RemoteInfoDto)>) {
         let connected = console.map(|(console, info)| {
             let stop = Arc::new(AtomicBool::new(false));
-            if let Some(app) = self.app.get() {
-                follow_remote(app.clone(), console.clone(), stop.clone());
+            if let Some(emit) = self.emit.get() {
+                follow_remote(emit.clone(), console.clone(), stop.clone());
             }
             Connected {
                 console,
@@ -108,8 +111,8 @@ impl AppState {
     }
 
     fn everything_changed(&self) {
-        if let Some(app) = self.app.get() {
-            let _ = app.emit(CHANGED_EVENT, everything());
+        if let Some(emit) = self.emit.get() {
+            emit(everything());
         }
     }
 
@@ -141,14 +144,19 @@ impl AppState {
 
     /// Forwards the console's change stream to the window: the watcher's reports and the
     /// console's own writes, once each, as over REST — while this computer's console is shown.
-    pub fn attach(&self, app: AppHandle) {
-        let _ = self.app.set(app.clone());
+    pub fn attach<R: Runtime>(&self, app: AppHandle<R>) {
+        let emit: Arc<Emit> = Arc::new(move |change| {
+            let _ = app.emit(CHANGED_EVENT, change);
+        });
+        let _ = self.emit.set(emit.clone());
         let changes = self.console.subscribe();
         let remote = self.remote.clone();
         std::thread::spawn(move || {
             for change in changes {
                 if remote.read().unwrap_or_else(|e| e.into_inner()).is_none() {
-                    let _ = app.emit(CHANGED_EVENT, change);
+                    if let Ok(v) = serde_json::to_value(change) {
+                        emit(v);
+                    }
                 }
             }
         });
@@ -162,16 +170,12 @@ fn everything() -> serde_json::Value {
 
 /// Forwards a remote console's change events to the window until `stop`; after each
 /// (re)connection of the stream, everything (what changed meanwhile is unknown).
-fn follow_remote(app: AppHandle, console: RemoteConsole, stop: Arc<AtomicBool>) {
+fn follow_remote(emit: Arc<Emit>, console: RemoteConsole, stop: Arc<AtomicBool>) {
     std::thread::spawn(move || {
         let mut first = true;
         console.follow_events(&stop, &mut |event| match event {
-            RemoteEvent::Change(change) => {
-                let _ = app.emit(CHANGED_EVENT, change);
-            }
-            RemoteEvent::Subscribed if !first => {
-                let _ = app.emit(CHANGED_EVENT, everything());
-            }
+            RemoteEvent::Change(change) => emit(change),
+            RemoteEvent::Subscribed if !first => emit(everything()),
             RemoteEvent::Subscribed => first = false,
             RemoteEvent::Migration(_) => {}
         });

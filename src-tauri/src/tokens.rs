@@ -11,7 +11,8 @@ pub const TOKEN_STORE_ENV: &str = "ORYX_TOKEN_STORE";
 pub enum TokenStore {
     /// GNOME Keyring, KWallet… over D-Bus.
     SecretService,
-    /// The kernel's keyring (keyutils): no daemon, kept until reboot.
+    /// The kernel's user keyring (keyutils): no daemon; kept while the user is logged in,
+    /// never past a reboot.
     Kernel,
     /// Nowhere to keep a token on this system.
     None,
@@ -26,9 +27,7 @@ impl TokenStore {
             if forced != "kernel" && secret_service_answers() {
                 return TokenStore::SecretService;
             }
-            if keyring::keyutils::KeyutilsCredential::new_with_target(None, SERVICE, "probe")
-                .is_ok()
-            {
+            if kernel::keyring().is_ok() {
                 return TokenStore::Kernel;
             }
         }
@@ -46,30 +45,22 @@ impl TokenStore {
 
     #[cfg(target_os = "linux")]
     fn entry(self, url: &str) -> Result<keyring::Entry, ApiError> {
-        let credential: Box<keyring::credential::Credential> = match self {
-            TokenStore::SecretService => Box::new(
-                keyring::secret_service::SsCredential::new_with_target(None, SERVICE, url)
-                    .map_err(keyring_error)?,
-            ),
-            TokenStore::Kernel => Box::new(
-                keyring::keyutils::KeyutilsCredential::new_with_target(None, SERVICE, url)
-                    .map_err(keyring_error)?,
-            ),
-            TokenStore::None => return Err(no_store()),
-        };
-        Ok(keyring::Entry::new_with_credential(credential))
+        let credential = keyring::secret_service::SsCredential::new_with_target(None, SERVICE, url)
+            .map_err(keyring_error)?;
+        Ok(keyring::Entry::new_with_credential(Box::new(credential)))
     }
 
     pub fn get(self, url: &str) -> Result<Option<String>, ApiError> {
         #[cfg(target_os = "linux")]
         {
-            if self == TokenStore::None {
-                return Ok(None);
-            }
-            match self.entry(url)?.get_password() {
-                Ok(t) => Ok(Some(t)),
-                Err(keyring::Error::NoEntry) => Ok(None),
-                Err(e) => Err(keyring_error(e)),
+            match self {
+                TokenStore::None => Ok(None),
+                TokenStore::Kernel => kernel::get(url),
+                TokenStore::SecretService => match self.entry(url)?.get_password() {
+                    Ok(t) => Ok(Some(t)),
+                    Err(keyring::Error::NoEntry) => Ok(None),
+                    Err(e) => Err(keyring_error(e)),
+                },
             }
         }
         #[cfg(not(target_os = "linux"))]
@@ -82,7 +73,13 @@ impl TokenStore {
     pub fn set(self, url: &str, token: &str) -> Result<(), ApiError> {
         #[cfg(target_os = "linux")]
         {
-            self.entry(url)?.set_password(token).map_err(keyring_error)
+            match self {
+                TokenStore::None => Err(no_store()),
+                TokenStore::Kernel => kernel::set(url, token),
+                TokenStore::SecretService => {
+                    self.entry(url)?.set_password(token).map_err(keyring_error)
+                }
+            }
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -94,12 +91,13 @@ impl TokenStore {
     pub fn delete(self, url: &str) -> Result<(), ApiError> {
         #[cfg(target_os = "linux")]
         {
-            if self == TokenStore::None {
-                return Ok(());
-            }
-            match self.entry(url)?.delete_credential() {
-                Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
-                Err(e) => Err(keyring_error(e)),
+            match self {
+                TokenStore::None => Ok(()),
+                TokenStore::Kernel => kernel::delete(url),
+                TokenStore::SecretService => match self.entry(url)?.delete_credential() {
+                    Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+                    Err(e) => Err(keyring_error(e)),
+                },
             }
         }
         #[cfg(not(target_os = "linux"))]
@@ -135,4 +133,57 @@ fn no_store() -> ApiError {
 #[cfg(target_os = "linux")]
 fn keyring_error(e: keyring::Error) -> ApiError {
     ApiError::new(ErrorCode::Io, format!("the system's keyring: {e}"))
+}
+
+/// The kernel's user keyring: shared by the user's processes, gone at reboot.
+#[cfg(target_os = "linux")]
+mod kernel {
+    use linux_keyutils::{KeyError, KeyRing, KeyRingIdentifier};
+    use oryx_api::{ApiError, ErrorCode};
+
+    pub fn keyring() -> Result<KeyRing, KeyError> {
+        KeyRing::from_special_id(KeyRingIdentifier::User, true)
+    }
+
+    fn description(url: &str) -> String {
+        format!("{}:{url}", super::SERVICE)
+    }
+
+    fn error(e: KeyError) -> ApiError {
+        ApiError::new(ErrorCode::Io, format!("the kernel keyring: {e:?}"))
+    }
+
+    fn absent(e: &KeyError) -> bool {
+        matches!(
+            e,
+            KeyError::KeyDoesNotExist | KeyError::KeyRevoked | KeyError::KeyExpired
+        )
+    }
+
+    pub fn get(url: &str) -> Result<Option<String>, ApiError> {
+        match keyring().and_then(|r| r.search(&description(url))) {
+            Ok(key) => {
+                let bytes = key.read_to_vec().map_err(error)?;
+                Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+            }
+            Err(e) if absent(&e) => Ok(None),
+            Err(e) => Err(error(e)),
+        }
+    }
+
+    pub fn set(url: &str, token: &str) -> Result<(), ApiError> {
+        // add_key replaces a key of the same description in that keyring.
+        keyring()
+            .and_then(|r| r.add_key(&description(url), token.as_bytes()))
+            .map(|_| ())
+            .map_err(error)
+    }
+
+    pub fn delete(url: &str) -> Result<(), ApiError> {
+        match keyring().and_then(|r| r.search(&description(url))) {
+            Ok(key) => key.invalidate().map_err(error),
+            Err(e) if absent(&e) => Ok(()),
+            Err(e) => Err(error(e)),
+        }
+    }
 }

@@ -6,24 +6,11 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use common::{app, invoke, Window};
+use common::{app, invoke, oryx_bin, Window};
 use serde_json::{json, Value};
-
-/// The `oryx` binary of this workspace (built by `cargo test --workspace` and `make test`).
-fn oryx_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).unwrap();
-    let bin = dir.join("oryx");
-    assert!(
-        bin.is_file(),
-        "{} is missing: build it first (`cargo build -p oryx-cli`; `make test` does)",
-        bin.display()
-    );
-    bin
-}
 
 struct Server {
     child: Child,

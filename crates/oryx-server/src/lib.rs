@@ -175,7 +175,10 @@ pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {
 pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
     check_bind(&opts.bind, &opts.token)?;
     // Bad certificate files stop the server before it listens.
-    let tls = opts.tls.as_ref().map(tls::acceptor).transpose()?;
+    let (tls, fingerprint) = match opts.tls.as_ref().map(tls::acceptor).transpose()? {
+        Some((acceptor, fp)) => (Some(acceptor), Some(fp)),
+        None => (None, None),
+    };
     limits::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -208,6 +211,9 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             None => log(&format!(
                 "{scheme}://{addr}/api/v1/ (UI not built: run `make ui`)"
             )),
+        }
+        if let Some(fp) = &fingerprint {
+            log(&format!("TLS certificate SHA-256 fingerprint: {fp}"));
         }
         let (stop_tx, stop_rx) = watch::channel(false);
         let console = Arc::new(console);

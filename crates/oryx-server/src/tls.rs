@@ -68,8 +68,10 @@ fn pem_error(what: &'static str, path: &Path, e: pem::Error) -> TlsError {
     }
 }
 
-/// Reads both files and builds the acceptor (TLS 1.2 and 1.3, HTTP/1.1 offered by ALPN).
-pub fn acceptor(files: &TlsFiles) -> Result<TlsAcceptor, TlsError> {
+/// Reads both files and builds the acceptor (TLS 1.2 and 1.3, HTTP/1.1 offered by ALPN), with
+/// the SHA-256 fingerprint of the server's certificate: printed at start, so whoever connects
+/// can compare it with what their console shows before trusting a self-signed certificate.
+pub fn acceptor(files: &TlsFiles) -> Result<(TlsAcceptor, String), TlsError> {
     // A missing file is named as such before PEM parsing makes it look like an empty one.
     for (what, path) in [("certificate file", &files.cert), ("key file", &files.key)] {
         std::fs::metadata(path).map_err(|source| TlsError::Read {
@@ -89,6 +91,7 @@ pub fn acceptor(files: &TlsFiles) -> Result<TlsAcceptor, TlsError> {
         pem::Error::NoItemsFound => TlsError::NoKey(files.key.clone()),
         other => pem_error("key file", &files.key, other),
     })?;
+    let fingerprint = oryx_api::remote::fingerprint(&certs[0]);
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -99,7 +102,7 @@ pub fn acceptor(files: &TlsFiles) -> Result<TlsAcceptor, TlsError> {
             detail: e.to_string(),
         })?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(TlsAcceptor::from(Arc::new(config)))
+    Ok((TlsAcceptor::from(Arc::new(config)), fingerprint))
 }
 
 #[cfg(test)]

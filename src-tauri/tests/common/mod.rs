@@ -42,6 +42,19 @@ pub fn app(root: &Path, settings: &Path) -> Window {
     )
 }
 
+/// The `oryx` binary of this workspace (built by `cargo test --workspace` and `make test`).
+pub fn oryx_bin() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let bin = dir.join("oryx");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build it first (`cargo build -p oryx-cli`; `make test` does)",
+        bin.display()
+    );
+    bin
+}
+
 /// Invokes the IPC command `cmd` with `args` as the UI's transport does.
 pub fn invoke_command(w: &Window, cmd: &str, args: Value) -> Result<Value, Value> {
     get_ipc_response(
