@@ -166,7 +166,7 @@ fn the_desktop_shows_two_remote_consoles_in_turn_and_comes_back() {
     // Refusals change nothing: no fingerprint for a self-signed certificate, another
     // certificate's fingerprint, a wrong token, clear text across a network.
     let e = connect(&w, json!({"url": secure.base, "token": "tok-secure"})).unwrap_err();
-    assert_eq!(code(&e), "backend_unavailable", "{e}");
+    assert_eq!(code(&e), "untrusted_certificate", "{e}");
     assert!(
         e["message"].as_str().unwrap().contains("fingerprint"),
         "{e}"
@@ -184,12 +184,13 @@ fn the_desktop_shows_two_remote_consoles_in_turn_and_comes_back() {
             .contains("not the server you trusted"),
         "{e}"
     );
+    assert_eq!(code(&e), "untrusted_certificate", "{e}");
     let e = connect(
         &w,
         json!({"url": secure.base, "token": "wrong", "fingerprint": fp, "remember": true}),
     )
     .unwrap_err();
-    assert_eq!(code(&e), "invalid_input", "{e}");
+    assert_eq!(code(&e), "unauthorized", "{e}");
     assert!(
         e["message"].as_str().unwrap().contains("refused the token"),
         "{e}"
@@ -318,6 +319,6 @@ fn the_desktop_shows_two_remote_consoles_in_turn_and_comes_back() {
     assert!(c["servers"].as_array().unwrap().is_empty(), "{c}");
     invoke_command(&w, "disconnect_server", json!({})).unwrap();
     let e = connect(&w, json!({"url": secure.base})).unwrap_err();
-    assert_eq!(code(&e), "backend_unavailable", "{e}");
+    assert_eq!(code(&e), "untrusted_certificate", "{e}");
     assert!(connection(&w)["remote"].is_null());
 }

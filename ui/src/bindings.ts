@@ -915,7 +915,11 @@ export type EpisodicResultDto_Serialize = {
 	results: EpisodicHitDto_Serialize[],
 };
 
-export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal";
+export type ErrorCode = "invalid_input" | "invalid_agent_name" | "agent_not_found" | "session_not_found" | "not_found" | "outside_root" | "conflict" | "corrupt" | "backend_unavailable" | "timeout" | "cancelled" | "io" | "internal" | 
+/**  A server refused the token (or needed one and got none). */
+"unauthorized" | 
+/**  A server's certificate is neither vouched for by an authority nor the one trusted for it. */
+"untrusted_certificate";
 
 export type ExportDoneDto = {
 	/**  The archive's size. */

@@ -20,6 +20,10 @@ pub enum ErrorCode {
     Cancelled,
     Io,
     Internal,
+    /// A server refused the token (or needed one and got none).
+    Unauthorized,
+    /// A server's certificate is neither vouched for by an authority nor the one trusted for it.
+    UntrustedCertificate,
 }
 
 impl ErrorCode {
@@ -30,6 +34,8 @@ impl ErrorCode {
             ErrorCode::AgentNotFound | ErrorCode::SessionNotFound | ErrorCode::NotFound => 404,
             ErrorCode::Conflict | ErrorCode::Cancelled => 409,
             ErrorCode::BackendUnavailable => 503,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::UntrustedCertificate => 502,
             ErrorCode::Timeout => 504,
             ErrorCode::Corrupt | ErrorCode::Io | ErrorCode::Internal => 500,
         }
@@ -44,6 +50,7 @@ impl ErrorCode {
                 | ErrorCode::AgentNotFound
                 | ErrorCode::NotFound
                 | ErrorCode::OutsideRoot
+                | ErrorCode::Unauthorized
         )
     }
 
@@ -62,6 +69,8 @@ impl ErrorCode {
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Io => "io",
             ErrorCode::Internal => "internal",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::UntrustedCertificate => "untrusted_certificate",
         }
     }
 }

@@ -73,12 +73,14 @@ impl HttpError {
 }
 
 /// The `ErrorCode` of an answer the server makes without a console operation (a rejected
-/// request, a full work budget, a timeout): 4xx are the caller's input, 503 means "not now".
+/// request, a full work budget, a timeout): 401 a token to fix, other 4xx the caller's input,
+/// 503 means "not now".
 pub fn code_for(status: StatusCode) -> ErrorCode {
     match status {
         StatusCode::REQUEST_TIMEOUT | StatusCode::GATEWAY_TIMEOUT => ErrorCode::Timeout,
         StatusCode::SERVICE_UNAVAILABLE => ErrorCode::BackendUnavailable,
         StatusCode::CONFLICT => ErrorCode::Conflict,
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
         s if s.is_client_error() => ErrorCode::InvalidInput,
         _ => ErrorCode::Internal,
     }

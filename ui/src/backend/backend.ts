@@ -275,6 +275,8 @@ const CODES: readonly ErrorCode[] = [
   "cancelled",
   "io",
   "internal",
+  "unauthorized",
+  "untrusted_certificate",
 ];
 
 export function isErrorCode(v: unknown): v is ErrorCode {

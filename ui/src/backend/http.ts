@@ -35,6 +35,7 @@ function statusCode(status: number, path: string): ErrorCode {
       if (/^\/(get_session|sessions)/.test(path)) return "session_not_found";
       return /^\/(agents|memory|prompt|get_agent|archival_page|append_memory|recall_memory)/.test(path) ? "agent_not_found" : "internal";
     case 401:
+      return "unauthorized";
     case 403:
       return "invalid_input";
     case 409:

@@ -20,6 +20,8 @@ const FIELD_TEXT: Record<ErrorCode, MessageKey> = {
   cancelled: "field.error.cancelled",
   io: "field.error.io",
   internal: "field.error.internal",
+  unauthorized: "field.error.unauthorized",
+  untrusted_certificate: "field.error.untrusted_certificate",
 };
 
 /** The line a field shows for an error: `override` (a field's own wording for a code) first. */

@@ -20,6 +20,8 @@ const HEADLINES: Record<ErrorCode, MessageKey> = {
   cancelled: "error.cancelled",
   io: "error.io",
   internal: "error.internal",
+  unauthorized: "error.unauthorized",
+  untrusted_certificate: "error.untrusted_certificate",
 };
 
 /** The headline of an error in the user's language. */

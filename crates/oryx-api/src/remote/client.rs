@@ -233,7 +233,8 @@ impl RemoteConsole {
             return Ok(env.data);
         }
         let code = env.error_code.unwrap_or(match status.as_u16() {
-            401 | 403 => ErrorCode::InvalidInput,
+            401 => ErrorCode::Unauthorized,
+            403 => ErrorCode::InvalidInput,
             404 => ErrorCode::NotFound,
             409 => ErrorCode::Conflict,
             503 => ErrorCode::BackendUnavailable,
@@ -450,13 +451,13 @@ fn transport_error(url: &ServerUrl, e: &reqwest::Error) -> ApiError {
     }
     if detail.contains("not the trusted") {
         return ApiError::new(
-            ErrorCode::BackendUnavailable,
+            ErrorCode::UntrustedCertificate,
             format!("{host} is not the server you trusted: {detail}. If its certificate was renewed on purpose, connect again and compare the new fingerprint with the one `oryx serve` prints."),
         );
     }
     if detail.contains("UnknownIssuer") || detail.contains("certificate") {
         return ApiError::new(
-            ErrorCode::BackendUnavailable,
+            ErrorCode::UntrustedCertificate,
             format!("{host}'s certificate is not signed by an authority this computer trusts ({detail}): check its fingerprint and trust it when you connect"),
         );
     }

@@ -78,7 +78,7 @@ describe("Settings → Connect to a server (#11 item 8)", () => {
     fireEvent.click(screen.getByTestId("remote-connect"));
 
     const error = await screen.findByTestId("remote-connect-error");
-    expect(error).toHaveAttribute("data-code", "invalid_input");
+    expect(error).toHaveAttribute("data-code", "unauthorized");
     expect(screen.getByTestId("remote-connect-error-text")).toHaveTextContent("The server refused the token.");
     expect(screen.getByTestId("remote-connect-error-detail")).toHaveTextContent("studio.local:8443 refused the token: unauthorized");
     expect(connectCalls(remote)).toHaveLength(1);

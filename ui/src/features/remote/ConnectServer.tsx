@@ -3,7 +3,6 @@
 // compared by the person when no authority vouches for it). The desktop only.
 import { useEffect, useId, useImperativeHandle, useRef, useState, type RefObject } from "react";
 
-import { BackendError } from "../../backend";
 import type { ConnectionDto, ErrorCode, RememberedServerDto, ServerProbeDto } from "../../backend/types";
 import { FieldError } from "../../components/FieldError";
 import { Icon } from "../../components/Icon";
@@ -18,17 +17,14 @@ type Override = Partial<Record<ErrorCode, MessageKey>>;
 /** What a failed Check means, in the user's words. */
 const PROBE_ERRORS: Override = { invalid_input: "remote.error.address", backend_unavailable: "remote.error.unreachable", timeout: "remote.error.timeout" };
 
-/** What a failed Connect means: the console's code, made precise by its message where one code
- * covers two causes (a refused token or a bad address; a certificate or an unreachable server). */
-export function connectErrorText(error: unknown): Override {
-  const e = BackendError.from(error);
-  const m = e.message.toLowerCase();
-  return {
-    invalid_input: m.includes("refused the token") ? "remote.error.tokenRefused" : "remote.error.address",
-    backend_unavailable: m.includes("certificate") || m.includes("not the server you trusted") ? "remote.error.certificate" : "remote.error.unreachable",
-    timeout: "remote.error.timeout",
-  };
-}
+/** What a failed Connect means, by the console's code. */
+const CONNECT_ERRORS: Override = {
+  invalid_input: "remote.error.address",
+  unauthorized: "remote.error.tokenRefused",
+  untrusted_certificate: "remote.error.certificate",
+  backend_unavailable: "remote.error.unreachable",
+  timeout: "remote.error.timeout",
+};
 
 const STORE_HINT: Record<string, MessageKey> = {
   secret_service: "remote.store.secret_service",
@@ -188,7 +184,7 @@ function ServerRow({ s, shown, onFill }: { s: RememberedServerDto; shown: boolea
       )}
       {failed ? (
         <div className="remote-server-error">
-          <FieldError id={errorId} error={failed} override={connect.isError ? connectErrorText(failed) : undefined} testId="remote-server-error" />
+          <FieldError id={errorId} error={failed} override={connect.isError ? CONNECT_ERRORS : undefined} testId="remote-server-error" />
         </div>
       ) : null}
     </li>
@@ -414,7 +410,7 @@ function ConnectForm({ c, handle }: { c: ConnectionDto; handle: RefObject<FormHa
           </div>
         </div>
       </div>
-      {connect.isError ? <FieldError id="remote-connect-error" error={connect.error} override={connectErrorText(connect.error)} testId="remote-connect-error" /> : null}
+      {connect.isError ? <FieldError id="remote-connect-error" error={connect.error} override={CONNECT_ERRORS} testId="remote-connect-error" /> : null}
       <div className="remote-form-actions">
         <button type="submit" className="btn btn-primary" disabled={!canConnect} aria-describedby={connect.isError ? "remote-connect-error" : undefined} data-testid="remote-connect">
           {connect.isPending ? t("remote.connecting") : t("remote.connect")}

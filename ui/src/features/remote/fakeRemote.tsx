@@ -86,10 +86,10 @@ export function fakeRemote(
       const token = typed ?? tokens.get(u) ?? null;
       const fp = req.fingerprint || known?.fingerprint || null;
       if (s.https && !s.trusted) {
-        if (!fp) throw new BackendError("backend_unavailable", `${s.host}'s certificate is not signed by an authority this computer trusts (invalid peer certificate: UnknownIssuer): check its fingerprint and trust it when you connect`);
-        if (fp !== s.fingerprint) throw new BackendError("backend_unavailable", `${s.host} is not the server you trusted: the certificate is not the trusted one. If its certificate was renewed on purpose, connect again and compare the new fingerprint with the one \`oryx serve\` prints.`);
+        if (!fp) throw new BackendError("untrusted_certificate", `${s.host}'s certificate is not signed by an authority this computer trusts (invalid peer certificate: UnknownIssuer): check its fingerprint and trust it when you connect`);
+        if (fp !== s.fingerprint) throw new BackendError("untrusted_certificate", `${s.host} is not the server you trusted: the certificate is not the trusted one. If its certificate was renewed on purpose, connect again and compare the new fingerprint with the one \`oryx serve\` prints.`);
       }
-      if (s.token !== null && token !== s.token) throw new BackendError("invalid_input", `${s.host} refused the token${token === null ? " (none was given)" : ""}: unauthorized`);
+      if (s.token !== null && token !== s.token) throw new BackendError("unauthorized", `${s.host} refused the token${token === null ? " (none was given)" : ""}: unauthorized`);
       if (req.remember || known) {
         if (req.remember && typed) tokens.set(u, typed);
         remembered = [...remembered.filter((r) => r.url !== u), { url: u, host: s.host, fingerprint: fp, has_token: false, last_connected: LAST_CONNECTED }];
