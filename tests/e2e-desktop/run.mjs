@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { makeFixtures, repo, report, waitFor } from "../e2e/fixtures.mjs";
 import { WebDriver } from "./webdriver.mjs";
 import { runFlows } from "../e2e/flows.mjs";
+import { remoteFlows } from "./remote.mjs";
 
 const app = join(repo, "target/debug/oryx-desktop");
 if (!existsSync(app)) throw new Error(`build the app first: ${app} is missing (make desktop)`);
@@ -42,7 +43,8 @@ try {
   await new Promise((r) => setTimeout(r, 800));
   // The system's file dialogs cannot be driven: the app answers every save and open dialog
   // with this path (the export is saved there, the import opens it).
-  const env = { DISPLAY: display, ORYXOS_CONFIG_DIR: fx.config, LANG: "en_US.UTF-8", NO_AT_BRIDGE: "1", ORYX_TEST_FILE_DIALOG: dialogFile };
+  // Tokens of remote consoles: the kernel's keyring, never a developer's own Secret Service.
+  const env = { DISPLAY: display, ORYXOS_CONFIG_DIR: fx.config, LANG: "en_US.UTF-8", NO_AT_BRIDGE: "1", ORYX_TEST_FILE_DIALOG: dialogFile, ORYX_TOKEN_STORE: "kernel" };
   const td = start("tauri-driver", ["--port", "4444"], env);
   await waitFor("tauri-driver", async () => (await fetch("http://127.0.0.1:4444/status")).ok, 15000).catch((e) => {
     throw new Error(`${e.message}\n${td.log()}`);
@@ -57,6 +59,8 @@ try {
   });
   console.log(`app interactive after ${Date.now() - started} ms`);
   results.push(...(await runFlows(ui, fx)));
+  // The desktop alone can show a console served on another machine.
+  results.push(...(await runFlows(ui, fx, remoteFlows)));
 } catch (e) {
   results.push({ name: "start the desktop app", ok: false, error: e.stack || e.message });
 } finally {

@@ -467,12 +467,13 @@ export const flows = [
 /** The archive the export flow saved, for the import into the other root. */
 let exported = null;
 
-/** Runs every flow in order; a failing flow is recorded with a screenshot and the next one runs. */
-export async function runFlows(ui, fx) {
+/** Runs every flow in order (the shared ones unless `list` is given); a failing flow is recorded
+ * with a screenshot and the next one runs. */
+export async function runFlows(ui, fx, list = flows) {
   const results = [];
   // E2E_FLOWS=<text>: only the flows whose name contains it (one flow while working on it).
   const only = process.env.E2E_FLOWS;
-  for (const [name, fn] of flows) {
+  for (const [name, fn] of list) {
     if (only && !name.includes(only)) continue;
     try {
       await fn(ui, fx, { memoryFile });
