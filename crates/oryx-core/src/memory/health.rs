@@ -18,6 +18,9 @@ use super::entry::{Entry, Scope};
 use super::near_dup;
 use super::service::MemoryView;
 
+mod file;
+mod triggers;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Check {
@@ -127,6 +130,35 @@ pub struct Item<'a> {
     pub id: String,
     pub scope: Scope,
     pub entry: &'a Entry,
+}
+
+/// What the checks read of entries: text, section and time by index. Ids are asked for only
+/// for the entries a finding names (a 100 MB file has ~900 000 entries and few findings), and
+/// the entries may be slices of one file's bytes ([`run_markdown`]) as well as parsed ones.
+trait Entries: Sync {
+    fn len(&self) -> usize;
+    fn text(&self, i: usize) -> &str;
+    fn is_core(&self, i: usize) -> bool;
+    fn timestamp(&self, i: usize) -> Option<NaiveDateTime>;
+    fn id(&self, i: usize) -> String;
+}
+
+impl Entries for [Item<'_>] {
+    fn len(&self) -> usize {
+        <[Item<'_>]>::len(self)
+    }
+    fn text(&self, i: usize) -> &str {
+        &self[i].entry.content
+    }
+    fn is_core(&self, i: usize) -> bool {
+        self[i].scope == Scope::Core
+    }
+    fn timestamp(&self, i: usize) -> Option<NaiveDateTime> {
+        self[i].entry.timestamp
+    }
+    fn id(&self, i: usize) -> String {
+        self[i].id.clone()
+    }
 }
 
 fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
@@ -292,51 +324,70 @@ fn pii_spans(text: &str) -> Vec<(&'static str, usize, usize)> {
     out
 }
 
-/// Words that say "relative to when this was written".
+/// Chinese words that say "relative to when this was written" (the first of them an entry
+/// holds, in this order, is the one reported).
+const STALE_ZH: &[&str] = &[
+    "明天",
+    "后天",
+    "今晚",
+    "今天下午",
+    "今天上午",
+    "下周",
+    "下星期",
+    "下个月",
+    "本周",
+    "这周",
+    "周一",
+    "周二",
+    "周三",
+    "周四",
+    "周五",
+    "周六",
+    "周日",
+    "星期一",
+    "星期二",
+    "星期三",
+    "星期四",
+    "星期五",
+    "星期六",
+    "星期日",
+    "星期天",
+];
+
+const STALE_EN: &str = r"(?i)\b(tomorrow|tonight|next (?:week|month)|this (?:week|afternoon|evening)|(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b";
+
+/// Words that say "relative to when this was written", by regexes alone (the path of entries
+/// holding letters the trigger automaton does not fold, see [`triggers`]).
 fn relative_time(text: &str) -> Option<&str> {
     static EN: OnceLock<Regex> = OnceLock::new();
     static ANY: OnceLock<Regex> = OnceLock::new();
-    const ZH: &[&str] = &[
-        "明天",
-        "后天",
-        "今晚",
-        "今天下午",
-        "今天上午",
-        "下周",
-        "下星期",
-        "下个月",
-        "本周",
-        "这周",
-        "周一",
-        "周二",
-        "周三",
-        "周四",
-        "周五",
-        "周六",
-        "周日",
-        "星期一",
-        "星期二",
-        "星期三",
-        "星期四",
-        "星期五",
-        "星期六",
-        "星期日",
-        "星期天",
-    ];
-    const EN_WORDS: &str = r"(?i)\b(tomorrow|tonight|next (?:week|month)|this (?:week|afternoon|evening)|(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b";
     // One pass says whether any word is there (most entries have none); then which one.
     let any = ANY.get_or_init(|| {
-        let zh: Vec<String> = ZH.iter().map(|w| regex::escape(w)).collect();
-        let en = EN_WORDS.replace(r"\b", "");
+        let zh: Vec<String> = STALE_ZH.iter().map(|w| regex::escape(w)).collect();
+        let en = STALE_EN.replace(r"\b", "");
         Regex::new(&format!("{}|(?:{en})", zh.join("|"))).expect("a valid pattern")
     });
     if !any.is_match(text) {
         return None;
     }
-    if let Some(w) = ZH.iter().find(|w| text.contains(*w)) {
+    if let Some(w) = STALE_ZH.iter().find(|w| text.contains(*w)) {
         return Some(*w);
     }
-    rx(&EN, EN_WORDS).find(text).map(|m| m.as_str())
+    rx(&EN, STALE_EN).find(text).map(|m| m.as_str())
+}
+
+/// [`relative_time`] from the entry's triggers: the same word, with a regex only for English
+/// words (their word boundaries) and entries with folding letters.
+fn relative_time_of<'t>(text: &'t str, t: &triggers::Triggers) -> Option<&'t str> {
+    static EN: OnceLock<Regex> = OnceLock::new();
+    if t.folded {
+        return relative_time(text);
+    }
+    match t.zh_word {
+        Some(i) => Some(STALE_ZH[i]),
+        None if t.en_word => rx(&EN, STALE_EN).find(text).map(|m| m.as_str()),
+        None => None,
+    }
 }
 
 /// What two entries must share to be duplicates: their letters and digits, case aside
@@ -434,16 +485,15 @@ fn dup_keys(text: &str) -> DupKeys {
 /// Entries of one section with the same key (whose length passes `keep`), in groups of two or
 /// more, each in item order.
 fn groups_by(
-    items: &[Item<'_>],
+    e: &(impl Entries + ?Sized),
     keys: &[(u128, usize)],
     keep: fn(usize) -> bool,
 ) -> Vec<Vec<usize>> {
-    let mut keyed: Vec<(bool, u128, usize)> = items
+    let mut keyed: Vec<(bool, u128, usize)> = keys
         .iter()
-        .zip(keys)
         .enumerate()
-        .filter(|(_, (_, k))| keep(k.1))
-        .map(|(i, (it, k))| (it.scope == Scope::Core, k.0, i))
+        .filter(|(_, k)| keep(k.1))
+        .map(|(i, k)| (e.is_core(i), k.0, i))
         .collect();
     keyed.sort_unstable();
     keyed
@@ -456,22 +506,19 @@ fn groups_by(
 /// Below this many entries the checks run on one thread (starting more costs more than it saves).
 const PARALLEL_FROM: usize = 20_000;
 
-/// `f` over `items` in consecutive chunks, one per core when there are many, the results
-/// concatenated in item order (so the same as one call over all of them).
-fn in_chunks<'i, 'a, T: Send>(
-    items: &'i [Item<'a>],
-    f: impl Fn(&'i [Item<'a>]) -> Vec<T> + Sync,
-) -> Vec<T> {
+/// `f` over the indices `0..n` in consecutive ranges, one per core when there are many, the
+/// results concatenated in index order (so the same as one call over all of them).
+fn in_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> Vec<T> + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || items.len() < PARALLEL_FROM {
-        return f(items);
+    if threads < 2 || n < PARALLEL_FROM {
+        return f(0..n);
     }
-    let size = items.len().div_ceil(threads);
+    let size = n.div_ceil(threads);
     std::thread::scope(|s| {
         let f = &f;
-        let parts: Vec<_> = items
-            .chunks(size)
-            .map(|chunk| s.spawn(move || f(chunk)))
+        let parts: Vec<_> = (0..n)
+            .step_by(size)
+            .map(|from| s.spawn(move || f(from..(from + size).min(n))))
             .collect();
         let mut out = Vec::new();
         for p in parts {
@@ -486,50 +533,97 @@ pub fn run(
     view: Option<&MemoryView>,
     opts: &Options,
 ) -> (Vec<Finding>, Option<Budget>) {
-    let on = |c: Check| opts.checks.contains(&c);
-    let mut out = match [Check::Secrets, Check::Pii, Check::Stale]
-        .iter()
-        .any(|&c| on(c))
-    {
-        true => in_chunks(items, |chunk| per_entry(chunk, opts)),
-        false => Vec::new(),
-    };
-    if on(Check::Duplicates) {
-        out.extend(duplicates(items));
-    }
-    let budget = (on(Check::Budget))
+    let out = run_on(items, opts);
+    let budget = (opts.checks.contains(&Check::Budget))
         .then(|| view.map(|v| budget(v, opts)))
         .flatten();
     (out, budget)
 }
 
-/// The checks of one entry at a time (secrets, personal data, stale words), in item order.
-fn per_entry(items: &[Item<'_>], opts: &Options) -> Vec<Finding> {
-    let mut out = Vec::new();
+/// The findings of a MEMORY.md from its bytes, without parsing it into entries first: the
+/// same findings, ids included, as [`run`] over the file's parsed sections (ids as the console
+/// names MEMORY.md entries), in a fraction of the time on a large file. The budget needs the
+/// owner's prompt and is not computed here.
+pub fn run_markdown(bytes: &[u8], opts: &Options) -> Vec<Finding> {
+    match file::FileEntries::read(bytes) {
+        Some(entries) => run_on(&entries, opts),
+        // Not UTF-8: the parser's lossy reading decides what each entry says.
+        None => {
+            let sections = super::format::parse(bytes).sections;
+            let items: Vec<Item<'_>> = [Scope::Core, Scope::Archival]
+                .into_iter()
+                .flat_map(|scope| {
+                    let list = sections.of(scope);
+                    list.iter().enumerate().map(move |(i, e)| Item {
+                        id: super::curate::markdown_id(scope, i, &e.line),
+                        scope,
+                        entry: e,
+                    })
+                })
+                .collect();
+            run_on(&items[..], opts)
+        }
+    }
+}
+
+fn run_on(e: &(impl Entries + ?Sized), opts: &Options) -> Vec<Finding> {
     let on = |c: Check| opts.checks.contains(&c);
-    for it in items {
-        let text = &it.entry.content;
-        let mut secret_spans: Vec<(usize, usize)> = Vec::new();
-        if on(Check::Secrets) {
-            let mut spans = Vec::new();
-            let mut kinds = Vec::new();
-            for (kind, re) in secret_rules().iter().filter(|_| may_hold_secret(text)) {
-                for m in re.find_iter(text) {
-                    if !spans.iter().any(|(a, b)| m.start() < *b && *a < m.end()) {
-                        spans.push((m.start(), m.end()));
-                        if !kinds.contains(kind) {
-                            kinds.push(*kind);
-                        }
-                    }
+    let mut out = match [Check::Secrets, Check::Pii, Check::Stale]
+        .iter()
+        .any(|&c| on(c))
+    {
+        true => in_chunks(e.len(), |range| per_entry(e, range, opts)),
+        false => Vec::new(),
+    };
+    if on(Check::Duplicates) {
+        out.extend(duplicates(e));
+    }
+    out
+}
+
+/// The secrets of one entry: the spans found and their kinds, in rule order.
+fn secrets_in(text: &str) -> (Vec<(usize, usize)>, Vec<&'static str>) {
+    let mut spans = Vec::new();
+    let mut kinds = Vec::new();
+    for (kind, re) in secret_rules() {
+        for m in re.find_iter(text) {
+            if !spans.iter().any(|(a, b)| m.start() < *b && *a < m.end()) {
+                spans.push((m.start(), m.end()));
+                if !kinds.contains(kind) {
+                    kinds.push(*kind);
                 }
             }
+        }
+    }
+    (spans, kinds)
+}
+
+/// The checks of one entry at a time (secrets, personal data, stale words), in index order.
+fn per_entry(
+    e: &(impl Entries + ?Sized),
+    range: std::ops::Range<usize>,
+    opts: &Options,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let on = |c: Check| opts.checks.contains(&c);
+    for i in range {
+        let text = e.text(i);
+        let t = triggers::scan(text);
+        // Made once, and only for an entry something was found in.
+        let mut id: Option<String> = None;
+        let mut id_of = || id.get_or_insert_with(|| e.id(i)).clone();
+        let first = out.len();
+        let mut secret_spans: Vec<(usize, usize)> = Vec::new();
+        // The trigger literals are exactly the old prefilter's, but for folding letters.
+        if on(Check::Secrets) && (t.secret || (t.folded && may_hold_secret(text))) {
+            let (mut spans, kinds) = secrets_in(text);
             if !spans.is_empty() {
                 spans.sort();
                 secret_spans = spans.clone();
                 out.push(Finding {
                     check: Check::Secrets,
                     kind: kinds[0].to_string(),
-                    entry_ids: vec![it.id.clone()],
+                    entry_ids: vec![id_of()],
                     reason: format!(
                         "holds what looks like a secret ({}): anyone who reads the prompt or the \
                          file sees it",
@@ -556,7 +650,7 @@ fn per_entry(items: &[Item<'_>], opts: &Options) -> Vec<Finding> {
                 out.push(Finding {
                     check: Check::Pii,
                     kind: kinds[0].to_string(),
-                    entry_ids: vec![it.id.clone()],
+                    entry_ids: vec![id_of()],
                     reason: format!("holds personal data ({})", kinds.join(", ")),
                     params: params([("kinds", kinds.join(","))]),
                     fix: None,
@@ -568,36 +662,33 @@ fn per_entry(items: &[Item<'_>], opts: &Options) -> Vec<Finding> {
         if !secret_spans.is_empty() {
             secret_spans.sort();
             let fix = Fix::Edit {
-                id: it.id.clone(),
+                id: id_of(),
                 content: masked(text, &secret_spans),
             };
-            for f in out
-                .iter_mut()
-                .rev()
-                .take_while(|f| f.entry_ids == [it.id.clone()])
-            {
-                if matches!(f.check, Check::Secrets | Check::Pii) {
-                    f.fix = Some(fix.clone());
-                }
+            for f in &mut out[first..] {
+                f.fix = Some(fix.clone());
             }
         }
         if on(Check::Stale) {
-            if let (Some(word), Some(ts)) = (relative_time(text), it.entry.timestamp) {
-                let age = (opts.now - ts).num_days();
-                if age > opts.stale_after_days {
-                    out.push(Finding {
-                        check: Check::Stale,
-                        kind: "relative_time".into(),
-                        entry_ids: vec![it.id.clone()],
-                        reason: format!(
-                            "says {word:?} but was written {age} days ago: it no longer means \
-                             what it meant"
-                        ),
-                        params: params([("word", word.to_string()), ("age_days", age.to_string())]),
-                        fix: Some(Fix::Delete {
-                            ids: vec![it.id.clone()],
-                        }),
-                    });
+            if let Some(word) = relative_time_of(text, &t) {
+                if let Some(ts) = e.timestamp(i) {
+                    let age = (opts.now - ts).num_days();
+                    if age > opts.stale_after_days {
+                        out.push(Finding {
+                            check: Check::Stale,
+                            kind: "relative_time".into(),
+                            entry_ids: vec![id_of()],
+                            reason: format!(
+                                "says {word:?} but was written {age} days ago: it no longer \
+                                 means what it meant"
+                            ),
+                            params: params([
+                                ("word", word.to_string()),
+                                ("age_days", age.to_string()),
+                            ]),
+                            fix: Some(Fix::Delete { ids: vec![id_of()] }),
+                        });
+                    }
                 }
             }
         }
@@ -605,22 +696,30 @@ fn per_entry(items: &[Item<'_>], opts: &Options) -> Vec<Finding> {
     out
 }
 
-fn duplicates(items: &[Item<'_>]) -> Vec<Finding> {
+/// The ids of the entries `idx`, made on every core when there are many: a near group of a
+/// large archive can name most of its entries (~900 000 ids in the 100 MB benchmark file).
+fn ids_of(e: &(impl Entries + ?Sized), idx: &[usize]) -> Vec<String> {
+    in_chunks(idx.len(), |range| {
+        idx[range].iter().map(|&i| e.id(i)).collect()
+    })
+}
+
+fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
     let mut out = Vec::new();
-    let keys: Vec<DupKeys> = in_chunks(items, |chunk| {
-        chunk.iter().map(|it| dup_keys(&it.entry.content)).collect()
+    let keys: Vec<DupKeys> = in_chunks(e.len(), |range| {
+        range.map(|i| dup_keys(e.text(i))).collect()
     });
     let exact: Vec<(u128, usize)> = keys.iter().map(|k| k.exact).collect();
-    let mut groups = groups_by(items, &exact, |n| n > 0);
+    let mut groups = groups_by(e, &exact, |n| n > 0);
     groups.sort();
     // What the exact fix deletes takes no part in near groups: the newest copy stands for it.
-    let mut deleted = vec![false; items.len()];
+    let mut deleted = vec![false; e.len()];
     for g in groups {
         g[..g.len() - 1].iter().for_each(|&i| deleted[i] = true);
+        let ids: Vec<String> = g.iter().map(|&i| e.id(i)).collect();
         out.push(Finding {
             check: Check::Duplicates,
             kind: "exact".into(),
-            entry_ids: g.iter().map(|&i| items[i].id.clone()).collect(),
             reason: format!(
                 "the same entry {} times; keeping the newest is enough",
                 g.len()
@@ -628,14 +727,12 @@ fn duplicates(items: &[Item<'_>]) -> Vec<Finding> {
             params: params([("count", g.len().to_string())]),
             // Keep the newest (last in time order).
             fix: Some(Fix::Delete {
-                ids: g[..g.len() - 1]
-                    .iter()
-                    .map(|&i| items[i].id.clone())
-                    .collect(),
+                ids: ids[..ids.len() - 1].to_vec(),
             }),
+            entry_ids: ids,
         });
     }
-    out.extend(near_duplicates(items, &keys, &deleted));
+    out.extend(near_duplicates(e, &keys, &deleted));
     out
 }
 
@@ -643,15 +740,18 @@ fn duplicates(items: &[Item<'_>]) -> Vec<Finding> {
 /// whose texts are alike by character n-grams ([`near_dup`]), one finding per group of two or
 /// more entries. The fix is left to the summary: near duplicates differ, and deleting all but
 /// one would lose what the others said.
-fn near_duplicates(items: &[Item<'_>], keys: &[DupKeys], deleted: &[bool]) -> Vec<Finding> {
+fn near_duplicates(
+    e: &(impl Entries + ?Sized),
+    keys: &[DupKeys],
+    deleted: &[bool],
+) -> Vec<Finding> {
     // Classes, in the order of their keys (not of the items, so that the result does not
     // depend on it); each class is compared by its first entry.
-    let mut keyed: Vec<(bool, bool, u128, usize)> = items
+    let mut keyed: Vec<(bool, bool, u128, usize)> = keys
         .iter()
-        .zip(keys)
         .enumerate()
-        .filter(|(i, (_, k))| !deleted[*i] && k.near.1 >= 4)
-        .map(|(i, (it, k))| (it.scope == Scope::Core, k.footprint, k.near.0, i))
+        .filter(|(i, k)| !deleted[*i] && k.near.1 >= 4)
+        .map(|(i, k)| (e.is_core(i), k.footprint, k.near.0, i))
         .collect();
     keyed.sort_unstable();
     let classes: Vec<&[(bool, bool, u128, usize)]> = keyed
@@ -661,7 +761,7 @@ fn near_duplicates(items: &[Item<'_>], keys: &[DupKeys], deleted: &[bool]) -> Ve
         .iter()
         .map(|c| near_dup::Text {
             space: u64::from(c[0].0) | u64::from(c[0].1) << 1,
-            text: near_text(&items[c[0].3].entry.content),
+            text: near_text(e.text(c[0].3)),
         })
         .collect();
     let mut links = near_dup::Groups::new(classes.len());
@@ -690,7 +790,7 @@ fn near_duplicates(items: &[Item<'_>], keys: &[DupKeys], deleted: &[bool]) -> Ve
         .into_iter()
         .map(|(g, n_classes, similarity)| {
             let n = g.len();
-            let newest = &items[g[n - 1]].entry.content;
+            let newest = e.text(g[n - 1]);
             let sim = format!("{similarity:.2}");
             let pct = (similarity * 100.0).round();
             let (basis, reason) = match footprint_request(newest) {
@@ -734,7 +834,7 @@ fn near_duplicates(items: &[Item<'_>], keys: &[DupKeys], deleted: &[bool]) -> Ve
             Finding {
                 check: Check::Duplicates,
                 kind: "near".into(),
-                entry_ids: g.iter().map(|&i| items[i].id.clone()).collect(),
+                entry_ids: ids_of(e, &g),
                 reason,
                 params: p,
                 fix: None,

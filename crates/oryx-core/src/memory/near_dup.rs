@@ -142,13 +142,25 @@ pub fn jaccard(a: &[u32], b: &[u32]) -> f64 {
     both as f64 / (a.len() + b.len() - both) as f64
 }
 
-fn seeds() -> &'static [(u32, u32); HASHES] {
-    static SEEDS: std::sync::OnceLock<[(u32, u32); HASHES]> = std::sync::OnceLock::new();
+/// The MinHash seeds as two arrays (xor, odd multiplier), padded to a multiple of 8 lanes so
+/// that the loop over them in [`signature`] runs as vector instructions.
+struct Seeds {
+    xor: [u32; LANES],
+    mul: [u32; LANES],
+}
+
+const LANES: usize = HASHES.div_ceil(8) * 8;
+
+fn seeds() -> &'static Seeds {
+    static SEEDS: std::sync::OnceLock<Seeds> = std::sync::OnceLock::new();
     SEEDS.get_or_init(|| {
-        let mut s = [(0, 0); HASHES];
-        for (i, seed) in s.iter_mut().enumerate() {
+        let mut s = Seeds {
+            xor: [0; LANES],
+            mul: [1; LANES],
+        };
+        for i in 0..HASHES {
             let r = mix64(0x9e37_79b9_7f4a_7c15 ^ (i as u64 + 1));
-            *seed = (r as u32, (r >> 32) as u32 | 1);
+            (s.xor[i], s.mul[i]) = (r as u32, (r >> 32) as u32 | 1);
         }
         s
     })
@@ -157,13 +169,16 @@ fn seeds() -> &'static [(u32, u32); HASHES] {
 /// The MinHash signature of a shingle set (`HASHES` independent-enough permutations: xor with
 /// a seed, multiply by an odd number, fold the high bits down).
 fn signature(set: &[u32]) -> [u32; HASHES] {
-    let mut sig = [u32::MAX; HASHES];
+    let s = seeds();
+    let mut lanes = [u32::MAX; LANES];
     for &h in set {
-        for (m, &(a, b)) in sig.iter_mut().zip(seeds()) {
+        for ((m, &a), &b) in lanes.iter_mut().zip(&s.xor).zip(&s.mul) {
             let x = (h ^ a).wrapping_mul(b);
             *m = (*m).min(x ^ (x >> 16));
         }
     }
+    let mut sig = [0; HASHES];
+    sig.copy_from_slice(&lanes[..HASHES]);
     sig
 }
 
@@ -213,25 +228,33 @@ pub struct Text<'a> {
     pub text: &'a str,
 }
 
-/// Links the texts whose similarity is at least [`THRESHOLD`] into `groups` (indices as in
-/// `texts`). Each band of each signature is bucketed in an open-addressing table that keeps the
-/// first text of the bucket (texts in the order given); every later text of the bucket is
-/// compared with it exactly, unless the two are already linked. Texts under
-/// [`MIN_LETTERS`] take no part.
-pub fn link(texts: &[Text<'_>], groups: &mut Groups) {
+/// The shingle sets and band keys of consecutive texts.
+struct Prepared {
+    /// How many texts every part but the last holds (to find a text's part).
+    len: usize,
+    /// Every text's set, one after another (`at[i]..at[i + 1]`), for the exact comparisons.
+    sets: Vec<u32>,
+    at: Vec<usize>,
+    /// 0 marks a text that takes no part.
+    bands: Vec<[u64; BANDS]>,
+}
+
+fn prepare(texts: &[Text<'_>], len: usize) -> Prepared {
     let mut set = Vec::new();
-    // Every text's set, one after another (`at[i]..at[i + 1]`), for the exact comparisons.
-    let mut sets: Vec<u32> = Vec::new();
-    let mut at: Vec<usize> = Vec::with_capacity(texts.len() + 1);
-    let mut bands: Vec<[u64; BANDS]> = Vec::with_capacity(texts.len());
+    let mut p = Prepared {
+        len,
+        sets: Vec::new(),
+        at: Vec::with_capacity(texts.len() + 1),
+        bands: Vec::with_capacity(texts.len()),
+    };
     for t in texts {
         let letters = shingles(t.text, &mut set);
-        at.push(sets.len());
+        p.at.push(p.sets.len());
         if letters < MIN_LETTERS || set.is_empty() {
-            bands.push([0; BANDS]);
+            p.bands.push([0; BANDS]);
             continue;
         }
-        sets.extend_from_slice(&set);
+        p.sets.extend_from_slice(&set);
         let sig = signature(&set);
         let mut keys = [0u64; BANDS];
         for (b, key) in keys.iter_mut().enumerate() {
@@ -239,18 +262,55 @@ pub fn link(texts: &[Text<'_>], groups: &mut Groups) {
             for &v in &sig[b * ROWS..(b + 1) * ROWS] {
                 k = mix64(k ^ u64::from(v));
             }
-            // 0 marks a text that takes no part.
             *key = k | 1;
         }
-        bands.push(keys);
+        p.bands.push(keys);
     }
-    at.push(sets.len());
-    let set_of = |i: usize| &sets[at[i]..at[i + 1]];
+    p.at.push(p.sets.len());
+    p
+}
+
+/// Below this many texts the sets are made on one thread.
+const PARALLEL_FROM: usize = 20_000;
+
+/// [`prepare`] over consecutive parts of `texts`, one per core when there are many: the
+/// shingles and signatures are most of the pass when every text is its own class.
+fn prepare_in_parts(texts: &[Text<'_>]) -> Vec<Prepared> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || texts.len() < PARALLEL_FROM {
+        return vec![prepare(texts, texts.len().max(1))];
+    }
+    let size = texts.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = texts
+            .chunks(size)
+            .map(|chunk| s.spawn(move || prepare(chunk, size)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|p| p.join().expect("a near-duplicate thread panicked"))
+            .collect()
+    })
+}
+
+/// Links the texts whose similarity is at least [`THRESHOLD`] into `groups` (indices as in
+/// `texts`). Each band of each signature is bucketed in an open-addressing table that keeps the
+/// first text of the bucket (texts in the order given); every later text of the bucket is
+/// compared with it exactly, unless the two are already linked. Texts under
+/// [`MIN_LETTERS`] take no part.
+pub fn link(texts: &[Text<'_>], groups: &mut Groups) {
+    let parts = prepare_in_parts(texts);
+    let set_of = |i: usize| {
+        let p = &parts[i / parts[0].len];
+        let j = i % parts[0].len;
+        &p.sets[p.at[j]..p.at[j + 1]]
+    };
+    let bands = parts.iter().flat_map(|p| &p.bands);
     let cap = (texts.len() * 2).next_power_of_two().max(16);
     let mut table: Vec<(u64, u32)> = vec![(0, 0); cap];
     for b in 0..BANDS {
         table.iter_mut().for_each(|slot| *slot = (0, 0));
-        for (i, keys) in bands.iter().enumerate() {
+        for (i, keys) in bands.clone().enumerate() {
             let key = keys[b];
             if key == 0 {
                 continue;
