@@ -111,9 +111,9 @@ pub struct Console {
 impl Console {
     /// Opens with the settings file at `settings_path` (the default location when `None`).
     pub fn open(settings_path: Option<PathBuf>, overrides: Overrides) -> ApiResult<Console> {
-        let settings_path = settings_path.unwrap_or_else(config::default_settings_path);
+        let settings_path = settings_path.unwrap_or_else(crate::config_dir::default_settings_path);
         let file = SettingsFile::load(&settings_path)?;
-        let index_dir = config::index_dir_beside(&settings_path);
+        let index_dir = crate::config_dir::index_dir_beside(&settings_path);
         let runtime = Runtime::build(file, &overrides, &index_dir)?;
         Ok(Console::with(settings_path, overrides, runtime, None))
     }
@@ -126,7 +126,7 @@ impl Console {
         settings_path: Option<PathBuf>,
         overrides: Overrides,
     ) -> ApiResult<Console> {
-        let settings_path = settings_path.unwrap_or_else(config::default_settings_path);
+        let settings_path = settings_path.unwrap_or_else(crate::config_dir::default_settings_path);
         let (file, mut notice) = match config::load_file::<SettingsFile>(&settings_path) {
             Ok(s) => (s, None),
             Err(CoreError::Corrupt(why)) => {
@@ -139,7 +139,7 @@ impl Console {
             }
             Err(e) => return Err(e.into()),
         };
-        let index_dir = config::index_dir_beside(&settings_path);
+        let index_dir = crate::config_dir::index_dir_beside(&settings_path);
         let runtime = match Runtime::build(file.clone(), &overrides, &index_dir) {
             Ok(rt) => rt,
             Err(e) if file.settings.backend != Backend::Markdown => {
@@ -218,7 +218,7 @@ impl Console {
 
     /// Where the console keeps its own indexes: beside the settings file.
     pub fn index_dir(&self) -> PathBuf {
-        config::index_dir_beside(&self.settings_path)
+        crate::config_dir::index_dir_beside(&self.settings_path)
     }
 
     pub fn overrides(&self) -> &Overrides {

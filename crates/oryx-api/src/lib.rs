@@ -6,6 +6,7 @@ pub mod agents;
 pub mod auto_summary;
 pub mod charts;
 pub mod compat_data;
+pub mod config_dir;
 pub mod console;
 pub mod curation;
 pub mod dto;

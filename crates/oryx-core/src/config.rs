@@ -14,7 +14,6 @@ use crate::memory::Backend;
 
 pub const ENV_ROOT: &str = "ORYXOS_ROOT";
 pub const ENV_DB: &str = "ORYXOS_DB";
-pub const ENV_CONFIG_DIR: &str = "ORYXOS_CONFIG_DIR";
 pub const ENV_MEM0_URL: &str = "MEM0_BASE_URL";
 pub const ENV_MEM0_KEY: &str = "MEM0_API_KEY";
 pub const DB_FILE: &str = "oryxos.db";
@@ -281,30 +280,6 @@ impl Settings {
         }
         Ok(())
     }
-}
-
-/// Where settings live: `$ORYXOS_CONFIG_DIR/settings.json`, else the OS config dir.
-pub fn default_settings_path() -> PathBuf {
-    if let Some(dir) = std::env::var_os(ENV_CONFIG_DIR).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("settings.json");
-    }
-    dirs::config_dir()
-        .unwrap_or_else(|| PathBuf::from("."))
-        .join("oryxos-console")
-        .join("settings.json")
-}
-
-/// Where the console keeps its own indexes of runtime databases: beside the settings, so that
-/// the runtime's database never holds anything of the console's (SPEC §12).
-pub fn default_index_dir() -> PathBuf {
-    index_dir_beside(&default_settings_path())
-}
-
-/// The index directory that belongs to the settings file at `settings_path`.
-pub fn index_dir_beside(settings_path: &Path) -> PathBuf {
-    settings_path
-        .parent()
-        .map_or_else(|| PathBuf::from("index"), |dir| dir.join("index"))
 }
 
 /// `~` and `~/…` as a shell would read them: people type them, and a file dialog is not always

@@ -17,7 +17,6 @@ use super::sqlite_index::{ConsoleIndex, RuntimeSource, FTS};
 use super::store::{
     contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe, KELVIN_SIGN,
 };
-use crate::config;
 use crate::db;
 use crate::error::{DbContext, Result};
 use crate::names::Owner;
@@ -111,10 +110,10 @@ impl<'a> Source<'a> {
 }
 
 impl SqliteMemoryStore {
-    /// A store over the runtime database at `path`, with the console's index in the default
-    /// directory beside the settings ([`config::default_index_dir`]).
+    /// A store over the runtime database at `path` without an index of its own (reads scan the
+    /// table); the console gives its index folder with [`with_index_dir`](Self::with_index_dir).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self::with_index_dir(path, Some(config::default_index_dir()))
+        Self::with_index_dir(path, None)
     }
 
     /// A store whose index lives in `index_dir` (`None`: no index; reads scan the table).
