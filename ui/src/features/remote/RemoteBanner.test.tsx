@@ -39,6 +39,17 @@ describe("The remote console banner (#11 item 8)", () => {
     await waitFor(() => expect(recorded.calls.filter((c) => c.op === "get_settings").length).toBeGreaterThan(settingsAsked));
   });
 
+  it("hides Settings' folder picker while another machine's console is shown (a folder here means nothing there)", async () => {
+    const { recorded } = renderRemote("#/settings", (emit) => fakeRemote({ [URL]: STUDIO }, { emit, shown: URL }));
+    Object.assign(recorded, { supportsFolderPicker: true });
+    await screen.findByTestId("remote-banner");
+    await screen.findByTestId("remote-shown-remote");
+    expect(screen.queryByTestId("settings-browse")).toBeNull();
+    fireEvent.click(screen.getByTestId("remote-banner-disconnect"));
+    await screen.findByTestId("remote-shown-local");
+    expect(await screen.findByTestId("settings-browse")).toBeInTheDocument();
+  });
+
   it("is not shown while this computer's console is", async () => {
     const { remote } = renderRemote("#/agents", (emit) => fakeRemote({ [URL]: STUDIO }, { emit }));
     await screen.findByTestId("agent-row-assistant");

@@ -5,6 +5,7 @@ import { useBackend } from "../../backend";
 import type { MigrateRequest, MigrationProgress, SettingsDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
 import { qk } from "../../queries/keys";
+import { useConnection } from "../remote/hooks";
 
 /** What a folder holds (debounced as the path is typed). */
 export function useInspection(path: string, dbPath: string | null) {
@@ -25,13 +26,15 @@ export function useTestMem0() {
   return useMutation({ mutationFn: (s: SettingsDto) => backend.testMem0(s) });
 }
 
-/** The writes of Settings and the welcome screen, and the native folder picker. */
+/** The writes of Settings and the welcome screen, and the native folder picker (not while a
+ * console on another machine is shown: a folder of this computer means nothing there). */
 export function useSettingsWrites() {
   const backend = useBackend();
+  const remote = useConnection().data?.remote;
   return {
     updateSettings: (s: SettingsDto) => backend.updateSettings(s),
     createSampleRoot: (path: string) => backend.createSampleRoot(path),
-    supportsFolderPicker: backend.supportsFolderPicker,
+    supportsFolderPicker: backend.supportsFolderPicker && !remote,
     pickFolder: () => backend.pickFolder(),
   };
 }
