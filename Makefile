@@ -146,6 +146,7 @@ clean:
 bench: deps ui bench-build
 	./target/release/oryx-bench --scale full --out target/bench/core.json
 	node tests/bench/ui.mjs
+	node tests/bench/ui-indexing.mjs
 	node tests/bench/desktop.mjs
 	node tests/bench/report.mjs
 
@@ -154,6 +155,7 @@ bench: deps ui bench-build
 bench-quick: deps ui bench-build
 	./target/release/oryx-bench --scale quick --out target/bench/core-quick.json
 	node tests/bench/ui.mjs --quick
+	node tests/bench/ui-indexing.mjs --quick
 	node tests/bench/desktop.mjs --quick
 	node tests/bench/report.mjs
 

@@ -16,6 +16,8 @@ const TITLES = {
   "core-quick": "Core, quick scale (`make bench-quick`)",
   ui: "Web UI in chromium, full scale (`node tests/bench/ui.mjs`)",
   "ui-quick": "Web UI in chromium, quick scale (`node tests/bench/ui.mjs --quick`)",
+  "ui-indexing": "Web UI while the index builds, full scale (`node tests/bench/ui-indexing.mjs`)",
+  "ui-indexing-quick": "Web UI while the index builds, quick scale (`node tests/bench/ui-indexing.mjs --quick`)",
   desktop: "Desktop app (`node tests/bench/desktop.mjs`)",
   "desktop-quick": "Desktop app, quick (`node tests/bench/desktop.mjs --quick`)",
   recall: "Recall quality and embedding speed (`oryx-bench --only recall`)",
@@ -23,7 +25,7 @@ const TITLES = {
   health: "Health checks and summaries (`oryx-bench --only health`)",
   portable: "Export (`oryx-bench --only portable`)",
 };
-const ORDER = ["core", "core-quick", "recall", "curation", "health", "portable", "ui", "ui-quick", "desktop", "desktop-quick"];
+const ORDER = ["core", "core-quick", "recall", "curation", "health", "portable", "ui", "ui-quick", "ui-indexing", "ui-indexing-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 
