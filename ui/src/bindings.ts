@@ -188,7 +188,7 @@ export type AgentSummary_Deserialize = {
 	 */
 	last_activity_from?: string | null,
 	has_agent_md: boolean,
-	warnings: string[],
+	warnings: WarningDto[],
 	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
 	unreviewed?: number | null,
 };
@@ -209,7 +209,7 @@ export type AgentSummary_Serialize = {
 	 */
 	last_activity_from: string | null,
 	has_agent_md: boolean,
-	warnings: string[],
+	warnings: WarningDto[],
 	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
 	unreviewed: number | null,
 };
@@ -1939,7 +1939,7 @@ export type PromptDto_Deserialize = {
 	history_messages: number,
 	max_history_turns: number,
 	bootstrap_loaded: string[],
-	warnings: string[],
+	warnings: WarningDto[],
 	/**  Set when episodic memory is on in Settings. */
 	episodic?: EpisodicPreviewDto_Deserialize | null,
 	/**  For a prompt replay, the moment the prompt is built as of (`None`: now). */
@@ -1963,7 +1963,7 @@ export type PromptDto_Serialize = {
 	history_messages: number,
 	max_history_turns: number,
 	bootstrap_loaded: string[],
-	warnings: string[],
+	warnings: WarningDto[],
 	/**  Set when episodic memory is on in Settings. */
 	episodic: EpisodicPreviewDto_Serialize | null,
 	/**  For a prompt replay, the moment the prompt is built as of (`None`: now). */
@@ -2269,7 +2269,7 @@ export type RootInspection = {
 	db_path: string,
 	db_exists: boolean,
 	/**  Empty when the folder looks like a `.oryxos` root. */
-	warnings: string[],
+	warnings: WarningDto[],
 };
 
 export type RootSkillDto = RootSkillDto_Serialize | RootSkillDto_Deserialize;
@@ -2704,13 +2704,13 @@ export type SkillDto = SkillDto_Serialize | SkillDto_Deserialize;
 export type SkillDto_Deserialize = {
 	name: string,
 	description?: string | null,
-	warnings: string[],
+	warnings: WarningDto[],
 };
 
 export type SkillDto_Serialize = {
 	name: string,
 	description: string | null,
-	warnings: string[],
+	warnings: WarningDto[],
 };
 
 export type SkillsArgs = SkillsArgs_Serialize | SkillsArgs_Deserialize;
@@ -2885,6 +2885,50 @@ export type UploadDto = {
 export type ValidateAgentArgs = {
 	name: string,
 	text: string,
+};
+
+/**  Every warning the console can produce. Serialised snake_case; the UI has a sentence for each. */
+export type WarningCode = 
+/**  `name`: the directory name. */
+"agent_name_invalid" | "agent_dir_outside_root" | "agent_md_missing" | 
+/**  `detail`: the read error. */
+"agent_md_unreadable" | "agent_md_not_utf8" | 
+/**  `file` (AGENT.md or SKILL.md), `detail`: the parser's message. */
+"front_matter_invalid" | 
+/**  `declared`, `name`: the name AGENT.md gives and the directory's. */
+"agent_name_mismatch" | 
+/**  `value`, `default`. */
+"max_history_turns_invalid" | "schedules_not_list" | 
+/**  `index`, `id`, `key`. */
+"schedule_id_key_differ" | 
+/**  `index`. */
+"schedule_no_key" | 
+/**  `index`, `key`. */
+"schedule_no_name" | 
+/**  `index`, `key`. */
+"schedule_key_duplicate" | 
+/**  `index`, `key`, `cron`, `fields`. */
+"schedule_cron_fields" | "skill_link_broken" | "skill_outside_root" | "skill_md_missing" | 
+/**  `detail`: the read error. */
+"skill_md_unreadable" | 
+/**  `declared`: the name SKILL.md gives. */
+"skill_name_mismatch" | 
+/**  `file`. */
+"bootstrap_missing" | 
+/**  `file`, `detail`: the read error. */
+"bootstrap_unreadable" | 
+/**  `detail`: why the session's messages cannot be read. */
+"session_messages_unreadable" | "root_missing" | "root_not_folder" | "root_no_agents";
+
+/**
+ *  A problem shown beside an agent, a skill, a prompt or a root: the UI words `code` with
+ *  `params` in the user's language; `message` is the English sentence (the technical detail).
+ */
+export type WarningDto = {
+	code: WarningCode,
+	/**  The values the sentence names (`file`, `index`, `key`, `name`, `skill`, `detail`, …). */
+	params: { [key in string]: string },
+	message: string,
 };
 
 export type WindowDto = {

@@ -6,7 +6,7 @@ use oryx_core::sessions::SessionFilter;
 use oryx_core::CoreError;
 
 use crate::console::{Console, Runtime};
-use crate::dto::{ts, AgentDetail, AgentList, AgentSummary, MemoryCounts, SkillDto};
+use crate::dto::{ts, warning_dtos, AgentDetail, AgentList, AgentSummary, MemoryCounts, SkillDto};
 use crate::error::ApiResult;
 
 impl Console {
@@ -58,7 +58,7 @@ impl Console {
                 .map(|s| SkillDto {
                     name: s.name.clone(),
                     description: s.description.clone(),
-                    warnings: s.warnings.clone(),
+                    warnings: warning_dtos(&s.warnings),
                 })
                 .collect(),
             dir: agent.dir.display().to_string(),
@@ -112,7 +112,7 @@ fn summary(
         last_activity,
         last_activity_from,
         has_agent_md: a.has_agent_md,
-        warnings: a.warnings.clone(),
+        warnings: warning_dtos(&a.warnings),
     }
 }
 

@@ -90,11 +90,11 @@ impl Console {
                         }
                         Some(Err(e)) => skill
                             .warnings
-                            .push(format!("SKILL.md front matter is not valid YAML: {e}")),
+                            .push(agents::skill_front_matter_invalid(&e).message),
                         None => {}
                     }
                 }
-                Ok(None) => skill.warnings.push("SKILL.md is missing".into()),
+                Ok(None) => skill.warnings.push(agents::skill_md_missing().message),
                 Err(e) => skill.warnings.push(e.to_string()),
             }
             out.push(skill);
@@ -158,7 +158,8 @@ impl Console {
                 name: s.name.clone(),
                 description: s.description.clone(),
                 skill_file: relative(rt.root(), &s.path.join("SKILL.md")),
-                warnings: s.warnings.clone(),
+                // The compatible REST routes keep the runtime's strings.
+                warnings: s.warnings.iter().map(|w| w.message.clone()).collect(),
             })
             .collect())
     }

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::settings::{Language, Theme};
 use oryx_core::memory::{Backend, Entry, RecallMode, Scope};
 use oryx_core::timefmt::format_entry_ts;
+use oryx_core::warning::Warning;
+pub use oryx_core::warning::WarningCode;
 
 #[cfg(feature = "specta")]
 use specta::Type;
@@ -405,12 +407,44 @@ pub struct IndexStatusDto {
     pub episodic_enabled: bool,
 }
 
+/// A problem shown beside an agent, a skill, a prompt or a root: the UI words `code` with
+/// `params` in the user's language; `message` is the English sentence (the technical detail).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct WarningDto {
+    pub code: WarningCode,
+    /// The values the sentence names (`file`, `index`, `key`, `name`, `skill`, `detail`, …).
+    pub params: std::collections::BTreeMap<String, String>,
+    pub message: String,
+}
+
+impl From<&Warning> for WarningDto {
+    fn from(w: &Warning) -> Self {
+        Self {
+            code: w.code,
+            params: w.params.clone(),
+            message: w.message.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for WarningDto {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The DTOs of core's warnings.
+pub fn warning_dtos(ws: &[Warning]) -> Vec<WarningDto> {
+    ws.iter().map(WarningDto::from).collect()
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SkillDto {
     pub name: String,
     pub description: Option<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<WarningDto>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -442,7 +476,7 @@ pub struct AgentSummary {
     /// used: a migration or a copy touches every file at once).
     pub last_activity_from: Option<String>,
     pub has_agent_md: bool,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<WarningDto>,
     /// Entries added or changed since the agent's last review; `None`: never reviewed.
     pub unreviewed: Option<u32>,
 }
@@ -656,7 +690,7 @@ pub struct PromptDto {
     pub history_messages: u32,
     pub max_history_turns: i32,
     pub bootstrap_loaded: Vec<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<WarningDto>,
     /// Set when episodic memory is on in Settings.
     pub episodic: Option<EpisodicPreviewDto>,
     /// For a prompt replay, the moment the prompt is built as of (`None`: now).
@@ -857,5 +891,5 @@ pub struct RootInspection {
     pub db_path: String,
     pub db_exists: bool,
     /// Empty when the folder looks like a `.oryxos` root.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<WarningDto>,
 }

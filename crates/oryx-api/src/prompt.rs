@@ -4,7 +4,7 @@ use oryx_core::agents;
 use oryx_core::prompt::{self, PartKind};
 
 use crate::console::Console;
-use crate::dto::{EpisodicPreviewDto, PartKindDto, PromptDto, PromptPartDto};
+use crate::dto::{warning_dtos, EpisodicPreviewDto, PartKindDto, PromptDto, PromptPartDto};
 use crate::error::{ApiError, ApiResult};
 use crate::ops::PromptArgs;
 
@@ -151,7 +151,7 @@ impl Console {
             history_messages: p.history_messages as u32,
             max_history_turns: p.max_history_turns.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             bootstrap_loaded: p.bootstrap_loaded,
-            warnings: p.warnings,
+            warnings: warning_dtos(&p.warnings),
             episodic: preview,
             asof: replay
                 .as_ref()

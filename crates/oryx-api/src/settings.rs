@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use oryx_core::config::{self, Settings, ENV_DB, ENV_MEM0_KEY, ENV_MEM0_URL, ENV_ROOT};
+use oryx_core::warning::{Warning, WarningCode};
 use oryx_core::workspace;
 use serde::{Deserialize, Serialize};
 
 use crate::console::Console;
-use crate::dto::{EffectiveDto, Mem0Status, RootInspection, SettingsDto, SettingsView};
+use crate::dto::{EffectiveDto, Mem0Status, RootInspection, SettingsDto, SettingsView, WarningDto};
 use crate::error::{ApiError, ApiResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -230,11 +231,17 @@ pub fn inspect(root: &Path, db: &Path) -> RootInspection {
     let s = workspace::survey_root(root, db);
     let mut warnings = Vec::new();
     if !s.exists {
-        warnings.push("folder does not exist".to_string());
+        warnings.push(Warning::new(
+            WarningCode::RootMissing,
+            "folder does not exist",
+        ));
     } else if !s.is_dir {
-        warnings.push("not a folder".to_string());
+        warnings.push(Warning::new(WarningCode::RootNotFolder, "not a folder"));
     } else if !s.agents_listed {
-        warnings.push("no agents/ folder: this does not look like a .oryxos root".to_string());
+        warnings.push(Warning::new(
+            WarningCode::RootNoAgents,
+            "no agents/ folder: this does not look like a .oryxos root",
+        ));
     }
     RootInspection {
         path: root.display().to_string(),
@@ -246,7 +253,7 @@ pub fn inspect(root: &Path, db: &Path) -> RootInspection {
         bootstrap_files: s.bootstrap_files,
         db_path: db.display().to_string(),
         db_exists: s.db_exists,
-        warnings,
+        warnings: warnings.iter().map(WarningDto::from).collect(),
     }
 }
 
@@ -345,6 +352,38 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
 mod tests {
     use super::*;
     use oryx_core::memory::Backend;
+
+    #[test]
+    fn an_inspected_root_says_what_is_wrong_with_a_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        let db = dir.path().join("oryxos.db");
+        let seen = |p: &Path| {
+            inspect(p, &db)
+                .warnings
+                .into_iter()
+                .map(|w| (w.code, w.message))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            seen(&dir.path().join("nope")),
+            [(WarningCode::RootMissing, "folder does not exist".into())]
+        );
+        assert_eq!(
+            seen(&file),
+            [(WarningCode::RootNotFolder, "not a folder".into())]
+        );
+        assert_eq!(
+            seen(dir.path()),
+            [(
+                WarningCode::RootNoAgents,
+                "no agents/ folder: this does not look like a .oryxos root".into()
+            )]
+        );
+        std::fs::create_dir(dir.path().join("agents")).unwrap();
+        assert!(seen(dir.path()).is_empty());
+    }
 
     #[test]
     fn a_byte_order_mark_before_the_json_is_accepted() {

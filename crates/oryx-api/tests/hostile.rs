@@ -116,7 +116,7 @@ fn bad_memory_files_are_errors_or_lenient_reads_for_that_agent_only() {
         by("garbage")
             .warnings
             .iter()
-            .any(|w| w.contains("not plain UTF-8")),
+            .any(|w| w.message.contains("not plain UTF-8")),
         "binary AGENT.md is reported: {:?}",
         by("garbage")
     );
@@ -404,7 +404,7 @@ fn fifos_in_the_root_are_errors_for_that_item_never_hangs() {
     let list = list.unwrap();
     let piped = list.agents.iter().find(|a| a.name == "piped").unwrap();
     assert!(
-        piped.warnings.iter().any(|w| w.contains("FIFO")),
+        piped.warnings.iter().any(|w| w.message.contains("FIFO")),
         "{piped:?}"
     );
     assert!(
@@ -424,7 +424,7 @@ fn fifos_in_the_root_are_errors_for_that_item_never_hangs() {
         prompt
             .warnings
             .iter()
-            .any(|w| w.contains("USER.md") && w.contains("FIFO")),
+            .any(|w| w.message.contains("USER.md") && w.message.contains("FIFO")),
         "{:?}",
         prompt.warnings
     );

@@ -186,7 +186,7 @@ pub fn validate(text: &str, dir_name: &str) -> Vec<FieldError> {
     }
     if let Some(s) = v.get("schedules").filter(|s| !s.is_null()) {
         for w in crate::agents::parse_schedules(s).1 {
-            out.push(err("schedules", w));
+            out.push(err("schedules", w.message));
         }
     }
     out

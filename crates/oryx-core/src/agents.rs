@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::error::{CoreError, IoContext, Result};
 use crate::frontmatter;
 use crate::names::{agent_dir, agents_dir, is_valid_agent_name, stays_inside};
+use crate::warning::{Warning, WarningCode as W};
 
 pub const DEFAULT_MAX_HISTORY_TURNS: i64 = 20;
 /// AGENT.md files larger than this are not read (a guard against a runaway file).
@@ -20,7 +21,7 @@ pub struct Skill {
     pub name: String,
     pub description: Option<String>,
     pub path: PathBuf,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -43,7 +44,7 @@ pub struct Agent {
     pub front_matter: Value,
     pub body: String,
     pub skills: Vec<Skill>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// One `schedules` entry as the runtime's profile loader reads it.
@@ -68,14 +69,17 @@ impl Agent {
 /// The runtime's rules: `key` (or the legacy `id`, which then also names it) is required and
 /// unique, `name` is required, and any violation makes it refuse the whole agent. Its cron is
 /// Spring's six fields (second first).
-pub fn parse_schedules(v: &Value) -> (Vec<Schedule>, Vec<String>) {
+pub fn parse_schedules(v: &Value) -> (Vec<Schedule>, Vec<Warning>) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let items = match v {
         Value::Null => return (out, warnings),
         Value::Array(items) => items,
         _ => {
-            warnings.push("schedules is not a list; the runtime ignores it".into());
+            warnings.push(Warning::new(
+                W::SchedulesNotList,
+                "schedules is not a list; the runtime ignores it",
+            ));
             return (out, warnings);
         }
     };
@@ -88,35 +92,68 @@ pub fn parse_schedules(v: &Value) -> (Vec<Schedule>, Vec<String>) {
         let legacy = text("id");
         if let (Some(k), Some(id)) = (text("key"), &legacy) {
             if &k != id {
-                warnings.push(format!(
-                    "schedules[{i}]: id {id:?} and key {k:?} differ; {refused}"
-                ));
+                warnings.push(
+                    Warning::new(
+                        W::ScheduleIdKeyDiffer,
+                        format!("schedules[{i}]: id {id:?} and key {k:?} differ; {refused}"),
+                    )
+                    .with("index", i)
+                    .with("id", id)
+                    .with("key", &k),
+                );
                 continue;
             }
         }
         let key = text("key").or_else(|| legacy.clone());
         let name = text("name").or_else(|| text("key").is_none().then(|| legacy.clone()).flatten());
         let Some(key) = key.filter(|k| !k.trim().is_empty()) else {
-            warnings.push(format!("schedules[{i}] has no key; {refused}"));
+            warnings.push(
+                Warning::new(
+                    W::ScheduleNoKey,
+                    format!("schedules[{i}] has no key; {refused}"),
+                )
+                .with("index", i),
+            );
             continue;
         };
         let Some(name) = name.filter(|n| !n.trim().is_empty()) else {
-            warnings.push(format!("schedules[{i}] ({key}) has no name; {refused}"));
+            warnings.push(
+                Warning::new(
+                    W::ScheduleNoName,
+                    format!("schedules[{i}] ({key}) has no name; {refused}"),
+                )
+                .with("index", i)
+                .with("key", &key),
+            );
             continue;
         };
         if out.iter().any(|s: &Schedule| s.key == key) {
-            warnings.push(format!(
-                "schedules[{i}]: key {key:?} is used twice; {refused}"
-            ));
+            warnings.push(
+                Warning::new(
+                    W::ScheduleKeyDuplicate,
+                    format!("schedules[{i}]: key {key:?} is used twice; {refused}"),
+                )
+                .with("index", i)
+                .with("key", &key),
+            );
             continue;
         }
         let cron = text("cron");
         if let Some(c) = &cron {
             let fields = c.split_whitespace().count();
             if fields != 6 {
-                warnings.push(format!(
-                    "schedules[{i}] ({key}): cron {c:?} has {fields} fields; the runtime's cron has 6 (second minute hour day month weekday)"
-                ));
+                warnings.push(
+                    Warning::new(
+                        W::ScheduleCronFields,
+                        format!(
+                            "schedules[{i}] ({key}): cron {c:?} has {fields} fields; the runtime's cron has 6 (second minute hour day month weekday)"
+                        ),
+                    )
+                    .with("index", i)
+                    .with("key", &key)
+                    .with("cron", c)
+                    .with("fields", fields),
+                );
             }
         }
         out.push(Schedule {
@@ -192,27 +229,40 @@ fn read_agent(root: &Path, name: &str) -> Agent {
     let dir = agent_dir(root, name);
     let mut warnings = Vec::new();
     if !is_valid_agent_name(name) {
-        warnings.push(format!(
-            "directory name {name:?} is not a valid agent name ([A-Za-z0-9_-], at most 64); the runtime will not load it"
-        ));
+        warnings.push(
+            Warning::new(
+                W::AgentNameInvalid,
+                format!(
+                    "directory name {name:?} is not a valid agent name ([A-Za-z0-9_-], at most 64); the runtime will not load it"
+                ),
+            )
+            .with("name", name),
+        );
     }
     if !stays_inside(root, &dir) {
-        warnings.push(
-            "agent directory is a link that points outside the root; its files are not read".into(),
-        );
+        warnings.push(Warning::new(
+            W::AgentDirOutsideRoot,
+            "agent directory is a link that points outside the root; its files are not read",
+        ));
         return empty_agent(name, dir, warnings);
     }
     let md_path = dir.join("AGENT.md");
     let text = match read_limited(root, &md_path) {
         Ok(Some(t)) => t,
         Ok(None) => {
-            warnings.push("AGENT.md is missing".into());
+            warnings.push(Warning::new(W::AgentMdMissing, "AGENT.md is missing"));
             let mut a = empty_agent(name, dir.clone(), warnings);
             a.skills = read_skills(root, &dir, &mut a.warnings);
             return a;
         }
         Err(e) => {
-            warnings.push(format!("AGENT.md cannot be read: {e}"));
+            warnings.push(
+                Warning::new(
+                    W::AgentMdUnreadable,
+                    format!("AGENT.md cannot be read: {e}"),
+                )
+                .with("detail", &e),
+            );
             return empty_agent(name, dir, warnings);
         }
     };
@@ -225,33 +275,55 @@ fn agent_from(
     name: &str,
     dir: PathBuf,
     text: &str,
-    mut warnings: Vec<String>,
+    mut warnings: Vec<Warning>,
 ) -> Agent {
     if text.contains(['\u{FFFD}', '\0']) {
-        warnings.push("AGENT.md is not plain UTF-8 text (binary or another encoding)".into());
+        warnings.push(Warning::new(
+            W::AgentMdNotUtf8,
+            "AGENT.md is not plain UTF-8 text (binary or another encoding)",
+        ));
     }
     let (fm_text, body) = frontmatter::split(text);
     let fm = match fm_text.map(frontmatter::parse) {
         Some(Ok(v)) => v,
         Some(Err(e)) => {
-            warnings.push(format!("AGENT.md front matter is not valid YAML: {e}"));
+            warnings.push(
+                Warning::new(
+                    W::FrontMatterInvalid,
+                    format!("AGENT.md front matter is not valid YAML: {e}"),
+                )
+                .with("file", "AGENT.md")
+                .with("detail", &e),
+            );
             Value::Object(Default::default())
         }
         None => Value::Object(Default::default()),
     };
     if let Some(declared) = frontmatter::get_str(&fm, &["name"]) {
         if declared != name {
-            warnings.push(format!(
-                "AGENT.md says name {declared:?} but the directory is {name:?}"
-            ));
+            warnings.push(
+                Warning::new(
+                    W::AgentNameMismatch,
+                    format!("AGENT.md says name {declared:?} but the directory is {name:?}"),
+                )
+                .with("declared", &declared)
+                .with("name", name),
+            );
         }
     }
     let max_history_turns = match fm.get("settings").and_then(|s| s.get("max_history_turns")) {
         None => DEFAULT_MAX_HISTORY_TURNS,
         Some(v) => v.as_i64().unwrap_or_else(|| {
-            warnings.push(format!(
-                "settings.max_history_turns is not a whole number ({v}); using {DEFAULT_MAX_HISTORY_TURNS}"
-            ));
+            warnings.push(
+                Warning::new(
+                    W::MaxHistoryTurnsInvalid,
+                    format!(
+                        "settings.max_history_turns is not a whole number ({v}); using {DEFAULT_MAX_HISTORY_TURNS}"
+                    ),
+                )
+                .with("value", v)
+                .with("default", DEFAULT_MAX_HISTORY_TURNS),
+            );
             DEFAULT_MAX_HISTORY_TURNS
         }),
     };
@@ -283,7 +355,7 @@ fn agent_from(
     agent
 }
 
-fn empty_agent(name: &str, dir: PathBuf, warnings: Vec<String>) -> Agent {
+fn empty_agent(name: &str, dir: PathBuf, warnings: Vec<Warning>) -> Agent {
     Agent {
         name: name.to_string(),
         dir,
@@ -331,7 +403,7 @@ fn read_limited(root: &Path, path: &Path) -> Result<Option<String>> {
 }
 
 /// Skills under `agents/<name>/skills/`, usually relative symlinks into `<root>/skills/`.
-fn read_skills(root: &Path, dir: &Path, warnings: &mut Vec<String>) -> Vec<Skill> {
+fn read_skills(root: &Path, dir: &Path, warnings: &mut Vec<Warning>) -> Vec<Skill> {
     let skills_dir = dir.join("skills");
     let Ok(entries) = fs::read_dir(&skills_dir) else {
         return Vec::new();
@@ -344,7 +416,11 @@ fn read_skills(root: &Path, dir: &Path, warnings: &mut Vec<String>) -> Vec<Skill
     skills.sort_by(|a, b| a.name.cmp(&b.name));
     for s in &skills {
         for w in &s.warnings {
-            warnings.push(format!("skill {}: {w}", s.name));
+            // On the agent: the skill's own code, with the skill named.
+            warnings.push(Warning {
+                message: format!("skill {}: {w}", s.name),
+                ..w.clone().with("skill", &s.name)
+            });
         }
     }
     skills
@@ -358,15 +434,17 @@ fn read_skill(root: &Path, path: &Path, dir_name: &str) -> Skill {
         warnings: Vec::new(),
     };
     if !path.exists() {
-        skill
-            .warnings
-            .push("link is broken (its target does not exist)".into());
+        skill.warnings.push(Warning::new(
+            W::SkillLinkBroken,
+            "link is broken (its target does not exist)",
+        ));
         return skill;
     }
     if !stays_inside(root, path) {
-        skill
-            .warnings
-            .push("points outside the root; not read".into());
+        skill.warnings.push(Warning::new(
+            W::SkillOutsideRoot,
+            "points outside the root; not read",
+        ));
         return skill;
     }
     let md = path.join("SKILL.md");
@@ -378,20 +456,45 @@ fn read_skill(root: &Path, path: &Path, dir_name: &str) -> Skill {
                     skill.description = frontmatter::get_str(&v, &["description"]);
                     if let Some(n) = frontmatter::get_str(&v, &["name"]) {
                         if n != dir_name {
-                            skill.warnings.push(format!("SKILL.md says name {n:?}"));
+                            skill.warnings.push(
+                                Warning::new(
+                                    W::SkillNameMismatch,
+                                    format!("SKILL.md says name {n:?}"),
+                                )
+                                .with("declared", &n),
+                            );
                         }
                     }
                 }
-                Some(Err(e)) => skill
-                    .warnings
-                    .push(format!("SKILL.md front matter is not valid YAML: {e}")),
+                Some(Err(e)) => skill.warnings.push(skill_front_matter_invalid(&e)),
                 None => {}
             }
         }
-        Ok(None) => skill.warnings.push("SKILL.md is missing".into()),
-        Err(e) => skill.warnings.push(format!("SKILL.md cannot be read: {e}")),
+        Ok(None) => skill.warnings.push(skill_md_missing()),
+        Err(e) => skill.warnings.push(
+            Warning::new(
+                W::SkillMdUnreadable,
+                format!("SKILL.md cannot be read: {e}"),
+            )
+            .with("detail", &e),
+        ),
     }
     skill
+}
+
+/// A SKILL.md whose front matter cannot be parsed.
+pub fn skill_front_matter_invalid(e: &frontmatter::FrontMatterError) -> Warning {
+    Warning::new(
+        W::FrontMatterInvalid,
+        format!("SKILL.md front matter is not valid YAML: {e}"),
+    )
+    .with("file", "SKILL.md")
+    .with("detail", e)
+}
+
+/// A skill folder without SKILL.md.
+pub fn skill_md_missing() -> Warning {
+    Warning::new(W::SkillMdMissing, "SKILL.md is missing")
 }
 
 /// A root-relative bootstrap file (USER.md, AGENTS.md, …).
@@ -519,6 +622,39 @@ mod tests {
         assert!(agents[0].warnings[0].contains("not valid YAML"));
         assert!(agents[2].warnings[0].contains("missing"));
         assert!(agents[3].warnings[0].contains("\"other\""));
+        // Each with its code and the values its sentence needs; the message is the detail.
+        let w = &agents[0].warnings[0];
+        assert_eq!(w.code, W::FrontMatterInvalid);
+        assert_eq!(w.params["file"], "AGENT.md");
+        assert!(w.message.ends_with(&w.params["detail"]), "{w:?}");
+        assert_eq!(agents[2].warnings[0].code, W::AgentMdMissing);
+        let w = &agents[3].warnings[0];
+        assert_eq!(w.code, W::AgentNameMismatch);
+        assert_eq!(
+            (w.params["declared"].as_str(), w.params["name"].as_str()),
+            ("other", "renamed")
+        );
+        #[cfg(unix)]
+        {
+            // A skill's warning on the agent keeps its code and names the skill.
+            let w = good
+                .warnings
+                .iter()
+                .find(|w| w.code == W::SkillLinkBroken)
+                .unwrap();
+            assert_eq!(w.params["skill"], "gone");
+            assert_eq!(
+                w.message,
+                "skill gone: link is broken (its target does not exist)"
+            );
+            assert_eq!(good.skills[0].warnings[0].code, W::SkillLinkBroken);
+            assert!(!good.skills[0].warnings[0].params.contains_key("skill"));
+        }
+        // Serialised snake_case, as the UI's translation keys are.
+        assert_eq!(
+            serde_json::to_value(&agents[2].warnings[0]).unwrap(),
+            serde_json::json!({"code": "agent_md_missing", "params": {}, "message": "AGENT.md is missing"})
+        );
     }
 
     #[test]
@@ -527,8 +663,38 @@ mod tests {
         let root = dir.path();
         write(root, "agents/a/AGENT.md", "---\nname: a\nschedules:\n  - cron: \"0 9 * * 1-5\"\n    prompt: old shape\n  - key: k\n    cron: \"0 0 9 * * *\"\n  - id: legacy\n    cron: \"0 0 1 * * *\"\n    zone: UTC\n    message: hi\n  - key: legacy\n    name: dup\n  - key: x\n    id: y\n    name: Z\n---\n");
         let a = get(root, "a").unwrap();
-        let w = a.warnings.join("\n");
+        let w = a
+            .warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         assert!(w.contains("schedules[0] has no key"), "{w}");
+        let codes: Vec<_> = a
+            .warnings
+            .iter()
+            .map(|w| (w.code, w.params.clone()))
+            .collect();
+        let p = |kv: &[(&str, &str)]| {
+            kv.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        assert_eq!(
+            codes,
+            vec![
+                (W::ScheduleNoKey, p(&[("index", "0")])),
+                (W::ScheduleNoName, p(&[("index", "1"), ("key", "k")])),
+                (
+                    W::ScheduleKeyDuplicate,
+                    p(&[("index", "3"), ("key", "legacy")])
+                ),
+                (
+                    W::ScheduleIdKeyDiffer,
+                    p(&[("index", "4"), ("id", "y"), ("key", "x")])
+                ),
+            ]
+        );
         assert!(w.contains("schedules[0]") && w.contains("refuses"), "{w}");
         assert!(w.contains("schedules[1] (k) has no name"), "{w}");
         assert!(w.contains("\"legacy\" is used twice"), "{w}");

@@ -19,6 +19,7 @@ pub mod provenance;
 pub mod sessions;
 pub mod timefmt;
 pub mod tools;
+pub mod warning;
 pub mod watch;
 pub mod workspace;
 pub mod yaml_edit;

@@ -12,6 +12,7 @@ use crate::memory::MemoryService;
 use crate::names::Owner;
 use crate::sessions::{last_turns, Message, Session};
 use crate::tools;
+use crate::warning::{Warning, WarningCode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,7 +55,7 @@ pub struct Prompt {
     pub history_messages: usize,
     pub max_history_turns: i64,
     pub bootstrap_loaded: Vec<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// A replay: the bootstrap files read as the root's git history had them then.
     pub from_git: Vec<String>,
 }
@@ -106,7 +107,10 @@ pub fn build(
     let history: &[Message] = match session {
         Some(s) => {
             if let Some(err) = &s.summary.error {
-                warnings.push(err.clone());
+                warnings.push(
+                    Warning::new(WarningCode::SessionMessagesUnreadable, err.clone())
+                        .with("detail", err),
+                );
             }
             let upto = replay
                 .and_then(|r| r.upto)
@@ -153,7 +157,7 @@ fn system_part(
     now: &NaiveDateTime,
     files_at: Option<NaiveDateTime>,
     from_git: &mut Vec<String>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> (String, Vec<String>) {
     let mut out = String::new();
     if let Some(identity) = &agent.identity_prompt {
@@ -199,11 +203,24 @@ fn system_part(
                 out.push('\n');
                 loaded.push(f.name);
             }
-            Ok(f) => warnings.push(format!(
-                "bootstrap file {} does not exist; the runtime skips it",
-                f.name
-            )),
-            Err(e) => warnings.push(format!("bootstrap file {name}: {e}")),
+            Ok(f) => warnings.push(
+                Warning::new(
+                    WarningCode::BootstrapMissing,
+                    format!(
+                        "bootstrap file {} does not exist; the runtime skips it",
+                        f.name
+                    ),
+                )
+                .with("file", &f.name),
+            ),
+            Err(e) => warnings.push(
+                Warning::new(
+                    WarningCode::BootstrapUnreadable,
+                    format!("bootstrap file {name}: {e}"),
+                )
+                .with("file", name)
+                .with("detail", &e),
+            ),
         }
     }
     out.push_str(DATE_LINE_PREFIX);

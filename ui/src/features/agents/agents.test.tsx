@@ -22,9 +22,9 @@ describe("Agents table", () => {
     renderApp("#/agents");
     await screen.findByTestId("agent-row-assistant");
     // Read as the badge's name (the popover is only in the page while it shows).
-    expect(screen.getByTestId("agent-warnings-legacy-bot")).toHaveAccessibleName(/AGENT.md is missing/);
-    expect(screen.getByTestId("agent-warnings-broken_yaml")).toHaveAccessibleName(/front matter is not valid YAML/);
-    expect(screen.getByTestId("agent-warnings-writer")).toHaveAccessibleName(/AGENT.md says name "author"/);
+    expect(screen.getByTestId("agent-warnings-legacy-bot")).toHaveAccessibleName(/AGENT.md is missing\./);
+    expect(screen.getByTestId("agent-warnings-broken_yaml")).toHaveAccessibleName(/The front matter of AGENT.md is not valid YAML\./);
+    expect(screen.getByTestId("agent-warnings-writer")).toHaveAccessibleName(/AGENT.md gives the name “author”, but the folder is “writer”\./);
     expect(screen.queryByTestId("agent-warnings-assistant")).toBeNull();
   });
 
@@ -75,7 +75,7 @@ describe("Agents table", () => {
     const pop = await screen.findByTestId("agent-warnings-researcher-pop");
     // In a portal: no table, row or transformed ancestor can clip or move it.
     expect(pop.parentElement).toBe(document.body);
-    expect(pop).toHaveTextContent("skill pdf-reader: link is broken");
+    expect(pop).toHaveTextContent("Skill pdf-reader: The link is broken: its target does not exist.");
     expect(Number.parseFloat(pop.style.left)).toBeGreaterThanOrEqual(8);
     fireEvent.mouseLeave(badge);
     expect(screen.queryByTestId("agent-warnings-researcher-pop")).toBeNull();

@@ -22,7 +22,7 @@ const BROKEN: AgentDetail = {
     memory: { core: 0, archival: 0, bytes: null, error: null },
     last_activity: null,
     has_agent_md: true,
-    warnings: [`AGENT.md front matter is not valid YAML: ${PARSE}`],
+    warnings: [{ code: "front_matter_invalid", params: { file: "AGENT.md", detail: PARSE }, message: `AGENT.md front matter is not valid YAML: ${PARSE}` }],
     unreviewed: null,
   },
   identity_name: null,

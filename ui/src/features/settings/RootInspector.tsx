@@ -3,6 +3,7 @@ import { useState } from "react";
 import type { RootInspection } from "../../backend/types";
 import { FieldError } from "../../components/FieldError";
 import { Icon } from "../../components/Icon";
+import { WarningLine } from "../../components/Warnings";
 import { useI18n } from "../../i18n";
 import { useSettingsWrites } from "./hooks";
 
@@ -132,7 +133,7 @@ export function InspectionView({ q, id }: { q: InspectionQuery; id?: string }) {
         <ul className="inspection-warnings" data-testid="inspection-warnings">
           {r.warnings.map((w, i) => (
             <li key={i}>
-              <Icon name="warning" size={13} /> {w}
+              <Icon name="warning" size={13} /> <WarningLine warning={w} />
             </li>
           ))}
         </ul>

@@ -94,7 +94,7 @@ describe("Settings", () => {
     // The flags the console sets for a path that does not exist, and for a file.
     expect(inspectionHeadline({ ...found, exists: false, is_dir: false }).key).toBe("settings.inspectMissing");
     expect(inspectionHeadline({ ...found, exists: true, is_dir: false }).key).toBe("settings.inspectNotDir");
-    expect(inspectionHeadline({ ...found, warnings: ["no agents/ folder"] }).key).toBe("settings.inspectWarn");
+    expect(inspectionHeadline({ ...found, warnings: [{ code: "root_no_agents", params: {}, message: "no agents/ folder: this does not look like a .oryxos root" }] }).key).toBe("settings.inspectWarn");
   });
 
   it("validates the archival window size before saving", async () => {
