@@ -220,24 +220,32 @@ impl Console {
                         })
                     });
                     // An agent's past sessions are indexed with its memory (episodic memory).
-                    let r = r.and_then(|mem| match (owner.agent_name(), &rt.episodic) {
-                        (Some(a), Some(ep)) => {
-                            let (frag, _) =
-                                ep.sync(&rt.sessions, a, &cancel, &mut |done, todo| {
-                                    jobs.update(|s| {
-                                        s.done = done as u32;
-                                        s.todo = todo as u32;
-                                    })
-                                })?;
-                            Ok(mem.embedded + frag.embedded)
+                    let r = r.and_then(|mem| {
+                        jobs.update(|s| s.embedded_total += mem.embedded as u32);
+                        match (owner.agent_name(), &rt.episodic) {
+                            (Some(a), Some(ep)) => {
+                                let (frag, _) =
+                                    ep.sync(&rt.sessions, a, &cancel, &mut |done, todo| {
+                                        jobs.update(|s| {
+                                            s.done = done as u32;
+                                            s.todo = todo as u32;
+                                        })
+                                    })?;
+                                Ok(frag.embedded)
+                            }
+                            _ => Ok(0),
                         }
-                        _ => Ok(mem.embedded),
                     });
                     match r {
                         Ok(embedded) => jobs.update(|s| {
                             s.embedded_total += embedded as u32;
                         }),
                         Err(e) => {
+                            // What the cancelled part embedded is kept (saved batch by batch):
+                            // "cancelled after 0 new vectors" said otherwise.
+                            if matches!(e, oryx_core::CoreError::Cancelled) {
+                                jobs.update(|s| s.embedded_total += s.done);
+                            }
                             outcome = Err(e);
                             break;
                         }
@@ -451,6 +459,53 @@ mod tests {
             .as_deref()
             .unwrap_or("")
             .contains("用户偏好简洁的回复"));
+    }
+
+    #[test]
+    fn a_build_cancelled_partway_says_how_many_vectors_it_kept() {
+        let (_d, c) = console();
+        let lines: Vec<String> = (0..2000)
+            .map(|i| {
+                format!(
+                    "fact {i}: the {i}th delivery leaves the depot at {} o'clock",
+                    i % 24
+                )
+            })
+            .collect();
+        for line in &lines {
+            c.append_memory(&crate::dto::AppendRequest {
+                agent: None,
+                scope: ScopeDto::Archival,
+                content: line.clone(),
+            })
+            .unwrap();
+        }
+        c.build_index(None).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let job = c.index_status().unwrap().job.unwrap();
+            assert!(
+                job.running,
+                "the build ended before it could be cancelled: {job:?}"
+            );
+            if job.done > 0 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no progress: {job:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(c.cancel_index_build());
+        let job = settle(&c);
+        assert!(job.cancelled, "{job:?}");
+        let kept: u32 = c
+            .index_status()
+            .unwrap()
+            .owners
+            .iter()
+            .map(|o| o.indexed)
+            .sum();
+        assert!(kept > 0, "{job:?}");
+        assert_eq!(job.embedded_total, kept, "{job:?}");
     }
 
     #[test]
