@@ -5,7 +5,7 @@ NPM ?= npm
 SAMPLE ?= $(CURDIR)/sample
 BUNDLES ?= deb
 APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential openjdk-17-jre-headless libxerial-sqlite-jdbc-java libssl-dev libayatana-appindicator3-dev \
-  librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk
+  librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk libdbus-1-dev openssl
 DESKTOP_BIN := target/debug/oryx-desktop
 
 .PHONY: reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
