@@ -18,7 +18,7 @@ use super::store::{
     contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe, KELVIN_SIGN,
 };
 use crate::db;
-use crate::error::{DbContext, Result};
+use crate::error::{CoreError, DbContext, Result};
 use crate::names::Owner;
 use crate::timefmt::{local_to_epoch_ms, now_local, parse_db_time};
 
@@ -263,6 +263,18 @@ impl SqliteMemoryStore {
     }
 }
 
+/// "database is locked" (or "busy"), which a later try may not meet.
+fn is_busy(e: &CoreError) -> bool {
+    matches!(
+        e,
+        CoreError::Database { source, .. }
+            if matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            )
+    )
+}
+
 fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA data_version", [], |r| r.get(0))
 }
@@ -353,14 +365,31 @@ impl LongTermMemoryStore for SqliteMemoryStore {
     ) -> Result<Entry> {
         let ts = at.unwrap_or_else(now_local);
         let mut st = self.lock();
-        let rt = self.writer(&mut st)?;
-        rt.conn
-            .execute(
-                "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![owner.db_key(), scope.db_value(), content, local_to_epoch_ms(&ts)],
-            )
-            .at_db(&self.path)?;
-        rt.own_writes = true;
+        // SQLite answers "database is locked" without waiting for the busy timeout in a few WAL
+        // races (a connection opening while the last one closes and deletes the WAL): seen once
+        // with eight processes appending on a loaded machine. The write did not happen; try it
+        // again on a fresh connection, a few times, before saying so.
+        let mut attempt = 0;
+        loop {
+            let written = self.writer(&mut st).and_then(|rt| {
+                rt.conn
+                    .execute(
+                        "INSERT INTO memory_entries(agent_name, scope, content, created_at) VALUES (?1, ?2, ?3, ?4)",
+                        params![owner.db_key(), scope.db_value(), content, local_to_epoch_ms(&ts)],
+                    )
+                    .at_db(&self.path)?;
+                rt.own_writes = true;
+                Ok(())
+            });
+            match written {
+                Err(e) if is_busy(&e) && attempt < 5 => {
+                    attempt += 1;
+                    st.runtime = None;
+                    std::thread::sleep(std::time::Duration::from_millis(20 << attempt));
+                }
+                other => break other?,
+            }
+        }
         Ok(Entry {
             timestamp: Some(ts),
             content: content.to_string(),
