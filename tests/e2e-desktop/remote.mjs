@@ -11,6 +11,9 @@ import { oryxBin, repo, waitFor } from "../e2e/fixtures.mjs";
 async function startRemote(fx) {
   const root = join(fx.base, "remote-root");
   cpSync(join(repo, "tests/fixtures/java-root"), root, { recursive: true, verbatimSymlinks: true });
+  // An agent only that machine has: earlier flows may have switched this computer to a copy of
+  // the same Java root (and imported the assistant into it).
+  cpSync(join(root, "agents/legacy"), join(root, "agents/far_away"), { recursive: true, verbatimSymlinks: true });
   const cert = join(fx.base, "remote.pem");
   const key = join(fx.base, "remote.key");
   execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert], { stdio: "pipe" });
@@ -52,12 +55,13 @@ export const remoteFlows = [
         const host = await ui.text('[data-testid="remote-banner-host"]');
         if (!remote.url.endsWith(host.trim())) throw new Error(`the banner names ${host}, not ${remote.url}`);
         await ui.goto("#/agents");
-        await ui.waitVisible('[data-testid="agent-row-legacy"]', 20000);
+        await ui.waitVisible('[data-testid="agent-row-far_away"]', 20000);
         if (await ui.count('[data-testid="agent-row-assistant"]')) throw new Error("this computer's agents are still listed while the remote console is shown");
         await ui.shot("remote-banner");
         await ui.click('[data-testid="remote-banner-disconnect"]');
         await waitFor("the banner to go", async () => (await ui.count('[data-testid="remote-banner"]')) === 0);
         await ui.waitVisible('[data-testid="agent-row-assistant"]', 20000);
+        if (await ui.count('[data-testid="agent-row-far_away"]')) throw new Error("the other machine's agents are still listed after Disconnect");
       } finally {
         remote.stop();
       }
