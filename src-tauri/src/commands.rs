@@ -20,9 +20,7 @@ async fn blocking<T: Send + 'static>(
     console: Arc<Console>,
     f: impl FnOnce(&Console) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tauri::async_runtime::spawn_blocking(move || f(&console))
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("background task failed: {e}")))?
+    off_thread(move || f(&console)).await
 }
 
 /// An operation's arguments or result as JSON; their exact types are in `Operations`.

@@ -435,13 +435,20 @@ fn setup_error(e: reqwest::Error) -> ApiError {
 }
 
 /// A request that got no answer, said in the words a person can act on.
-fn transport_error(url: &ServerUrl, e: &reqwest::Error) -> ApiError {
+/// The innermost cause of a failed request: reqwest's own message says only "error sending
+/// request", the cause says why (refused, a certificate, a timeout).
+pub(super) fn innermost(e: &reqwest::Error) -> String {
     let mut detail = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
         detail = s.to_string();
         source = s.source();
     }
+    detail
+}
+
+fn transport_error(url: &ServerUrl, e: &reqwest::Error) -> ApiError {
+    let detail = innermost(e);
     let host = url.host();
     if e.is_timeout() {
         return ApiError::new(

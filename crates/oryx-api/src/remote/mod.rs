@@ -139,12 +139,7 @@ pub fn probe(url: &str) -> ApiResult<ServerProbeDto> {
 }
 
 fn probe_error(url: &ServerUrl, e: &reqwest::Error) -> ApiError {
-    let mut detail = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        detail = s.to_string();
-        source = s.source();
-    }
+    let detail = client::innermost(e);
     let hint = if url.is_https() && detail.to_ascii_lowercase().contains("record") {
         " (is it serving plain http? Start it with --tls-cert/--tls-key, or use http:// on this machine)"
     } else {
