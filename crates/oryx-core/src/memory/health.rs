@@ -141,6 +141,9 @@ trait Entries: Sync {
     fn is_core(&self, i: usize) -> bool;
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime>;
     fn id(&self, i: usize) -> String;
+    fn ids(&self, idx: &[usize]) -> Vec<String> {
+        idx.iter().map(|&i| self.id(i)).collect()
+    }
 }
 
 impl Entries for [Item<'_>] {
@@ -696,12 +699,46 @@ fn per_entry(
     out
 }
 
-/// The ids of the entries `idx`, made on every core when there are many: a near group of a
-/// large archive can name most of its entries (~900 000 ids in the 100 MB benchmark file).
-fn ids_of(e: &(impl Entries + ?Sized), idx: &[usize]) -> Vec<String> {
-    in_chunks(idx.len(), |range| {
-        idx[range].iter().map(|&i| e.id(i)).collect()
-    })
+/// The ids of the entries that findings name, made at once on every core and in file order:
+/// a near group of a large archive can name most of its entries (~900 000 ids in the 100 MB
+/// benchmark file), spread over the whole file.
+struct IdsOf {
+    ids: Vec<Option<String>>,
+    /// Where an entry's id is in `ids` (`u32::MAX`: not asked for).
+    at: Vec<u32>,
+}
+
+impl IdsOf {
+    fn new<'g>(e: &(impl Entries + ?Sized), groups: impl Iterator<Item = &'g [usize]>) -> Self {
+        let mut at = vec![u32::MAX; e.len()];
+        for i in groups.flatten() {
+            at[*i] = 0;
+        }
+        let mut members = Vec::new();
+        for (i, a) in at.iter_mut().enumerate() {
+            if *a == 0 {
+                *a = members.len() as u32;
+                members.push(i);
+            }
+        }
+        let ids = in_chunks(members.len(), |range| e.ids(&members[range]));
+        IdsOf {
+            ids: ids.into_iter().map(Some).collect(),
+            at,
+        }
+    }
+
+    /// The ids of `group` (each entry's once).
+    fn take(&mut self, group: &[usize]) -> Vec<String> {
+        group
+            .iter()
+            .map(|&i| {
+                self.ids[self.at[i] as usize]
+                    .take()
+                    .expect("an id asked for once")
+            })
+            .collect()
+    }
 }
 
 fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
@@ -716,7 +753,7 @@ fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
     let mut deleted = vec![false; e.len()];
     for g in groups {
         g[..g.len() - 1].iter().for_each(|&i| deleted[i] = true);
-        let ids: Vec<String> = g.iter().map(|&i| e.id(i)).collect();
+        let ids = e.ids(&g);
         out.push(Finding {
             check: Check::Duplicates,
             kind: "exact".into(),
@@ -786,6 +823,7 @@ fn near_duplicates(
         })
         .collect();
     groups.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut ids = IdsOf::new(e, groups.iter().map(|g| &g.0[..]));
     groups
         .into_iter()
         .map(|(g, n_classes, similarity)| {
@@ -834,7 +872,7 @@ fn near_duplicates(
             Finding {
                 check: Check::Duplicates,
                 kind: "near".into(),
-                entry_ids: ids_of(e, &g),
+                entry_ids: ids.take(&g),
                 reason,
                 params: p,
                 fix: None,

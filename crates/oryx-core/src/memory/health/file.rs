@@ -4,9 +4,9 @@
 
 use chrono::NaiveDateTime;
 
-use super::super::curate::line_hash;
 #[cfg(test)]
 use super::super::curate::markdown_id;
+use super::super::curate::{line_hash, line_hashes};
 use super::super::entry::{is_runtime_space, trim_runtime, Scope};
 use super::super::format::{self, LineKind};
 use super::Entries;
@@ -63,20 +63,9 @@ impl<'a> FileEntries<'a> {
     }
 }
 
-/// `bytes` as text if it is UTF-8, checked in two halves at once on a large file.
+/// `bytes` as text if it is UTF-8.
 fn utf8(bytes: &[u8]) -> Option<&str> {
-    const SPLIT_FROM: usize = 1 << 20;
-    let mid = match memchr::memchr(b'\n', &bytes[bytes.len() / 2..]) {
-        Some(i) if bytes.len() >= SPLIT_FROM => bytes.len() / 2 + i,
-        _ => return std::str::from_utf8(bytes).ok(),
-    };
-    // Both halves valid and cut at an ASCII byte: the whole is valid.
-    let (a, b) = bytes.split_at(mid);
-    let ok = std::thread::scope(|s| {
-        let first = s.spawn(|| std::str::from_utf8(a).is_ok());
-        std::str::from_utf8(b).is_ok() && first.join().unwrap_or(false)
-    });
-    ok.then(|| std::str::from_utf8(bytes).ok()).flatten()
+    simdutf8::basic::from_utf8(bytes).ok()
 }
 
 /// `format::parse_entry` without copies: the stored line, the content, the time.
@@ -148,32 +137,38 @@ impl Entries for FileEntries<'_> {
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime> {
         self.lines[i].timestamp
     }
-    /// [`markdown_id`]'s form (`a12-0badcafe`), written without the formatter, which costs
-    /// more than the rest of the id when a finding names most of a large file's entries.
     fn id(&self, i: usize) -> String {
         let l = &self.lines[i];
-        let mut id = String::with_capacity(20);
-        id.push(if l.core { 'c' } else { 'a' });
-        let mut digits = [0u8; 10];
-        let (mut n, mut len) = (l.ordinal, 0);
-        loop {
-            digits[len] = b'0' + (n % 10) as u8;
-            len += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        id.extend(digits[..len].iter().rev().map(|&d| char::from(d)));
-        id.push('-');
-        let h = line_hash(l.stored);
-        id.extend(
-            (0..8)
-                .rev()
-                .map(|k| char::from(b"0123456789abcdef"[(h >> (k * 4)) as usize & 15])),
-        );
-        id
+        id_of(l, line_hash(l.stored))
     }
+    /// The line hashes of many entries at once (see [`line_hashes`]): a near group of a large
+    /// file can name most of its entries.
+    fn ids(&self, idx: &[usize]) -> Vec<String> {
+        let stored: Vec<&str> = idx.iter().map(|&i| self.lines[i].stored).collect();
+        idx.iter()
+            .zip(line_hashes(&stored))
+            .map(|(&i, h)| id_of(&self.lines[i], h))
+            .collect()
+    }
+}
+
+/// [`markdown_id`]'s form (`a12-0badcafe`), written without the formatter, which costs more
+/// than the rest of the id when a finding names most of a large file's entries.
+fn id_of(l: &Line<'_>, h: u32) -> String {
+    // `c`/`a`, up to 10 digits, `-`, 8 hex digits.
+    let mut buf = [0u8; 20];
+    buf[0] = if l.core { b'c' } else { b'a' };
+    let digits = l.ordinal.checked_ilog10().unwrap_or(0) as usize + 1;
+    let mut n = l.ordinal;
+    for d in buf[1..=digits].iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    buf[digits + 1] = b'-';
+    for (k, d) in buf[digits + 2..digits + 10].iter_mut().enumerate() {
+        *d = b"0123456789abcdef"[(h >> ((7 - k) * 4)) as usize & 15];
+    }
+    String::from_utf8_lossy(&buf[..digits + 10]).into_owned()
 }
 
 #[cfg(test)]
@@ -229,9 +224,12 @@ mod tests {
             mine.id(0),
             markdown_id(Scope::Core, 0, &parsed.core[0].line)
         );
+        let all: Vec<usize> = (0..mine.len()).collect();
+        let batch = mine.ids(&all);
         for i in 0..parsed.archival.len() {
             let want = markdown_id(Scope::Archival, i, &parsed.archival[i].line);
             assert_eq!(mine.id(i + 1), want);
+            assert_eq!(batch[i + 1], want);
         }
     }
 
