@@ -171,6 +171,7 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
             json!({"agent": "assistant", "query": "what about my certificate?"}),
         ),
         ("cancel_index_build", json!({})),
+        ("index_build", json!({})),
         ("build_index", json!({"agent": "no-such-agent"})),
         ("clear_index", json!({})),
         ("build_index", json!({"agent": "scheduler"})),

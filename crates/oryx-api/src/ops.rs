@@ -370,6 +370,8 @@ operations! {
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);
     /// The embedding model, the vector index per owner, and the index build in progress
     index_status(NoArgs) -> IndexStatusDto => |c, _| c.index_status();
+    /// The index build in progress or the last one ended, without the per-owner counts
+    index_build(NoArgs) -> Option<IndexJobDto> => |c, _| Ok(c.index_build_state());
     /// Start indexing an owner's entries (every owner without `agent`) in the background
     build_index(AgentArgs) -> IndexJobDto => |c, a| c.build_index(given(&a.agent));
     /// Stop the index build after its current batch (false when none runs)

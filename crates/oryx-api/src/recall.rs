@@ -269,6 +269,13 @@ impl Console {
         Ok(state)
     }
 
+    /// The index build alone (the last one, running or ended; `None` before any), for following
+    /// its progress: [`Console::index_status`] also counts every owner's entries, which on a
+    /// large root costs far more than a poll every half second should.
+    pub fn index_build_state(&self) -> Option<IndexJobDto> {
+        self.index_job().lock().as_ref().map(|j| j.state.clone())
+    }
+
     /// Asks the running build to stop after its current batch; `false` when none runs.
     pub fn cancel_index_build(&self) -> bool {
         match self.index_job().lock().as_ref() {

@@ -145,6 +145,9 @@ export interface Backend {
   buildIndex(agent: string | null): Promise<IndexJobDto>;
   /** Asks the running build to stop after its current batch; false when none runs. */
   cancelIndexBuild(): Promise<boolean>;
+  /** The build alone (running or the last one ended; null before any), cheap enough to poll:
+   * indexStatus also counts every owner's entries. */
+  indexBuild(): Promise<IndexJobDto | null>;
   /** Drops every vector of the current root; answers the status after. */
   clearIndex(): Promise<IndexStatusDto>;
   /** The messages of `agent`'s past sessions closest in meaning to `query` (episodic memory),

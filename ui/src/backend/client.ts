@@ -58,6 +58,7 @@ export function operationMethods(invoke: Invoke): OperationMethods {
     indexStatus: () => invoke("index_status", {}),
     buildIndex: (agent) => invoke("build_index", { agent }),
     cancelIndexBuild: () => invoke("cancel_index_build", {}),
+    indexBuild: () => invoke("index_build", {}),
     clearIndex: () => invoke("clear_index", {}),
     episodicSearch: (agent, query, limit) => invoke("episodic_search", limit ? { agent, query, limit } : { agent, query }),
     searchEverywhere: (query, limit) => invoke("search_everywhere", limit ? { query, limit } : { query }),

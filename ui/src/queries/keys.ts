@@ -53,6 +53,8 @@ export const qk = {
   searchEverywhereAll: ["search-everywhere"] as const,
   /** The semantic index: model, vector file, per-owner counts and the build job. */
   indexStatus: ["index-status"] as const,
+  /** The index build alone, polled while it runs. */
+  indexBuild: ["index-build"] as const,
   /** Prefixes of every owner's memory and recall queries. */
   memoryAll: ["memory"] as const,
   recallEvery: ["recall"] as const,

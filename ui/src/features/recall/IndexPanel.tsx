@@ -6,13 +6,14 @@ import { Icon } from "../../components/Icon";
 import { ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { href } from "../../router";
-import { useIndexActions, useIndexStatus } from "./hooks";
+import { useIndexActions, useIndexJob, useIndexStatus } from "./hooks";
 
 /** The semantic index: the model, the vector file, how much of each owner has vectors, and the
  * build (all owners or one) with progress, cancel and clear. mem0 keeps no index here. */
 export function IndexPanel() {
   const { t } = useI18n();
   const q = useIndexStatus();
+  const job = useIndexJob(q);
   return (
     <section className="section index-panel" data-testid="index-status">
       <div className="section-head">
@@ -20,7 +21,7 @@ export function IndexPanel() {
         <span className="section-hint">{t("index.hint")}</span>
       </div>
       <Loadable query={q} rows={5}>
-        {(s) => (s.native_search ? <NativeSearch /> : <IndexBody s={s} />)}
+        {(s) => (s.native_search ? <NativeSearch /> : <IndexBody s={s} job={job} />)}
       </Loadable>
     </section>
   );
@@ -43,11 +44,11 @@ function mb(bytes: number | null): string {
   return bytes === null ? "—" : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-function IndexBody({ s }: { s: IndexStatusDto }) {
+function IndexBody({ s, job }: { s: IndexStatusDto; job: IndexJobDto | null }) {
   const { t, num } = useI18n();
   const actions = useIndexActions();
   const [confirm, setConfirm] = useState(false);
-  const running = s.job?.running ?? false;
+  const running = job?.running ?? false;
   const canBuild = s.model.present && !running && !actions.build.isPending;
   const total = s.owners.reduce((a, o) => a + o.entries, 0);
   const indexed = s.owners.reduce((a, o) => a + Math.min(o.indexed, o.entries), 0);
@@ -101,7 +102,7 @@ function IndexBody({ s }: { s: IndexStatusDto }) {
           {t("index.total", { indexed: num(indexed), n: num(total) })}
         </span>
       </div>
-      {s.job ? <Job job={s.job} onCancel={() => actions.cancel.mutate()} cancelling={actions.cancel.isPending || actions.cancel.data === true} /> : null}
+      {job ? <Job job={job} onCancel={() => actions.cancel.mutate()} cancelling={actions.cancel.isPending || actions.cancel.data === true} /> : null}
       {actionError ? <ErrorState error={actionError} compact /> : null}
 
       <div className="table-wrap">
@@ -126,7 +127,7 @@ function IndexBody({ s }: { s: IndexStatusDto }) {
                 key={o.agent ?? ""}
                 o={o}
                 episodic={s.episodic_enabled}
-                current={running && s.job?.current === o.agent}
+                current={running && job?.current === o.agent}
                 disabled={!canBuild}
                 onBuild={() => actions.build.mutate(o.agent)}
               />

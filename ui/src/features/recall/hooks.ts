@@ -1,8 +1,9 @@
 // The recall page's server calls: the recall tester (one query per mode) and the semantic index.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient, type UseQueryResult } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 
 import { useBackend } from "../../backend";
-import type { IndexStatusDto, RecallModeDto } from "../../backend/types";
+import type { IndexJobDto, IndexStatusDto, RecallModeDto } from "../../backend/types";
 import { qk } from "../../queries/keys";
 
 export const MODES: readonly RecallModeDto[] = ["keyword", "semantic", "hybrid"];
@@ -33,21 +34,48 @@ export function useEpisodicSearch(agent: string | null, query: string) {
   });
 }
 
-/** The model, the vector file and each owner's counts; polled every 500 ms while a build runs. */
+/** How often a running build's progress is asked for, and the owners' counts beside it (the
+ * counts read every owner's entries: on a large root that is work, not a glance). */
+const BUILD_POLL_MS = 500;
+const COUNTS_POLL_MS = 5_000;
+
+/** The model, the vector file and each owner's counts; refreshed every few seconds while a build
+ * runs and when it ends (its progress: useIndexJob). */
 export function useIndexStatus() {
   const backend = useBackend();
   return useQuery({
     queryKey: qk.indexStatus,
     queryFn: () => backend.indexStatus(),
-    refetchInterval: (q) => (q.state.data?.job?.running ? 500 : false),
+    refetchInterval: (q) => (q.state.data?.job?.running ? COUNTS_POLL_MS : false),
   });
+}
+
+/** The build shown beside `status`: polled alone every 500 ms while it runs; when it ends the
+ * status is asked for again, for the counts it changed. Whichever answer is newer is shown. */
+export function useIndexJob(status: UseQueryResult<IndexStatusDto>): IndexJobDto | null {
+  const backend = useBackend();
+  const qc = useQueryClient();
+  const build = useQuery({
+    queryKey: qk.indexBuild,
+    queryFn: () => backend.indexBuild(),
+    enabled: status.data?.job?.running ?? false,
+    refetchInterval: (q) => (q.state.data?.running === false ? false : BUILD_POLL_MS),
+  });
+  const polledRunning = build.data?.running ?? false;
+  const wasRunning = useRef(false);
+  useEffect(() => {
+    if (wasRunning.current && !polledRunning) void qc.invalidateQueries({ queryKey: qk.indexStatus });
+    wasRunning.current = polledRunning;
+  }, [polledRunning, qc]);
+  const fromStatus = status.data?.job ?? null;
+  return build.data !== undefined && build.dataUpdatedAt > status.dataUpdatedAt ? build.data : fromStatus;
 }
 
 /** Build (one owner, or every owner with null), cancel and clear the index. */
 export function useIndexActions() {
   const backend = useBackend();
   const qc = useQueryClient();
-  const refresh = () => qc.invalidateQueries({ queryKey: qk.indexStatus });
+  const refresh = () => Promise.all([qk.indexStatus, qk.indexBuild].map((queryKey) => qc.invalidateQueries({ queryKey })));
   return {
     build: useMutation({ mutationFn: (agent: string | null) => backend.buildIndex(agent), onSettled: refresh }),
     cancel: useMutation({ mutationFn: () => backend.cancelIndexBuild(), onSettled: refresh }),

@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
+import type { IndexJobDto, IndexStatusDto } from "../../backend/types";
 import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
 
@@ -148,6 +149,41 @@ describe("Recall", () => {
     await waitFor(() => expect(screen.getByTestId("index-owner-assistant").querySelector('[data-col="indexed"]')).toHaveTextContent("0 / 7"));
     expect(screen.queryByTestId("index-clear-dialog")).toBeNull();
     expect(backend.state).toBe("index_cleared");
+  });
+
+  it("follows a running build by its progress alone, and reads the owners' counts again when it ends", async () => {
+    const status = recordedResult("recall", "index_status", {}) as IndexStatusDto;
+    const job = (done: number, running = true): IndexJobDto => ({
+      running,
+      current: "log_analyst",
+      owners_done: 1,
+      owners_total: 3,
+      done,
+      todo: 26,
+      embedded_total: 7 + done,
+      cancelled: false,
+      error: null,
+    });
+    const { backend } = renderApp("#/recall", "recall");
+    // The build runs when the page opens; the status's copy of it says 3 of 26.
+    let counted = 0;
+    backend.stub("index_status", () => {
+      counted += 1;
+      return counted === 1 ? { ...status, job: job(3) } : { ...status, job: job(26, false) };
+    });
+    const progress = [5, 12, 20];
+    backend.stub("index_build", () => (progress.length > 0 ? job(progress.shift()!) : job(26, false)));
+    const shown = await screen.findByTestId("index-job");
+    expect(shown).toHaveTextContent("3 of 26");
+    // Each poll's answer is shown, without asking for every owner's counts again.
+    await waitFor(() => expect(screen.getByTestId("index-job")).toHaveTextContent("20 of 26"), LONG);
+    expect(counted).toBe(1);
+    expect(screen.getByTestId("index-build")).toBeDisabled();
+    // The build ends: the status (and its counts) is asked for once more, and the outcome shown.
+    await waitFor(() => expect(screen.getByTestId("index-job")).toHaveAttribute("data-outcome", "done"), LONG);
+    await waitFor(() => expect(counted).toBe(2));
+    expect(backend.calls.filter((c) => c.op === "index_build").length).toBe(4);
+    expect(screen.getByTestId("index-build")).toBeEnabled();
   });
 
   it("is in the main navigation, in Chinese too", async () => {
