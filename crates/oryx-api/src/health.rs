@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
 use specta::Type;
 
-use oryx_core::memory::health::{self, Check, Fix, Item, Options};
+use oryx_core::memory::health::{self, Check, Fix, Options};
 use oryx_core::memory::review::{entry_key, Reviews};
 use oryx_core::memory::Scope;
 
@@ -100,34 +100,25 @@ impl Console {
                 .collect::<ApiResult<_>>()?,
         };
         let view = rt.memory.view(&owner)?;
-        let mut items = Vec::with_capacity(view.core.len() + view.archival.len());
-        let mut keys = std::collections::HashMap::new();
-        for (i, e) in view.core.iter().enumerate() {
-            let id = view.core_id(i);
-            keys.insert(id.clone(), entry_key(Scope::Core, e));
-            items.push(Item {
-                id,
-                scope: Scope::Core,
-                entry: e,
-            });
-        }
-        for (i, e) in view.archival.iter().enumerate() {
-            let id = view.archival_id(i + view.archival_offset, e);
-            keys.insert(id.clone(), entry_key(Scope::Archival, e));
-            items.push(Item {
-                id,
-                scope: Scope::Archival,
-                entry: e,
-            });
-        }
         let opts = Options {
             checks,
             stale_after_days: a.stale_after_days.map_or(7, i64::from),
             ..Options::default()
         };
-        let (findings, budget) = health::run(&items, Some(&view), &opts);
+        let (findings, budget) = health::run_view(&view, &opts);
         let dismissed = Reviews::dismissals(&self.index_dir())
             .load(&crate::curation::review_source(&rt, &owner))?;
+        // What each entry's dismissals are remembered by, only when the person dismissed any.
+        let mut keys = std::collections::HashMap::new();
+        if dismissed.is_some() {
+            for (i, e) in view.core.iter().enumerate() {
+                keys.insert(view.core_id(i), entry_key(Scope::Core, e));
+            }
+            for (i, e) in view.archival.iter().enumerate() {
+                let id = view.archival_id(i + view.archival_offset, e);
+                keys.insert(id, entry_key(Scope::Archival, e));
+            }
+        }
         let hidden = |check: &str, ids: &[String]| {
             dismissed.as_ref().is_some_and(|d| {
                 ids.iter()

@@ -164,6 +164,42 @@ impl Entries for [Item<'_>] {
     }
 }
 
+/// An owner's view as the checks read it: core, then archival; ids made only when asked for
+/// (an id per entry of a 100 MB file costs more than most of the checks).
+struct ViewEntries<'a>(&'a MemoryView);
+
+impl ViewEntries<'_> {
+    fn entry(&self, i: usize) -> &Entry {
+        let v = self.0;
+        match i.checked_sub(v.core.len()) {
+            None => &v.core[i],
+            Some(j) => &v.archival[j],
+        }
+    }
+}
+
+impl Entries for ViewEntries<'_> {
+    fn len(&self) -> usize {
+        self.0.core.len() + self.0.archival.len()
+    }
+    fn text(&self, i: usize) -> &str {
+        &self.entry(i).content
+    }
+    fn is_core(&self, i: usize) -> bool {
+        i < self.0.core.len()
+    }
+    fn timestamp(&self, i: usize) -> Option<NaiveDateTime> {
+        self.entry(i).timestamp
+    }
+    fn id(&self, i: usize) -> String {
+        let v = self.0;
+        match i.checked_sub(v.core.len()) {
+            None => v.core_id(i),
+            Some(j) => v.archival_id(j + v.archival_offset, &v.archival[j]),
+        }
+    }
+}
+
 fn rx(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("a valid pattern"))
 }
@@ -529,6 +565,17 @@ fn in_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> Vec<T> + S
         }
         out
     })
+}
+
+/// The checks over an owner's view (its core, then the archival entries it holds), the same
+/// findings as [`run`] over items made from it, without an id made for every entry first.
+pub fn run_view(view: &MemoryView, opts: &Options) -> (Vec<Finding>, Option<Budget>) {
+    let out = run_on(&ViewEntries(view), opts);
+    let budget = opts
+        .checks
+        .contains(&Check::Budget)
+        .then(|| budget(view, opts));
+    (out, budget)
 }
 
 pub fn run(
@@ -935,6 +982,58 @@ mod tests {
             assert!(may_hold_secret(s), "the prefilter drops {s:?}");
         }
         assert!(!may_hold_secret("用户偏好简洁的回复，不用列表。"));
+    }
+
+    #[test]
+    fn a_view_gives_the_findings_of_its_items() {
+        use crate::memory::{LongTermMemoryStore, MarkdownMemoryStore, MemoryService};
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(MarkdownMemoryStore::new(dir.path()));
+        let owner = crate::names::Owner::Agent("a".into());
+        let mut text =
+            String::from("## 核心记忆\n- [2026-01-01 10:00:00] 我的邮箱是 someone@example.com\n");
+        text.push_str("- [2026-01-01 10:00:00] 用户偏好简洁的回复，不用列表。\n## 归档记忆\n");
+        for i in 0..300 {
+            let line = match i % 5 {
+                0 => "明天下午三点开会".to_string(),
+                1 => format!("触发「检查服务器磁盘状态（第 {i} 次）」⇒ 已完成"),
+                2 => "key sk-proj-abcdefghijklmnopqrstuvwxyz0123".to_string(),
+                _ => format!("entry number {i} says something of its own"),
+            };
+            text.push_str(&format!("- [2026-01-{:02} 10:00:00] {line}\n", 1 + i % 28));
+        }
+        std::fs::create_dir_all(dir.path().join("agents/a")).unwrap();
+        std::fs::write(dir.path().join("agents/a/MEMORY.md"), &text).unwrap();
+        assert!(store.count(&owner).unwrap().archival == 300);
+        let view = MemoryService::new(store, 4000).view(&owner).unwrap();
+        let mut items: Vec<Item> = Vec::new();
+        for (i, e) in view.core.iter().enumerate() {
+            let (id, scope) = (view.core_id(i), Scope::Core);
+            items.push(Item {
+                id,
+                scope,
+                entry: e,
+            });
+        }
+        for (i, e) in view.archival.iter().enumerate() {
+            let id = view.archival_id(i + view.archival_offset, e);
+            items.push(Item {
+                id,
+                scope: Scope::Archival,
+                entry: e,
+            });
+        }
+        let opts = Options {
+            now: crate::timefmt::parse_entry_ts("2026-03-01 10:00:00").unwrap(),
+            ..Options::default()
+        };
+        let (want, want_budget) = run(&items, Some(&view), &opts);
+        let (got, got_budget) = run_view(&view, &opts);
+        assert_eq!(got, want);
+        assert_eq!(got_budget, want_budget);
+        let checks: std::collections::BTreeSet<&str> =
+            got.iter().map(|f| f.check.as_str()).collect();
+        assert_eq!(checks.len(), 4, "{checks:?}");
     }
 
     fn check(texts: &[&str]) -> Vec<Finding> {
