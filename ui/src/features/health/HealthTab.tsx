@@ -25,6 +25,9 @@ const GROUP_PAGE = 10;
 const OPEN_UP_TO = 3;
 /** Entries a finding lists before "and N more". */
 const ENTRY_PAGE = 3;
+/** How many more entries each "and N more" shows: a near group of a large archive can name
+ * hundreds of thousands, which no list should draw at once. */
+const ENTRY_STEP = 100;
 
 const CHECK_KEYS: Record<string, MessageKey> = {
   secrets: "health.check.secrets",
@@ -137,7 +140,7 @@ function FindingGroup({
       </h3>
       <ul className="health-list" id={listId} hidden={!open}>
         {open
-          ? shown.map((f) => <FindingItem key={`${f.kind}:${f.entry_ids.join(",")}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} openSummary={openSummary} />)
+          ? shown.map((f) => <FindingItem key={`${f.kind}:${f.entry_ids[0] ?? ""}:${f.entry_ids.length}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} openSummary={openSummary} />)
           : null}
       </ul>
       {open && findings.length > shown.length ? (
@@ -168,11 +171,11 @@ function FindingItem({
   const backend = useBackend();
   const qc = useQueryClient();
   const [busy, setBusy] = useState(false);
-  const [allEntries, setAllEntries] = useState(false);
+  const [entryCount, setEntryCount] = useState(ENTRY_PAGE);
   // A fix of an op this screen does not know (a newer console) is not offered.
   const fix = finding.fix && FIX_OPS.includes(finding.fix.op) ? finding.fix : null;
   const ids = finding.entry_ids;
-  const listed = allEntries ? ids : ids.slice(0, ENTRY_PAGE);
+  const listed = ids.slice(0, entryCount);
   const reason = findingText(t, num, lang, finding);
 
   const onFix = async () => {
@@ -229,7 +232,7 @@ function FindingItem({
           })}
           {ids.length > listed.length ? (
             <li>
-              <button type="button" className="btn btn-small btn-ghost" onClick={() => setAllEntries(true)} data-testid="finding-entries-more">
+              <button type="button" className="btn btn-small btn-ghost" onClick={() => setEntryCount((n) => n + ENTRY_STEP)} data-testid="finding-entries-more">
                 {t("health.moreEntries", { n: num(ids.length - listed.length) })}
               </button>
             </li>

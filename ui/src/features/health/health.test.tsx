@@ -107,6 +107,24 @@ async function openHealth(health: HealthDto = HEALTH, proposal: SummaryProposalD
 }
 
 describe("Health tab", () => {
+  it("lists a huge near group's entries a hundred more at a time, never all at once", async () => {
+    // A footprint repeated all year: one near finding naming 250 entries (the 100 MB benchmark
+    // file's names ~900 000).
+    const ids = Array.from({ length: 250 }, (_, i) => `a${i}-0000${String(i).padStart(4, "0")}`);
+    const near = { ...HEALTH.findings[1]!, entry_ids: ids, params: { ...HEALTH.findings[1]!.params, count: "250" } };
+    await openHealth({ ...HEALTH, findings: [HEALTH.findings[2]!, near] });
+    const dups = screen.getByTestId("health-group-duplicates");
+    expect(within(dups).getAllByTestId("finding-entry")).toHaveLength(3);
+    expect(within(dups).getByTestId("finding-entries-more")).toHaveTextContent("and 247 more entries");
+    fireEvent.click(within(dups).getByTestId("finding-entries-more"));
+    expect(within(dups).getAllByTestId("finding-entry")).toHaveLength(103);
+    expect(within(dups).getByTestId("finding-entries-more")).toHaveTextContent("and 147 more entries");
+    fireEvent.click(within(dups).getByTestId("finding-entries-more"));
+    fireEvent.click(within(dups).getByTestId("finding-entries-more"));
+    expect(within(dups).getAllByTestId("finding-entry")).toHaveLength(250);
+    expect(within(dups).queryByTestId("finding-entries-more")).toBeNull();
+  });
+
   it("groups the findings by check with counts, reasons, entries, fixes; the budget and the stats", async () => {
     const { backend } = await openHealth();
     expect(screen.getByTestId("tab-health")).toHaveAttribute("aria-selected", "true");
