@@ -1186,6 +1186,12 @@ export type IndexJobDto_Deserialize = {
 	/**  Entries embedded so far and to embed for the current owner. */
 	done: number,
 	todo: number,
+	/**
+	 *  The current owner's entries and how many of them have vectors now (`None` until its
+	 *  count is known): the owners table follows the build with these between status reads.
+	 */
+	current_entries?: number | null,
+	current_indexed?: number | null,
 	embedded_total: number,
 	cancelled: boolean,
 	error?: string | null,
@@ -1201,6 +1207,12 @@ export type IndexJobDto_Serialize = {
 	/**  Entries embedded so far and to embed for the current owner. */
 	done: number,
 	todo: number,
+	/**
+	 *  The current owner's entries and how many of them have vectors now (`None` until its
+	 *  count is known): the owners table follows the build with these between status reads.
+	 */
+	current_entries: number | null,
+	current_indexed: number | null,
 	embedded_total: number,
 	cancelled: boolean,
 	error: string | null,

@@ -387,6 +387,10 @@ pub struct IndexJobDto {
     /// Entries embedded so far and to embed for the current owner.
     pub done: u32,
     pub todo: u32,
+    /// The current owner's entries and how many of them have vectors now (`None` until its
+    /// count is known): the owners table follows the build with these between status reads.
+    pub current_entries: Option<u32>,
+    pub current_indexed: Option<u32>,
     pub embedded_total: u32,
     pub cancelled: bool,
     pub error: Option<String>,

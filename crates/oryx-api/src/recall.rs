@@ -183,6 +183,8 @@ impl Console {
             owners_total: targets.len() as u32,
             done: 0,
             todo: 0,
+            current_entries: None,
+            current_indexed: None,
             embedded_total: 0,
             cancelled: false,
             error: None,
@@ -212,11 +214,22 @@ impl Console {
                         s.owners_done = i as u32;
                         s.done = 0;
                         s.todo = 0;
+                        s.current_entries = None;
+                        s.current_indexed = None;
+                    });
+                    // Where this owner starts (one count per owner, not per poll).
+                    let before = index.counts(store.as_ref(), owner).ok();
+                    jobs.update(|s| {
+                        s.current_entries = before.map(|c| c.entries as u32);
+                        s.current_indexed = before.map(|c| c.indexed.min(c.entries) as u32);
                     });
                     let r = index.sync(store.as_ref(), owner, &cancel, &mut |done, todo| {
                         jobs.update(|s| {
                             s.done = done as u32;
                             s.todo = todo as u32;
+                            if let Some(c) = before {
+                                s.current_indexed = Some((c.indexed + done).min(c.entries) as u32);
+                            }
                         })
                     });
                     // An agent's past sessions are indexed with its memory (episodic memory).

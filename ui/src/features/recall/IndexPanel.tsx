@@ -50,8 +50,15 @@ function IndexBody({ s, job }: { s: IndexStatusDto; job: IndexJobDto | null }) {
   const [confirm, setConfirm] = useState(false);
   const running = job?.running ?? false;
   const canBuild = s.model.present && !running && !actions.build.isPending;
-  const total = s.owners.reduce((a, o) => a + o.entries, 0);
-  const indexed = s.owners.reduce((a, o) => a + Math.min(o.indexed, o.entries), 0);
+  // The owner being indexed, as the build last reported it (the status's counts are read every
+  // few seconds only).
+  const owners = s.owners.map((o) =>
+    running && job?.current === o.agent && job.current_indexed != null && !o.error
+      ? { ...o, entries: job.current_entries ?? o.entries, indexed: job.current_indexed }
+      : o,
+  );
+  const total = owners.reduce((a, o) => a + o.entries, 0);
+  const indexed = owners.reduce((a, o) => a + Math.min(o.indexed, o.entries), 0);
   const actionError = actions.build.error ?? actions.cancel.error ?? actions.clear.error;
 
   return (
@@ -122,7 +129,7 @@ function IndexBody({ s, job }: { s: IndexStatusDto; job: IndexJobDto | null }) {
             </tr>
           </thead>
           <tbody>
-            {s.owners.map((o) => (
+            {owners.map((o) => (
               <OwnerRow
                 key={o.agent ?? ""}
                 o={o}

@@ -160,6 +160,8 @@ describe("Recall", () => {
       owners_total: 3,
       done,
       todo: 26,
+      current_entries: 26,
+      current_indexed: done,
       embedded_total: 7 + done,
       cancelled: false,
       error: null,
@@ -178,6 +180,10 @@ describe("Recall", () => {
     // Each poll's answer is shown, without asking for every owner's counts again.
     await waitFor(() => expect(screen.getByTestId("index-job")).toHaveTextContent("20 of 26"), LONG);
     expect(counted).toBe(1);
+    // The owner's row and the total follow the build, not the status read when it started.
+    expect(screen.getByTestId("index-owner-log_analyst").querySelector('[data-col="indexed"]')).toHaveTextContent("20 / 26");
+    const others = status.owners.filter((o) => o.agent !== "log_analyst").reduce((a, o) => a + Math.min(o.indexed, o.entries), 0);
+    expect(screen.getByTestId("index-total")).toHaveTextContent(`${others + 20} of`);
     expect(screen.getByTestId("index-build")).toBeDisabled();
     // The build ends: the status (and its counts) is asked for once more, and the outcome shown.
     await waitFor(() => expect(screen.getByTestId("index-job")).toHaveAttribute("data-outcome", "done"), LONG);
