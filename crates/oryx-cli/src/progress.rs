@@ -60,7 +60,8 @@ pub fn build_index(console: &Console, agent: Option<&str>, json: bool) -> ApiRes
             asked = console.cancel_index_build();
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
-        job = match console.index_status()?.job {
+        // The job alone: index_status would recount every owner's entries ten times a second.
+        job = match console.index_build_state() {
             Some(j) => j,
             None => break,
         };

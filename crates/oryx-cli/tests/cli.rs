@@ -475,3 +475,121 @@ fn memory_commands_against_a_real_mem0() {
         stderr(&down)
     );
 }
+
+/// The forms #14 gives the CLI (`oryx memory recall --mode … --json`, `oryx index
+/// status|build|clear`, `oryx episodic search --json`), with the real model on the demo root.
+#[test]
+fn semantic_recall_index_and_episodic_search_in_the_cli_forms() {
+    let env = Env::new();
+    env.sample();
+    let json = |args: &[&str]| -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&env.ok(&all)).unwrap()
+    };
+    let owner = |status: &Value, agent: &str| -> Value {
+        status["owners"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["agent"] == agent)
+            .cloned()
+            .unwrap()
+    };
+    let before = owner(&json(&["index", "status"]), "assistant");
+    assert!(before["entries"].as_u64().unwrap() > 0, "{before}");
+    assert_eq!(before["indexed"], 0, "{before}");
+
+    // The build is followed to its end (the job alone is polled) and says where it got.
+    let job = json(&["index", "build", "--agent", "assistant"]);
+    assert_eq!(job["running"], false, "{job}");
+    assert_eq!(job["cancelled"], false, "{job}");
+    assert!(job["error"].is_null(), "{job}");
+    assert_eq!(job["current"], "assistant", "{job}");
+    assert_eq!(job["current_entries"], before["entries"], "{job}");
+    assert_eq!(job["current_indexed"], before["entries"], "{job}");
+    let after = owner(&json(&["index", "status"]), "assistant");
+    assert_eq!(after["indexed"], after["entries"], "{after}");
+
+    // By meaning, in Chinese and across languages; JSON as the issue gives it.
+    for query in [
+        "用户喜欢什么样的回答风格",
+        "What kind of replies does the user like?",
+    ] {
+        let r = json(&[
+            "memory",
+            "recall",
+            "--agent",
+            "assistant",
+            "--mode",
+            "semantic",
+            "--limit",
+            "3",
+            query,
+        ]);
+        assert_eq!(r["mode"], "semantic", "{r}");
+        let results = r["results"].as_array().unwrap();
+        assert!(!results.is_empty() && results.len() <= 3, "{query}: {r}");
+        for hit in results {
+            for key in ["id", "timestamp", "content", "scope", "score"] {
+                assert!(hit.get(key).is_some(), "{key} missing in {hit}");
+            }
+            let score = hit["score"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&score), "{hit}");
+        }
+        assert!(
+            results
+                .iter()
+                .any(|h| h["content"] == "用户偏好简洁的回复，不用列表。"),
+            "{query}: {r}"
+        );
+    }
+    // Keyword mode keeps the runtime's rule and its answer string.
+    let plain = env.ok(&[
+        "memory",
+        "recall",
+        "--agent",
+        "assistant",
+        "--mode",
+        "keyword",
+        "用户喜欢什么样的回答风格",
+    ]);
+    assert_eq!(plain, "没有找到相关记忆\n");
+
+    // Past sessions by meaning.
+    let ep = json(&[
+        "episodic",
+        "search",
+        "--agent",
+        "assistant",
+        "--limit",
+        "3",
+        "证书续期",
+    ]);
+    let results = ep["results"].as_array().unwrap();
+    assert!(!results.is_empty(), "{ep}");
+    for hit in results {
+        for key in [
+            "session_id",
+            "message_index",
+            "role",
+            "text",
+            "score",
+            "time",
+        ] {
+            assert!(hit.get(key).is_some(), "{key} missing in {hit}");
+        }
+    }
+    assert!(
+        results.iter().any(|h| h["text"]
+            .as_str()
+            .unwrap()
+            .contains("Remind me to renew the TLS certificate")),
+        "{ep}"
+    );
+
+    // Clear drops the vectors; the entries stay.
+    let cleared = owner(&json(&["index", "clear"]), "assistant");
+    assert_eq!(cleared["indexed"], 0, "{cleared}");
+    assert_eq!(cleared["entries"], before["entries"], "{cleared}");
+}
