@@ -13,14 +13,21 @@ const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// 64-bit FNV-1a: stable across runs and machines (std's hasher is neither).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(FNV_OFFSET, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
-    })
+    fnv1a_on(FNV_OFFSET, bytes)
+}
+
+/// FNV-1a of `bytes` continued from the hash `h` of what came before them.
+fn fnv1a_on(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| fnv_step(h, b))
+}
+
+fn fnv_step(h: u64, b: u8) -> u64 {
+    (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
 }
 
 /// [`fnv1a`] of each text, several at once: one text's bytes form a chain of multiplications
-/// that each wait for the last, so eight interleaved chains keep the multiplier busy (several
-/// times the throughput of one at a time, when a finding names most of a 100 MB file's entries).
+/// that each wait for the last, so four interleaved chains keep the multiplier busier than one
+/// can (a finding may name most of a 100 MB file's entries).
 pub(crate) fn fnv1a_many(texts: &[&[u8]]) -> Vec<u64> {
     const LANES: usize = 4;
     let mut out = vec![0u64; texts.len()];
@@ -40,8 +47,8 @@ pub(crate) fn fnv1a_many(texts: &[&[u8]]) -> Vec<u64> {
         // Zipped, so that the loop has one bound and no check per byte.
         let [r0, r1, r2, r3] = rest.map(|r| &r[..step]);
         for (((b0, b1), b2), b3) in r0.iter().zip(r1).zip(r2).zip(r3) {
-            for (h, b) in h.iter_mut().zip([b0, b1, b2, b3]) {
-                *h = (*h ^ u64::from(*b)).wrapping_mul(FNV_PRIME);
+            for (h, &b) in h.iter_mut().zip([b0, b1, b2, b3]) {
+                *h = fnv_step(*h, b);
             }
         }
         let mut drained = false;
@@ -61,9 +68,7 @@ pub(crate) fn fnv1a_many(texts: &[&[u8]]) -> Vec<u64> {
         if drained {
             // The last texts: each lane finishes its own (a finished lane has nothing left).
             for k in 0..LANES {
-                out[idx[k]] = rest[k]
-                    .iter()
-                    .fold(h[k], |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME));
+                out[idx[k]] = fnv1a_on(h[k], rest[k]);
             }
             return out;
         }

@@ -16,6 +16,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::db;
+use crate::embed::identity::fnv1a;
 use crate::error::{CoreError, DbContext, Result};
 
 /// Bump when the index's tables change: an index of another format is rebuilt.
@@ -70,7 +71,8 @@ pub(super) struct ConsoleIndex {
     path: PathBuf,
 }
 
-/// Where the index of `runtime_db` lives inside `dir`.
+/// Where the index of `runtime_db` lives inside `dir` (FNV-1a of its path: stable across Rust
+/// versions and platforms, so the same runtime database always maps to the same index file).
 pub fn index_path(dir: &Path, runtime_db: &Path) -> PathBuf {
     let key = canonical(runtime_db);
     dir.join(format!(
@@ -90,14 +92,6 @@ fn canonical(path: &Path) -> PathBuf {
             .unwrap_or_else(|_| path.to_path_buf()),
         _ => path.to_path_buf(),
     }
-}
-
-/// FNV-1a: stable across Rust versions and platforms, unlike the std hasher, so the same
-/// runtime database always maps to the same index file.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 /// Count and wrapping sum of row hashes of a set of rows (order-independent and additive).
