@@ -422,12 +422,13 @@ mod tests {
     fn settle(c: &Console) -> IndexJobDto {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            let job = c.index_status().unwrap().job.unwrap();
+            // The job alone, as the UI and the CLI follow it; the status carries the same.
+            let job = c.index_build_state().unwrap();
             if !job.running {
+                assert_eq!(c.index_status().unwrap().job.as_ref(), Some(&job));
                 return job;
             }
             assert!(Instant::now() < deadline, "the build did not end: {job:?}");
-            // A status reads every owner's entries: poll as the UI does, not in a hot loop.
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -503,7 +504,7 @@ mod tests {
         c.build_index(None).unwrap();
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            let job = c.index_status().unwrap().job.unwrap();
+            let job = c.index_build_state().unwrap();
             assert!(
                 job.running,
                 "the build ended before it could be cancelled: {job:?}"
