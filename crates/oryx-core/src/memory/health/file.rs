@@ -6,61 +6,200 @@ use chrono::NaiveDateTime;
 
 #[cfg(test)]
 use super::super::curate::markdown_id;
-use super::super::curate::{line_hash, line_hashes};
+use super::super::curate::{line_hash, line_hashes, markdown_id_of};
 use super::super::entry::{is_runtime_space, trim_runtime, Scope};
 use super::super::format::{self, LineKind};
 use super::Entries;
 use crate::timefmt::parse_entry_ts;
 
-struct Line<'a> {
-    /// The line as stored (trimmed): what the entry's id hashes.
-    stored: &'a str,
-    content: &'a str,
-    timestamp: Option<NaiveDateTime>,
-    core: bool,
-    /// Position in its section.
+/// An entry as offsets into the file: the stored line (trimmed) is `start..end`, its content
+/// `content..end` (a content always ends where its trimmed line ends). Sixteen bytes, where two
+/// string slices and a parsed time took fifty-six: the 100 MB file has ~900 000 entries.
+#[derive(Clone, Copy)]
+struct Line {
+    start: u32,
+    content: u32,
+    end: u32,
+    /// Position in its section, [`CORE`] set for a core entry.
     ordinal: u32,
 }
 
+const CORE: u32 = 1 << 31;
+
 pub struct FileEntries<'a> {
-    lines: Vec<Line<'a>>,
+    text: &'a str,
+    lines: Vec<Line>,
 }
+
+/// Below this many bytes the file is split into entries on one thread.
+const PARALLEL_FROM: usize = 4 << 20;
 
 impl<'a> FileEntries<'a> {
     /// The entries of `bytes`, or `None` when it is not UTF-8 (then the parser's lossy reading
-    /// must decide what each line says).
+    /// must decide what each line says) or too large for 32-bit offsets (the parser again).
     pub fn read(bytes: &'a [u8]) -> Option<Self> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        Self::read_in(
+            bytes,
+            if bytes.len() < PARALLEL_FROM {
+                1
+            } else {
+                threads
+            },
+        )
+    }
+
+    /// [`Self::read`] in `threads` parts.
+    fn read_in(bytes: &'a [u8], threads: usize) -> Option<Self> {
         let text = utf8(bytes)?;
-        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
-        let mut section: Option<Scope> = None;
-        let (mut core_n, mut archival_n) = (0u32, 0u32);
-        // As `format::parse`: a heading opens its section (or none), blank lines are skipped,
-        // any other line of a section is an entry.
-        for span in format::lines(bytes, format::bom_len(bytes)) {
+        u32::try_from(bytes.len()).ok()?;
+        let from = format::bom_len(bytes);
+        // Parts that start at line starts, one per core, split at once.
+        let mut cuts = vec![from];
+        for k in 1..threads {
+            let at = (bytes.len() * k / threads).max(*cuts.last().expect("a cut"));
+            match memchr::memchr(b'\n', &bytes[at..]) {
+                Some(i) => cuts.push(at + i + 1),
+                None => break,
+            }
+        }
+        cuts.push(bytes.len());
+        let parts: Vec<Part> = if cuts.len() == 2 {
+            vec![Part::scan(text, from, bytes.len())]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = cuts
+                    .windows(2)
+                    .map(|w| {
+                        let (a, b) = (w[0], w[1]);
+                        s.spawn(move || Part::scan(text, a, b))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a line split thread panicked"))
+                    .collect()
+            })
+        };
+        Some(FileEntries {
+            text,
+            lines: merge(parts),
+        })
+    }
+
+    fn stored(&self, l: &Line) -> &str {
+        &self.text[l.start as usize..l.end as usize]
+    }
+}
+
+/// The entries of one part of the file. Until its first heading the part does not know which
+/// section its lines are in: those wait in `pending` for the parts before it.
+#[derive(Default)]
+struct Part {
+    pending: Vec<Line>,
+    /// After the first heading: ordinals counted from the part's first heading.
+    lines: Vec<Line>,
+    /// The section open at the end of the part, if a heading was seen.
+    last: Option<Option<Scope>>,
+    core: u32,
+    archival: u32,
+}
+
+impl Part {
+    /// As `format::parse`: a heading opens its section (or none), blank lines are skipped, any
+    /// other line of a section is an entry.
+    fn scan(text: &str, from: usize, to: usize) -> Part {
+        let bytes = &text.as_bytes()[..to];
+        let mut part = Part {
+            lines: Vec::with_capacity((to - from) / 64),
+            ..Part::default()
+        };
+        for span in format::lines(bytes, from) {
             let line = &text[span.start..span.end];
-            match format::classify(line) {
-                LineKind::Heading(scope) => section = scope,
+            // An entry line as the runtime writes it is neither blank nor a heading.
+            let kind = match line.as_bytes().first() {
+                Some(b'-') => LineKind::Text,
+                _ => format::classify(line),
+            };
+            match kind {
+                LineKind::Heading(scope) => part.last = Some(scope),
                 LineKind::Blank => {}
                 LineKind::Text => {
-                    let Some(scope) = section else { continue };
-                    let n = match scope {
-                        Scope::Core => &mut core_n,
-                        Scope::Archival => &mut archival_n,
+                    let (a, c, e) = entry_span(line);
+                    let at = |o: usize| (span.start + o) as u32;
+                    let mut l = Line {
+                        start: at(a),
+                        content: at(c),
+                        end: at(e),
+                        ordinal: 0,
                     };
-                    let (stored, content, timestamp) = entry_parts(line);
-                    lines.push(Line {
-                        stored,
-                        content,
-                        timestamp,
-                        core: scope == Scope::Core,
-                        ordinal: *n,
-                    });
-                    *n += 1;
+                    match part.last {
+                        None => part.pending.push(l),
+                        Some(None) => {}
+                        Some(Some(scope)) => {
+                            l.ordinal = match scope {
+                                Scope::Core => (post(&mut part.core)) | CORE,
+                                Scope::Archival => post(&mut part.archival),
+                            };
+                            part.lines.push(l);
+                        }
+                    }
                 }
             }
         }
-        Some(FileEntries { lines })
+        part
     }
+}
+
+/// `n`, then one more.
+fn post(n: &mut u32) -> u32 {
+    *n += 1;
+    *n - 1
+}
+
+/// The parts' entries in file order, numbered in their sections across parts.
+fn merge(parts: Vec<Part>) -> Vec<Line> {
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.pending.len() + p.lines.len()).sum());
+    let (mut section, mut core, mut archival): (Option<Scope>, u32, u32) = (None, 0, 0);
+    for part in parts {
+        for mut l in part.pending {
+            match section {
+                None => continue,
+                Some(Scope::Core) => l.ordinal = post(&mut core) | CORE,
+                Some(Scope::Archival) => l.ordinal = post(&mut archival),
+            }
+            out.push(l);
+        }
+        let Some(last) = part.last else { continue };
+        // A heading of this part reopens a section: its numbers go on from the parts before.
+        out.extend(part.lines.into_iter().map(|mut l| {
+            l.ordinal += if l.ordinal & CORE != 0 {
+                core
+            } else {
+                archival
+            };
+            l
+        }));
+        core += part.core;
+        archival += part.archival;
+        section = last;
+    }
+    out
+}
+
+/// The stored line, the content and the end of an entry line, as offsets into it
+/// ([`entry_parts`], with the runtime's own `- [yyyy-MM-dd HH:mm:ss] ` read by hand).
+fn entry_span(line: &str) -> (usize, usize, usize) {
+    let b = line.as_bytes();
+    if b.len() > 23 && b.starts_with(b"- [") && b[22] == b']' && runtime_ts(&b[3..22]).is_some() {
+        let end = line.trim_end_matches(is_runtime_space).len().max(23);
+        let rest = &line[23..end];
+        let content = end - rest.trim_start_matches(is_runtime_space).len();
+        return (0, content, end);
+    }
+    let (stored, content, _) = entry_parts(line);
+    let at = |s: &str| s.as_ptr() as usize - line.as_ptr() as usize;
+    (at(stored), at(content), at(stored) + stored.len())
 }
 
 /// `bytes` as text if it is UTF-8.
@@ -88,40 +227,35 @@ fn entry_parts(line: &str) -> (&str, &str, Option<NaiveDateTime>) {
     (trimmed, rest, None)
 }
 
-/// [`parse_entry_ts`], with the form the runtime writes (`yyyy-MM-dd HH:mm:ss`) read by hand:
-/// chrono's format parser costs ~0.3 µs an entry, a third of all the checks.
+/// [`parse_entry_ts`], with the form the runtime writes read by hand first.
 fn entry_ts(s: &str) -> Option<NaiveDateTime> {
-    let b = s.as_bytes();
+    runtime_ts(s.as_bytes()).or_else(|| parse_entry_ts(s))
+}
+
+/// `yyyy-MM-dd HH:mm:ss` as the runtime writes it, read by hand: chrono's format parser costs
+/// ~0.3 µs an entry, a third of all the checks. `None` for any other form (a leap second
+/// `:60` and impossible dates too: those are chrono's to judge).
+fn runtime_ts(b: &[u8]) -> Option<NaiveDateTime> {
     let shape = b.len() == 19
         && b[4] == b'-'
         && b[7] == b'-'
         && b[10] == b' '
         && b[13] == b':'
         && b[16] == b':';
-    if shape {
-        let num = |r: std::ops::Range<usize>| {
-            b[r].iter().try_fold(0u32, |n, &d| {
-                d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
-            })
-        };
-        let parts = (
-            num(0..4),
-            num(5..7),
-            num(8..10),
-            num(11..13),
-            num(14..16),
-            num(17..19),
-        );
-        if let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) = parts {
-            // A leap second (:60) and impossible dates are chrono's to judge.
-            let t = chrono::NaiveDate::from_ymd_opt(y as i32, mo, d)
-                .and_then(|date| date.and_hms_opt(h, mi, sec));
-            if let (Some(t), true) = (t, sec < 60) {
-                return Some(t);
-            }
-        }
+    if !shape {
+        return None;
     }
-    parse_entry_ts(s)
+    let num = |r: std::ops::Range<usize>| {
+        b[r].iter().try_fold(0u32, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if sec >= 60 {
+        return None;
+    }
+    chrono::NaiveDate::from_ymd_opt(y as i32, mo, d).and_then(|date| date.and_hms_opt(h, mi, sec))
 }
 
 impl Entries for FileEntries<'_> {
@@ -129,22 +263,24 @@ impl Entries for FileEntries<'_> {
         self.lines.len()
     }
     fn text(&self, i: usize) -> &str {
-        self.lines[i].content
+        let l = &self.lines[i];
+        &self.text[l.content as usize..l.end as usize]
     }
     fn is_core(&self, i: usize) -> bool {
-        self.lines[i].core
+        self.lines[i].ordinal & CORE != 0
     }
+    /// Read again when asked (for the few entries a stale word is found in).
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime> {
-        self.lines[i].timestamp
+        entry_parts(self.stored(&self.lines[i])).2
     }
     fn id(&self, i: usize) -> String {
         let l = &self.lines[i];
-        id_of(l, line_hash(l.stored))
+        id_of(l, line_hash(self.stored(l)))
     }
     /// The line hashes of many entries at once (see [`line_hashes`]): a near group of a large
     /// file can name most of its entries.
     fn ids(&self, idx: &[usize]) -> Vec<String> {
-        let stored: Vec<&str> = idx.iter().map(|&i| self.lines[i].stored).collect();
+        let stored: Vec<&str> = idx.iter().map(|&i| self.stored(&self.lines[i])).collect();
         idx.iter()
             .zip(line_hashes(&stored))
             .map(|(&i, h)| id_of(&self.lines[i], h))
@@ -152,23 +288,12 @@ impl Entries for FileEntries<'_> {
     }
 }
 
-/// [`markdown_id`]'s form (`a12-0badcafe`), written without the formatter, which costs more
-/// than the rest of the id when a finding names most of a large file's entries.
-fn id_of(l: &Line<'_>, h: u32) -> String {
-    // `c`/`a`, up to 10 digits, `-`, 8 hex digits.
-    let mut buf = [0u8; 20];
-    buf[0] = if l.core { b'c' } else { b'a' };
-    let digits = l.ordinal.checked_ilog10().unwrap_or(0) as usize + 1;
-    let mut n = l.ordinal;
-    for d in buf[1..=digits].iter_mut().rev() {
-        *d = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    buf[digits + 1] = b'-';
-    for (k, d) in buf[digits + 2..digits + 10].iter_mut().enumerate() {
-        *d = b"0123456789abcdef"[(h >> ((7 - k) * 4)) as usize & 15];
-    }
-    String::from_utf8_lossy(&buf[..digits + 10]).into_owned()
+fn id_of(l: &Line, h: u32) -> String {
+    let scope = match l.ordinal & CORE {
+        0 => Scope::Archival,
+        _ => Scope::Core,
+    };
+    markdown_id_of(scope, (l.ordinal & !CORE) as usize, h)
 }
 
 #[cfg(test)]
@@ -210,6 +335,58 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert!(want.len() >= 10, "{want:?}");
+    }
+
+    #[test]
+    fn parts_split_anywhere_read_as_one() {
+        // Sections that open and close across the cuts, lines before any heading, blank and
+        // CRLF lines, and entries of every form.
+        let mut text = String::from("\u{feff}preamble\n- [2026-01-02 03:04:05] not an entry\n");
+        for i in 0..400 {
+            match i % 37 {
+                0 => text.push_str("## 核心记忆\n"),
+                11 => text.push_str("## 归档记忆\r\n"),
+                23 => text.push_str("## other\n"),
+                29 => text.push_str("## Archival\n\n"),
+                _ => {}
+            }
+            match i % 5 {
+                0 => text.push_str(&format!("- [2026-01-02 03:04:{:02}] entry {i}  \n", i % 60)),
+                1 => text.push_str(&format!("- entry {i}\r\n")),
+                2 => text.push_str(&format!("  - [2026-13-02 03:04:05] {i}\n")),
+                3 => text.push_str(&format!("plain {i}\n\n")),
+                _ => text.push_str(&format!("-[2026-01-02] {i}\u{3000}\n")),
+            }
+        }
+        let one = FileEntries::read_in(text.as_bytes(), 1).unwrap();
+        let parsed = format::parse(text.as_bytes()).sections;
+        assert_eq!(one.len(), parsed.core.len() + parsed.archival.len());
+        let all: Vec<usize> = (0..one.len()).collect();
+        for threads in [2, 3, 7, 64] {
+            let parts = FileEntries::read_in(text.as_bytes(), threads).unwrap();
+            assert_eq!(parts.len(), one.len(), "{threads} parts");
+            assert_eq!(parts.ids(&all), one.ids(&all), "{threads} parts");
+            for i in 0..one.len() {
+                assert_eq!(
+                    (parts.text(i), parts.is_core(i), parts.timestamp(i)),
+                    (one.text(i), one.is_core(i), one.timestamp(i))
+                );
+            }
+        }
+        // In file order, where the parser gathers each section's entries.
+        let mut got = one.ids(&all);
+        got.sort();
+        let mut want: Vec<String> = [Scope::Core, Scope::Archival]
+            .into_iter()
+            .flat_map(|scope| {
+                let list = parsed.of(scope);
+                list.iter()
+                    .enumerate()
+                    .map(move |(i, e)| markdown_id(scope, i, &e.line))
+            })
+            .collect();
+        want.sort();
+        assert_eq!(got, want);
     }
 
     #[test]
