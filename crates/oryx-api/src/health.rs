@@ -126,25 +126,26 @@ impl Console {
             })
         };
         let mut total = findings.len();
+        // Moved, not copied: a near group of a large archive names most of its entries.
         let mut shown: Vec<FindingDto> = findings
-            .iter()
+            .into_iter()
             .filter(|f| !hidden(f.check.as_str(), &f.entry_ids))
             .map(|f| FindingDto {
                 check: f.check.as_str().to_string(),
-                kind: f.kind.clone(),
-                entry_ids: f.entry_ids.clone(),
-                reason: f.reason.clone(),
-                params: f.params.clone(),
-                fix: f.fix.as_ref().map(|x| match x {
+                kind: f.kind,
+                entry_ids: f.entry_ids,
+                reason: f.reason,
+                params: f.params,
+                fix: f.fix.map(|x| match x {
                     Fix::Delete { ids } => FixDto {
                         op: "delete".into(),
-                        ids: ids.clone(),
+                        ids,
                         content: None,
                     },
                     Fix::Edit { id, content } => FixDto {
                         op: "edit".into(),
-                        ids: vec![id.clone()],
-                        content: Some(content.clone()),
+                        ids: vec![id],
+                        content: Some(content),
                     },
                 }),
             })
