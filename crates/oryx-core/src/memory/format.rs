@@ -222,8 +222,15 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             }
         }
     };
+    // One SIMD check of the whole file instead of a lossy reading of each line (which checks
+    // it again, a line at a time, at several times the cost): only a file that is not UTF-8
+    // is read line by line.
+    let utf8 = simdutf8::basic::from_utf8(bytes).ok();
     for span in lines(bytes, bom_len(bytes)) {
-        let text = line_text(bytes, span);
+        let text = match utf8 {
+            Some(t) => Cow::Borrowed(&t[span.start..span.end]),
+            None => line_text(bytes, span),
+        };
         match classify(&text) {
             LineKind::Heading(scope) => {
                 close(&mut parsed, current.take(), span.start);

@@ -10,7 +10,7 @@ use super::super::curate::{line_hash, line_hashes, markdown_id_of};
 use super::super::entry::{is_runtime_space, trim_runtime, Scope};
 use super::super::format::{self, LineKind};
 use super::Entries;
-use crate::timefmt::parse_entry_ts;
+use crate::timefmt::{parse_entry_ts, runtime_entry_ts};
 
 /// An entry as offsets into the file: the stored line (trimmed) is `start..end`, its content
 /// `content..end` (a content always ends where its trimmed line ends). Sixteen bytes, where two
@@ -191,7 +191,11 @@ fn merge(parts: Vec<Part>) -> Vec<Line> {
 /// ([`entry_parts`], with the runtime's own `- [yyyy-MM-dd HH:mm:ss] ` read by hand).
 fn entry_span(line: &str) -> (usize, usize, usize) {
     let b = line.as_bytes();
-    if b.len() > 23 && b.starts_with(b"- [") && b[22] == b']' && runtime_ts(&b[3..22]).is_some() {
+    if b.len() > 23
+        && b.starts_with(b"- [")
+        && b[22] == b']'
+        && runtime_entry_ts(&b[3..22]).is_some()
+    {
         let end = line.trim_end_matches(is_runtime_space).len().max(23);
         let rest = &line[23..end];
         let content = end - rest.trim_start_matches(is_runtime_space).len();
@@ -219,43 +223,12 @@ fn entry_parts(line: &str) -> (&str, &str, Option<NaiveDateTime>) {
     let rest = rest.trim_start_matches(is_runtime_space);
     if let Some(after) = rest.strip_prefix('[') {
         if let Some(close) = after.find(']') {
-            if let Some(ts) = entry_ts(&after[..close]) {
+            if let Some(ts) = parse_entry_ts(&after[..close]) {
                 return (trimmed, trim_runtime(&after[close + 1..]), Some(ts));
             }
         }
     }
     (trimmed, rest, None)
-}
-
-/// [`parse_entry_ts`], with the form the runtime writes read by hand first.
-fn entry_ts(s: &str) -> Option<NaiveDateTime> {
-    runtime_ts(s.as_bytes()).or_else(|| parse_entry_ts(s))
-}
-
-/// `yyyy-MM-dd HH:mm:ss` as the runtime writes it, read by hand: chrono's format parser costs
-/// ~0.3 µs an entry, a third of all the checks. `None` for any other form (a leap second
-/// `:60` and impossible dates too: those are chrono's to judge).
-fn runtime_ts(b: &[u8]) -> Option<NaiveDateTime> {
-    let shape = b.len() == 19
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b[10] == b' '
-        && b[13] == b':'
-        && b[16] == b':';
-    if !shape {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| {
-        b[r].iter().try_fold(0u32, |n, &d| {
-            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
-        })
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if sec >= 60 {
-        return None;
-    }
-    chrono::NaiveDate::from_ymd_opt(y as i32, mo, d).and_then(|date| date.and_hms_opt(h, mi, sec))
 }
 
 impl Entries for FileEntries<'_> {
