@@ -583,27 +583,30 @@ fn sort_key(h: u128, flags: u64, i: usize) -> (u64, u64, u32) {
     )
 }
 
-/// `keys` in order, as `sort_unstable` would put them: first into buckets by their top 16
-/// bits in one pass (in index order, so a bucket of one key is already sorted), then each
-/// bucket on its own. On ~900 000 keys a comparison sort over the whole costs several times
-/// more: most of its passes move every key, and the buckets fit in the cache.
-fn sort_keys(mut keys: Vec<(u64, u64, u32)>) -> Vec<(u64, u64, u32)> {
+/// The keys of `parts` (each in index order) in order, as `sort_unstable` would put them:
+/// first into buckets by their top 16 bits in one pass, straight from the parts (so a bucket of
+/// one key is already sorted), then each bucket on its own. On ~900 000 keys a comparison sort
+/// over the whole costs several times more: most of its passes move every key, and the buckets
+/// fit in the cache.
+fn sort_keys(parts: Vec<Vec<(u64, u64, u32)>>) -> Vec<(u64, u64, u32)> {
     const BITS: u32 = 16;
-    if keys.len() < 1 << BITS {
+    let n = parts.iter().map(Vec::len).sum::<usize>();
+    if n < 1 << BITS {
+        let mut keys = parts.concat();
         keys.sort_unstable();
         return keys;
     }
     let bucket = |k: &(u64, u64, u32)| (k.0 >> (64 - BITS)) as usize;
     let mut starts = vec![0usize; (1 << BITS) + 1];
-    for k in &keys {
+    for k in parts.iter().flatten() {
         starts[bucket(k) + 1] += 1;
     }
     for b in 1..starts.len() {
         starts[b] += starts[b - 1];
     }
     let mut at = starts.clone();
-    let mut out = vec![(0, 0, 0); keys.len()];
-    for k in keys {
+    let mut out = vec![(0, 0, 0); n];
+    for k in parts.into_iter().flatten() {
         let b = bucket(&k);
         out[at[b]] = k;
         at[b] += 1;
@@ -614,15 +617,28 @@ fn sort_keys(mut keys: Vec<(u64, u64, u32)>) -> Vec<(u64, u64, u32)> {
     out
 }
 
-/// The exact-duplicate keys of entries (whose key is not empty), sorted.
-fn exact_sorted(e: &(impl Entries + ?Sized), keys: &[DupKeys]) -> Vec<(u64, u64, u32)> {
-    let keyed = keys
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| k.exact.1 > 0)
-        .map(|(i, k)| sort_key(k.exact.0, u64::from(e.is_core(i)), i))
-        .collect();
-    sort_keys(keyed)
+/// The duplicate keys of the entries in `range` as sort keys: exact keys of entries that have
+/// one, flagged by section; near keys of entries with enough letters, flagged by section and
+/// by whether the entry is a footprint (`space` in [`near_duplicates`]).
+fn dup_sort_keys(
+    e: &(impl Entries + ?Sized),
+    range: std::ops::Range<usize>,
+) -> (Vec<(u64, u64, u32)>, Vec<(u64, u64, u32)>) {
+    let (mut exact, mut near) = (
+        Vec::with_capacity(range.len()),
+        Vec::with_capacity(range.len()),
+    );
+    for i in range {
+        let k = dup_keys(e.text(i));
+        let core = u64::from(e.is_core(i));
+        if k.exact.1 > 0 {
+            exact.push(sort_key(k.exact.0, core, i));
+        }
+        if k.near.1 >= 4 {
+            near.push(sort_key(k.near.0, core | u64::from(k.footprint) << 1, i));
+        }
+    }
+    (exact, near)
 }
 
 /// Runs of two or more equal keys in `sorted`: the entries of each, in item order.
@@ -634,30 +650,26 @@ fn runs_of(sorted: &[(u64, u64, u32)]) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The near-duplicate keys of entries with enough letters, sorted; the section and whether it
-/// is a footprint are the key's two flags (`space` in [`near_duplicates`]).
-fn near_sorted(e: &(impl Entries + ?Sized), keys: &[DupKeys]) -> Vec<(u64, u64, u32)> {
-    let keyed = keys
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| k.near.1 >= 4)
-        .map(|(i, k)| {
-            let space = u64::from(e.is_core(i)) | u64::from(k.footprint) << 1;
-            sort_key(k.near.0, space, i)
-        })
-        .collect();
-    sort_keys(keyed)
-}
-
 /// Below this many entries the checks run on one thread (starting more costs more than it saves).
 const PARALLEL_FROM: usize = 20_000;
 
 /// `f` over the indices `0..n` in consecutive ranges, one per core when there are many, the
 /// results concatenated in index order (so the same as one call over all of them).
 fn in_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> Vec<T> + Sync) -> Vec<T> {
+    let parts = in_parts(n, f);
+    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for p in parts {
+        out.extend(p);
+    }
+    out
+}
+
+/// `f` over the indices `0..n` in consecutive ranges, one per core when there are many: each
+/// range's result, in index order.
+fn in_parts<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if threads < 2 || n < PARALLEL_FROM {
-        return f(0..n);
+        return vec![f(0..n)];
     }
     let size = n.div_ceil(threads);
     std::thread::scope(|s| {
@@ -666,11 +678,10 @@ fn in_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> Vec<T> + S
             .step_by(size)
             .map(|from| s.spawn(move || f(from..(from + size).min(n))))
             .collect();
-        let mut out = Vec::new();
-        for p in parts {
-            out.extend(p.join().expect("a health check thread panicked"));
-        }
-        out
+        parts
+            .into_iter()
+            .map(|p| p.join().expect("a health check thread panicked"))
+            .collect()
     })
 }
 
@@ -898,15 +909,17 @@ impl IdsOf {
 
 fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
     let mut out = Vec::new();
-    let keys: Vec<DupKeys> = in_chunks(e.len(), |range| {
-        range.map(|i| dup_keys(e.text(i))).collect()
-    });
+    // Keys made on every core, each part's kept apart: nothing is gathered into one list
+    // before the sorts (on ~900 000 entries each list is tens of MB of fresh memory).
+    let (exact, near): (Vec<_>, Vec<_>) = in_parts(e.len(), |range| dup_sort_keys(e, range))
+        .into_iter()
+        .unzip();
     // The two sorts at once, one per core when there are many entries.
     let (exact, near) = match e.len() < PARALLEL_FROM {
-        true => (exact_sorted(e, &keys), near_sorted(e, &keys)),
+        true => (sort_keys(exact), sort_keys(near)),
         false => std::thread::scope(|s| {
-            let near = s.spawn(|| near_sorted(e, &keys));
-            let exact = exact_sorted(e, &keys);
+            let near = s.spawn(|| sort_keys(near));
+            let exact = sort_keys(exact);
             (exact, near.join().expect("a health check thread panicked"))
         }),
     };
@@ -933,7 +946,7 @@ fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
             entry_ids: ids,
         });
     }
-    out.extend(near_duplicates(e, &keys, near, &deleted));
+    out.extend(near_duplicates(e, near, &deleted));
     out
 }
 
@@ -943,7 +956,6 @@ fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
 /// one would lose what the others said.
 fn near_duplicates(
     e: &(impl Entries + ?Sized),
-    keys: &[DupKeys],
     mut keyed: Vec<(u64, u64, u32)>,
     deleted: &[bool],
 ) -> Vec<Finding> {
@@ -990,7 +1002,7 @@ fn near_duplicates(
             let sim = format!("{similarity:.2}");
             let pct = (similarity * 100.0).round();
             let (basis, reason) = match footprint_request(newest) {
-                Some(req) if keys[g[n - 1]].footprint => (
+                Some(req) => (
                     "request",
                     if n_classes == 1 {
                         format!(
@@ -1273,7 +1285,15 @@ mod tests {
             .collect();
         let mut want = keys.clone();
         want.sort_unstable();
-        assert_eq!(sort_keys(keys), want);
+        let parts = vec![keys[..70_000].to_vec(), vec![], keys[70_000..].to_vec()];
+        assert_eq!(sort_keys(parts), want);
+        assert_eq!(sort_keys(vec![keys[..500].to_vec()]), want_of(&keys[..500]));
+    }
+
+    fn want_of(keys: &[(u64, u64, u32)]) -> Vec<(u64, u64, u32)> {
+        let mut v = keys.to_vec();
+        v.sort_unstable();
+        v
     }
 
     #[test]
