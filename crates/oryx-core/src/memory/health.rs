@@ -572,10 +572,13 @@ fn dup_keys(text: &str) -> DupKeys {
     }
 }
 
+/// A key's two words and its entry's index, sorted as a tuple (see [`sort_key`]).
+type SortKey = (u64, u64, u32);
+
 /// A 128-bit key as two words to sort by, with `flags` (up to two bits, such as the section)
 /// in place of its two highest bits: 24 bytes a sorted entry with its index, where a tuple
 /// holding a `u128` and a `bool` took 48 (the sorts move ~900 000 of them).
-fn sort_key(h: u128, flags: u64, i: usize) -> (u64, u64, u32) {
+fn sort_key(h: u128, flags: u64, i: usize) -> SortKey {
     (
         (flags << 62) | ((h >> 64) as u64 >> 2),
         h as u64,
@@ -588,7 +591,7 @@ fn sort_key(h: u128, flags: u64, i: usize) -> (u64, u64, u32) {
 /// one key is already sorted), then each bucket on its own. On ~900 000 keys a comparison sort
 /// over the whole costs several times more: most of its passes move every key, and the buckets
 /// fit in the cache.
-fn sort_keys(parts: Vec<Vec<(u64, u64, u32)>>) -> Vec<(u64, u64, u32)> {
+fn sort_keys(parts: Vec<Vec<SortKey>>) -> Vec<SortKey> {
     const BITS: u32 = 16;
     let n = parts.iter().map(Vec::len).sum::<usize>();
     if n < 1 << BITS {
@@ -596,7 +599,7 @@ fn sort_keys(parts: Vec<Vec<(u64, u64, u32)>>) -> Vec<(u64, u64, u32)> {
         keys.sort_unstable();
         return keys;
     }
-    let bucket = |k: &(u64, u64, u32)| (k.0 >> (64 - BITS)) as usize;
+    let bucket = |k: &SortKey| (k.0 >> (64 - BITS)) as usize;
     let mut starts = vec![0usize; (1 << BITS) + 1];
     for k in parts.iter().flatten() {
         starts[bucket(k) + 1] += 1;
@@ -623,7 +626,7 @@ fn sort_keys(parts: Vec<Vec<(u64, u64, u32)>>) -> Vec<(u64, u64, u32)> {
 fn dup_sort_keys(
     e: &(impl Entries + ?Sized),
     range: std::ops::Range<usize>,
-) -> (Vec<(u64, u64, u32)>, Vec<(u64, u64, u32)>) {
+) -> (Vec<SortKey>, Vec<SortKey>) {
     let (mut exact, mut near) = (
         Vec::with_capacity(range.len()),
         Vec::with_capacity(range.len()),
@@ -642,7 +645,7 @@ fn dup_sort_keys(
 }
 
 /// Runs of two or more equal keys in `sorted`: the entries of each, in item order.
-fn runs_of(sorted: &[(u64, u64, u32)]) -> Vec<Vec<usize>> {
+fn runs_of(sorted: &[SortKey]) -> Vec<Vec<usize>> {
     sorted
         .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
         .filter(|run| run.len() > 1)
@@ -956,14 +959,13 @@ fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
 /// one would lose what the others said.
 fn near_duplicates(
     e: &(impl Entries + ?Sized),
-    mut keyed: Vec<(u64, u64, u32)>,
+    mut keyed: Vec<SortKey>,
     deleted: &[bool],
 ) -> Vec<Finding> {
     // Classes, in the order of their keys (not of the items, so that the result does not
     // depend on it); each class is compared by its first entry. `keyed` is [`near_sorted`].
     keyed.retain(|k| !deleted[k.2 as usize]);
-    let classes: Vec<&[(u64, u64, u32)]> =
-        keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
+    let classes: Vec<&[SortKey]> = keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
     let texts: Vec<near_dup::Text> = classes
         .iter()
         .map(|c| near_dup::Text {
@@ -1277,7 +1279,7 @@ mod tests {
             x
         };
         // Many distinct keys, and a few keys shared by many entries (footprints).
-        let keys: Vec<(u64, u64, u32)> = (0..200_000u32)
+        let keys: Vec<SortKey> = (0..200_000u32)
             .map(|i| match i % 3 {
                 0 => sort_key(u128::from(next() % 7), 1, i as usize),
                 _ => (next(), next(), i),
@@ -1290,7 +1292,7 @@ mod tests {
         assert_eq!(sort_keys(vec![keys[..500].to_vec()]), want_of(&keys[..500]));
     }
 
-    fn want_of(keys: &[(u64, u64, u32)]) -> Vec<(u64, u64, u32)> {
+    fn want_of(keys: &[SortKey]) -> Vec<SortKey> {
         let mut v = keys.to_vec();
         v.sort_unstable();
         v
