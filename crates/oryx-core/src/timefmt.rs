@@ -131,6 +131,9 @@ pub fn to_iso(ts: &NaiveDateTime) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use rusqlite::types::Value;
+
     #[test]
     fn the_runtime_form_reads_as_chrono_reads_it() {
         for s in [
@@ -167,9 +170,6 @@ mod tests {
         }
         assert!(runtime_entry_ts(b"2026-01-02 03:04:05").is_some());
     }
-
-    use super::*;
-    use rusqlite::types::Value;
 
     #[test]
     fn entry_timestamps_of_every_dialect() {

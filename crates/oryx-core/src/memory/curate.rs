@@ -255,6 +255,8 @@ pub fn check_distinct(steps: &[Step]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn markdown_ids_are_tag_ordinal_and_hash() {
         for (scope, n, h) in [
@@ -268,8 +270,6 @@ mod tests {
             assert_eq!(markdown_id_of(scope, n, h), format!("{tag}{n}-{h:08x}"));
         }
     }
-
-    use super::*;
 
     #[test]
     fn markdown_ids_round_trip_and_reject_other_forms() {

@@ -169,11 +169,20 @@ impl Entries for [Item<'_>] {
 struct ViewEntries<'a>(&'a MemoryView);
 
 impl ViewEntries<'_> {
-    fn entry(&self, i: usize) -> &Entry {
+    /// Where entry `i` is: its section, its index in the view's list of that section, and its
+    /// ordinal in the section (the view may hold only the newest archival entries).
+    fn place(&self, i: usize) -> (Scope, usize, usize) {
         let v = self.0;
         match i.checked_sub(v.core.len()) {
-            None => &v.core[i],
-            Some(j) => &v.archival[j],
+            None => (Scope::Core, i, i),
+            Some(j) => (Scope::Archival, j, j + v.archival_offset),
+        }
+    }
+
+    fn entry(&self, i: usize) -> &Entry {
+        match self.place(i) {
+            (Scope::Core, j, _) => &self.0.core[j],
+            (Scope::Archival, j, _) => &self.0.archival[j],
         }
     }
 }
@@ -193,18 +202,18 @@ impl Entries for ViewEntries<'_> {
     }
     fn id(&self, i: usize) -> String {
         let v = self.0;
-        match i.checked_sub(v.core.len()) {
-            None => v.core_id(i),
-            Some(j) => v.archival_id(j + v.archival_offset, &v.archival[j]),
+        match self.place(i) {
+            (Scope::Core, j, _) => v.core_id(j),
+            (Scope::Archival, j, n) => v.archival_id(n, &v.archival[j]),
         }
     }
     /// Stored ids as they are; MEMORY.md ids from their lines' hashes made several at once
     /// (see [`super::curate::line_hashes`]): a near group can name most of the entries.
     fn ids(&self, idx: &[usize]) -> Vec<String> {
         let v = self.0;
-        let stored = |i: usize| match i.checked_sub(v.core.len()) {
-            None => v.core_ids.get(i),
-            Some(j) => v.archival_ids.get(j),
+        let stored = |i: usize| match self.place(i) {
+            (Scope::Core, j, _) => v.core_ids.get(j),
+            (Scope::Archival, j, _) => v.archival_ids.get(j),
         };
         let hashed: Vec<&str> = idx
             .iter()
@@ -216,13 +225,9 @@ impl Entries for ViewEntries<'_> {
             .map(|&i| match stored(i) {
                 Some(id) => id.clone(),
                 None => {
+                    let (scope, _, n) = self.place(i);
                     let h = hashes.next().expect("a hash per line");
-                    match i.checked_sub(v.core.len()) {
-                        None => super::curate::markdown_id_of(Scope::Core, i, h),
-                        Some(j) => {
-                            super::curate::markdown_id_of(Scope::Archival, j + v.archival_offset, h)
-                        }
-                    }
+                    super::curate::markdown_id_of(scope, n, h)
                 }
             })
             .collect()
@@ -963,7 +968,8 @@ fn near_duplicates(
     deleted: &[bool],
 ) -> Vec<Finding> {
     // Classes, in the order of their keys (not of the items, so that the result does not
-    // depend on it); each class is compared by its first entry. `keyed` is [`near_sorted`].
+    // depend on it); each class is compared by its first entry. `keyed` is the near keys of
+    // [`dup_sort_keys`], sorted.
     keyed.retain(|k| !deleted[k.2 as usize]);
     let classes: Vec<&[SortKey]> = keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
     let texts: Vec<near_dup::Text> = classes
@@ -1285,10 +1291,8 @@ mod tests {
                 _ => (next(), next(), i),
             })
             .collect();
-        let mut want = keys.clone();
-        want.sort_unstable();
         let parts = vec![keys[..70_000].to_vec(), vec![], keys[70_000..].to_vec()];
-        assert_eq!(sort_keys(parts), want);
+        assert_eq!(sort_keys(parts), want_of(&keys));
         assert_eq!(sort_keys(vec![keys[..500].to_vec()]), want_of(&keys[..500]));
     }
 
