@@ -10,6 +10,7 @@ pub mod episodic;
 pub mod error;
 pub mod frontmatter;
 pub mod fsx;
+mod lanes;
 pub mod memory;
 pub mod migrate;
 pub mod names;

@@ -13,12 +13,7 @@ const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// 64-bit FNV-1a: stable across runs and machines (std's hasher is neither).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    fnv1a_on(FNV_OFFSET, bytes)
-}
-
-/// FNV-1a of `bytes` continued from the hash `h` of what came before them.
-fn fnv1a_on(h: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(h, |h, &b| fnv_step(h, b))
+    bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
 }
 
 fn fnv_step(h: u64, b: u8) -> u64 {
@@ -29,50 +24,7 @@ fn fnv_step(h: u64, b: u8) -> u64 {
 /// that each wait for the last, so four interleaved chains keep the multiplier busier than one
 /// can (a finding may name most of a 100 MB file's entries).
 pub(crate) fn fnv1a_many(texts: &[&[u8]]) -> Vec<u64> {
-    const LANES: usize = 4;
-    let mut out = vec![0u64; texts.len()];
-    if texts.len() < LANES {
-        for (o, t) in out.iter_mut().zip(texts) {
-            *o = fnv1a(t);
-        }
-        return out;
-    }
-    // Each lane: the index of the text it hashes, its bytes left, its hash so far.
-    let mut idx: [usize; LANES] = std::array::from_fn(|k| k);
-    let mut rest: [&[u8]; LANES] = std::array::from_fn(|k| texts[k]);
-    let mut h = [FNV_OFFSET; LANES];
-    let mut next = LANES;
-    loop {
-        let step = rest.iter().map(|r| r.len()).min().unwrap_or(0);
-        // Zipped, so that the loop has one bound and no check per byte.
-        let [r0, r1, r2, r3] = rest.map(|r| &r[..step]);
-        for (((b0, b1), b2), b3) in r0.iter().zip(r1).zip(r2).zip(r3) {
-            for (h, &b) in h.iter_mut().zip([b0, b1, b2, b3]) {
-                *h = fnv_step(*h, b);
-            }
-        }
-        let mut drained = false;
-        for k in 0..LANES {
-            rest[k] = &rest[k][step..];
-            if rest[k].is_empty() {
-                out[idx[k]] = h[k];
-                match texts.get(next) {
-                    Some(t) => {
-                        (idx[k], rest[k], h[k]) = (next, *t, FNV_OFFSET);
-                        next += 1;
-                    }
-                    None => drained = true,
-                }
-            }
-        }
-        if drained {
-            // The last texts: each lane finishes its own (a finished lane has nothing left).
-            for k in 0..LANES {
-                out[idx[k]] = fnv1a_on(h[k], rest[k]);
-            }
-            return out;
-        }
-    }
+    crate::lanes::fold_each(texts, FNV_OFFSET, |h, b, _, _| *h = fnv_step(*h, b))
 }
 
 #[cfg(test)]
