@@ -47,6 +47,30 @@ pub fn parse_entry_ts(s: &str) -> Option<NaiveDateTime> {
 /// ~900 000). `None` for any other form, a leap second (`:60`) and impossible dates too: those
 /// are chrono's to judge.
 pub fn runtime_entry_ts(b: &[u8]) -> Option<NaiveDateTime> {
+    let [y, mo, d, h, mi, sec] = runtime_fields(b)?;
+    NaiveDate::from_ymd_opt(y as i32, mo, d).and_then(|date| date.and_hms_opt(h, mi, sec))
+}
+
+/// Whether [`runtime_entry_ts`] reads a time from `b`, without making one (checking the
+/// calendar by hand costs a fraction of chrono's date: reading a large file asks this of
+/// every line and needs the time of few).
+pub fn is_runtime_entry_ts(b: &[u8]) -> bool {
+    let Some([y, mo, d, h, mi, _]) = runtime_fields(b) else {
+        return false;
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match mo {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d) && h < 24 && mi < 60
+}
+
+/// Year, month, day, hour, minute and second of `yyyy-MM-dd HH:mm:ss` (seconds under 60).
+fn runtime_fields(b: &[u8]) -> Option<[u32; 6]> {
     let shape = b.len() == 19
         && b[4] == b'-'
         && b[7] == b'-'
@@ -61,12 +85,15 @@ pub fn runtime_entry_ts(b: &[u8]) -> Option<NaiveDateTime> {
             d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
         })
     };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if sec >= 60 {
-        return None;
-    }
-    NaiveDate::from_ymd_opt(y as i32, mo, d).and_then(|date| date.and_hms_opt(h, mi, sec))
+    let fields = [
+        num(0..4)?,
+        num(5..7)?,
+        num(8..10)?,
+        num(11..13)?,
+        num(14..16)?,
+        num(17..19)?,
+    ];
+    (fields[5] < 60).then_some(fields)
 }
 
 /// Local wall-clock time to epoch milliseconds (ambiguous DST times take the earlier instant).
@@ -132,6 +159,25 @@ pub fn to_iso(ts: &NaiveDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_calendar_by_hand_is_chronos() {
+        for y in [0, 1, 4, 100, 400, 1900, 2000, 2023, 2024, 2100, 9999] {
+            for mo in 0..=13 {
+                for d in 0..=32 {
+                    for (h, mi, s) in [(0, 0, 0), (23, 59, 59), (24, 0, 0), (0, 60, 0), (0, 0, 60)]
+                    {
+                        let t = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
+                        let b = t.as_bytes();
+                        assert_eq!(is_runtime_entry_ts(b), runtime_entry_ts(b).is_some(), "{t}");
+                    }
+                }
+            }
+        }
+        assert!(is_runtime_entry_ts(b"2024-02-29 12:00:00"));
+        assert!(!is_runtime_entry_ts(b"2023-02-29 12:00:00"));
+        assert!(!is_runtime_entry_ts(b"2024-02-29 12:00"));
+    }
     use rusqlite::types::Value;
 
     #[test]

@@ -7,10 +7,12 @@ use chrono::NaiveDateTime;
 #[cfg(test)]
 use super::super::curate::markdown_id;
 use super::super::curate::{line_hash, line_hashes, markdown_id_of};
-use super::super::entry::{is_runtime_space, trim_runtime, Scope};
+use super::super::entry::{
+    is_runtime_space, trim_runtime, trim_runtime_end, trim_runtime_start, Scope,
+};
 use super::super::format::{self, LineKind};
 use super::Entries;
-use crate::timefmt::{parse_entry_ts, runtime_entry_ts};
+use crate::timefmt::{is_runtime_entry_ts, parse_entry_ts};
 
 /// An entry as offsets into the file: the stored line (trimmed) is `start..end`, its content
 /// `content..end` (a content always ends where its trimmed line ends). Sixteen bytes, where two
@@ -191,14 +193,10 @@ fn merge(parts: Vec<Part>) -> Vec<Line> {
 /// ([`entry_parts`], with the runtime's own `- [yyyy-MM-dd HH:mm:ss] ` read by hand).
 fn entry_span(line: &str) -> (usize, usize, usize) {
     let b = line.as_bytes();
-    if b.len() > 23
-        && b.starts_with(b"- [")
-        && b[22] == b']'
-        && runtime_entry_ts(&b[3..22]).is_some()
-    {
-        let end = line.trim_end_matches(is_runtime_space).len().max(23);
+    if b.len() > 23 && b.starts_with(b"- [") && b[22] == b']' && is_runtime_entry_ts(&b[3..22]) {
+        let end = trim_runtime_end(line).len().max(23);
         let rest = &line[23..end];
-        let content = end - rest.trim_start_matches(is_runtime_space).len();
+        let content = end - trim_runtime_start(rest).len();
         return (0, content, end);
     }
     let (stored, content, _) = entry_parts(line);
