@@ -636,28 +636,29 @@ fn sort_keys(parts: Vec<Vec<SortKey>>) -> Vec<SortKey> {
     out
 }
 
-/// The duplicate keys of the entries in `range` as sort keys: exact keys of entries that have
-/// one, flagged by section; near keys of entries with enough letters, flagged by section and
-/// by whether the entry is a footprint (`space` in [`near_duplicates`]).
-fn dup_sort_keys(
-    e: &(impl Entries + ?Sized),
-    range: std::ops::Range<usize>,
-) -> (Vec<SortKey>, Vec<SortKey>) {
-    let (mut exact, mut near) = (
-        Vec::with_capacity(range.len()),
-        Vec::with_capacity(range.len()),
-    );
-    for i in range {
-        let k = dup_keys(e.text(i));
-        let core = u64::from(e.is_core(i));
-        if k.exact.1 > 0 {
-            exact.push(sort_key(k.exact.0, core, i));
-        }
-        if k.near.1 >= 4 {
-            near.push(sort_key(k.near.0, core | u64::from(k.footprint) << 1, i));
+/// The duplicate keys of entries as sort keys: exact keys of entries that have one, flagged by
+/// section; near keys of entries with enough letters, flagged by section and by whether the
+/// entry is a footprint (`space` in [`near_duplicates`]).
+#[derive(Default)]
+struct DupSortKeys {
+    exact: Vec<SortKey>,
+    near: Vec<SortKey>,
+}
+
+impl DupSortKeys {
+    fn add(&mut self, e: &(impl Entries + ?Sized), range: std::ops::Range<usize>) {
+        for i in range {
+            let k = dup_keys(e.text(i));
+            let core = u64::from(e.is_core(i));
+            if k.exact.1 > 0 {
+                self.exact.push(sort_key(k.exact.0, core, i));
+            }
+            if k.near.1 >= 4 {
+                self.near
+                    .push(sort_key(k.near.0, core | u64::from(k.footprint) << 1, i));
+            }
         }
     }
-    (exact, near)
 }
 
 /// Runs of two or more equal keys in `sorted`: the entries of each, in item order.
@@ -671,17 +672,6 @@ fn runs_of(sorted: &[SortKey]) -> Vec<Vec<usize>> {
 
 /// Below this many entries the checks run on one thread (starting more costs more than it saves).
 const PARALLEL_FROM: usize = 20_000;
-
-/// `f` over the indices `0..n` in consecutive ranges, one per core when there are many, the
-/// results concatenated in index order (so the same as one call over all of them).
-fn in_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> Vec<T> + Sync) -> Vec<T> {
-    let parts = in_parts(n, f);
-    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for p in parts {
-        out.extend(p);
-    }
-    out
-}
 
 /// `f` over the indices `0..n` in consecutive ranges, one per core when there are many: each
 /// range's result, in index order.
@@ -753,17 +743,43 @@ pub fn run_markdown(bytes: &[u8], opts: &Options) -> Vec<Finding> {
     }
 }
 
+/// Entries a pass over a part of the file takes at a time: each block's texts are read by the
+/// per-entry checks, then by the duplicate keys, while they are still in the cache.
+const BLOCK: usize = 2048;
+
 fn run_on(e: &(impl Entries + ?Sized), opts: &Options) -> Vec<Finding> {
     let on = |c: Check| opts.checks.contains(&c);
-    let mut out = match [Check::Secrets, Check::Pii, Check::Stale]
+    let per = [Check::Secrets, Check::Pii, Check::Stale]
         .iter()
-        .any(|&c| on(c))
-    {
-        true => in_chunks(e.len(), |range| per_entry(e, range, opts)),
-        false => Vec::new(),
-    };
-    if on(Check::Duplicates) {
-        out.extend(duplicates(e));
+        .any(|&c| on(c));
+    let dup = on(Check::Duplicates);
+    // One pass on every core does both; each part's results kept apart (the keys of ~900 000
+    // entries are tens of MB, not gathered into one list before the sorts).
+    let parts = in_parts(e.len(), |range| {
+        let (mut found, mut keys) = (Vec::new(), DupSortKeys::default());
+        if dup {
+            keys.exact.reserve(range.len());
+            keys.near.reserve(range.len());
+        }
+        for from in range.clone().step_by(BLOCK) {
+            let block = from..(from + BLOCK).min(range.end);
+            if per {
+                per_entry(e, block.clone(), opts, &mut found);
+            }
+            if dup {
+                keys.add(e, block);
+            }
+        }
+        (found, keys)
+    });
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
+    let mut keys = Vec::with_capacity(parts.len());
+    for (found, k) in parts {
+        out.extend(found);
+        keys.push(k);
+    }
+    if dup {
+        out.extend(duplicates(e, keys));
     }
     out
 }
@@ -790,8 +806,8 @@ fn per_entry(
     e: &(impl Entries + ?Sized),
     range: std::ops::Range<usize>,
     opts: &Options,
-) -> Vec<Finding> {
-    let mut out = Vec::new();
+    out: &mut Vec<Finding>,
+) {
     let on = |c: Check| opts.checks.contains(&c);
     let texts: Vec<&str> = range.clone().map(|i| e.text(i)).collect();
     let found = triggers::scan_each(&texts);
@@ -881,7 +897,6 @@ fn per_entry(
             }
         }
     }
-    out
 }
 
 /// The ids of each group's entries (each group in index order, an entry in one group at
@@ -898,21 +913,18 @@ fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<St
         }
     }
     let members: Vec<usize> = (0..e.len()).filter(|&i| group_of[i] != u32::MAX).collect();
-    let ids = in_chunks(members.len(), |range| e.ids(&members[range]));
+    let parts = in_parts(members.len(), |range| e.ids(&members[range]));
     let mut out: Vec<Vec<String>> = groups.iter().map(|g| Vec::with_capacity(g.len())).collect();
-    for (i, id) in members.into_iter().zip(ids) {
+    for (i, id) in members.into_iter().zip(parts.into_iter().flatten()) {
         out[group_of[i] as usize].push(id);
     }
     out
 }
 
-fn duplicates(e: &(impl Entries + ?Sized)) -> Vec<Finding> {
+/// Exact and near duplicates from the keys of every part of the entries (in index order).
+fn duplicates(e: &(impl Entries + ?Sized), keys: Vec<DupSortKeys>) -> Vec<Finding> {
     let mut out = Vec::new();
-    // Keys made on every core, each part's kept apart: nothing is gathered into one list
-    // before the sorts (on ~900 000 entries each list is tens of MB of fresh memory).
-    let (exact, near): (Vec<_>, Vec<_>) = in_parts(e.len(), |range| dup_sort_keys(e, range))
-        .into_iter()
-        .unzip();
+    let (exact, near): (Vec<_>, Vec<_>) = keys.into_iter().map(|k| (k.exact, k.near)).unzip();
     // The two sorts at once, one per core when there are many entries.
     let (exact, near) = match e.len() < PARALLEL_FROM {
         true => (sort_keys(exact), sort_keys(near)),
@@ -1442,7 +1454,8 @@ mod tests {
         let mut texts: Vec<String> = (0..PARALLEL_FROM + 5_000)
             .map(|i| format!("note {i}: the build took {} seconds", i % 97))
             .collect();
-        let planted = [0, 12_499, 12_500, texts.len() - 1];
+        // At the ends of the threads' parts and of the blocks a part is read in.
+        let planted = [0, BLOCK - 1, BLOCK, 12_499, 12_500, texts.len() - 1];
         for &i in &planted {
             texts[i] = format!("key sk-proj-abcdefghijklmnopqrstuvwxyz{i:06}");
         }
