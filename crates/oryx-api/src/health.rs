@@ -5,9 +5,10 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
 use specta::Type;
 
+use oryx_core::config::AutoSummary;
 use oryx_core::memory::health::{self, Check, Fix, Options};
 use oryx_core::memory::review::{entry_key, Reviews};
-use oryx_core::memory::Scope;
+use oryx_core::memory::{Backend, MarkdownMemoryStore, Scope};
 
 use crate::console::Console;
 use crate::error::{ApiError, ApiResult};
@@ -99,18 +100,41 @@ impl Console {
                 })
                 .collect::<ApiResult<_>>()?,
         };
-        let view = rt.memory.view(&owner)?;
         let opts = Options {
             checks,
             stale_after_days: a.stale_after_days.map_or(7, i64::from),
             ..Options::default()
         };
-        let (findings, budget) = health::run_view(&view, &opts);
         let dismissed = Reviews::dismissals(&self.index_dir())
             .load(&crate::curation::review_source(&rt, &owner))?;
+        // A MEMORY.md is checked from its bytes and its budget read as the prompt reads it (a
+        // 100 MB file: a fraction of the time, and not every entry held in memory), unless the
+        // owner's entries are needed: to match dismissals to entries, or for the automatic
+        // summary's finding.
+        let store = rt.memory.store();
+        let (findings, budget, view) = if store.backend() == Backend::Markdown
+            && dismissed.is_none()
+            && rt.settings.summary.auto == AutoSummary::Off
+        {
+            let findings = MarkdownMemoryStore::new(rt.root()).health_findings(&owner, &opts)?;
+            let limit = rt.memory.archival_limit();
+            let budget = match opts.checks.contains(&Check::Budget) {
+                true => Some(health::budget_from_context(
+                    &store.load_context(&owner, limit)?,
+                    limit,
+                    &opts,
+                )),
+                false => None,
+            };
+            (findings, budget, None)
+        } else {
+            let view = rt.memory.view(&owner)?;
+            let (findings, budget) = health::run_view(&view, &opts);
+            (findings, budget, Some(view))
+        };
         // What each entry's dismissals are remembered by, only when the person dismissed any.
         let mut keys = std::collections::HashMap::new();
-        if dismissed.is_some() {
+        if let (Some(_), Some(view)) = (&dismissed, &view) {
             for (i, e) in view.core.iter().enumerate() {
                 keys.insert(view.core_id(i), entry_key(Scope::Core, e));
             }
@@ -150,8 +174,8 @@ impl Console {
                 }),
             })
             .collect();
-        if opts.checks.contains(&Check::Budget) {
-            if let Some(f) = crate::auto_summary::finding(&rt, &view) {
+        if let (true, Some(view)) = (opts.checks.contains(&Check::Budget), &view) {
+            if let Some(f) = crate::auto_summary::finding(&rt, view) {
                 total += 1;
                 if !hidden(&f.check, &f.entry_ids) {
                     shown.push(f);

@@ -93,6 +93,9 @@ impl Bench {
         let mut gs = Vec::new();
         let mut findings = Vec::new();
         let mut from_bytes = Vec::new();
+        let (mut cs, mut from_console, mut console_budget, mut view_budget) =
+            (Vec::new(), Vec::new(), None, None);
+        let markdown = MarkdownMemoryStore::new(&root);
         let opts = Options::default();
         for _ in 0..runs {
             let t = Instant::now();
@@ -112,13 +115,23 @@ impl Bench {
             from_bytes = health::run_markdown(&bytes, &opts);
             hs.push(t.elapsed());
             drop(bytes);
-            // The console's path (memory_health): the owner's view, then the checks over it.
+            // The console's path (memory_health of a MEMORY.md): the file checked from its
+            // bytes, the budget from the prompt's own load.
+            drop(std::mem::take(&mut from_console));
+            let t = Instant::now();
+            from_console = markdown.health_findings(&owner, &opts).unwrap();
+            let ctx = store.load_context(&owner, 4000).unwrap();
+            console_budget = Some(health::budget_from_context(&ctx, 4000, &opts));
+            cs.push(t.elapsed());
+            // Once a finding was dismissed (or with the automatic summary on): the owner's
+            // view, then the checks over it.
             let t = Instant::now();
             let view = MemoryService::new(store.clone(), 4000)
                 .view(&owner)
                 .unwrap();
             let parsed = t.elapsed();
-            findings = health::run_view(&view, &opts).0;
+            let (f, b) = health::run_view(&view, &opts);
+            (findings, view_budget) = (f, b);
             ps.push(t.elapsed());
             drop(view);
             eprintln!(
@@ -145,7 +158,7 @@ impl Bench {
             v.sort();
             v[v.len() / 2]
         };
-        let (h, p, g) = (med(&mut hs), med(&mut ps), med(&mut gs));
+        let (h, c, p, g) = (med(&mut hs), med(&mut cs), med(&mut ps), med(&mut gs));
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.ratio_row(
             "health_vs_grep",
@@ -159,10 +172,22 @@ impl Bench {
             "",
         );
         self.ratio_row(
+            "health_console_vs_grep",
+            format!(
+                "the same as the console runs it (memory_health): the file's findings from its \
+                 bytes and the budget from the prompt's own load ÷ one grep -cE pass"
+            ),
+            2.0,
+            c,
+            g,
+            "",
+        );
+        self.ratio_row(
             "health_parsed_vs_grep",
             format!(
-                "the same as the console runs it: the owner's view (the whole file parsed), then \
-                 the checks over it on {threads} threads ÷ one grep -cE pass"
+                "the console's way once a finding was dismissed (or with the automatic summary \
+                 on): the owner's view (the whole file parsed), then the checks over it on \
+                 {threads} threads ÷ one grep -cE pass"
             ),
             2.0,
             p,
@@ -196,6 +221,14 @@ impl Bench {
         assert!(
             findings == from_bytes,
             "health over the owner's view differs from health from the file's bytes"
+        );
+        assert!(
+            from_console == from_bytes,
+            "the console's health of the file differs from health from its bytes"
+        );
+        assert_eq!(
+            console_budget, view_budget,
+            "the budget from the prompt's load differs from the owner's view's"
         );
         let n = all.core.len() + all.archival.len();
         self.notes.push(format!(

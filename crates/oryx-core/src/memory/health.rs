@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::entry::{Entry, Scope};
 use super::near_dup;
 use super::service::MemoryView;
+use super::store::ContextEntries;
 
 mod file;
 mod triggers;
@@ -1065,15 +1066,31 @@ fn near_duplicates(
 }
 
 fn budget(v: &MemoryView, opts: &Options) -> Budget {
-    let core_chars: usize = v.core.iter().map(|e| e.line_chars() + 1).sum();
-    let prompt_chars = v.context.chars().count();
+    let first = v.window.first_in_window.saturating_sub(v.archival_offset);
+    budget_of(
+        &v.core,
+        &v.context,
+        &v.archival[first.min(v.archival.len())..],
+        opts,
+    )
+}
+
+/// The budget from the prompt's own load (core and the newest archival entries, see
+/// [`super::LongTermMemoryStore::load_context`]): the same as from the owner's whole view,
+/// without reading every entry of a large file into memory.
+pub fn budget_from_context(ctx: &ContextEntries, archival_limit: usize, opts: &Options) -> Budget {
+    let w = super::window::compute(&ctx.archival_tail, archival_limit);
+    let context = super::service::render_block(&ctx.core, &w);
+    let first = w.first_in_window.min(ctx.archival_tail.len());
+    budget_of(&ctx.core, &context, &ctx.archival_tail[first..], opts)
+}
+
+/// The budget of a prompt (`context`) made of `core` and the archival entries `in_window`.
+fn budget_of(core: &[Entry], context: &str, in_window: &[Entry], opts: &Options) -> Budget {
+    let core_chars: usize = core.iter().map(|e| e.line_chars() + 1).sum();
+    let prompt_chars = context.chars().count();
     let month = opts.now - chrono::Duration::days(30);
-    let oldest_in = v
-        .archival
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| i + v.archival_offset >= v.window.first_in_window)
-        .find_map(|(_, e)| e.timestamp);
+    let oldest_in = in_window.iter().find_map(|e| e.timestamp);
     Budget {
         prompt_chars,
         core_chars,
@@ -1082,8 +1099,7 @@ fn budget(v: &MemoryView, opts: &Options) -> Budget {
         } else {
             (core_chars as f64 / prompt_chars as f64 * 1000.0).round() / 1000.0
         },
-        core_added_30d: v
-            .core
+        core_added_30d: core
             .iter()
             .filter(|e| e.timestamp.is_some_and(|t| t >= month))
             .count(),

@@ -75,6 +75,20 @@ impl MarkdownMemoryStore {
     pub fn path(&self, owner: &Owner) -> PathBuf {
         memory_path(&self.root, owner)
     }
+
+    /// The health findings of the owner's MEMORY.md, checked from its bytes: the same as over
+    /// the owner's parsed view (ids included), at a fraction of the time and memory on a large
+    /// file (see [`super::health::run_markdown`]). The budget is the prompt's: see
+    /// [`super::health::budget_from_context`].
+    pub fn health_findings(
+        &self,
+        owner: &Owner,
+        opts: &super::health::Options,
+    ) -> Result<Vec<super::health::Finding>> {
+        let path = self.path(owner);
+        self.settle_for_read(&path)?;
+        Ok(super::health::run_markdown(&read_or_empty(&path)?, opts))
+    }
 }
 
 /// What identifies one version of a file: size, modification time and inode (a rename by
