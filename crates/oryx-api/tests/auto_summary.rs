@@ -10,22 +10,14 @@ use std::time::{Duration, Instant};
 use oryx_api::health::HealthArgs;
 use oryx_api::watch::{ChangeEvent, ChangeKind, Subscription};
 use oryx_api::Console;
-use oryx_core::config::Overrides;
+
+mod common;
 
 fn root(parent: &Path) -> PathBuf {
-    let root = parent.join("root");
-    fs::create_dir_all(root.join("agents/a")).unwrap();
-    fs::write(
-        root.join("agents/a/AGENT.md"),
-        "---\nname: a\nmodel: m\n---\nAn agent.\n",
-    )
-    .unwrap();
-    fs::write(
-        root.join("agents/a/MEMORY.md"),
+    common::root_with_agent_a(
+        parent,
         "## 核心记忆\n- [2026-01-01 09:00:00] 用户叫小林\n## 归档记忆\n",
     )
-    .unwrap();
-    root
 }
 
 fn line(day: u32, i: u32) -> String {
@@ -53,14 +45,7 @@ fn console(dir: &Path, root: &Path, auto: &str) -> Console {
         ),
     )
     .unwrap();
-    Console::open(
-        Some(dir.join("settings.json")),
-        Overrides {
-            root: Some(root.to_path_buf()),
-            ..Overrides::default()
-        },
-    )
-    .unwrap()
+    common::console(dir, root)
 }
 
 /// Waits (at most 10 s) for a memory event of agent `a`.

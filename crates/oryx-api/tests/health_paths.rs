@@ -2,23 +2,16 @@
 //! prompt reads the file; once a person has dismissed a finding, over the owner's parsed
 //! entries (dismissals are matched to entries). Both ways must report the same.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use oryx_api::health::{DismissArgs, HealthArgs, HealthDto};
 use oryx_api::Console;
-use oryx_core::config::Overrides;
+
+mod common;
 
 /// An agent whose MEMORY.md is larger than the prompt reads whole (its head and tail are read
 /// then), holding a secret, a phone number, stale words, exact and near duplicates.
 fn root(parent: &Path) -> PathBuf {
-    let root = parent.join("root");
-    fs::create_dir_all(root.join("agents/a")).unwrap();
-    fs::write(
-        root.join("agents/a/AGENT.md"),
-        "---\nname: a\nmodel: m\n---\nAn agent.\n",
-    )
-    .unwrap();
     let mut text = String::from(
         "## 核心记忆\n- [2026-01-01 09:00:00] 用户叫小林\n- [2026-01-02 09:00:00] 电话 13812345678\n\
          ## 归档记忆\n",
@@ -42,19 +35,7 @@ fn root(parent: &Path) -> PathBuf {
         text.push_str(&line);
     }
     assert!(text.len() > 512 * 1024, "{} bytes", text.len());
-    fs::write(root.join("agents/a/MEMORY.md"), text).unwrap();
-    root
-}
-
-fn console(dir: &Path, root: &Path) -> Console {
-    Console::open(
-        Some(dir.join("settings.json")),
-        Overrides {
-            root: Some(root.to_path_buf()),
-            ..Overrides::default()
-        },
-    )
-    .unwrap()
+    common::root_with_agent_a(parent, &text)
 }
 
 fn health(c: &Console) -> HealthDto {
@@ -69,7 +50,7 @@ fn health(c: &Console) -> HealthDto {
 fn the_bytes_and_the_parsed_entries_report_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let root = root(dir.path());
-    let c = console(dir.path(), &root);
+    let c = common::console(dir.path(), &root);
     let from_bytes = health(&c);
     let kinds: Vec<(&str, &str)> = from_bytes
         .findings
