@@ -1298,7 +1298,7 @@ mod tests {
 
     #[test]
     fn digit_runs_are_found_wherever_they_are() {
-        // Every text of these bytes up to a length, against the run measured byte by byte.
+        // Random texts of these bytes (up to 39 long), against runs measured byte by byte.
         let alphabet = [b'1', b' ', b'-', b'x'];
         let naive = |b: &[u8]| {
             b.split(|c| !matches!(c, b'0'..=b'9' | b' ' | b'-'))
