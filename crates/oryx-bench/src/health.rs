@@ -175,7 +175,8 @@ impl Bench {
             "health_console_vs_grep",
             format!(
                 "the same as the console runs it (memory_health): the file's findings from its \
-                 bytes and the budget from the prompt's own load ÷ one grep -cE pass"
+                 bytes on {threads} threads and the budget from the prompt's own load ÷ one \
+                 grep -cE pass"
             ),
             2.0,
             c,
