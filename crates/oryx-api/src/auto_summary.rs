@@ -5,6 +5,7 @@
 //! one undo takes back. It reacts to what the runtime writes (the watcher), never to reads.
 
 use oryx_core::config::AutoSummary;
+use oryx_core::memory::health::EntryId;
 use oryx_core::memory::history::Op;
 use oryx_core::memory::summary;
 use oryx_core::memory::{Backend, MemoryView};
@@ -24,9 +25,12 @@ pub(crate) fn finding(rt: &Runtime, view: &MemoryView) -> Option<FindingDto> {
     if picked.len() <= s.auto_threshold {
         return None;
     }
-    let ids: Vec<String> = picked
+    let ids: Vec<EntryId> = picked
         .iter()
-        .map(|&i| view.archival_id(i + view.archival_offset, &view.archival[i]))
+        .map(|&i| {
+            view.archival_id(i + view.archival_offset, &view.archival[i])
+                .into()
+        })
         .collect();
     Some(FindingDto {
         check: "budget".into(),

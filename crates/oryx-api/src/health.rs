@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 
 use oryx_core::config::AutoSummary;
-use oryx_core::memory::health::{self, Check, Fix, Options};
+use oryx_core::memory::health::{self, Check, EntryId, Fix, Options};
 use oryx_core::memory::review::{entry_key, Reviews};
 use oryx_core::memory::{Backend, MarkdownMemoryStore, Scope};
 
@@ -41,7 +41,8 @@ pub struct FixDto {
     /// `delete` (of `ids`), `edit` (of `id`, to `content`) or `summarize` (`ids`: the entries
     /// a summary would cover; `propose_summary` then `apply_summary`).
     pub op: String,
-    pub ids: Vec<String>,
+    #[cfg_attr(feature = "specta", specta(type = Vec<String>))]
+    pub ids: Vec<EntryId>,
     pub content: Option<String>,
 }
 
@@ -50,7 +51,9 @@ pub struct FixDto {
 pub struct FindingDto {
     pub check: String,
     pub kind: String,
-    pub entry_ids: Vec<String>,
+    // Held inline (see `EntryId`): a finding can name most of a large file's entries.
+    #[cfg_attr(feature = "specta", specta(type = Vec<String>))]
+    pub entry_ids: Vec<EntryId>,
     /// English; a UI in another language renders `check` + `kind` with `params`.
     pub reason: String,
     /// The values the reason is made of (`kinds`, `word`, `age_days`, `count`, `basis`,
@@ -143,10 +146,12 @@ impl Console {
                 keys.insert(id, entry_key(Scope::Archival, e));
             }
         }
-        let hidden = |check: &str, ids: &[String]| {
+        let hidden = |check: &str, ids: &[EntryId]| {
             dismissed.as_ref().is_some_and(|d| {
-                ids.iter()
-                    .all(|id| keys.get(id).is_some_and(|k| d.has(dismiss_key(check, *k))))
+                ids.iter().all(|id| {
+                    keys.get(id.as_str())
+                        .is_some_and(|k| d.has(dismiss_key(check, *k)))
+                })
             })
         };
         let mut total = findings.len();

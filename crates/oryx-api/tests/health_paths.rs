@@ -80,7 +80,11 @@ fn the_bytes_and_the_parsed_entries_report_the_same() {
         .dismiss_finding(&DismissArgs {
             agent: Some("a".into()),
             check: "secrets".into(),
-            entry_ids: from_bytes.findings[gone].entry_ids.clone(),
+            entry_ids: from_bytes.findings[gone]
+                .entry_ids
+                .iter()
+                .map(|id| id.to_string())
+                .collect(),
         })
         .unwrap();
     assert_eq!(parsed.dismissed, 1);

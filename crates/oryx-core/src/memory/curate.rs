@@ -173,11 +173,22 @@ pub fn markdown_id(scope: Scope, ordinal: usize, line: &str) -> String {
     markdown_id_of(scope, ordinal, line_hash(line))
 }
 
-/// [`markdown_id`] from the line's hash (`a12-0badcafe`), written without the formatter, which
-/// costs more than the rest of the id when a finding names most of a large file's entries.
+/// [`markdown_id`] from the line's hash (`a12-0badcafe`).
 pub fn markdown_id_of(scope: Scope, ordinal: usize, hash: u32) -> String {
-    // `c`/`a`, up to 20 digits, `-`, 8 hex digits.
-    let mut buf = [0u8; 30];
+    write_markdown_id(scope, ordinal, hash, &mut [0; MARKDOWN_ID_MAX]).to_string()
+}
+
+/// The longest MEMORY.md id: `c`/`a`, up to 20 digits, `-`, 8 hex digits.
+pub const MARKDOWN_ID_MAX: usize = 30;
+
+/// [`markdown_id_of`] written into `buf`, without the formatter, which costs more than the
+/// rest of the id when a finding names most of a large file's entries.
+pub fn write_markdown_id(
+    scope: Scope,
+    ordinal: usize,
+    hash: u32,
+    buf: &mut [u8; MARKDOWN_ID_MAX],
+) -> &str {
     buf[0] = match scope {
         Scope::Core => b'c',
         Scope::Archival => b'a',
@@ -192,7 +203,7 @@ pub fn markdown_id_of(scope: Scope, ordinal: usize, hash: u32) -> String {
     for (k, d) in buf[digits + 2..digits + 10].iter_mut().enumerate() {
         *d = b"0123456789abcdef"[(hash >> ((7 - k) * 4)) as usize & 15];
     }
-    String::from_utf8(buf[..digits + 10].to_vec()).expect("ASCII")
+    std::str::from_utf8(&buf[..digits + 10]).expect("ASCII")
 }
 
 pub fn line_hash(line: &str) -> u32 {

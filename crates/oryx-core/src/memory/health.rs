@@ -63,14 +63,20 @@ impl Check {
     }
 }
 
+/// An entry's id as a finding names it, held inline when short (a MEMORY.md id such as
+/// `a913891-0badcafe` is 16 bytes): a finding can name most of a large file's entries, and a
+/// String each was ~900 000 allocations, their frees, and the next run's allocator merging
+/// what they left.
+pub type EntryId = compact_str::CompactString;
+
 /// The curation operation that fixes a finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
 pub enum Fix {
     /// Delete these entries.
-    Delete { ids: Vec<String> },
+    Delete { ids: Vec<EntryId> },
     /// Replace the entry's content (the secret or number masked).
-    Edit { id: String, content: String },
+    Edit { id: EntryId, content: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -78,7 +84,7 @@ pub struct Finding {
     pub check: Check,
     /// What was found, for grouping (`openai_key`, `email`, `exact`, `tomorrow` …).
     pub kind: String,
-    pub entry_ids: Vec<String>,
+    pub entry_ids: Vec<EntryId>,
     /// The English reason, for logs and the CLI.
     pub reason: String,
     /// The values the reason is built from, so that it can be said in another language from
@@ -141,8 +147,8 @@ trait Entries: Sync {
     fn text(&self, i: usize) -> &str;
     fn is_core(&self, i: usize) -> bool;
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime>;
-    fn id(&self, i: usize) -> String;
-    fn ids(&self, idx: &[usize]) -> Vec<String> {
+    fn id(&self, i: usize) -> EntryId;
+    fn ids(&self, idx: &[usize]) -> Vec<EntryId> {
         idx.iter().map(|&i| self.id(i)).collect()
     }
 }
@@ -160,8 +166,8 @@ impl Entries for [Item<'_>] {
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime> {
         self[i].entry.timestamp
     }
-    fn id(&self, i: usize) -> String {
-        self[i].id.clone()
+    fn id(&self, i: usize) -> EntryId {
+        EntryId::from(self[i].id.as_str())
     }
 }
 
@@ -201,16 +207,16 @@ impl Entries for ViewEntries<'_> {
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime> {
         self.entry(i).timestamp
     }
-    fn id(&self, i: usize) -> String {
+    fn id(&self, i: usize) -> EntryId {
         let v = self.0;
-        match self.place(i) {
+        EntryId::from(match self.place(i) {
             (Scope::Core, j, _) => v.core_id(j),
             (Scope::Archival, j, n) => v.archival_id(n, &v.archival[j]),
-        }
+        })
     }
     /// Stored ids as they are; MEMORY.md ids from their lines' hashes made several at once
     /// (see [`super::curate::line_hashes`]): a near group can name most of the entries.
-    fn ids(&self, idx: &[usize]) -> Vec<String> {
+    fn ids(&self, idx: &[usize]) -> Vec<EntryId> {
         let v = self.0;
         let stored = |i: usize| match self.place(i) {
             (Scope::Core, j, _) => v.core_ids.get(j),
@@ -224,11 +230,12 @@ impl Entries for ViewEntries<'_> {
         let mut hashes = super::curate::line_hashes(&hashed).into_iter();
         idx.iter()
             .map(|&i| match stored(i) {
-                Some(id) => id.clone(),
+                Some(id) => EntryId::from(id.as_str()),
                 None => {
                     let (scope, _, n) = self.place(i);
                     let h = hashes.next().expect("a hash per line");
-                    super::curate::markdown_id_of(scope, n, h)
+                    let mut buf = [0; super::curate::MARKDOWN_ID_MAX];
+                    EntryId::from(super::curate::write_markdown_id(scope, n, h, &mut buf))
                 }
             })
             .collect()
@@ -674,20 +681,30 @@ fn runs_of(sorted: &[SortKey]) -> Vec<Vec<usize>> {
 /// Below this many entries the checks run on one thread (starting more costs more than it saves).
 const PARALLEL_FROM: usize = 20_000;
 
+/// The indices `0..n` in consecutive ranges, one per core when there are many (one range, maybe
+/// empty, otherwise).
+fn part_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || n < PARALLEL_FROM {
+        return std::iter::once(0..n).collect();
+    }
+    let size = n.div_ceil(threads);
+    (0..n)
+        .step_by(size)
+        .map(|from| from..(from + size).min(n))
+        .collect()
+}
+
 /// `f` over the indices `0..n` in consecutive ranges, one per core when there are many: each
 /// range's result, in index order.
 fn in_parts<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || n < PARALLEL_FROM {
-        return vec![f(0..n)];
+    let ranges = part_ranges(n);
+    if ranges.len() < 2 {
+        return ranges.into_iter().map(f).collect();
     }
-    let size = n.div_ceil(threads);
     std::thread::scope(|s| {
         let f = &f;
-        let parts: Vec<_> = (0..n)
-            .step_by(size)
-            .map(|from| s.spawn(move || f(from..(from + size).min(n))))
-            .collect();
+        let parts: Vec<_> = ranges.into_iter().map(|r| s.spawn(move || f(r))).collect();
         parts
             .into_iter()
             .map(|p| p.join().expect("a health check thread panicked"))
@@ -814,7 +831,7 @@ fn per_entry(
     let found = triggers::scan_each(&texts);
     for ((i, text), t) in range.zip(texts).zip(found) {
         // Made once, and only for an entry something was found in.
-        let mut id: Option<String> = None;
+        let mut id: Option<EntryId> = None;
         let mut id_of = || id.get_or_insert_with(|| e.id(i)).clone();
         let first = out.len();
         let mut secret_spans: Vec<(usize, usize)> = Vec::new();
@@ -902,11 +919,13 @@ fn per_entry(
 
 /// The ids of each group's entries (each group in index order, an entry in one group at
 /// most), made at once on every core: a near group of a large archive can name most of its
-/// entries (~900 000 ids in the 100 MB benchmark file). They are made in file order, where the
-/// entries' lines are read as they lie in memory, and dealt to their groups in one pass (a
-/// group's entries are spread over the whole file: hashed group by group, or picked out group
-/// by group, each group went over all of it again).
-fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<String>> {
+/// entries (~900 000 ids in the 100 MB benchmark file). Each core makes the ids of its part of
+/// the groups' entries in file order, where the entries' lines are read as they lie in memory
+/// (a group's entries are spread over the whole file: hashed group by group, each group went
+/// over all of it again), and writes them straight into the groups' lists: a part's entries of
+/// one group are one run of that group's list (dealing them out on one core afterwards cost a
+/// third of making them).
+fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<EntryId>> {
     let mut group_of = vec![u32::MAX; e.len()];
     for (k, g) in groups.iter().enumerate() {
         for &i in *g {
@@ -914,10 +933,46 @@ fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<St
         }
     }
     let members: Vec<usize> = (0..e.len()).filter(|&i| group_of[i] != u32::MAX).collect();
-    let parts = in_parts(members.len(), |range| e.ids(&members[range]));
-    let mut out: Vec<Vec<String>> = groups.iter().map(|g| Vec::with_capacity(g.len())).collect();
-    for (i, id) in members.into_iter().zip(parts.into_iter().flatten()) {
-        out[group_of[i] as usize].push(id);
+    let ranges = part_ranges(members.len());
+    let mut out: Vec<Vec<EntryId>> = groups
+        .iter()
+        .map(|g| vec![EntryId::default(); g.len()])
+        .collect();
+    // Each part's run of each group's list.
+    let mut runs: Vec<Vec<&mut [EntryId]>> = ranges.iter().map(|_| Vec::new()).collect();
+    let mut counts = vec![vec![0usize; groups.len()]; ranges.len()];
+    for (r, c) in ranges.iter().zip(&mut counts) {
+        members[r.clone()]
+            .iter()
+            .for_each(|&i| c[group_of[i] as usize] += 1);
+    }
+    for (k, list) in out.iter_mut().enumerate() {
+        let mut rest = &mut list[..];
+        for (part, c) in runs.iter_mut().zip(&counts) {
+            let (run, after) = std::mem::take(&mut rest).split_at_mut(c[k]);
+            part.push(run);
+            rest = after;
+        }
+    }
+    let fill = |range: std::ops::Range<usize>, mut runs: Vec<&mut [EntryId]>| {
+        let mut at = vec![0usize; runs.len()];
+        for (&i, id) in members[range.clone()].iter().zip(e.ids(&members[range])) {
+            let k = group_of[i] as usize;
+            runs[k][at[k]] = id;
+            at[k] += 1;
+        }
+    };
+    match ranges.len() {
+        1 => ranges
+            .into_iter()
+            .zip(runs)
+            .for_each(|(r, runs)| fill(r, runs)),
+        _ => std::thread::scope(|s| {
+            for (r, runs) in ranges.into_iter().zip(runs) {
+                let fill = &fill;
+                s.spawn(move || fill(r, runs));
+            }
+        }),
     }
     out
 }
@@ -975,7 +1030,8 @@ fn near_duplicates(
     // depend on it); each class is compared by its first entry. `keyed` is the near keys of
     // [`dup_sort_keys`], sorted.
     keyed.retain(|k| !deleted[k.2 as usize]);
-    let classes: Vec<&[SortKey]> = keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
+    let mut classes: Vec<&[SortKey]> = keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
+    classes.sort_unstable_by_key(|c| c[0].2);
     let texts: Vec<near_dup::Text> = classes
         .iter()
         .map(|c| near_dup::Text {
@@ -1392,7 +1448,7 @@ mod tests {
     fn near_groups(f: &[Finding]) -> Vec<Vec<&str>> {
         f.iter()
             .filter(|f| f.check == Check::Duplicates && f.kind == "near")
-            .map(|f| f.entry_ids.iter().map(String::as_str).collect())
+            .map(|f| f.entry_ids.iter().map(|id| id.as_str()).collect())
             .collect()
     }
 
@@ -1480,7 +1536,7 @@ mod tests {
         let secrets: Vec<String> = f
             .iter()
             .filter(|f| f.check == Check::Secrets)
-            .map(|f| f.entry_ids[0].clone())
+            .map(|f| f.entry_ids[0].to_string())
             .collect();
         let want: Vec<String> = planted.iter().map(|i| format!("a{i}")).collect();
         assert_eq!(secrets, want);

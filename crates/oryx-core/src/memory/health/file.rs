@@ -6,12 +6,12 @@ use chrono::NaiveDateTime;
 
 #[cfg(test)]
 use super::super::curate::markdown_id;
-use super::super::curate::{line_hash, line_hashes, markdown_id_of};
+use super::super::curate::{line_hash, line_hashes, write_markdown_id, MARKDOWN_ID_MAX};
 use super::super::entry::{
     is_runtime_space, trim_runtime, trim_runtime_end, trim_runtime_start, Scope,
 };
 use super::super::format::{self, LineKind};
-use super::Entries;
+use super::{Entries, EntryId};
 use crate::timefmt::{is_runtime_entry_ts, parse_entry_ts};
 
 /// An entry as offsets into the file: the stored line (trimmed) is `start..end`, its content
@@ -51,12 +51,12 @@ impl<'a> FileEntries<'a> {
         )
     }
 
-    /// [`Self::read`] in `threads` parts.
+    /// [`Self::read`] in `threads` parts, each checked for UTF-8 and split on its own core.
     fn read_in(bytes: &'a [u8], threads: usize) -> Option<Self> {
-        let text = utf8(bytes)?;
         u32::try_from(bytes.len()).ok()?;
         let from = format::bom_len(bytes);
-        // Parts that start at line starts, one per core, split at once.
+        // Parts that start at line starts: each cut follows a `\n`, so each part is UTF-8 on
+        // its own exactly when the whole is.
         let mut cuts = vec![from];
         for k in 1..threads {
             let at = (bytes.len() * k / threads).max(*cuts.last().expect("a cut"));
@@ -66,15 +66,16 @@ impl<'a> FileEntries<'a> {
             }
         }
         cuts.push(bytes.len());
-        let parts: Vec<Part> = if cuts.len() == 2 {
-            vec![Part::scan(text, from, bytes.len())]
+        let scan = |a: usize, b: usize| Some(Part::scan(utf8(&bytes[a..b])?, a));
+        let parts: Vec<Option<Part>> = if cuts.len() == 2 {
+            vec![scan(from, bytes.len())]
         } else {
             std::thread::scope(|s| {
                 let handles: Vec<_> = cuts
                     .windows(2)
                     .map(|w| {
                         let (a, b) = (w[0], w[1]);
-                        s.spawn(move || Part::scan(text, a, b))
+                        s.spawn(move || scan(a, b))
                     })
                     .collect();
                 handles
@@ -83,6 +84,10 @@ impl<'a> FileEntries<'a> {
                     .collect()
             })
         };
+        let parts: Vec<Part> = parts.into_iter().collect::<Option<_>>()?;
+        // SAFETY: every byte was checked: a BOM is UTF-8, each part from its cut to the next
+        // is, and the cuts fall after an ASCII byte, where no character can be split.
+        let text = unsafe { std::str::from_utf8_unchecked(bytes) };
         Some(FileEntries {
             text,
             lines: merge(parts),
@@ -110,13 +115,13 @@ struct Part {
 impl Part {
     /// As `format::parse`: a heading opens its section (or none), blank lines are skipped, any
     /// other line of a section is an entry.
-    fn scan(text: &str, from: usize, to: usize) -> Part {
-        let bytes = &text.as_bytes()[..to];
+    /// The entries of `text`, the part of the file that starts at byte `base`.
+    fn scan(text: &str, base: usize) -> Part {
         let mut part = Part {
-            lines: Vec::with_capacity((to - from) / 64),
+            lines: Vec::with_capacity(text.len() / 64),
             ..Part::default()
         };
-        for span in format::lines(bytes, from) {
+        for span in format::lines(text.as_bytes(), 0) {
             let line = &text[span.start..span.end];
             // An entry line as the runtime writes it is neither blank nor a heading.
             let kind = match line.as_bytes().first() {
@@ -128,7 +133,7 @@ impl Part {
                 LineKind::Blank => {}
                 LineKind::Text => {
                     let (a, c, e) = entry_span(line);
-                    let at = |o: usize| (span.start + o) as u32;
+                    let at = |o: usize| (base + span.start + o) as u32;
                     let mut l = Line {
                         start: at(a),
                         content: at(c),
@@ -244,13 +249,13 @@ impl Entries for FileEntries<'_> {
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime> {
         entry_parts(self.stored(&self.lines[i])).2
     }
-    fn id(&self, i: usize) -> String {
+    fn id(&self, i: usize) -> EntryId {
         let l = &self.lines[i];
         id_of(l, line_hash(self.stored(l)))
     }
     /// The line hashes of many entries at once (see [`line_hashes`]): a near group of a large
     /// file can name most of its entries.
-    fn ids(&self, idx: &[usize]) -> Vec<String> {
+    fn ids(&self, idx: &[usize]) -> Vec<EntryId> {
         let stored: Vec<&str> = idx.iter().map(|&i| self.stored(&self.lines[i])).collect();
         idx.iter()
             .zip(line_hashes(&stored))
@@ -259,12 +264,18 @@ impl Entries for FileEntries<'_> {
     }
 }
 
-fn id_of(l: &Line, h: u32) -> String {
+fn id_of(l: &Line, h: u32) -> EntryId {
     let scope = match l.ordinal & CORE {
         0 => Scope::Archival,
         _ => Scope::Core,
     };
-    markdown_id_of(scope, (l.ordinal & !CORE) as usize, h)
+    let ordinal = (l.ordinal & !CORE) as usize;
+    EntryId::from(write_markdown_id(
+        scope,
+        ordinal,
+        h,
+        &mut [0; MARKDOWN_ID_MAX],
+    ))
 }
 
 #[cfg(test)]
@@ -300,7 +311,7 @@ mod tests {
                     mine.is_core(i),
                     mine.text(i).to_string(),
                     mine.timestamp(i),
-                    mine.id(i),
+                    mine.id(i).into_string(),
                 )
             })
             .collect();
@@ -384,5 +395,37 @@ mod tests {
     #[test]
     fn not_utf8_is_left_to_the_parser() {
         assert!(FileEntries::read(b"## Archival\n- \xff\n").is_none());
+    }
+
+    #[test]
+    fn a_part_not_utf8_makes_the_file_not_utf8() {
+        // Each part is checked on its own: a bad byte anywhere, in whichever part it falls
+        // (first line, a cut's neighbourhood, last byte), or a character cut short at the end.
+        let mut text = String::from("\u{feff}## 归档记忆\n");
+        for i in 0..300 {
+            text.push_str(&format!("- [2026-01-02 03:04:05] 条目 {i} ⇒ done\n"));
+        }
+        let good = text.into_bytes();
+        for threads in [1, 2, 3, 7] {
+            assert!(FileEntries::read_in(&good, threads).is_some(), "{threads}");
+        }
+        let lines: Vec<usize> = format::lines(&good, 0).map(|l| l.start).collect();
+        let mut spots: Vec<usize> = lines.iter().step_by(17).map(|&at| at + 3).collect();
+        spots.extend([0, 3, good.len() - 1]);
+        for threads in [1, 2, 3, 7] {
+            for &at in &spots {
+                let mut bad = good.clone();
+                bad[at] = 0xff;
+                assert!(
+                    FileEntries::read_in(&bad, threads).is_none(),
+                    "{threads} {at}"
+                );
+            }
+            let cut = &good[..good.len() - 7];
+            assert!(
+                FileEntries::read_in(cut, threads).is_none(),
+                "{threads} cut"
+            );
+        }
     }
 }
