@@ -111,7 +111,8 @@ impl Bench {
             drop(std::mem::take(&mut from_bytes));
             drop(std::mem::take(&mut findings));
             let t = Instant::now();
-            let bytes = std::fs::read(&big_file).unwrap();
+            // Read as the console reads a memory file (in parts at once when it is large).
+            let bytes = oryx_core::fsx::read_memory(&big_file).unwrap();
             from_bytes = health::run_markdown(&bytes, &opts);
             hs.push(t.elapsed());
             drop(bytes);
