@@ -923,8 +923,8 @@ fn per_entry(
 /// the groups' entries in file order, where the entries' lines are read as they lie in memory
 /// (a group's entries are spread over the whole file: hashed group by group, each group went
 /// over all of it again), and writes them straight into the groups' lists: a part's entries of
-/// one group are one run of that group's list (dealing them out on one core afterwards cost a
-/// third of making them).
+/// one group are one run of that group's list (dealing ~900 000 out on one core afterwards
+/// took half as long as making them).
 fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<EntryId>> {
     let mut group_of = vec![u32::MAX; e.len()];
     for (k, g) in groups.iter().enumerate() {
