@@ -146,14 +146,13 @@ const READ_PARALLEL_FROM: u64 = 8 << 20;
 /// a 100 MB MEMORY.md in ~30 ms instead of ~50), then whatever was appended meanwhile.
 fn read_whole(mut f: File) -> std::io::Result<Vec<u8>> {
     use std::io::{Read, Seek};
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let len = f.metadata()?.len();
     let mut bytes = Vec::new();
     #[cfg(unix)]
-    if threads > 1 && len >= READ_PARALLEL_FROM {
+    if len >= READ_PARALLEL_FROM && crate::cores::cores() > 1 {
         if let Ok(len) = usize::try_from(len) {
             bytes = vec![0; len];
-            if read_parts_at(&f, &mut bytes, threads).is_ok() {
+            if read_parts_at(&f, &mut bytes, crate::cores::cores()).is_ok() {
                 f.seek(std::io::SeekFrom::Start(len as u64))?;
                 f.read_to_end(&mut bytes)?;
                 return Ok(bytes);

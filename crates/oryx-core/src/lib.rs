@@ -3,6 +3,7 @@
 pub mod agent_admin;
 pub mod agents;
 pub mod config;
+mod cores;
 pub mod db;
 pub mod demo;
 pub mod embed;

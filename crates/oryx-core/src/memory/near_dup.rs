@@ -276,8 +276,11 @@ const PARALLEL_FROM: usize = 20_000;
 /// [`prepare`] over consecutive parts of `texts`, one per core when there are many: the
 /// shingles and signatures are most of the pass when every text is its own class.
 fn prepare_in_parts(texts: &[Text<'_>]) -> Vec<Prepared> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || texts.len() < PARALLEL_FROM {
+    let threads = match texts.len() < PARALLEL_FROM {
+        true => 1,
+        false => crate::cores::cores(),
+    };
+    if threads < 2 {
         return vec![prepare(texts, texts.len().max(1))];
     }
     let size = texts.len().div_ceil(threads);
