@@ -69,6 +69,15 @@ impl Check {
 /// what they left.
 pub type EntryId = compact_str::CompactString;
 
+/// A MEMORY.md entry's id ([`super::curate::markdown_id`]) from its line's hash, as a finding
+/// holds it.
+fn markdown_entry_id(scope: Scope, ordinal: usize, hash: u32) -> EntryId {
+    let mut buf = [0; super::curate::MARKDOWN_ID_MAX];
+    EntryId::from(super::curate::write_markdown_id(
+        scope, ordinal, hash, &mut buf,
+    ))
+}
+
 /// The curation operation that fixes a finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
@@ -233,9 +242,7 @@ impl Entries for ViewEntries<'_> {
                 Some(id) => EntryId::from(id.as_str()),
                 None => {
                     let (scope, _, n) = self.place(i);
-                    let h = hashes.next().expect("a hash per line");
-                    let mut buf = [0; super::curate::MARKDOWN_ID_MAX];
-                    EntryId::from(super::curate::write_markdown_id(scope, n, h, &mut buf))
+                    markdown_entry_id(scope, n, hashes.next().expect("a hash per line"))
                 }
             })
             .collect()
@@ -684,8 +691,11 @@ const PARALLEL_FROM: usize = 20_000;
 /// The indices `0..n` in consecutive ranges, one per core when there are many (one range, maybe
 /// empty, otherwise).
 fn part_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || n < PARALLEL_FROM {
+    let threads = match n < PARALLEL_FROM {
+        true => 1,
+        false => crate::cores::cores(),
+    };
+    if threads < 2 {
         return std::iter::once(0..n).collect();
     }
     let size = n.div_ceil(threads);
@@ -698,16 +708,28 @@ fn part_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
 /// `f` over the indices `0..n` in consecutive ranges, one per core when there are many: each
 /// range's result, in index order.
 fn in_parts<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
-    let ranges = part_ranges(n);
-    if ranges.len() < 2 {
-        return ranges.into_iter().map(f).collect();
+    let parts = part_ranges(n).into_iter().map(|r| (r, ())).collect();
+    each_part(parts, |r, ()| f(r))
+}
+
+/// `f` over each range with what is its own (`S`), on a thread each when there are several:
+/// each result, in the order of `parts`.
+fn each_part<S: Send, T: Send>(
+    parts: Vec<(std::ops::Range<usize>, S)>,
+    f: impl Fn(std::ops::Range<usize>, S) -> T + Sync,
+) -> Vec<T> {
+    if parts.len() < 2 {
+        return parts.into_iter().map(|(r, own)| f(r, own)).collect();
     }
     std::thread::scope(|s| {
         let f = &f;
-        let parts: Vec<_> = ranges.into_iter().map(|r| s.spawn(move || f(r))).collect();
-        parts
+        let handles: Vec<_> = parts
             .into_iter()
-            .map(|p| p.join().expect("a health check thread panicked"))
+            .map(|(r, own)| s.spawn(move || f(r, own)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a health check thread panicked"))
             .collect()
     })
 }
@@ -954,26 +976,14 @@ fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<En
             rest = after;
         }
     }
-    let fill = |range: std::ops::Range<usize>, mut runs: Vec<&mut [EntryId]>| {
+    each_part(ranges.into_iter().zip(runs).collect(), |range, mut runs| {
         let mut at = vec![0usize; runs.len()];
         for (&i, id) in members[range.clone()].iter().zip(e.ids(&members[range])) {
             let k = group_of[i] as usize;
             runs[k][at[k]] = id;
             at[k] += 1;
         }
-    };
-    match ranges.len() {
-        1 => ranges
-            .into_iter()
-            .zip(runs)
-            .for_each(|(r, runs)| fill(r, runs)),
-        _ => std::thread::scope(|s| {
-            for (r, runs) in ranges.into_iter().zip(runs) {
-                let fill = &fill;
-                s.spawn(move || fill(r, runs));
-            }
-        }),
-    }
+    });
     out
 }
 
@@ -1026,9 +1036,9 @@ fn near_duplicates(
     mut keyed: Vec<SortKey>,
     deleted: &[bool],
 ) -> Vec<Finding> {
-    // Classes, in the order of their keys (not of the items, so that the result does not
-    // depend on it); each class is compared by its first entry. `keyed` is the near keys of
-    // [`dup_sort_keys`], sorted.
+    // Classes (entries with one key), in the order of their first entries, so that which
+    // texts lead the comparisons does not depend on the key hash; each class is compared by
+    // its first entry. `keyed` is the near keys of [`DupSortKeys`], sorted.
     keyed.retain(|k| !deleted[k.2 as usize]);
     let mut classes: Vec<&[SortKey]> = keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
     classes.sort_unstable_by_key(|c| c[0].2);

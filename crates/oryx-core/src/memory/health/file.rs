@@ -6,12 +6,12 @@ use chrono::NaiveDateTime;
 
 #[cfg(test)]
 use super::super::curate::markdown_id;
-use super::super::curate::{line_hash, line_hashes, write_markdown_id, MARKDOWN_ID_MAX};
+use super::super::curate::{line_hash, line_hashes};
 use super::super::entry::{
     is_runtime_space, trim_runtime, trim_runtime_end, trim_runtime_start, Scope,
 };
 use super::super::format::{self, LineKind};
-use super::{Entries, EntryId};
+use super::{markdown_entry_id, Entries, EntryId};
 use crate::timefmt::{is_runtime_entry_ts, parse_entry_ts};
 
 /// An entry as offsets into the file: the stored line (trimmed) is `start..end`, its content
@@ -40,15 +40,11 @@ impl<'a> FileEntries<'a> {
     /// The entries of `bytes`, or `None` when it is not UTF-8 (then the parser's lossy reading
     /// must decide what each line says) or too large for 32-bit offsets (the parser again).
     pub fn read(bytes: &'a [u8]) -> Option<Self> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-        Self::read_in(
-            bytes,
-            if bytes.len() < PARALLEL_FROM {
-                1
-            } else {
-                threads
-            },
-        )
+        let threads = match bytes.len() < PARALLEL_FROM {
+            true => 1,
+            false => crate::cores::cores(),
+        };
+        Self::read_in(bytes, threads)
     }
 
     /// [`Self::read`] in `threads` parts, each checked for UTF-8 and split on its own core.
@@ -113,9 +109,9 @@ struct Part {
 }
 
 impl Part {
-    /// As `format::parse`: a heading opens its section (or none), blank lines are skipped, any
-    /// other line of a section is an entry.
-    /// The entries of `text`, the part of the file that starts at byte `base`.
+    /// The entries of `text`, the part of the file that starts at byte `base`, as
+    /// `format::parse` reads them: a heading opens its section (or none), blank lines are
+    /// skipped, any other line of a section is an entry.
     fn scan(text: &str, base: usize) -> Part {
         let mut part = Part {
             lines: Vec::with_capacity(text.len() / 64),
@@ -269,13 +265,7 @@ fn id_of(l: &Line, h: u32) -> EntryId {
         0 => Scope::Archival,
         _ => Scope::Core,
     };
-    let ordinal = (l.ordinal & !CORE) as usize;
-    EntryId::from(write_markdown_id(
-        scope,
-        ordinal,
-        h,
-        &mut [0; MARKDOWN_ID_MAX],
-    ))
+    markdown_entry_id(scope, (l.ordinal & !CORE) as usize, h)
 }
 
 #[cfg(test)]
