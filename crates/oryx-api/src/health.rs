@@ -114,21 +114,15 @@ impl Console {
         // 100 MB file: a fraction of the time, and not every entry held in memory), unless the
         // owner's entries are needed: to match dismissals to entries, or for the automatic
         // summary's finding.
-        let store = rt.memory.store();
-        let (findings, budget, view) = if store.backend() == Backend::Markdown
+        let (findings, budget, view) = if rt.memory.store().backend() == Backend::Markdown
             && dismissed.is_none()
             && rt.settings.summary.auto == AutoSummary::Off
         {
-            let findings = MarkdownMemoryStore::new(rt.root()).health_findings(&owner, &opts)?;
-            let limit = rt.memory.archival_limit();
-            let budget = match opts.checks.contains(&Check::Budget) {
-                true => Some(health::budget_from_context(
-                    &store.load_context(&owner, limit)?,
-                    limit,
-                    &opts,
-                )),
-                false => None,
-            };
+            let (findings, budget) = MarkdownMemoryStore::new(rt.root()).health(
+                &owner,
+                &opts,
+                rt.memory.archival_limit(),
+            )?;
             (findings, budget, None)
         } else {
             let view = rt.memory.view(&owner)?;

@@ -120,9 +120,7 @@ impl Bench {
             // bytes, the budget from the prompt's own load.
             drop(std::mem::take(&mut from_console));
             let t = Instant::now();
-            from_console = markdown.health_findings(&owner, &opts).unwrap();
-            let ctx = store.load_context(&owner, 4000).unwrap();
-            console_budget = Some(health::budget_from_context(&ctx, 4000, &opts));
+            (from_console, console_budget) = markdown.health(&owner, &opts, 4000).unwrap();
             cs.push(t.elapsed());
             // Once a finding was dismissed (or with the automatic summary on): the owner's
             // view, then the checks over it.

@@ -76,24 +76,34 @@ impl MarkdownMemoryStore {
         memory_path(&self.root, owner)
     }
 
-    /// The health findings of the owner's MEMORY.md, checked from its bytes: the same as over
-    /// the owner's parsed view (ids included), at a fraction of the time and memory on a large
-    /// file (see [`super::health::run_markdown`]). The budget is the prompt's: see
-    /// [`super::health::budget_from_context`].
-    pub fn health_findings(
+    /// The health of the owner's MEMORY.md: the findings checked from its bytes, the same as
+    /// over the owner's parsed view (ids included) at a fraction of the time and memory on a
+    /// large file (see [`super::health::run_markdown`]), and the budget (when asked for) from
+    /// the prompt's own load of the file with a window of `archival_limit` characters (see
+    /// [`super::health::budget_from_context`]).
+    pub fn health(
         &self,
         owner: &Owner,
         opts: &super::health::Options,
-    ) -> Result<Vec<super::health::Finding>> {
+        archival_limit: usize,
+    ) -> Result<(Vec<super::health::Finding>, Option<super::health::Budget>)> {
+        use super::health::{budget_from_context, run_markdown, Check};
         let path = self.path(owner);
         self.settle_for_read(&path)?;
         let bytes = read_or_empty(&path)?;
-        let found = super::health::run_markdown(&bytes, opts);
+        let found = run_markdown(&bytes, opts);
         // A large file's pages are given back (~10 ms for 100 MB) off the caller's time.
         if bytes.len() as u64 > SMALL_FILE {
             std::thread::spawn(move || drop(bytes));
         }
-        Ok(found)
+        let budget = match opts.checks.contains(&Check::Budget) {
+            true => {
+                let ctx = self.load_context(owner, archival_limit)?;
+                Some(budget_from_context(&ctx, archival_limit, opts))
+            }
+            false => None,
+        };
+        Ok((found, budget))
     }
 }
 
