@@ -159,6 +159,7 @@ pub fn to_iso(ts: &NaiveDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rusqlite::types::Value;
 
     #[test]
     fn the_calendar_by_hand_is_chronos() {
@@ -178,7 +179,6 @@ mod tests {
         assert!(!is_runtime_entry_ts(b"2023-02-29 12:00:00"));
         assert!(!is_runtime_entry_ts(b"2024-02-29 12:00"));
     }
-    use rusqlite::types::Value;
 
     #[test]
     fn the_runtime_form_reads_as_chrono_reads_it() {
