@@ -20,6 +20,7 @@ use super::service::MemoryView;
 use super::store::ContextEntries;
 
 mod file;
+mod keys;
 mod triggers;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -505,47 +506,6 @@ fn relative_time_of<'t>(text: &'t str, t: &triggers::Triggers) -> Option<&'t str
     }
 }
 
-/// What two entries must share to be duplicates: their letters and digits, case aside
-/// (`exact`); near duplicates share their letters alone (a footprint repeated with another
-/// count or time), and footprints (`触发「X」⇒ …`) the letters of their request X whatever the
-/// reply. Each key is kept as a 128-bit hash and its length in characters, computed in one pass
-/// without building the key (a String per entry and key for ~900 000 entries cost seconds); two
-/// hashes of 64 bits with different bases make a false match as likely as guessing a 128-bit
-/// number.
-#[derive(Clone, Copy)]
-struct DupKeys {
-    exact: (u128, usize),
-    near: (u128, usize),
-    footprint: bool,
-}
-
-struct KeyHasher {
-    a: u64,
-    b: u64,
-    n: usize,
-}
-
-impl KeyHasher {
-    fn new() -> Self {
-        KeyHasher {
-            a: 0xcbf2_9ce4_8422_2325,
-            b: 0x8422_2325_cbf2_9ce4,
-            n: 0,
-        }
-    }
-
-    fn push(&mut self, c: char) {
-        let v = u64::from(u32::from(c));
-        self.a = (self.a ^ v).wrapping_mul(0x0000_0100_0000_01b3);
-        self.b = (self.b ^ v.rotate_left(17)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.n += 1;
-    }
-
-    fn done(&self) -> (u128, usize) {
-        ((u128::from(self.a) << 64) | u128::from(self.b), self.n)
-    }
-}
-
 /// `触发「X」⇒ Y` → X (the form the deterministic summariser folds by request).
 fn footprint_request(text: &str) -> Option<&str> {
     // A searcher built once: `split_once` builds one per call, which cost more than the search
@@ -561,46 +521,6 @@ fn footprint_request(text: &str) -> Option<&str> {
 /// The text near duplicates are judged on: a footprint's request, or the whole entry.
 fn near_text(text: &str) -> &str {
     footprint_request(text).unwrap_or(text)
-}
-
-fn dup_keys(text: &str) -> DupKeys {
-    let (mut exact, mut near) = (KeyHasher::new(), KeyHasher::new());
-    // Bytes of `text` past which letters no longer count for `near` (a footprint's reply).
-    let (near_end, footprint) = match footprint_request(text) {
-        Some(req) => ("触发「".len() + req.len(), true),
-        None => (text.len(), false),
-    };
-    for (at, c) in text.char_indices() {
-        let in_near = at < near_end;
-        if c.is_ascii() {
-            if c.is_ascii_alphanumeric() {
-                let l = c.to_ascii_lowercase();
-                exact.push(l);
-                if in_near && c.is_ascii_alphabetic() {
-                    near.push(l);
-                }
-            }
-        } else if ('\u{4e00}'..='\u{9fff}').contains(&c) {
-            // CJK unified ideographs: letters, without case (the Unicode tables cost ~30 ns).
-            exact.push(c);
-            if in_near {
-                near.push(c);
-            }
-        } else if near_dup::is_alphanumeric(c) {
-            let alpha = in_near && near_dup::is_alphabetic(c);
-            for l in c.to_lowercase() {
-                exact.push(l);
-                if alpha {
-                    near.push(l);
-                }
-            }
-        }
-    }
-    DupKeys {
-        exact: exact.done(),
-        near: near.done(),
-        footprint,
-    }
 }
 
 /// A key's two words and its entry's index, sorted as a tuple (see [`sort_key`]).
@@ -658,12 +578,13 @@ fn sort_keys(parts: Vec<Vec<SortKey>>) -> Vec<SortKey> {
 struct DupSortKeys {
     exact: Vec<SortKey>,
     near: Vec<SortKey>,
+    texts: keys::KeyTexts,
 }
 
 impl DupSortKeys {
     fn add(&mut self, e: &(impl Entries + ?Sized), range: std::ops::Range<usize>) {
         for i in range {
-            let k = dup_keys(e.text(i));
+            let k = self.texts.keys(e.text(i));
             let core = u64::from(e.is_core(i));
             if k.exact.1 > 0 {
                 self.exact.push(sort_key(k.exact.0, core, i));
