@@ -211,9 +211,8 @@ pub fn line_hash(line: &str) -> u32 {
 }
 
 /// [`line_hash`] of each line, faster than one at a time on many lines.
-pub fn line_hashes(lines: &[&str]) -> Vec<u32> {
-    let bytes: Vec<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
-    fnv1a_many(&bytes).into_iter().map(fold_hash).collect()
+pub fn line_hashes(lines: &[&[u8]]) -> Vec<u32> {
+    fnv1a_many(lines).into_iter().map(fold_hash).collect()
 }
 
 fn fold_hash(h: u64) -> u32 {

@@ -251,12 +251,14 @@ impl Entries for FileEntries<'_> {
     }
     /// The line hashes of many entries at once (see [`line_hashes`]): a near group of a large
     /// file can name most of its entries.
-    fn ids(&self, idx: &[usize]) -> Vec<EntryId> {
-        let stored: Vec<&str> = idx.iter().map(|&i| self.stored(&self.lines[i])).collect();
-        idx.iter()
-            .zip(line_hashes(&stored))
-            .map(|(&i, h)| id_of(&self.lines[i], h))
-            .collect()
+    fn ids_each(&self, idx: &[usize], mut put: impl FnMut(EntryId)) {
+        let stored: Vec<&[u8]> = idx
+            .iter()
+            .map(|&i| self.stored(&self.lines[i]).as_bytes())
+            .collect();
+        for (&i, h) in idx.iter().zip(line_hashes(&stored)) {
+            put(id_of(&self.lines[i], h));
+        }
     }
 }
 
