@@ -22,6 +22,8 @@ use super::store::ContextEntries;
 
 mod file;
 mod keys;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 mod triggers;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -315,18 +317,28 @@ fn may_hold_secret(text: &str) -> bool {
 /// holding 11 digits or more (a mainland mobile number is 11 digits in a row; an ID number 17
 /// digits and a card number 13, spaces and dashes between them allowed). A count of digits
 /// alone let a footprint with a counter and a figure through (a tenth of a large archive), and
-/// the four patterns cost microseconds an entry.
+/// the four patterns cost microseconds an entry. Where the CPU reads 32 bytes at once, the
+/// signs and the number of digits are counted that way, and only a text with enough digits
+/// for a run (a tenth of a large archive) is looked at for one.
 fn may_hold_pii(text: &str) -> bool {
     let b = text.as_bytes();
+    #[cfg(target_arch = "x86_64")]
+    if simd::detected() {
+        // SAFETY: the CPU has the features.
+        let (signs, digits) = unsafe { simd::signs_and_digits(b) };
+        return signs || (digits as usize >= RUN_DIGITS && has_digit_run(b));
+    }
     memchr::memchr2(b'@', b'+', b).is_some() || has_digit_run(b)
 }
+
+/// The digits a run of digits, spaces and dashes must hold to be a number worth a look.
+const RUN_DIGITS: usize = 11;
 
 /// Whether a run of digits, spaces and dashes holds [`RUN_DIGITS`] digits. Such a run is at
 /// least that long, so it covers one of every [`RUN_DIGITS`] positions: only those are looked
 /// at, and the run around one that is in a run is measured (a byte-by-byte pass over ~900 000
 /// entries of a large archive cost more than the rest of the check).
 fn has_digit_run(b: &[u8]) -> bool {
-    const RUN_DIGITS: usize = 11;
     let in_run = |c: &u8| matches!(c, b'0'..=b'9' | b' ' | b'-');
     let mut p = RUN_DIGITS - 1;
     while p < b.len() {
@@ -1329,6 +1341,10 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(&text)
             );
+            // No `@` or `+` here: the prefilter (counting digits 32 bytes at a time first,
+            // where it can) says what the runs say.
+            let text = String::from_utf8(text).expect("ASCII");
+            assert_eq!(may_hold_pii(&text), naive(text.as_bytes()), "{text:?}");
         }
         assert!(has_digit_run(b"12345678901"));
         assert!(!has_digit_run(b"1234567890"));

@@ -28,7 +28,6 @@ pub(super) struct DupKeys {
 pub(super) struct KeyTexts {
     exact: Vec<u8>,
     near: Vec<u8>,
-    avx2: Option<bool>,
 }
 
 /// What a character is to the keys: a letter or digit (kept in `exact`), a letter (kept in
@@ -90,8 +89,7 @@ impl KeyTexts {
     fn write(&mut self, text: &str, near_end: usize) -> [(usize, usize); 2] {
         #[cfg(target_arch = "x86_64")]
         {
-            let avx2 = *self.avx2.get_or_insert_with(avx2::detected);
-            if avx2 {
+            if super::simd::detected() {
                 // Room for the vector path's whole-word stores past what it keeps.
                 let room = text.len() + avx2::SLACK;
                 for buf in [&mut self.exact, &mut self.near] {
@@ -99,7 +97,7 @@ impl KeyTexts {
                         buf.resize(room, 0);
                     }
                 }
-                // SAFETY: the CPU has the features (`detected`), both buffers have the room.
+                // SAFETY: the CPU has the features, both buffers have the room.
                 let done = unsafe { avx2::write(text, near_end, &mut self.exact, &mut self.near) };
                 if let Some(lens) = done {
                     return lens;
@@ -149,17 +147,11 @@ fn key_texts(
 mod avx2 {
     use std::arch::x86_64::*;
 
+    use super::super::simd::{bits, in_range, Chunks};
     use super::{bmp_classes, ALNUM, ALPHA, FOLDS};
 
     /// How many bytes past the kept ones a write may touch (an 8-byte store at the end).
     pub const SLACK: usize = 16;
-
-    pub fn detected() -> bool {
-        is_x86_feature_detected!("avx2")
-            && is_x86_feature_detected!("popcnt")
-            && is_x86_feature_detected!("bmi1")
-            && is_x86_feature_detected!("sse4.1")
-    }
 
     /// For each 8-bit mask, the indices of its set bits in order (a `pshufb` control that
     /// gathers the kept bytes of eight to the front).
@@ -181,18 +173,6 @@ mod avx2 {
         table
     }
     static COMPRESS: [u64; 256] = compress_table();
-
-    /// Bytes of `v` within `lo..=hi`, as unsigned bytes.
-    #[inline(always)]
-    unsafe fn in_range(v: __m256i, lo: u8, hi: u8) -> __m256i {
-        let x = _mm256_sub_epi8(v, _mm256_set1_epi8(lo as i8));
-        _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8((hi - lo) as i8)), x)
-    }
-
-    #[inline(always)]
-    unsafe fn bits(v: __m256i) -> u32 {
-        _mm256_movemask_epi8(v) as u32
-    }
 
     /// The bytes of `v` whose bits are set in `keep`, in order, written at `out`: how many.
     /// Writes up to 8 bytes past them.
@@ -223,7 +203,7 @@ mod avx2 {
     /// outside the Basic Multilingual Plane (then the buffers hold nothing meaningful).
     ///
     /// # Safety
-    /// The CPU has the features of [`detected`]; `exact` and `near` hold at least
+    /// The CPU has the features of [`super::super::simd::detected`]; `exact` and `near` hold at least
     /// `text.len() + SLACK` bytes.
     #[target_feature(enable = "avx2,popcnt,bmi1,sse4.1")]
     pub unsafe fn write(
@@ -236,25 +216,15 @@ mod avx2 {
         let n = t.len();
         assert!(exact.len() >= n + SLACK && near.len() >= n + SLACK);
         let classes = bmp_classes();
-        let mut pad = [0u8; 32];
         let (mut we, mut wn, mut ce, mut cn) = (0usize, 0usize, 0usize, 0usize);
         // Bytes of the next chunk that belong to a character kept in this one.
         let (mut carry_e, mut carry_n) = (0u64, 0u64);
-        let mut at = 0;
-        while at < n {
-            // The chunk starts at byte `base` of the text; bytes before `at` were the last
-            // chunk's (the last chunk of a long text is its last 32 bytes, overlapping).
-            let (p, base, valid): (*const u8, usize, u32) = if n - at >= 32 {
-                (t.as_ptr().add(at), at, !0)
-            } else if n >= 32 {
-                (t.as_ptr().add(n - 32), n - 32, !0 << (32 - (n - at)))
-            } else {
-                pad[..n].copy_from_slice(t);
-                (pad.as_ptr(), 0, (1 << n) - 1)
-            };
-            carry_e <<= at - base;
-            carry_n <<= at - base;
-            let v = _mm256_loadu_si256(p.cast());
+        let mut chunks = Chunks::new(t);
+        while let Some(c) = chunks.next_chunk() {
+            let (p, valid) = (c.ptr, c.valid);
+            carry_e <<= c.at - c.base;
+            carry_n <<= c.at - c.base;
+            let v = c.load();
             let upper = in_range(v, b'A', b'Z');
             let alpha = _mm256_or_si256(upper, in_range(v, b'a', b'z'));
             let lower = _mm256_or_si256(v, _mm256_and_si256(upper, _mm256_set1_epi8(0x20)));
@@ -294,7 +264,7 @@ mod avx2 {
                 }
             }
             // Near letters are those before `near_end` (a character boundary).
-            kn &= match near_end.saturating_sub(base) {
+            kn &= match near_end.saturating_sub(c.base) {
                 d if d >= 32 => !0,
                 d => (1u64 << d) - 1,
             };
@@ -304,7 +274,6 @@ mod avx2 {
             wn += compress(lower, kn, near.as_mut_ptr().add(wn));
             ce += (ke & !m_cont).count_ones() as usize;
             cn += (kn & !m_cont).count_ones() as usize;
-            at = base + 32;
         }
         Some([(we, ce), (wn, cn)])
     }
@@ -383,7 +352,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn the_vector_path_writes_what_a_character_at_a_time_writes() {
-        if !avx2::detected() {
+        if !super::super::simd::detected() {
             return;
         }
         let mut k = KeyTexts::default();
