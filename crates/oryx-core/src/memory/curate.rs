@@ -203,7 +203,11 @@ pub fn write_markdown_id(
     for (k, d) in buf[digits + 2..digits + 10].iter_mut().enumerate() {
         *d = b"0123456789abcdef"[(hash >> ((7 - k) * 4)) as usize & 15];
     }
-    std::str::from_utf8(&buf[..digits + 10]).expect("ASCII")
+    let id = &buf[..digits + 10];
+    debug_assert!(id.is_ascii());
+    // SAFETY: every byte written above is ASCII (a letter, digits, `-`, hex digits). Checked,
+    // this was ~2 % of a health run that names most of a large file's entries.
+    unsafe { std::str::from_utf8_unchecked(id) }
 }
 
 pub fn line_hash(line: &str) -> u32 {
