@@ -62,7 +62,15 @@ impl<'a> FileEntries<'a> {
             }
         }
         cuts.push(bytes.len());
-        let scan = |a: usize, b: usize| Some(Part::scan(utf8(&bytes[a..b])?, a));
+        // The first part's list becomes the file's (see `merge`): room for all of it, which
+        // costs nothing until it is written.
+        let scan = |a: usize, b: usize| {
+            let room = match a == from {
+                true => bytes.len(),
+                false => b - a,
+            } / 64;
+            Some(Part::scan(utf8(&bytes[a..b])?, a, room))
+        };
         let parts: Vec<Option<Part>> = if cuts.len() == 2 {
             vec![scan(from, bytes.len())]
         } else {
@@ -112,9 +120,9 @@ impl Part {
     /// The entries of `text`, the part of the file that starts at byte `base`, as
     /// `format::parse` reads them: a heading opens its section (or none), blank lines are
     /// skipped, any other line of a section is an entry.
-    fn scan(text: &str, base: usize) -> Part {
+    fn scan(text: &str, base: usize, room: usize) -> Part {
         let mut part = Part {
-            lines: Vec::with_capacity(text.len() / 64),
+            lines: Vec::with_capacity(room),
             ..Part::default()
         };
         for span in format::lines(text.as_bytes(), 0) {
@@ -162,7 +170,8 @@ fn post(n: &mut u32) -> u32 {
 
 /// The parts' entries in file order, numbered in their sections across parts.
 fn merge(parts: Vec<Part>) -> Vec<Line> {
-    let mut out = Vec::with_capacity(parts.iter().map(|p| p.pending.len() + p.lines.len()).sum());
+    let all: usize = parts.iter().map(|p| p.pending.len() + p.lines.len()).sum();
+    let mut out = Vec::new();
     let (mut section, mut core, mut archival): (Option<Scope>, u32, u32) = (None, 0, 0);
     for part in parts {
         for mut l in part.pending {
@@ -174,15 +183,21 @@ fn merge(parts: Vec<Part>) -> Vec<Line> {
             out.push(l);
         }
         let Some(last) = part.last else { continue };
-        // A heading of this part reopens a section: its numbers go on from the parts before.
-        out.extend(part.lines.into_iter().map(|mut l| {
-            l.ordinal += if l.ordinal & CORE != 0 {
-                core
-            } else {
-                archival
-            };
-            l
-        }));
+        if out.is_empty() && core == 0 && archival == 0 {
+            // Nothing before it: its list is kept as it is (a copy of half of ~900 000 lines).
+            out = part.lines;
+            out.reserve(all - out.len());
+        } else {
+            // A heading of this part reopens a section: its numbers go on from the parts before.
+            out.extend(part.lines.into_iter().map(|mut l| {
+                l.ordinal += if l.ordinal & CORE != 0 {
+                    core
+                } else {
+                    archival
+                };
+                l
+            }));
+        }
         core += part.core;
         archival += part.archival;
         section = last;
