@@ -79,7 +79,9 @@ fn reach_days(entries: &[Entry], limit: usize) -> f64 {
 
 impl Bench {
     pub fn health(&mut self) {
-        let runs = self.scale.runs.clamp(1, 3);
+        // Five rounds: each takes a second or two, and on a shared machine the median of three
+        // moved by a tenth from one bench to the next.
+        let runs = self.scale.runs.clamp(1, 5);
         let big_file = self.data.memory(gen::BIG);
         let label = mb(std::fs::metadata(&big_file).unwrap().len());
         let root = self.data.root();
