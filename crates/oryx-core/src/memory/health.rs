@@ -542,7 +542,7 @@ fn near_text(text: &str) -> &str {
     footprint_request(text).unwrap_or(text)
 }
 
-/// A key's two words and its entry's index, sorted as a tuple (see [`sort_key`]).
+/// A key's 94 bits (with two flags) and its entry's index, sorted as a tuple (see [`sort_key`]).
 type SortKey = (u64, u32, u32);
 
 /// A 128-bit key as 94 bits to sort by, with `flags` (up to two bits, such as the section) in
@@ -917,6 +917,8 @@ fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<En
             part.push(run);
             rest = after;
         }
+        // Holds when no entry is in two groups (or twice in one): the runs tile the list.
+        assert!(rest.is_empty(), "groups share no entry");
     }
     each_part(ranges.into_iter().zip(runs).collect(), |range, mut runs| {
         let mut at = vec![0usize; runs.len()];
@@ -932,9 +934,9 @@ fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<En
         );
     });
     for (list, g) in out.iter_mut().zip(groups) {
-        // SAFETY: the runs of a list tile its first `g.len()` places (each group's entries
-        // counted per part), and each part wrote every place of its runs (asserted above; a
-        // part that panicked takes the whole call down before this).
+        // SAFETY: the runs of a list tile its first `g.len()` places (asserted when they were
+        // cut), and each part wrote every place of its runs (asserted in the part; a part that
+        // panicked takes the whole call down before this).
         unsafe { list.set_len(g.len()) };
     }
     out
