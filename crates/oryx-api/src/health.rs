@@ -7,7 +7,7 @@ use specta::Type;
 
 use oryx_core::config::AutoSummary;
 use oryx_core::memory::health::{self, Check, EntryId, Fix, Options};
-use oryx_core::memory::review::{entry_key, Reviews};
+use oryx_core::memory::review::{dismiss_key, entry_key, Reviews};
 use oryx_core::memory::{Backend, MarkdownMemoryStore, Scope};
 
 use crate::console::Console;
@@ -82,10 +82,6 @@ pub struct HealthDto {
     pub dismissed: u32,
 }
 
-fn dismiss_key(check: &str, entry: u64) -> u64 {
-    entry ^ oryx_core::memory::curate::line_hash(check) as u64
-}
-
 impl Console {
     pub fn memory_health(&self, a: &HealthArgs) -> ApiResult<HealthDto> {
         let rt = self.runtime();
@@ -103,33 +99,40 @@ impl Console {
                 })
                 .collect::<ApiResult<_>>()?,
         };
+        let dismissed = Reviews::dismissals(&self.index_dir())
+            .load(&crate::curation::review_source(&rt, &owner))?
+            .map(std::sync::Arc::new);
         let opts = Options {
             checks,
             stale_after_days: a.stale_after_days.map_or(7, i64::from),
+            // The checks leave out (and count) what was dismissed, matching each entry only
+            // for the findings that name it.
+            dismissed: dismissed.clone(),
             ..Options::default()
         };
-        let dismissed = Reviews::dismissals(&self.index_dir())
-            .load(&crate::curation::review_source(&rt, &owner))?;
         // A MEMORY.md is checked from its bytes and its budget read as the prompt reads it (a
         // 100 MB file: a fraction of the time, and not every entry held in memory), unless the
-        // owner's entries are needed: to match dismissals to entries, or for the automatic
-        // summary's finding.
-        let (findings, budget, view) = if rt.memory.store().backend() == Backend::Markdown
-            && dismissed.is_none()
+        // owner's entries are needed for the automatic summary's finding.
+        let (report, view) = if rt.memory.store().backend() == Backend::Markdown
             && rt.settings.summary.auto == AutoSummary::Off
         {
-            let (findings, budget) = MarkdownMemoryStore::new(rt.root()).health(
+            let report = MarkdownMemoryStore::new(rt.root()).health(
                 &owner,
                 &opts,
                 rt.memory.archival_limit(),
             )?;
-            (findings, budget, None)
+            (report, None)
         } else {
             let view = rt.memory.view(&owner)?;
-            let (findings, budget) = health::run_view(&view, &opts);
-            (findings, budget, Some(view))
+            (health::run_view(&view, &opts), Some(view))
         };
-        // What each entry's dismissals are remembered by, only when the person dismissed any.
+        let health::Report {
+            findings,
+            dismissed: hidden,
+            budget,
+        } = report;
+        // The automatic summary's finding is the console's own: its entries' keys, only when
+        // the person dismissed any.
         let mut keys = std::collections::HashMap::new();
         if let (Some(_), Some(view)) = (&dismissed, &view) {
             for (i, e) in view.core.iter().enumerate() {
@@ -140,7 +143,7 @@ impl Console {
                 keys.insert(id, entry_key(Scope::Archival, e));
             }
         }
-        let hidden = |check: &str, ids: &[EntryId]| {
+        let auto_hidden = |check: &str, ids: &[EntryId]| {
             dismissed.as_ref().is_some_and(|d| {
                 ids.iter().all(|id| {
                     keys.get(id.as_str())
@@ -148,11 +151,10 @@ impl Console {
                 })
             })
         };
-        let mut total = findings.len();
+        let mut total = findings.len() + hidden;
         // Moved, not copied: a near group of a large archive names most of its entries.
         let mut shown: Vec<FindingDto> = findings
             .into_iter()
-            .filter(|f| !hidden(f.check.as_str(), &f.entry_ids))
             .map(|f| FindingDto {
                 check: f.check.as_str().to_string(),
                 kind: f.kind,
@@ -176,7 +178,7 @@ impl Console {
         if let (true, Some(view)) = (opts.checks.contains(&Check::Budget), &view) {
             if let Some(f) = crate::auto_summary::finding(&rt, view) {
                 total += 1;
-                if !hidden(&f.check, &f.entry_ids) {
+                if !auto_hidden(&f.check, &f.entry_ids) {
                     shown.push(f);
                 }
             }
@@ -296,7 +298,7 @@ impl Console {
             checks: vec![Check::Budget],
             ..Options::default()
         };
-        let (_, budget) = health::run(&[], Some(&view), &opts);
+        let budget = health::run(&[], Some(&view), &opts).budget;
         Ok(MemoryStatsDto {
             agent: owner.agent_name().map(str::to_string),
             days: days

@@ -1,6 +1,7 @@
 //! Memory health of a MEMORY.md is checked from the file's bytes, its budget read the way the
-//! prompt reads the file; once a person has dismissed a finding, over the owner's parsed
-//! entries (dismissals are matched to entries). Both ways must report the same.
+//! prompt reads the file, dismissals matched to the entries the findings name; with the
+//! automatic summary on, over the owner's parsed entries (its own finding needs them). Both
+//! ways must report the same.
 
 use std::path::{Path, PathBuf};
 
@@ -47,7 +48,7 @@ fn health(c: &Console) -> HealthDto {
 }
 
 #[test]
-fn the_bytes_and_the_parsed_entries_report_the_same() {
+fn the_bytes_and_the_parsed_entries_report_the_same_with_a_dismissal() {
     let dir = tempfile::tempdir().unwrap();
     let root = root(dir.path());
     let c = common::console(dir.path(), &root);
@@ -70,7 +71,7 @@ fn the_bytes_and_the_parsed_entries_report_the_same() {
     assert!(budget.window_reach_days.is_some() && budget.core_chars > 0);
     assert!(budget.prompt_chars > budget.core_chars);
 
-    // A dismissal: from now on the entries are parsed to match it.
+    // A dismissal: still from the bytes, the finding left out and counted.
     let gone = from_bytes
         .findings
         .iter()
@@ -93,4 +94,21 @@ fn the_bytes_and_the_parsed_entries_report_the_same() {
     assert_eq!(parsed.findings, want);
     assert_eq!(parsed.budget, from_bytes.budget);
     assert_eq!(health(&c), parsed);
+
+    // With the automatic summary proposing, over the parsed entries: the same findings and
+    // dismissal, and the summary's own finding besides.
+    std::fs::write(
+        dir.path().join("settings.json"),
+        r#"{"summary": {"auto": "propose", "autoThreshold": 3}}"#,
+    )
+    .unwrap();
+    let viewed = health(&common::console(dir.path(), &root));
+    let (auto, rest): (Vec<_>, Vec<_>) = viewed
+        .findings
+        .into_iter()
+        .partition(|f| f.fix.as_ref().is_some_and(|x| x.op == "summarize"));
+    assert_eq!(auto.len(), 1, "the automatic summary's finding");
+    assert_eq!(rest, parsed.findings);
+    assert_eq!(viewed.dismissed, 1);
+    assert_eq!(viewed.budget, parsed.budget);
 }

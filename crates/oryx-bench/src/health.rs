@@ -5,10 +5,11 @@
 //! the prompt window reaches back before and after. `ORYX_HEALTH_PROFILE=1` also times each
 //! check alone.
 //!
-//! The big file is checked three ways: from its bytes (`health::run_markdown`, what the goal is
-//! measured on), over the owner's view (`health::run_view`, what the console calls) and over the
-//! store's parsed entries as items (`health::run`); all must report the same findings, ids
-//! included.
+//! The big file is checked from its bytes (`health::run_markdown`, what the goal is measured
+//! on), as the console does it (`MarkdownMemoryStore::health`: the same with the budget, and
+//! again after a dismissal), over the owner's view (`health::run_view`, the console's way with
+//! the automatic summary on) and over the store's parsed entries as items (`health::run`); all
+//! must report the same findings, ids included.
 
 use std::process::Command;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use oryx_core::memory::entry::Entry;
 use oryx_core::memory::health::{self, Item, Options};
+use oryx_core::memory::review::{dismiss_key, entry_key, Reviewed};
 use oryx_core::memory::{
     summary, window, LongTermMemoryStore, MarkdownMemoryStore, MemoryService, Scope,
 };
@@ -53,7 +55,7 @@ fn item_list<'a>(
 
 fn run_checks(core: &[Entry], archival: &[Entry]) -> Vec<health::Finding> {
     let ids = items(core, archival);
-    health::run(&item_list(core, archival, &ids), None, &Options::default()).0
+    health::run(&item_list(core, archival, &ids), None, &Options::default()).findings
 }
 
 fn counts(findings: &[health::Finding]) -> String {
@@ -99,6 +101,29 @@ impl Bench {
             (Vec::new(), Vec::new(), None, None);
         let markdown = MarkdownMemoryStore::new(&root);
         let opts = Options::default();
+        // The console after a person dismissed one finding (the first, a stale word): still
+        // from the bytes, each entry a finding names matched against the dismissals.
+        let first = markdown.health(&owner, &opts, 4000).unwrap().findings;
+        let dismissed_one = {
+            let f = &first[0];
+            let (scope, i, _) =
+                oryx_core::memory::curate::parse_markdown_id(&f.entry_ids[0]).unwrap();
+            let all = store.load_all(&owner).unwrap();
+            let e = match scope {
+                Scope::Core => &all.core[i],
+                Scope::Archival => &all.archival[i],
+            };
+            let key = dismiss_key(f.check.as_str(), entry_key(scope, e));
+            Options {
+                dismissed: Some(Arc::new(Reviewed {
+                    at: 0,
+                    keys: vec![key],
+                })),
+                ..opts.clone()
+            }
+        };
+        drop(first);
+        let mut ds = Vec::new();
         for _ in 0..runs {
             let t = Instant::now();
             let out = Command::new("grep")
@@ -115,24 +140,31 @@ impl Bench {
             let t = Instant::now();
             // Read as the console reads a memory file (in parts at once when it is large).
             let bytes = oryx_core::fsx::read_memory(&big_file).unwrap();
-            from_bytes = health::run_markdown(&bytes, &opts);
+            from_bytes = health::run_markdown(&bytes, &opts).findings;
             hs.push(t.elapsed());
             drop(bytes);
             // The console's path (memory_health of a MEMORY.md): the file checked from its
             // bytes, the budget from the prompt's own load.
             drop(std::mem::take(&mut from_console));
             let t = Instant::now();
-            (from_console, console_budget) = markdown.health(&owner, &opts, 4000).unwrap();
+            let report = markdown.health(&owner, &opts, 4000).unwrap();
+            (from_console, console_budget) = (report.findings, report.budget);
             cs.push(t.elapsed());
-            // Once a finding was dismissed (or with the automatic summary on): the owner's
-            // view, then the checks over it.
+            let t = Instant::now();
+            let report = markdown.health(&owner, &dismissed_one, 4000).unwrap();
+            ds.push(t.elapsed());
+            assert_eq!(report.dismissed, 1, "the dismissed finding left out");
+            assert_eq!(report.findings.len() + 1, from_console.len());
+            drop(report);
+            // With the automatic summary on (or another backend): the owner's view, then the
+            // checks over it.
             let t = Instant::now();
             let view = MemoryService::new(store.clone(), 4000)
                 .view(&owner)
                 .unwrap();
             let parsed = t.elapsed();
-            let (f, b) = health::run_view(&view, &opts);
-            (findings, view_budget) = (f, b);
+            let report = health::run_view(&view, &opts);
+            (findings, view_budget) = (report.findings, report.budget);
             ps.push(t.elapsed());
             drop(view);
             eprintln!(
@@ -160,6 +192,7 @@ impl Bench {
             v[v.len() / 2]
         };
         let (h, c, p, g) = (med(&mut hs), med(&mut cs), med(&mut ps), med(&mut gs));
+        let d = med(&mut ds);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.ratio_row(
             "health_vs_grep",
@@ -185,11 +218,21 @@ impl Bench {
             "",
         );
         self.ratio_row(
+            "health_dismissed_vs_grep",
+            "the console's way after a finding was dismissed: the same, each entry a finding \
+             names matched against the dismissals ÷ one grep -cE pass"
+                .to_string(),
+            2.0,
+            d,
+            g,
+            "",
+        );
+        self.ratio_row(
             "health_parsed_vs_grep",
             format!(
-                "the console's way once a finding was dismissed (or with the automatic summary \
-                 on): the owner's view (the whole file parsed), then the checks over it on \
-                 {threads} threads ÷ one grep -cE pass"
+                "the console's way with the automatic summary on (or another backend's): the \
+                 owner's view (the whole file parsed), then the checks over it on {threads} \
+                 threads ÷ one grep -cE pass"
             ),
             2.0,
             p,
@@ -214,7 +257,7 @@ impl Bench {
             })
             .collect();
         let list = item_list(&all.core, &all.archival, &named);
-        let parsed_findings = health::run(&list, None, &opts).0;
+        let parsed_findings = health::run(&list, None, &opts).findings;
         drop(list);
         assert!(
             parsed_findings == from_bytes,
@@ -265,7 +308,7 @@ impl Bench {
             checks: vec![health::Check::Duplicates],
             ..Options::default()
         };
-        let near = health::run(&list, None, &o).0;
+        let near = health::run(&list, None, &o).findings;
         self.notes.push(format!(
             "health: duplicates alone on the same {} entries with every digit made a letter (no \
              two share their letters, so n-gram similarity must find them): {:.0} ms, {}",

@@ -16,6 +16,14 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
 }
 
+/// [`fnv1a`] of the parts one after the other (as of their concatenation).
+pub(crate) fn fnv1a_parts(parts: &[&[u8]]) -> u64 {
+    parts
+        .iter()
+        .flat_map(|p| p.iter())
+        .fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
+}
+
 fn fnv_step(h: u64, b: u8) -> u64 {
     (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
 }

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::entry::{Entry, Scope};
 use super::near_dup;
+use super::review::{dismiss_key, entry_key_of, Reviewed};
 use super::service::MemoryView;
 use super::store::ContextEntries;
 
@@ -133,6 +134,9 @@ pub struct Options {
     /// Time-relative entries older than this are stale.
     pub stale_after_days: i64,
     pub now: NaiveDateTime,
+    /// What a person dismissed ([`super::review::dismiss_key`]s): a finding whose every entry
+    /// was dismissed for its check is left out, and counted.
+    pub dismissed: Option<std::sync::Arc<Reviewed>>,
 }
 
 impl Default for Options {
@@ -141,8 +145,29 @@ impl Default for Options {
             checks: Check::ALL.to_vec(),
             stale_after_days: 7,
             now: crate::timefmt::now_local(),
+            dismissed: None,
         }
     }
+}
+
+impl Options {
+    /// Whether a finding of `check` on these entries was dismissed (each entry's key made
+    /// only until one was not: a near group can name most of a file's entries).
+    fn hides(&self, e: &(impl Entries + ?Sized), check: Check, idx: &[usize]) -> bool {
+        self.dismissed.as_ref().is_some_and(|d| {
+            idx.iter()
+                .all(|&i| d.has(dismiss_key(check.as_str(), e.key(i))))
+        })
+    }
+}
+
+/// What the checks found: the findings, how many more a person dismissed, and the budget when
+/// it was asked for and could be computed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub dismissed: usize,
+    pub budget: Option<Budget>,
 }
 
 /// An entry as the checks see it.
@@ -161,6 +186,14 @@ trait Entries: Sync {
     fn is_core(&self, i: usize) -> bool;
     fn timestamp(&self, i: usize) -> Option<NaiveDateTime>;
     fn id(&self, i: usize) -> EntryId;
+    /// The entry as a review remembers it ([`super::review::entry_key`]).
+    fn key(&self, i: usize) -> u64 {
+        let scope = match self.is_core(i) {
+            true => Scope::Core,
+            false => Scope::Archival,
+        };
+        entry_key_of(scope, self.timestamp(i), self.text(i))
+    }
     /// The ids of the entries `idx`, handed to `put` in that order.
     fn ids_each(&self, idx: &[usize], mut put: impl FnMut(EntryId)) {
         idx.iter().for_each(|&i| put(self.id(i)));
@@ -678,33 +711,37 @@ fn each_part<S: Send, T: Send>(
 
 /// The checks over an owner's view (its core, then the archival entries it holds), the same
 /// findings as [`run`] over items made from it, without an id made for every entry first.
-pub fn run_view(view: &MemoryView, opts: &Options) -> (Vec<Finding>, Option<Budget>) {
-    let out = run_on(&ViewEntries(view), opts);
+pub fn run_view(view: &MemoryView, opts: &Options) -> Report {
+    let (findings, dismissed) = run_on(&ViewEntries(view), opts);
     let budget = opts
         .checks
         .contains(&Check::Budget)
         .then(|| budget(view, opts));
-    (out, budget)
+    Report {
+        findings,
+        dismissed,
+        budget,
+    }
 }
 
-pub fn run(
-    items: &[Item<'_>],
-    view: Option<&MemoryView>,
-    opts: &Options,
-) -> (Vec<Finding>, Option<Budget>) {
-    let out = run_on(items, opts);
+pub fn run(items: &[Item<'_>], view: Option<&MemoryView>, opts: &Options) -> Report {
+    let (findings, dismissed) = run_on(items, opts);
     let budget = (opts.checks.contains(&Check::Budget))
         .then(|| view.map(|v| budget(v, opts)))
         .flatten();
-    (out, budget)
+    Report {
+        findings,
+        dismissed,
+        budget,
+    }
 }
 
 /// The findings of a MEMORY.md from its bytes, without parsing it into entries first: the
 /// same findings, ids included, as [`run`] over the file's parsed sections (ids as the console
 /// names MEMORY.md entries), in a fraction of the time on a large file. The budget needs the
 /// owner's prompt and is not computed here.
-pub fn run_markdown(bytes: &[u8], opts: &Options) -> Vec<Finding> {
-    match file::FileEntries::read(bytes) {
+pub fn run_markdown(bytes: &[u8], opts: &Options) -> Report {
+    let (findings, dismissed) = match file::FileEntries::read(bytes) {
         Some(entries) => run_on(&entries, opts),
         // Not UTF-8: the parser's lossy reading decides what each entry says.
         None => {
@@ -722,6 +759,11 @@ pub fn run_markdown(bytes: &[u8], opts: &Options) -> Vec<Finding> {
                 .collect();
             run_on(&items[..], opts)
         }
+    };
+    Report {
+        findings,
+        dismissed,
+        budget: None,
     }
 }
 
@@ -729,7 +771,8 @@ pub fn run_markdown(bytes: &[u8], opts: &Options) -> Vec<Finding> {
 /// per-entry checks, then by the duplicate keys, while they are still in the cache.
 const BLOCK: usize = 2048;
 
-fn run_on(e: &(impl Entries + ?Sized), opts: &Options) -> Vec<Finding> {
+/// The findings, and how many more were dismissed.
+fn run_on(e: &(impl Entries + ?Sized), opts: &Options) -> (Vec<Finding>, usize) {
     let on = |c: Check| opts.checks.contains(&c);
     let per = [Check::Secrets, Check::Pii, Check::Stale]
         .iter()
@@ -738,7 +781,7 @@ fn run_on(e: &(impl Entries + ?Sized), opts: &Options) -> Vec<Finding> {
     // One pass on every core does both; each part's results kept apart (the keys of ~900 000
     // entries are tens of MB, not gathered into one list before the sorts).
     let parts = in_parts(e.len(), |range| {
-        let (mut found, mut keys) = (Vec::new(), DupSortKeys::default());
+        let (mut found, mut hidden, mut keys) = (Vec::new(), 0, DupSortKeys::default());
         if dup {
             keys.exact.reserve(range.len());
             keys.near.reserve(range.len());
@@ -746,24 +789,27 @@ fn run_on(e: &(impl Entries + ?Sized), opts: &Options) -> Vec<Finding> {
         for from in range.clone().step_by(BLOCK) {
             let block = from..(from + BLOCK).min(range.end);
             if per {
-                per_entry(e, block.clone(), opts, &mut found);
+                hidden += per_entry(e, block.clone(), opts, &mut found);
             }
             if dup {
                 keys.add(e, block);
             }
         }
-        (found, keys)
+        (found, hidden, keys)
     });
     let mut out = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
-    let mut keys = Vec::with_capacity(parts.len());
-    for (found, k) in parts {
+    let (mut hidden, mut keys) = (0, Vec::with_capacity(parts.len()));
+    for (found, h, k) in parts {
         out.extend(found);
+        hidden += h;
         keys.push(k);
     }
     if dup {
-        out.extend(duplicates(e, keys));
+        let (found, h) = duplicates(e, keys, opts);
+        out.extend(found);
+        hidden += h;
     }
-    out
+    (out, hidden)
 }
 
 /// The secrets of one entry: the spans found and their kinds, in rule order.
@@ -783,13 +829,15 @@ fn secrets_in(text: &str) -> (Vec<(usize, usize)>, Vec<&'static str>) {
     (spans, kinds)
 }
 
-/// The checks of one entry at a time (secrets, personal data, stale words), in index order.
+/// The checks of one entry at a time (secrets, personal data, stale words), in index order;
+/// how many findings were dismissed.
 fn per_entry(
     e: &(impl Entries + ?Sized),
     range: std::ops::Range<usize>,
     opts: &Options,
     out: &mut Vec<Finding>,
-) {
+) -> usize {
+    let mut hidden = 0;
     let on = |c: Check| opts.checks.contains(&c);
     let texts: Vec<&str> = range.clone().map(|i| e.text(i)).collect();
     let found = triggers::scan_each(&texts);
@@ -878,7 +926,16 @@ fn per_entry(
                 }
             }
         }
+        // Dismissed findings go after all were made: a dismissed one still shares its masking
+        // fix with the others of the entry.
+        if opts.dismissed.is_some() && out.len() > first {
+            let before = out.len();
+            let found: Vec<Finding> = out.drain(first..).collect();
+            out.extend(found.into_iter().filter(|f| !opts.hides(e, f.check, &[i])));
+            hidden += before - out.len();
+        }
     }
+    hidden
 }
 
 /// The ids of each group's entries (each group in index order, an entry in one group at
@@ -942,8 +999,14 @@ fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<En
     out
 }
 
-/// Exact and near duplicates from the keys of every part of the entries (in index order).
-fn duplicates(e: &(impl Entries + ?Sized), keys: Vec<DupSortKeys>) -> Vec<Finding> {
+/// Exact and near duplicates from the keys of every part of the entries (in index order),
+/// and how many were dismissed.
+fn duplicates(
+    e: &(impl Entries + ?Sized),
+    keys: Vec<DupSortKeys>,
+    opts: &Options,
+) -> (Vec<Finding>, usize) {
+    let mut hidden = 0;
     let mut out = Vec::new();
     let (exact, near): (Vec<_>, Vec<_>) = keys.into_iter().map(|k| (k.exact, k.near)).unzip();
     // The two sorts at once, one per core when there are many entries.
@@ -962,6 +1025,10 @@ fn duplicates(e: &(impl Entries + ?Sized), keys: Vec<DupSortKeys>) -> Vec<Findin
     let mut deleted = vec![false; e.len()];
     for g in groups {
         g[..g.len() - 1].iter().for_each(|&i| deleted[i] = true);
+        if opts.hides(e, Check::Duplicates, &g) {
+            hidden += 1;
+            continue;
+        }
         let ids = e.ids(&g);
         out.push(Finding {
             check: Check::Duplicates,
@@ -978,8 +1045,9 @@ fn duplicates(e: &(impl Entries + ?Sized), keys: Vec<DupSortKeys>) -> Vec<Findin
             entry_ids: ids,
         });
     }
-    out.extend(near_duplicates(e, near, &deleted));
-    out
+    let (near, h) = near_duplicates(e, near, &deleted, opts);
+    out.extend(near);
+    (out, hidden + h)
 }
 
 /// Near duplicates: entries of one section with the same near key (a class), and classes
@@ -990,7 +1058,8 @@ fn near_duplicates(
     e: &(impl Entries + ?Sized),
     mut keyed: Vec<SortKey>,
     deleted: &[bool],
-) -> Vec<Finding> {
+    opts: &Options,
+) -> (Vec<Finding>, usize) {
     // Classes (entries with one key), in the order of their first entries, so that which
     // texts lead the comparisons does not depend on the key hash; each class is compared by
     // its first entry. `keyed` is the near keys of [`DupSortKeys`], sorted.
@@ -1027,8 +1096,12 @@ fn near_duplicates(
         })
         .collect();
     groups.sort_by(|a, b| a.0.cmp(&b.0));
+    // Dismissed groups are left out before their ids are made.
+    let before = groups.len();
+    groups.retain(|g| !opts.hides(e, Check::Duplicates, &g.0));
+    let hidden = before - groups.len();
     let ids = ids_of_groups(e, &groups.iter().map(|g| &g.0[..]).collect::<Vec<_>>());
-    groups
+    let found = groups
         .into_iter()
         .zip(ids)
         .map(|((g, n_classes, similarity), entry_ids)| {
@@ -1083,7 +1156,8 @@ fn near_duplicates(
                 fix: None,
             }
         })
-        .collect()
+        .collect();
+    (found, hidden)
 }
 
 fn budget(v: &MemoryView, opts: &Options) -> Budget {
@@ -1200,12 +1274,11 @@ mod tests {
             now: crate::timefmt::parse_entry_ts("2026-03-01 10:00:00").unwrap(),
             ..Options::default()
         };
-        let (want, want_budget) = run(&items, Some(&view), &opts);
-        let (got, got_budget) = run_view(&view, &opts);
+        let want = run(&items, Some(&view), &opts);
+        let got = run_view(&view, &opts);
         assert_eq!(got, want);
-        assert_eq!(got_budget, want_budget);
         let checks: std::collections::BTreeSet<&str> =
-            got.iter().map(|f| f.check.as_str()).collect();
+            got.findings.iter().map(|f| f.check.as_str()).collect();
         assert_eq!(checks.len(), 4, "{checks:?}");
     }
 
@@ -1227,7 +1300,7 @@ mod tests {
             now: crate::timefmt::parse_entry_ts("2026-03-01 10:00:00").unwrap(),
             ..Options::default()
         };
-        run(&items, None, &opts).0
+        run(&items, None, &opts).findings
     }
 
     fn kinds(f: &[Finding]) -> Vec<&str> {
@@ -1467,6 +1540,95 @@ mod tests {
         assert_eq!(near_groups(&f), [vec!["a0", "a1"]]);
         assert_eq!(f[0].params["basis"], "numbers");
         assert_eq!(f[0].params["similarity"], "1.00");
+    }
+
+    #[test]
+    fn dismissed_findings_are_left_out_and_counted_from_the_bytes_as_from_entries() {
+        use crate::memory::review::entry_key;
+        // Enough entries for several threads: footprints of one request (a near group across
+        // the parts), a stale word, a phone number, a secret, an exact duplicate.
+        let mut text =
+            String::from("## 核心记忆\n- [2026-01-01 10:00:00] 用户偏好简洁的回复\n## 归档记忆\n");
+        let planted = [
+            "明天上午十点开会",
+            "电话 13812345678",
+            "key sk-proj-abcdefghijklmnopqrstuvwxyz0123",
+            "the build is green",
+            "The build is green!",
+            "the build is green.",
+        ];
+        for (i, p) in planted.iter().enumerate() {
+            text.push_str(&format!("- [2026-01-0{} 09:00:00] {p}\n", i + 1));
+        }
+        for i in 0..PARALLEL_FROM + 3_000 {
+            text.push_str(&format!(
+                "- [2026-02-01 10:00:00] 触发「总结日志」⇒ 已总结 {i} 个错误\n"
+            ));
+        }
+        let opts = Options {
+            now: crate::timefmt::parse_entry_ts("2026-03-01 10:00:00").unwrap(),
+            ..Options::default()
+        };
+        let all = run_markdown(text.as_bytes(), &opts);
+        assert_eq!(all.dismissed, 0);
+        let kinds: Vec<&str> = all.findings.iter().map(|f| f.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["relative_time", "phone", "openai_key", "exact", "near"]
+        );
+        // Each entry's key by its id, as the console remembers a dismissal.
+        let sections = crate::memory::format::parse(text.as_bytes()).sections;
+        let mut key_of = std::collections::HashMap::new();
+        for scope in [Scope::Core, Scope::Archival] {
+            for (i, e) in sections.of(scope).iter().enumerate() {
+                key_of.insert(
+                    super::super::curate::markdown_id(scope, i, &e.line),
+                    entry_key(scope, e),
+                );
+            }
+        }
+        let dismiss = |f: &Finding, ids: &[EntryId]| -> Vec<u64> {
+            ids.iter()
+                .map(|id| dismiss_key(f.check.as_str(), key_of[id.as_str()]))
+                .collect()
+        };
+        // Dismissed: the stale word, the phone number, the near group; of the exact
+        // duplicates, all but one entry (so that finding stays); the secret, for another check.
+        let f = &all.findings;
+        let mut keys = Vec::new();
+        for k in [0, 1, 4] {
+            keys.extend(dismiss(&f[k], &f[k].entry_ids));
+        }
+        keys.extend(dismiss(&f[3], &f[3].entry_ids[1..]));
+        keys.extend(
+            f[2].entry_ids
+                .iter()
+                .map(|id| dismiss_key("pii", key_of[id.as_str()])),
+        );
+        keys.sort_unstable();
+        let opts = Options {
+            dismissed: Some(std::sync::Arc::new(Reviewed { at: 0, keys })),
+            ..opts
+        };
+        let shown = run_markdown(text.as_bytes(), &opts);
+        assert_eq!(shown.dismissed, 3);
+        assert_eq!(shown.findings, [f[2].clone(), f[3].clone()]);
+        // The same over the parsed entries (the console's other way).
+        let items: Vec<Item> = [Scope::Core, Scope::Archival]
+            .into_iter()
+            .flat_map(|scope| {
+                sections
+                    .of(scope)
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, e)| Item {
+                        id: super::super::curate::markdown_id(scope, i, &e.line),
+                        scope,
+                        entry: e,
+                    })
+            })
+            .collect();
+        assert_eq!(run(&items, None, &opts), shown);
     }
 
     #[test]

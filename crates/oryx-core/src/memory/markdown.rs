@@ -86,24 +86,21 @@ impl MarkdownMemoryStore {
         owner: &Owner,
         opts: &super::health::Options,
         archival_limit: usize,
-    ) -> Result<(Vec<super::health::Finding>, Option<super::health::Budget>)> {
+    ) -> Result<super::health::Report> {
         use super::health::{budget_from_context, run_markdown, Check};
         let path = self.path(owner);
         self.settle_for_read(&path)?;
         let bytes = read_or_empty(&path)?;
-        let found = run_markdown(&bytes, opts);
+        let mut report = run_markdown(&bytes, opts);
         // A large file's pages are given back (~10 ms for 100 MB) off the caller's time.
         if bytes.len() as u64 > SMALL_FILE {
             std::thread::spawn(move || drop(bytes));
         }
-        let budget = match opts.checks.contains(&Check::Budget) {
-            true => {
-                let ctx = self.load_context(owner, archival_limit)?;
-                Some(budget_from_context(&ctx, archival_limit, opts))
-            }
-            false => None,
-        };
-        Ok((found, budget))
+        if opts.checks.contains(&Check::Budget) {
+            let ctx = self.load_context(owner, archival_limit)?;
+            report.budget = Some(budget_from_context(&ctx, archival_limit, opts));
+        }
+        Ok(report)
     }
 }
 

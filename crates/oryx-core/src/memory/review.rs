@@ -5,10 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
 use super::entry::{Entry, Scope};
-use crate::embed::identity::fnv1a;
+use crate::embed::identity::{fnv1a, fnv1a_parts};
 use crate::error::{CoreError, IoContext, Result};
 
 /// One owner's last review.
@@ -28,11 +29,31 @@ impl Reviewed {
 
 /// An entry as a review remembers it: section, time and content (an edit makes it new again).
 pub fn entry_key(scope: Scope, e: &Entry) -> u64 {
-    let ts = e
-        .timestamp
-        .map(|t| crate::timefmt::format_entry_ts(&t))
-        .unwrap_or_default();
-    fnv1a(format!("{}\u{0}{ts}\u{0}{}", scope.as_str(), e.content).as_bytes())
+    entry_key_of(scope, e.timestamp, &e.content)
+}
+
+/// [`entry_key`] of an entry's parts: the hash of `scope NUL time NUL content`, made without
+/// copying them into one text (health matches a key for each entry a finding names).
+pub fn entry_key_of(scope: Scope, timestamp: Option<NaiveDateTime>, content: &str) -> u64 {
+    let mut buf = [0; 19];
+    let formatted;
+    let ts = match timestamp {
+        None => "",
+        Some(t) => match crate::timefmt::write_entry_ts(&t, &mut buf) {
+            Some(ts) => ts,
+            None => {
+                formatted = crate::timefmt::format_entry_ts(&t);
+                &formatted
+            }
+        },
+    };
+    let parts = [scope.as_str(), "\0", ts, "\0", content];
+    fnv1a_parts(&parts.map(str::as_bytes))
+}
+
+/// A health finding of `check` dismissed on the entry whose key is `entry`.
+pub fn dismiss_key(check: &str, entry: u64) -> u64 {
+    entry ^ super::curate::line_hash(check) as u64
 }
 
 pub struct Reviews {
@@ -102,6 +123,22 @@ impl Reviews {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_s_key_is_the_hash_of_its_parts_joined() {
+        let t = crate::timefmt::parse_entry_ts("2026-01-02 03:04:05");
+        for (scope, ts, content) in [
+            (Scope::Core, t, "用户偏好简洁的回复"),
+            (Scope::Archival, None, "x"),
+            (Scope::Archival, t, ""),
+        ] {
+            let ts_text = ts
+                .map(|t| crate::timefmt::format_entry_ts(&t))
+                .unwrap_or_default();
+            let joined = format!("{}\u{0}{ts_text}\u{0}{content}", scope.as_str());
+            assert_eq!(entry_key_of(scope, ts, content), fnv1a(joined.as_bytes()));
+        }
+    }
 
     #[test]
     fn marks_are_kept_per_source_and_edits_are_new() {
