@@ -149,10 +149,13 @@ fn read_whole(mut f: File) -> std::io::Result<Vec<u8>> {
     let len = f.metadata()?.len();
     let mut bytes = Vec::new();
     #[cfg(unix)]
-    if len >= READ_PARALLEL_FROM && crate::cores::cores() > 1 {
+    if let Some(threads) = (len >= READ_PARALLEL_FROM)
+        .then(crate::cores::cores)
+        .filter(|&t| t > 1)
+    {
         if let Ok(len) = usize::try_from(len) {
             bytes = vec![0; len];
-            if read_parts_at(&f, &mut bytes, crate::cores::cores()).is_ok() {
+            if read_parts_at(&f, &mut bytes, threads).is_ok() {
                 f.seek(std::io::SeekFrom::Start(len as u64))?;
                 f.read_to_end(&mut bytes)?;
                 return Ok(bytes);

@@ -187,6 +187,8 @@ pub fn to_iso(ts: &NaiveDateTime) -> String {
 mod tests {
     use super::*;
 
+    use rusqlite::types::Value;
+
     #[test]
     fn written_entry_times_are_the_formatter_s() {
         let day = NaiveDate::from_ymd_opt(2026, 1, 2).unwrap();
@@ -223,7 +225,6 @@ mod tests {
             );
         }
     }
-    use rusqlite::types::Value;
 
     #[test]
     fn the_calendar_by_hand_is_chronos() {

@@ -13,7 +13,7 @@ const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// 64-bit FNV-1a: stable across runs and machines (std's hasher is neither).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
+    fnv1a_parts(&[bytes])
 }
 
 /// [`fnv1a`] of the parts one after the other (as of their concatenation).

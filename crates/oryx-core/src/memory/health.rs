@@ -154,10 +154,14 @@ impl Options {
     /// Whether a finding of `check` on these entries was dismissed (each entry's key made
     /// only until one was not: a near group can name most of a file's entries).
     fn hides(&self, e: &(impl Entries + ?Sized), check: Check, idx: &[usize]) -> bool {
-        self.dismissed.as_ref().is_some_and(|d| {
-            idx.iter()
-                .all(|&i| d.has(dismiss_key(check.as_str(), e.key(i))))
-        })
+        self.dismissed.is_some() && idx.iter().all(|&i| self.hides_key(check, e.key(i)))
+    }
+
+    /// Whether a finding of `check` was dismissed on the entry whose review key is `key`.
+    fn hides_key(&self, check: Check, key: u64) -> bool {
+        self.dismissed
+            .as_ref()
+            .is_some_and(|d| d.has(dismiss_key(check.as_str(), key)))
     }
 }
 
@@ -930,8 +934,9 @@ fn per_entry(
         // fix with the others of the entry.
         if opts.dismissed.is_some() && out.len() > first {
             let before = out.len();
+            let key = e.key(i);
             let found: Vec<Finding> = out.drain(first..).collect();
-            out.extend(found.into_iter().filter(|f| !opts.hides(e, f.check, &[i])));
+            out.extend(found.into_iter().filter(|f| !opts.hides_key(f.check, key)));
             hidden += before - out.len();
         }
     }
