@@ -7,8 +7,8 @@ use specta::Type;
 
 use oryx_core::config::AutoSummary;
 use oryx_core::memory::health::{self, Check, EntryId, Fix, Options};
-use oryx_core::memory::review::{dismiss_key, entry_key, Reviews};
-use oryx_core::memory::{Backend, MarkdownMemoryStore, Scope};
+use oryx_core::memory::review::{dismiss_key, entry_key, Reviewed, Reviews};
+use oryx_core::memory::{Backend, MarkdownMemoryStore, MemoryView, Scope};
 
 use crate::console::Console;
 use crate::error::{ApiError, ApiResult};
@@ -82,6 +82,33 @@ pub struct HealthDto {
     pub dismissed: u32,
 }
 
+/// Whether the person dismissed the automatic summary's finding (the console's own, made from
+/// the view: the checks match dismissals to the other findings themselves).
+fn auto_hidden(view: &MemoryView, dismissed: Option<&Reviewed>, f: &FindingDto) -> bool {
+    let Some(d) = dismissed else { return false };
+    let named: std::collections::HashSet<&str> = f.entry_ids.iter().map(|id| id.as_str()).collect();
+    let core = view
+        .core
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (view.core_id(i), Scope::Core, e));
+    let archival = view.archival.iter().enumerate().map(|(i, e)| {
+        let id = view.archival_id(i + view.archival_offset, e);
+        (id, Scope::Archival, e)
+    });
+    // Every entry it names found and dismissed (a key made only for those).
+    let mut found = 0;
+    for (id, scope, e) in core.chain(archival) {
+        if named.contains(id.as_str()) {
+            if !d.has(dismiss_key(&f.check, entry_key(scope, e))) {
+                return false;
+            }
+            found += 1;
+        }
+    }
+    found == named.len()
+}
+
 impl Console {
     pub fn memory_health(&self, a: &HealthArgs) -> ApiResult<HealthDto> {
         let rt = self.runtime();
@@ -131,26 +158,6 @@ impl Console {
             dismissed: hidden,
             budget,
         } = report;
-        // The automatic summary's finding is the console's own: its entries' keys, only when
-        // the person dismissed any.
-        let mut keys = std::collections::HashMap::new();
-        if let (Some(_), Some(view)) = (&dismissed, &view) {
-            for (i, e) in view.core.iter().enumerate() {
-                keys.insert(view.core_id(i), entry_key(Scope::Core, e));
-            }
-            for (i, e) in view.archival.iter().enumerate() {
-                let id = view.archival_id(i + view.archival_offset, e);
-                keys.insert(id, entry_key(Scope::Archival, e));
-            }
-        }
-        let auto_hidden = |check: &str, ids: &[EntryId]| {
-            dismissed.as_ref().is_some_and(|d| {
-                ids.iter().all(|id| {
-                    keys.get(id.as_str())
-                        .is_some_and(|k| d.has(dismiss_key(check, *k)))
-                })
-            })
-        };
         let mut total = findings.len() + hidden;
         // Moved, not copied: a near group of a large archive names most of its entries.
         let mut shown: Vec<FindingDto> = findings
@@ -178,7 +185,7 @@ impl Console {
         if let (true, Some(view)) = (opts.checks.contains(&Check::Budget), &view) {
             if let Some(f) = crate::auto_summary::finding(&rt, view) {
                 total += 1;
-                if !auto_hidden(&f.check, &f.entry_ids) {
+                if !auto_hidden(view, dismissed.as_deref(), &f) {
                     shown.push(f);
                 }
             }

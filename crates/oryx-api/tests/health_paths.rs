@@ -111,4 +111,16 @@ fn the_bytes_and_the_parsed_entries_report_the_same_with_a_dismissal() {
     assert_eq!(rest, parsed.findings);
     assert_eq!(viewed.dismissed, 1);
     assert_eq!(viewed.budget, parsed.budget);
+
+    // The summary's finding dismissed too: gone, two counted, the others as they were.
+    let c = common::console(dir.path(), &root);
+    let after = c
+        .dismiss_finding(&DismissArgs {
+            agent: Some("a".into()),
+            check: auto[0].check.clone(),
+            entry_ids: auto[0].entry_ids.iter().map(|id| id.to_string()).collect(),
+        })
+        .unwrap();
+    assert_eq!(after.findings, parsed.findings);
+    assert_eq!(after.dismissed, 2);
 }
