@@ -461,12 +461,111 @@ fn the_admin_ui_logs_in_with_the_token_as_password() {
         .unwrap();
     assert_eq!(r.json::<Value>().unwrap()["data"]["username"], "token");
 
-    let r = client().post(url("/api/v1/auth/logout")).send().unwrap();
+    // A second login is another session; logging out of one leaves the other.
+    let other = cookie_header(&set_cookies(&login(
+        json!({"username": "admin", "password": token}),
+    )));
+    assert_ne!(other, cookies);
+
+    let r = client()
+        .post(url("/api/v1/auth/logout"))
+        .header("cookie", &cookies)
+        .send()
+        .unwrap();
     assert_eq!(r.status().as_u16(), 200);
     let cleared = set_cookies(&r);
     assert!(cleared
         .iter()
         .any(|c| c.starts_with("oryxos_session=;") && c.contains("Max-Age=0")));
+    // The cookie is a session id, not the token: a copy kept after logout is worth nothing.
+    assert_eq!(
+        with_cookie("/api/v1/agents", &cookies).status().as_u16(),
+        401
+    );
+    assert_eq!(
+        with_cookie("/api/v1/auth/me", &cookies).status().as_u16(),
+        401
+    );
+    assert_eq!(with_cookie("/api/v1/agents", &other).status().as_u16(), 200);
+    // Without TLS the cookie cannot be Secure (the browser would drop it).
+    assert!(set.iter().all(|c| !c.contains("Secure")));
+}
+
+#[test]
+fn wrong_credentials_are_throttled_and_a_guess_cannot_be_checked_meanwhile() {
+    let token = "right-token";
+    let s = start(&["--token", token]);
+    let url = |p: &str| format!("{}{p}", s.base);
+    let bearer = |t: &str| {
+        client()
+            .get(url("/api/v1/console/agents"))
+            .bearer_auth(t)
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    // Asking without any credential is not a guess.
+    for _ in 0..30 {
+        let r = client().get(url("/api/v1/console/agents")).send().unwrap();
+        assert_eq!(r.status().as_u16(), 401);
+    }
+    assert_eq!(bearer(token), 200);
+    let mut answers = Vec::new();
+    for i in 0..10 {
+        answers.push(bearer(&format!("guess-{i}")));
+    }
+    assert_eq!(answers, vec![401; 10]);
+    // Held now: the right token too is not looked at, so a guess cannot be confirmed.
+    let r = client()
+        .get(url("/api/v1/console/agents"))
+        .bearer_auth(token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+    let retry: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    let login = client()
+        .post(url("/api/v1/auth/login"))
+        .json(&json!({"username": "admin", "password": token}))
+        .send()
+        .unwrap();
+    assert_eq!(login.status().as_u16(), 429);
+    // What needs no credential still answers.
+    let r = client().get(url("/api/v1/info")).send().unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+}
+
+#[test]
+fn every_answer_carries_the_browser_security_headers() {
+    let s = start(&["--token", "t"]);
+    for (path, auth) in [
+        ("/", false),
+        ("/agents", false),
+        ("/api/v1/console/agents", true),
+        ("/api/v1/console/agents", false),
+        ("/api/v1/no-such-route", true),
+    ] {
+        let mut req = client().get(format!("{}{path}", s.base));
+        if auth {
+            req = req.bearer_auth("t");
+        }
+        let r = req.send().unwrap();
+        let h = r.headers();
+        let csp = h["content-security-policy"].to_str().unwrap();
+        assert!(
+            csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"),
+            "{path}: {csp}"
+        );
+        assert_eq!(h["x-frame-options"], "DENY", "{path}");
+        assert_eq!(h["referrer-policy"], "no-referrer", "{path}");
+        assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
+        assert!(h.get("strict-transport-security").is_none(), "{path}");
+    }
 }
 
 #[test]

@@ -1157,29 +1157,7 @@ fn the_token_is_required_exactly() {
         ("PUT", "/api/v1/console/settings"),
         ("POST", "/api/v1/console/sample-root"),
     ];
-    let mut tried = 0;
-    for (method, target) in targets {
-        for h in &bad_headers {
-            let hs: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            let body = (method != "GET").then_some(&b"{}"[..]);
-            let mut hs2 = hs.clone();
-            if body.is_some() {
-                hs2.push(("Content-Type", "application/json"));
-            }
-            let r = raw(&s, method, target, &hs2, body);
-            assert_eq!(r.status, 401, "{method} {target} with {h:?}: {}", r.text());
-            let v = assert_error_envelope(&r, target);
-            assert!(v["message"].as_str().unwrap().contains("bearer token"));
-            assert!(!r.text().contains(token), "the token is never echoed");
-            tried += 1;
-        }
-    }
-    // Also through a query string: tokens are headers only.
-    let r = get(
-        &s,
-        &format!("/api/v1/agents?token={token}&access_token={token}"),
-    );
-    assert_eq!(r.status, 401);
+    // The right token first: once wrong ones have held this address, nothing is looked at.
     let r = raw(
         &s,
         "GET",
@@ -1197,6 +1175,45 @@ fn the_token_is_required_exactly() {
         None,
     );
     assert_refused(&r, &["invalid_agent_name"], "authorised traversal");
+    // Also through a query string: tokens are headers only.
+    let r = get(
+        &s,
+        &format!("/api/v1/agents?token={token}&access_token={token}"),
+    );
+    assert_eq!(r.status, 401);
+    // Every form refused: 401 while the address has guesses left (a request without a bearer
+    // token or session cookie is not a guess), 429 once ten wrong ones were sent.
+    let mut tried = 0;
+    let mut wrong = 0;
+    for (method, target) in targets {
+        for h in &bad_headers {
+            let hs: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let body = (method != "GET").then_some(&b"{}"[..]);
+            let mut hs2 = hs.clone();
+            if body.is_some() {
+                hs2.push(("Content-Type", "application/json"));
+            }
+            let r = raw(&s, method, target, &hs2, body);
+            let held = wrong >= 10;
+            let v = assert_error_envelope(&r, target);
+            let message = v["message"].as_str().unwrap();
+            if held {
+                assert_eq!(r.status, 429, "{method} {target} with {h:?}: {}", r.text());
+                assert!(message.contains("too many wrong credentials"), "{message}");
+            } else {
+                assert_eq!(r.status, 401, "{method} {target} with {h:?}: {}", r.text());
+                assert!(message.contains("bearer token"), "{message}");
+            }
+            assert!(!r.text().contains(token), "the token is never echoed");
+            // (HTTP drops a header value's trailing spaces: "Bearer " arrives as "Bearer".)
+            let bearer = |v: &String| v.trim_end().starts_with("Bearer ");
+            if h.iter().any(|(k, v)| *k == "Authorization" && bearer(v)) {
+                wrong += 1;
+            }
+            tried += 1;
+        }
+    }
+    assert!(wrong > 10, "{wrong}");
     eprintln!("token: {tried} unauthorised requests refused");
 }
 

@@ -98,6 +98,66 @@ fn serves_https_with_the_given_certificate() {
     assert_eq!(r.status().as_u16(), 200);
 }
 
+#[test]
+fn over_tls_the_login_cookie_is_secure_and_a_host_name_gets_hsts() {
+    let s = setup();
+    let (cert, key) = certificate(s.dir.path());
+    let mut cmd = common::oryx(&s.dir.path().join("config"));
+    cmd.args(serve_args(&s, &cert, &key))
+        .args(["--token", "tls-secret"]);
+    let (child, base) = common::spawn_serve(cmd);
+    let _server = common::ServerProcess(child);
+    let trusting = reqwest::blocking::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(&std::fs::read(&cert).unwrap()).unwrap(),
+        )
+        .build()
+        .unwrap();
+    let r = trusting
+        .post(format!("{base}/api/v1/auth/login"))
+        .json(&serde_json::json!({"username": "admin", "password": "tls-secret"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let cookies: Vec<String> = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_string())
+        .collect();
+    assert!(!cookies.is_empty());
+    for c in &cookies {
+        assert!(c.contains("; Secure"), "{c}");
+    }
+    // An address (or localhost) gets no HSTS: browsers ignore it there, or would force every
+    // local server to HTTPS. A host name does.
+    assert!(r.headers().get("strict-transport-security").is_none());
+    let port = base.rsplit(':').next().unwrap();
+    let named = reqwest::blocking::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(&std::fs::read(&cert).unwrap()).unwrap(),
+        )
+        .resolve("console.test", format!("127.0.0.1:{port}").parse().unwrap())
+        .danger_accept_invalid_hostnames(true)
+        .build()
+        .unwrap();
+    let r = named
+        .get(format!("https://console.test:{port}/api/v1/info"))
+        .send()
+        .unwrap();
+    // console.test is not an allowed host: refused, but still with the header.
+    assert_eq!(
+        r.headers()
+            .get("strict-transport-security")
+            .map(|v| v.to_str().unwrap()),
+        Some("max-age=31536000"),
+        "{:?}",
+        r.status()
+    );
+}
+
 fn refused(s: &Setup, cert: &Path, key: &Path) -> (Output, String) {
     let out = common::oryx(&s.dir.path().join("config"))
         .args(serve_args(s, cert, key))

@@ -65,7 +65,15 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // The peer's address travels with each request (the login throttle counts by it).
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut req: hyper::Request<hyper::body::Incoming>| {
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                req
+            },
+        ));
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())
@@ -109,13 +117,19 @@ pub async fn serve(
 }
 
 /// One connection, plain or TLS, until it ends or the server stops.
-async fn serve_one<S>(
+async fn serve_one<S, A>(
     stream: S,
     builder: http1::Builder,
-    service: TowerToHyperService<Router>,
+    service: TowerToHyperService<A>,
     stop: &mut watch::Receiver<bool>,
 ) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    A: tower::Service<hyper::Request<hyper::body::Incoming>, Response = axum::response::Response>
+        + Clone
+        + Send
+        + 'static,
+    A::Future: Send + 'static,
+    A::Error: std::error::Error + Send + Sync + 'static,
 {
     let conn = builder.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(conn);

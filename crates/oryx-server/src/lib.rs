@@ -14,6 +14,7 @@ mod limits;
 mod openapi;
 mod ops;
 mod routes;
+mod security_headers;
 mod tls;
 mod transfer;
 
@@ -53,6 +54,12 @@ pub(crate) struct AppState {
     pub stopping: watch::Receiver<bool>,
     /// How long a request body may pause (named in the answer when it does).
     pub body_timeout: Duration,
+    /// Sessions the admin UI's login opened (their ids are its cookie).
+    pub logins: Arc<auth::logins::Logins>,
+    /// Wrong credentials, per client address.
+    pub throttle: Arc<auth::throttle::Throttle>,
+    /// Served over TLS: cookies are `Secure`, HSTS is sent.
+    pub tls: bool,
 }
 
 pub struct ServeOptions {
@@ -137,6 +144,11 @@ pub(crate) fn router(
                 "internal error; see the server log",
             )
         }))
+        // Outermost: every answer carries them, a refusal or a caught panic too.
+        .layer(axum::middleware::from_fn_with_state(
+            state.tls,
+            security_headers::add,
+        ))
         .with_state(state)
 }
 
@@ -229,6 +241,9 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             ),
             stopping: stop_rx.clone(),
             body_timeout: opts.limits.body,
+            logins: Default::default(),
+            throttle: Default::default(),
+            tls: tls.is_some(),
         };
         let hosts = host_guard::AllowedHosts::new(addr, &opts.allow_hosts);
         let console_for_stop = state.console.clone();

@@ -46,6 +46,9 @@ fn app() -> App {
         work: limits::WorkPermits::new(4, Duration::from_secs(5)),
         stopping,
         body_timeout: Duration::from_secs(10),
+        logins: Default::default(),
+        throttle: Default::default(),
+        tls: false,
     };
     let limits = Limits {
         request: Duration::from_secs(30),

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { BackendError } from "./backend";
-import { createHttpBackend } from "./http";
+import { createHttpBackend, readToken } from "./http";
 
 function mockFetch(status: number, body: unknown) {
   const fn = vi.fn(async () => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } }));
@@ -197,5 +197,22 @@ describe("http backend migration progress and cancel", () => {
       ['{"done":1}', "migration"],
       ['{"kind":"agents"}', null],
     ]);
+  });
+
+  it("takes the token out of the address bar and keeps it for the tab", () => {
+    const store = new Map<string, string>();
+    const replaceState = vi.fn();
+    const win = {
+      location: { search: "?lang=zh&token=s3cret", pathname: "/agents/a", hash: "#memory" },
+      sessionStorage: { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) },
+      history: { state: { k: 1 }, replaceState },
+    } as unknown as Window;
+    expect(readToken(win)).toBe("s3cret");
+    expect(replaceState).toHaveBeenCalledWith({ k: 1 }, "", "/agents/a?lang=zh#memory");
+    // Later loads of the tab (no ?token=) still have it, and leave the address alone.
+    const later = { ...win, location: { search: "", pathname: "/", hash: "" } } as unknown as Window;
+    replaceState.mockClear();
+    expect(readToken(later)).toBe("s3cret");
+    expect(replaceState).not.toHaveBeenCalled();
   });
 });

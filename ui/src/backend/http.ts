@@ -51,12 +51,20 @@ function statusCode(status: number, path: string): ErrorCode {
 
 const TOKEN_KEY = "oryx.token";
 
-/** The bearer token from `?token=` (remembered for the tab) or from an earlier visit in this tab. */
+/** The bearer token from `?token=` (remembered for the tab) or from an earlier visit in this tab.
+ * The token leaves the address bar at once: it would otherwise stay in the history, in a
+ * bookmark or a shared screenshot. */
 export function readToken(win: Window | undefined = typeof window === "undefined" ? undefined : window): string | null {
   if (!win) return null;
   try {
-    const fromUrl = new URLSearchParams(win.location.search).get("token");
-    if (fromUrl) win.sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    const params = new URLSearchParams(win.location.search);
+    const fromUrl = params.get("token");
+    if (params.has("token")) {
+      if (fromUrl) win.sessionStorage.setItem(TOKEN_KEY, fromUrl);
+      params.delete("token");
+      const rest = params.toString();
+      win.history.replaceState(win.history.state, "", `${win.location.pathname}${rest ? `?${rest}` : ""}${win.location.hash}`);
+    }
     return fromUrl || win.sessionStorage.getItem(TOKEN_KEY);
   } catch {
     return null;

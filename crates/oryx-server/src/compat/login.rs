@@ -1,6 +1,6 @@
 //! The admin UI's login: it posts `{username, password}` and then relies on the `oryxos_session`
-//! cookie, never on a bearer header. With `--token`, the token is the password and the cookie
-//! carries it, so the token middleware accepts the cookie as it accepts the header.
+//! cookie, never on a bearer header. With `--token`, the token is the password; the cookie
+//! carries a session id the login opened (never the token), which logout closes.
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::State;
@@ -31,21 +31,10 @@ pub fn open_route(method: &Method, path: &str) -> bool {
 
 /// Whether a request on an open route carries the credential the token check would accept.
 pub fn authenticated(state: &AppState, headers: &HeaderMap) -> bool {
-    let Some(expected) = state.token.as_deref() else {
-        return true;
-    };
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_string);
-    bearer
-        .into_iter()
-        .chain(session_token(headers))
-        .any(|given| bool::from(given.as_bytes().ct_eq(expected.as_bytes())))
+    crate::auth::credential(state, headers) == crate::auth::Credential::Valid
 }
 
-/// The token the admin UI's session cookie carries, if any.
+/// The session id the admin UI's cookie carries, if any.
 pub fn session_token(headers: &HeaderMap) -> Option<String> {
     cookie(headers, SESSION_COOKIE)
 }
@@ -91,11 +80,27 @@ fn decode(v: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-fn set_cookie(name: &str, value: &str, max_age: Option<u32>) -> String {
+/// `Secure` when served over TLS: the browser then never sends the cookie in clear.
+fn set_cookie(name: &str, value: &str, max_age: Option<u64>, tls: bool) -> String {
     let age = max_age
         .map(|a| format!("; Max-Age={a}"))
         .unwrap_or_default();
-    format!("{name}={value}; Path=/; HttpOnly; SameSite=Strict{age}")
+    let secure = if tls { "; Secure" } else { "" };
+    format!("{name}={value}; Path=/; HttpOnly; SameSite=Strict{age}{secure}")
+}
+
+/// The client's address when the connection loop recorded one (in-process tests have none).
+pub struct ConnectInfoOpt(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ConnectInfoOpt {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(ConnectInfoOpt(crate::auth::peer(&parts.extensions)))
+    }
 }
 
 #[derive(Serialize)]
@@ -127,6 +132,7 @@ pub struct LoginRequest {
 /// Any user name is accepted (the console has no accounts); the password must be the token.
 pub async fn login(
     State(s): State<AppState>,
+    ConnectInfoOpt(peer): ConnectInfoOpt,
     body: Result<Json<LoginRequest>, JsonRejection>,
 ) -> Response {
     let Ok(Json(req)) = body else {
@@ -147,19 +153,24 @@ pub async fn login(
         }))
         .into_response();
     };
+    if let Some(wait) = s.throttle.wait(peer) {
+        return crate::auth::too_many(wait);
+    }
     if !bool::from(password.as_bytes().ct_eq(token.as_bytes())) {
+        s.throttle.failed(peer);
         return HttpError::new(StatusCode::UNAUTHORIZED, "Invalid username or password")
             .into_response();
     }
+    let age = Some(crate::auth::logins::LIFETIME.as_secs());
     (
         AppendHeaders([
             (
                 header::SET_COOKIE,
-                set_cookie(SESSION_COOKIE, &encode(token), None),
+                set_cookie(SESSION_COOKIE, &s.logins.open(), age, s.tls),
             ),
             (
                 header::SET_COOKIE,
-                set_cookie(USER_COOKIE, &encode(&user), None),
+                set_cookie(USER_COOKIE, &encode(&user), age, s.tls),
             ),
         ]),
         Reply(Ok(AuthMe {
@@ -170,12 +181,22 @@ pub async fn login(
         .into_response()
 }
 
-/// Clears the cookies; answers success with or without a session, as the runtime does.
-pub async fn logout() -> Response {
+/// Closes the cookie's session (the id stops working everywhere, copies included) and clears
+/// the cookies; answers success with or without a session, as the runtime does.
+pub async fn logout(State(s): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(id) = session_token(&headers) {
+        s.logins.close(&id);
+    }
     (
         AppendHeaders([
-            (header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", Some(0))),
-            (header::SET_COOKIE, set_cookie(USER_COOKIE, "", Some(0))),
+            (
+                header::SET_COOKIE,
+                set_cookie(SESSION_COOKIE, "", Some(0), s.tls),
+            ),
+            (
+                header::SET_COOKIE,
+                set_cookie(USER_COOKIE, "", Some(0), s.tls),
+            ),
         ]),
         Reply(Ok(())),
     )
