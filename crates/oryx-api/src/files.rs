@@ -7,7 +7,7 @@ use crate::dto::BootstrapFileDto;
 use crate::error::ApiResult;
 
 /// The root's bootstrap files the console lists even when no agent names them.
-pub const ROOT_FILES: &[&str] = &["USER.md", "AGENTS.md", "SOUL.md"];
+pub const ROOT_FILES: &[&str] = oryx_core::workspace::BOOTSTRAP_FILES;
 
 impl Console {
     pub fn bootstrap_file(&self, name: &str) -> ApiResult<BootstrapFileDto> {
