@@ -678,6 +678,7 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             agent,
         } => {
             if let Some(from) = from {
+                oryx_api::files::open_input(&archive, MAX_FOREIGN_INPUT)?;
                 let args = oryx_api::portable::ForeignImportArgs {
                     file: &archive,
                     from: &from,
@@ -996,8 +997,9 @@ fn file(console: &Console, cmd: FileCmd, json: bool) -> ApiResult<()> {
         FileCmd::Edit { file, text, from } => {
             let text = match (text, from) {
                 (Some(t), _) => t,
-                (None, Some(p)) => std::fs::read_to_string(&p)
-                    .map_err(|e| ApiError::invalid(format!("cannot read {}: {e}", p.display())))?,
+                (None, Some(p)) => {
+                    oryx_api::files::read_input(&p, oryx_api::files::MAX_FILE_BYTES)?
+                }
                 (None, None) => return Err(ApiError::invalid("give --text T or --from PATH")),
             };
             let args = oryx_api::agent_admin::SaveFileArgs {
@@ -1010,6 +1012,9 @@ fn file(console: &Console, cmd: FileCmd, json: bool) -> ApiResult<()> {
     }
     Ok(())
 }
+
+/// Most bytes `import --from` takes: a regular file larger than this is refused before it is read.
+const MAX_FOREIGN_INPUT: u64 = 256 << 20;
 
 /// Ids from the command line name entries as they are now (no expected content).
 fn refs(ids: Vec<String>) -> Vec<EntryRef> {

@@ -776,3 +776,128 @@ fn a_burst_leaves_few_database_handles_and_little_memory_behind() {
     );
     eprintln!("resident: {before} kB before, {peak} kB after the burst, {now} kB idle");
 }
+
+/// Runs `cmd` with `stdin` (`None`: no input) and returns its status and stderr, or fails the
+/// test when it has not ended within 20 s (it is killed then: a hang, not a slow answer).
+fn run_bounded(mut cmd: Command, stdin: Option<Vec<u8>>) -> (std::process::ExitStatus, String) {
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        // The reader may stop early (that is the point): a broken pipe here is expected.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        });
+    }
+    let mut status = None;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while status.is_none() {
+        status = child.try_wait().unwrap();
+        if status.is_none() && std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{cmd:?} did not end within 20 s: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.unwrap(), err)
+}
+
+#[cfg(unix)]
+#[test]
+fn from_inputs_refuse_special_files_and_are_bounded() {
+    let (dir, root) = demo();
+    let config = dir.path().join("config");
+    let user = root.join("USER.md");
+    let before = std::fs::read(&user).unwrap();
+    let fifo = dir.path().join("fifo");
+    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let oryx = |args: &[&str]| {
+        let mut c = common::oryx(&config);
+        c.args(["--root", root.to_str().unwrap()]).args(args);
+        c
+    };
+    let fifo_s = fifo.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec!["file", "edit", "USER.md", "--from", "/dev/zero"],
+            "character device",
+        ),
+        (vec!["file", "edit", "USER.md", "--from", fifo_s], "FIFO"),
+        (
+            vec!["import", "--from", "lines", "/dev/zero"],
+            "character device",
+        ),
+        (vec!["import", "--from", "lines", fifo_s], "FIFO"),
+    ] {
+        let (status, err) = run_bounded(oryx(&args), None);
+        assert!(!status.success(), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // Standard input is read, up to the bootstrap file limit.
+    let big = vec![b'x'; 4 * 1024 * 1024 + 1];
+    let (status, err) = run_bounded(oryx(&["file", "edit", "USER.md", "--from", "-"]), Some(big));
+    assert!(!status.success(), "{err}");
+    assert!(err.contains("more than"), "{err}");
+    assert_eq!(std::fs::read(&user).unwrap(), before);
+    let (status, err) = run_bounded(
+        oryx(&["file", "edit", "USER.md", "--from", "-"]),
+        Some(b"# from stdin\n".to_vec()),
+    );
+    assert!(status.success(), "{err}");
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), "# from stdin\n");
+    // A regular file over the limit is refused before it is read.
+    let large = dir.path().join("large.md");
+    std::fs::File::create(&large)
+        .unwrap()
+        .set_len(4 * 1024 * 1024 + 1)
+        .unwrap();
+    let (status, err) = run_bounded(
+        oryx(&["file", "edit", "USER.md", "--from", large.to_str().unwrap()]),
+        None,
+    );
+    assert!(!status.success() && err.contains("more than"), "{err}");
+}
+
+#[test]
+fn file_edit_writes_bootstrap_files_only() {
+    let (dir, root) = demo();
+    let db = root.join("oryxos.db");
+    let before = std::fs::read(&db).unwrap();
+    for name in ["oryxos.db", "oryxos.db-wal", ".hidden", "settings.json"] {
+        let out = common::oryx(&dir.path().join("config"))
+            .args(["--root", root.to_str().unwrap(), "file", "edit", name])
+            .args(["--text", "overwritten"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: {err}");
+        assert!(err.starts_with("error[invalid_input]"), "{name}: {err}");
+        assert!(err.contains("USER.md, AGENTS.md, SOUL.md"), "{name}: {err}");
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    let out = common::oryx(&dir.path().join("config"))
+        .args([
+            "--root",
+            root.to_str().unwrap(),
+            "file",
+            "show",
+            "oryxos.db",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}

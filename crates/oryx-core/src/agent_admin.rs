@@ -659,13 +659,25 @@ pub fn write_bootstrap(
     expect: Option<&str>,
 ) -> Result<String> {
     fsx::require_root(root)?;
-    let now = crate::agents::read_bootstrap(root, file)?;
-    check_version(&now.content, expect, file)?;
-    if file.contains('/') {
+    // An allow-list, not a check of the path's shape: any other top-level name (the runtime's
+    // oryxos.db and its journals, settings, dot-files) is the runtime's, not the user's.
+    let allowed = crate::agents::writable_bootstrap_names(root)?;
+    if !allowed.iter().any(|n| n == file) {
         return Err(CoreError::InvalidInput(format!(
-            "{file:?}: the console edits files at the top of the root only"
+            "{file:?} is not a bootstrap file of this root; the console writes only {} \
+             (and top-level Markdown files an agent lists in `bootstrap`)",
+            allowed.join(", ")
         )));
     }
+    if text.len() as u64 > crate::agents::MAX_AGENT_MD {
+        return Err(CoreError::InvalidInput(format!(
+            "{file}: {} bytes is more than the {} bytes a bootstrap file may hold",
+            text.len(),
+            crate::agents::MAX_AGENT_MD
+        )));
+    }
+    let now = crate::agents::read_bootstrap(root, file)?;
+    check_version(&now.content, expect, file)?;
     write_file(&root.join(file), text)?;
     Ok(version_of(text))
 }
@@ -775,5 +787,75 @@ mod tests {
             Err(CoreError::Conflict(_))
         ));
         assert_eq!(v, version_of("# me\n"));
+    }
+
+    #[test]
+    fn only_bootstrap_files_are_written_never_the_runtimes_own() {
+        let d = root();
+        let r = d.path();
+        let db = r.join(crate::config::DB_FILE);
+        std::fs::write(&db, b"SQLite format 3\0 the runtime's data").unwrap();
+        std::fs::write(r.join("settings.json"), b"{}").unwrap();
+        // An agent listing the database does not make it a bootstrap file.
+        set_key(
+            r,
+            "log_analyst",
+            "bootstrap",
+            "[AGENTS.md, oryxos.db, TOOLS.md]",
+            None,
+        )
+        .unwrap();
+        for bad in [
+            "oryxos.db",
+            "oryxos.db-wal",
+            "oryxos.db-shm",
+            ".hidden",
+            ".oryx-settings.md",
+            "settings.json",
+            "AGENT.md",
+            "NOTES.md",
+            "user.md",
+        ] {
+            match write_bootstrap(r, bad, "overwritten", None) {
+                Err(CoreError::InvalidInput(m)) => {
+                    assert!(
+                        m.contains("USER.md, AGENTS.md, SOUL.md, TOOLS.md"),
+                        "{bad}: {m}"
+                    )
+                }
+                other => panic!("{bad}: {other:?}"),
+            }
+            assert!(
+                !r.join(bad).exists() || bad == "oryxos.db" || bad == "settings.json",
+                "{bad} made"
+            );
+        }
+        assert_eq!(
+            std::fs::read(&db).unwrap(),
+            b"SQLite format 3\0 the runtime's data"
+        );
+        assert_eq!(std::fs::read(r.join("settings.json")).unwrap(), b"{}");
+        // Reads do not serve the runtime's files as bootstrap files either.
+        for bad in ["oryxos.db", "oryxos.db-wal", "settings.json", ".hidden.md"] {
+            assert!(
+                matches!(
+                    crate::agents::read_bootstrap(r, bad),
+                    Err(CoreError::InvalidInput(_))
+                ),
+                "{bad}"
+            );
+        }
+        // The standard files and a top-level file an agent lists are written.
+        write_bootstrap(r, "SOUL.md", "# soul\n", None).unwrap();
+        write_bootstrap(r, "TOOLS.md", "# tools\n", None).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(r.join("TOOLS.md")).unwrap(),
+            "# tools\n"
+        );
+        let big = "x".repeat(crate::agents::MAX_AGENT_MD as usize + 1);
+        assert!(matches!(
+            write_bootstrap(r, "USER.md", &big, None),
+            Err(CoreError::InvalidInput(_))
+        ));
     }
 }

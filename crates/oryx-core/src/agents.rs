@@ -13,8 +13,9 @@ use crate::names::{agent_dir, agents_dir, is_valid_agent_name, stays_inside};
 use crate::warning::{Warning, WarningCode as W};
 
 pub const DEFAULT_MAX_HISTORY_TURNS: i64 = 20;
-/// AGENT.md files larger than this are not read (a guard against a runaway file).
-const MAX_AGENT_MD: u64 = 4 * 1024 * 1024;
+/// AGENT.md and bootstrap files larger than this are not read (a guard against a runaway
+/// file), nor written.
+pub const MAX_AGENT_MD: u64 = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Skill {
@@ -530,19 +531,49 @@ pub fn read_bootstrap_as_of(
     }
 }
 
-/// Reads a bootstrap file by its root-relative name; refuses names that leave the root.
-pub fn read_bootstrap(root: &Path, name: &str) -> Result<BootstrapFile> {
+/// Whether `name` can name a bootstrap file: a Markdown file (what the runtime's bootstrap files
+/// are) by a plain path inside the root, no part of it hidden. The runtime's own files — its
+/// database and journals, settings, dot-files — never qualify, whatever an agent lists.
+pub fn is_bootstrap_name(name: &str) -> bool {
     let rel = Path::new(name);
-    let plain = !name.is_empty()
+    !name.is_empty()
         && !name.contains('\0')
+        && rel.components().all(|c| match c {
+            std::path::Component::Normal(part) => !part.as_encoded_bytes().starts_with(b"."),
+            _ => false,
+        })
         && rel
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-    if !plain {
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+}
+
+/// The bootstrap files of `root` the console may write: the runtime's standard ones and the
+/// top-level ones some agent lists in `bootstrap` (the runtime loads those into its prompt).
+pub fn writable_bootstrap_names(root: &Path) -> Result<Vec<String>> {
+    let mut names: Vec<String> = crate::workspace::BOOTSTRAP_FILES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for agent in list(root)? {
+        for b in agent.bootstrap {
+            if !b.contains('/') && is_bootstrap_name(&b) && !names.contains(&b) {
+                names.push(b);
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Reads a bootstrap file by its root-relative name; refuses names that leave the root or
+/// cannot be a bootstrap file ([`is_bootstrap_name`]).
+pub fn read_bootstrap(root: &Path, name: &str) -> Result<BootstrapFile> {
+    if !is_bootstrap_name(name) {
         return Err(CoreError::InvalidInput(format!(
-            "bootstrap file {name:?} must be a path inside the root, like USER.md"
+            "bootstrap file {name:?} must be a Markdown file inside the root, like USER.md \
+             (not hidden, not the runtime's database or settings)"
         )));
     }
+    let rel = Path::new(name);
     let path = root.join(rel);
     if path.exists() && !stays_inside(root, &path) {
         return Err(CoreError::OutsideRoot(path));

@@ -192,9 +192,17 @@ impl EpisodicIndex {
         // Excluded fragments may fill the top: ask for enough to still return `k`.
         let excluded =
             exclude_session.map_or(0, |id| frags.iter().filter(|f| f.session_id == id).count());
-        let hits = self
+        let before = self.vectors.version().ok();
+        let mut hits = self
             .vectors
             .search(&owner_key(agent), query, k + excluded, floor)?;
+        // Damaged vectors dropped while searching are embedded again and the search repeated.
+        if self.vectors.version().ok() != before {
+            self.sync(sessions, agent, &AtomicBool::new(false), &mut |_, _| {})?;
+            hits = self
+                .vectors
+                .search(&owner_key(agent), query, k + excluded, floor)?;
+        }
         Ok(hits
             .into_iter()
             .filter_map(|h| by_key.get(&h.key).map(|f| (f, h.score)))

@@ -126,7 +126,8 @@ pub struct ToolOutcome {
     pub duration_ms: i64,
     /// The `tool_invocations` row; `None` when recording the call failed (see `warning`).
     pub invocation_id: Option<i64>,
-    /// Why the call could not be recorded. The call itself happened: its result stands.
+    /// Why the call could not be recorded (the call itself happened: its result stands), or
+    /// why recall_memory answered by keyword in a semantic mode.
     pub warning: Option<String>,
 }
 
@@ -155,10 +156,10 @@ impl ToolExecutor {
         let duration_ms = started.elapsed().as_millis() as i64;
         // As the runtime records them: a tool that returned (even a complaint about its input,
         // like a bad scope) succeeded and its result is JSON-encoded; a failure has no result.
-        let (output, success, failure) = match result {
-            Ok(out) => (out, true, None),
-            Err(Failure::Answered(msg)) => (msg, true, Some(FailureKind::BadCall)),
-            Err(Failure::Failed(kind, msg)) => (msg, false, Some(kind)),
+        let (output, success, failure, note) = match result {
+            Ok((out, note)) => (out, true, None, note),
+            Err(Failure::Answered(msg)) => (msg, true, Some(FailureKind::BadCall), None),
+            Err(Failure::Failed(kind, msg)) => (msg, false, Some(kind), None),
         };
         let recorded = self.sessions.record_invocation(&NewInvocation {
             session_id: ctx
@@ -174,7 +175,7 @@ impl ToolExecutor {
             duration_ms,
             created_at_ms: None,
         });
-        let (invocation_id, warning) = match recorded {
+        let (invocation_id, not_recorded) = match recorded {
             Ok(id) => (Some(id), None),
             Err(e) => (
                 None,
@@ -183,6 +184,10 @@ impl ToolExecutor {
                 )),
             ),
         };
+        let warning = [note, not_recorded]
+            .into_iter()
+            .flatten()
+            .reduce(|a, b| format!("{a}; {b}"));
         Ok(ToolOutcome {
             tool: tool.to_string(),
             owner: owner.label(),
@@ -200,7 +205,7 @@ impl ToolExecutor {
         owner: &Owner,
         tool: &str,
         input_json: &str,
-    ) -> std::result::Result<String, Failure> {
+    ) -> std::result::Result<(String, Option<String>), Failure> {
         if tool != SAVE_MEMORY && tool != RECALL_MEMORY {
             return Err(Failure::Failed(
                 FailureKind::BadCall,
@@ -231,7 +236,7 @@ impl ToolExecutor {
                 self.memory
                     .append(owner, scope, &content)
                     .map_err(store_err)?;
-                Ok(SAVED.to_string())
+                Ok((SAVED.to_string(), None))
             }
             RECALL_MEMORY => {
                 // The runtime's recall fails on a missing keyword (an empty one matches all).

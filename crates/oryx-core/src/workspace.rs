@@ -15,8 +15,9 @@ pub const MAX_TEXT_FILE: u64 = 1024 * 1024;
 /// The folders of the root the runtime's tree shows, in its order.
 const TREE_TOP: &[&str] = &["agents", "skills", "output", "archive"];
 
-/// The root's bootstrap files a folder survey looks for.
-const BOOTSTRAP_FILES: &[&str] = &["USER.md", "AGENTS.md", "SOUL.md"];
+/// The root's standard bootstrap files: what the runtime's `oryxos init` writes (its
+/// `InitCommand.BOOTSTRAP_FILES`), looked for by a folder survey and always editable.
+pub const BOOTSTRAP_FILES: &[&str] = &["USER.md", "AGENTS.md", "SOUL.md"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {

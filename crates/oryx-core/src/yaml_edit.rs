@@ -71,30 +71,81 @@ fn render(key: &str, value: &Value, indent: usize) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// One line of the front matter and the ending it had: `"\n"`, `"\r\n"`, or none (the last).
+struct Line {
+    text: String,
+    end: &'static str,
+}
+
+fn split_lines(fm: &str) -> Vec<Line> {
+    fm.split_inclusive('\n')
+        .map(|l| {
+            let (text, end) = if let Some(t) = l.strip_suffix("\r\n") {
+                (t, "\r\n")
+            } else if let Some(t) = l.strip_suffix('\n') {
+                (t, "\n")
+            } else {
+                (l, "")
+            };
+            Line {
+                text: text.to_string(),
+                end,
+            }
+        })
+        .collect()
+}
+
+/// The ending for lines added at `at`: the line before's, else the line after's, else the
+/// file's.
+fn ending_near(lines: &[Line], at: usize, fm: &str) -> &'static str {
+    let before = at.checked_sub(1).and_then(|i| lines.get(i));
+    [before, lines.get(at)]
+        .into_iter()
+        .flatten()
+        .map(|l| l.end)
+        .find(|e| !e.is_empty())
+        .unwrap_or(if fm.contains("\r\n") { "\r\n" } else { "\n" })
+}
+
+/// `texts` as lines ending like the lines they replace: the first line's ending, and the
+/// last replaced line's ending on the last.
+fn lines_like(texts: Vec<String>, first: &'static str, last: &'static str) -> Vec<Line> {
+    let n = texts.len();
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| Line {
+            text,
+            end: if i + 1 == n { last } else { first },
+        })
+        .collect()
+}
+
 /// Sets `path` (e.g. `["provider", "model"]`) to `value` in the front matter text `fm`
-/// (without fences); `None` removes the key. Missing parents are added.
+/// (without fences); `None` removes the key. Missing parents are added. Each line keeps its
+/// own ending (a file mixing LF and CRLF stays mixed); added lines take their neighbour's.
 pub fn set(fm: &str, path: &[&str], value: Option<&Value>) -> Result<String> {
     if path.is_empty() || path.iter().any(|k| k.is_empty()) {
         return Err(CoreError::InvalidInput(
             "name a key, like provider.model".into(),
         ));
     }
-    let nl = if fm.contains("\r\n") { "\r\n" } else { "\n" };
-    let mut lines: Vec<String> = fm.lines().map(str::to_string).collect();
+    let mut lines = split_lines(fm);
     let (mut from, mut to, mut indent) = (0usize, lines.len(), 0usize);
     for (depth, key) in path.iter().enumerate() {
-        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let refs: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         let last = depth + 1 == path.len();
         match find_key(&refs, from, to, indent, key) {
             Some((at, end)) if last => {
                 match value {
                     Some(v) => {
                         // A comment after an inline value stays.
-                        let comment = inline_comment(&lines[at]);
+                        let comment = inline_comment(&lines[at].text);
                         let mut new = render(key, v, indent)?;
                         if let (Some(c), 1) = (comment, new.len()) {
                             new[0].push_str(&c);
                         }
+                        let new = lines_like(new, lines[at].end, lines[end - 1].end);
                         lines.splice(at..end, new);
                     }
                     None => {
@@ -105,7 +156,7 @@ pub fn set(fm: &str, path: &[&str], value: Option<&Value>) -> Result<String> {
             }
             Some((at, end)) => {
                 // Descend into a block mapping (an inline value here cannot be edited in place).
-                let rest = lines[at][indent + key.len() + 1..].trim();
+                let rest = lines[at].text[indent + key.len() + 1..].trim();
                 if !(rest.is_empty() || rest.starts_with('#')) {
                     return Err(CoreError::InvalidInput(format!(
                         "{} is written inline ({rest}); edit it in the raw editor",
@@ -113,8 +164,8 @@ pub fn set(fm: &str, path: &[&str], value: Option<&Value>) -> Result<String> {
                     )));
                 }
                 let child = (at + 1..end)
-                    .find(|&j| !is_blank_or_comment(&lines[j]))
-                    .map_or(indent + 2, |j| indent_of(&lines[j]));
+                    .find(|&j| !is_blank_or_comment(&lines[j].text))
+                    .map_or(indent + 2, |j| indent_of(&lines[j].text));
                 from = at + 1;
                 to = end;
                 indent = child;
@@ -132,18 +183,16 @@ pub fn set(fm: &str, path: &[&str], value: Option<&Value>) -> Result<String> {
                 }
                 let new = render(key, &nested, indent)?;
                 let mut at = to;
-                while at > from && is_blank_or_comment(&lines[at - 1]) && depth > 0 {
+                while at > from && is_blank_or_comment(&lines[at - 1].text) && depth > 0 {
                     at -= 1;
                 }
-                lines.splice(at..at, new);
+                let nl = ending_near(&lines, at, fm);
+                lines.splice(at..at, lines_like(new, nl, nl));
                 break;
             }
         }
     }
-    let mut out = lines.join(nl);
-    if fm.ends_with('\n') || fm.is_empty() {
-        out.push_str(nl);
-    }
+    let out = join_lines(lines, fm);
     // The edit must read back as asked, and change nothing else.
     let before = frontmatter::parse(fm).map_err(|e| CoreError::InvalidInput(e.to_string()))?;
     let after = frontmatter::parse(&out).map_err(|e| {
@@ -163,15 +212,63 @@ pub fn set(fm: &str, path: &[&str], value: Option<&Value>) -> Result<String> {
     Ok(out)
 }
 
-fn inline_comment(line: &str) -> Option<String> {
-    // A ` #` outside quotes starts a comment; quoted values with `#` are left without one.
-    let (_, value) = line.split_once(':')?;
-    if value.contains('"') || value.contains('\'') {
-        return None;
+/// The lines as text: every line but the last ends (a line that was last and is no longer
+/// gets its neighbour's ending); the last ends when `fm` did (or was empty).
+fn join_lines(mut lines: Vec<Line>, fm: &str) -> String {
+    let n = lines.len();
+    for i in 0..n {
+        if lines[i].end.is_empty() && i + 1 < n {
+            lines[i].end = ending_near(&lines, i, fm);
+        }
     }
-    let hash = value.find(" #")? + 1;
+    if let Some(last) = lines.last_mut() {
+        if fm.ends_with('\n') || fm.is_empty() {
+            if last.end.is_empty() {
+                last.end = if fm.contains("\r\n") { "\r\n" } else { "\n" };
+            }
+        } else {
+            last.end = "";
+        }
+    }
+    lines
+        .iter()
+        .flat_map(|l| [l.text.as_str(), l.end])
+        .collect()
+}
+
+/// The comment after an inline value (with the blanks before it), kept when the value is
+/// replaced. A `#` starts a comment only after a blank and outside a quoted scalar: in
+/// `key: "a # b"  # note` the comment is `  # note`.
+fn inline_comment(line: &str) -> Option<String> {
+    let (_, value) = line.split_once(':')?;
+    let body = value.trim_start_matches([' ', '\t']);
+    let lead = value.len() - body.len();
+    let scalar_end = match body.chars().next() {
+        Some(q @ ('"' | '\'')) => lead + closing_quote(body, q)? + 1,
+        _ => lead,
+    };
+    let bytes = value.as_bytes();
+    let hash = (scalar_end.max(1)..bytes.len())
+        .find(|&i| bytes[i] == b'#' && matches!(bytes[i - 1], b' ' | b'\t'))?;
     let start = value[..hash].trim_end_matches([' ', '\t']).len();
     Some(value[start..].to_string())
+}
+
+/// The byte index of the quote closing the scalar `body` opens with `q`; `None` when it does
+/// not close on this line.
+fn closing_quote(body: &str, q: char) -> Option<usize> {
+    let b = body.as_bytes();
+    let mut i = 1;
+    while i < b.len() {
+        match (q, b[i]) {
+            ('"', b'\\') => i += 1,
+            ('\'', b'\'') if b.get(i + 1) == Some(&b'\'') => i += 1,
+            (_, c) if c == q as u8 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn put(v: &mut Value, path: &[&str], value: Option<Value>) {
@@ -231,6 +328,46 @@ mod tests {
             out.ends_with("bootstrap:\n  - USER.md\n  - AGENTS.md\n"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn each_line_keeps_its_own_ending() {
+        let fm =
+            "name: a\r\ndescription: b\nprovider:\r\n  name: openai\n  model: x\r\ntools: [t]\n";
+        let out = set(fm, &["provider", "model"], Some(&json!("y"))).unwrap();
+        assert_eq!(out, fm.replace("model: x", "model: y"));
+        let out = set(fm, &["description"], Some(&json!("c"))).unwrap();
+        assert_eq!(out, fm.replace("description: b", "description: c"));
+        // Added lines take a neighbour's ending; the others stay as they were.
+        let out = set(fm, &["provider", "base_url"], Some(&json!("http://x"))).unwrap();
+        assert_eq!(
+            out,
+            fm.replace("model: x\r\n", "model: x\r\n  base_url: http://x\r\n")
+        );
+        let out = set(fm, &["settings", "max_history_turns"], Some(&json!(3))).unwrap();
+        assert_eq!(out, format!("{fm}settings:\n  max_history_turns: 3\n"));
+        let out = set(fm, &["description"], None).unwrap();
+        assert_eq!(out, fm.replace("description: b\n", ""));
+        // A last line without an ending gets one when a line follows it, and the file still
+        // ends without one.
+        let out = set("name: a\r\nx: 1", &["y"], Some(&json!(2))).unwrap();
+        assert_eq!(out, "name: a\r\nx: 1\r\ny: 2");
+    }
+
+    #[test]
+    fn a_hash_inside_quotes_is_not_a_comment_and_the_comment_after_stays() {
+        let fm = "description: \"issue #29 \\\" fix\"  # keep me\nname: 'it''s #1' # and me\nmodel: a#b # me too\nempty: # only a comment\n";
+        let out = set(fm, &["description"], Some(&json!("plain"))).unwrap();
+        assert!(out.starts_with("description: plain  # keep me\n"), "{out}");
+        let out = set(fm, &["name"], Some(&json!("n"))).unwrap();
+        assert!(out.contains("\nname: n # and me\n"), "{out}");
+        let out = set(fm, &["model"], Some(&json!("m"))).unwrap();
+        assert!(out.contains("\nmodel: m # me too\n"), "{out}");
+        let out = set(fm, &["empty"], Some(&json!("v"))).unwrap();
+        assert!(out.ends_with("\nempty: v # only a comment\n"), "{out}");
+        // A quoted value with `#` and no comment gets none.
+        let out = set("d: \"a # b\"\n", &["d"], Some(&json!("c"))).unwrap();
+        assert_eq!(out, "d: c\n");
     }
 
     #[test]

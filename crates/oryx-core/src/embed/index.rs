@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::identity::{content_hash, MODEL_ID};
 use super::slot::EmbedderSlot;
-use super::vector_store::{Hit, VectorStore};
+use super::vector_store::{is_damage, Hit, VectorStore};
 use crate::error::Result;
 
 /// Texts embedded per step of a sync: progress and cancel between steps, and what was done
@@ -62,12 +62,21 @@ impl VectorIndex {
         &self.store_path
     }
 
-    fn with_store<T>(&self, f: impl FnOnce(&mut VectorStore) -> Result<T>) -> Result<T> {
+    /// Runs `f` on the store (opened on first use). A file found damaged on the way is started
+    /// anew and `f` runs again on it: a damaged file costs a rebuild, never the operation.
+    fn with_store<T>(&self, mut f: impl FnMut(&mut VectorStore) -> Result<T>) -> Result<T> {
         let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(VectorStore::open(&self.store_path, MODEL_ID)?);
         }
-        f(slot.as_mut().expect("opened above"))
+        let store = slot.as_mut().expect("opened above");
+        match f(store) {
+            Err(e) if is_damage(&e) => {
+                store.reset(&e)?;
+                f(store)
+            }
+            r => r,
+        }
     }
 
     /// Brings `owner`'s vectors in line with `texts` (key, text; keys unique): drops vectors of

