@@ -193,10 +193,13 @@ impl MemoryService {
         let (index, stacks, path) = self.settled_index(owner)?;
         let id = match change_id {
             Some(id) => id.to_string(),
-            None => stacks
-                .undo
-                .clone()
-                .ok_or_else(|| CoreError::InvalidInput("there is nothing to undo".into()))?,
+            None => match (&stacks.undo, index.unreadable.first()) {
+                (Some(id), _) => id.clone(),
+                (None, Some(u)) => return Err(unreadable_last(&path, u.line)),
+                (None, None) => {
+                    return Err(CoreError::InvalidInput("there is nothing to undo".into()))
+                }
+            },
         };
         let c = find(&index, &id, &path)?;
         refuse_past_unreadable(&index, &id, &path)?;
@@ -320,14 +323,17 @@ fn find(index: &Index, id: &str, path: &std::path::Path) -> Result<Change> {
 /// or the undo of this one: which change is "the last" is then unknown, and undo or redo would
 /// act on a guess.
 fn refuse_past_unreadable(index: &Index, id: &str, path: &std::path::Path) -> Result<()> {
-    let Some(u) = index.position(id).and_then(|i| index.unreadable_after(i)) else {
-        return Ok(());
-    };
-    Err(CoreError::Corrupt(format!(
-        "{}: line {} cannot be read, and it was written after change {id}: it may be a later \
-         change or one that took this one back, so nothing was changed; fix or remove that \
-         line to undo or redo again",
+    match index.position(id).and_then(|i| index.unreadable_after(i)) {
+        Some(u) => Err(unreadable_last(path, u.line)),
+        None => Ok(()),
+    }
+}
+
+fn unreadable_last(path: &std::path::Path, line: usize) -> CoreError {
+    CoreError::Corrupt(format!(
+        "{}: line {line} cannot be read and may be the last change (or one that took an \
+         earlier one back), so nothing was changed; fix or remove that line to undo or redo \
+         again",
         path.display(),
-        u.line
-    )))
+    ))
 }

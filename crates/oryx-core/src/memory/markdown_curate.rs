@@ -114,6 +114,44 @@ fn section_entries(bytes: &[u8], scope: Scope) -> impl Iterator<Item = LineSpan>
     })
 }
 
+/// How many times each wanted line stands in its section (compared as the parser reads lines:
+/// trimmed as the runtime trims).
+pub fn count_entry_lines<'a>(
+    bytes: &[u8],
+    want: &[(Scope, &'a str)],
+) -> std::collections::HashMap<(Scope, &'a str), usize> {
+    let mut per: [std::collections::HashMap<&'a str, usize>; 2] = Default::default();
+    for (scope, line) in want {
+        per[slot(*scope)].insert(line, 0);
+    }
+    for scope in [Scope::Core, Scope::Archival] {
+        let counts = &mut per[slot(scope)];
+        if counts.is_empty() {
+            continue;
+        }
+        for span in section_entries(bytes, scope) {
+            let Ok(text) = std::str::from_utf8(&bytes[span.start..span.end]) else {
+                continue;
+            };
+            if let Some(n) = counts.get_mut(trim_runtime(text)) {
+                *n += 1;
+            }
+        }
+    }
+    want.iter()
+        .map(|&(scope, line)| ((scope, line), per[slot(scope)][line]))
+        .collect()
+}
+
+/// `bytes` without one copy of `line` in its section (the line and its line break); `None`
+/// when the section does not hold it.
+pub fn cut_entry_line(bytes: &[u8], scope: Scope, line: &str) -> Option<Vec<u8>> {
+    let span = section_entries(bytes, scope).find(|sp| {
+        std::str::from_utf8(&bytes[sp.start..sp.end]).is_ok_and(|t| trim_runtime(t) == line)
+    })?;
+    Some([&bytes[..span.start], &bytes[span.next..]].concat())
+}
+
 /// The entry at the position its id names, when the line there still hashes the same and
 /// holds the expected content; `None` sends the caller to the full search.
 fn locate_fast(bytes: &[u8], id: &str, expect: &str) -> Result<Option<(Scope, usize, LineSpan)>> {
