@@ -165,6 +165,14 @@ pub fn inverse(diffs: &[EntryDiff]) -> Vec<Step> {
         .collect()
 }
 
+/// The entry lines in a piece of MEMORY.md text (a splice's): every line, trimmed as the
+/// runtime trims, that is neither blank nor a heading.
+pub fn entry_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n')
+        .map(super::entry::trim_runtime)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
 /// A MEMORY.md entry's id: section, position in it and a hash of the stored line
 /// (`a12-3f9c0b1e`). Appends by other processes go after the last entry, so ids of existing
 /// entries stay valid; a change before an entry moves it and its id says so (and is found

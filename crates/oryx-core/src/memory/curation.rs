@@ -157,8 +157,8 @@ impl MemoryService {
 
     /// Puts back one entry a change removed (or changed), from the history.
     pub fn restore(&self, owner: &Owner, change_id: &str, entry_id: &str) -> Result<Change> {
-        let (index, _) = self.settled_index(owner)?;
-        let c = find(&index, change_id)?;
+        let (index, _, path) = self.settled_index(owner)?;
+        let c = find(&index, change_id, &path)?;
         let before = c
             .entries
             .iter()
@@ -190,15 +190,19 @@ impl MemoryService {
     /// Takes back `change_id` (default: the last change not yet undone). Entries it wrote that
     /// changed since are a `Conflict`, and nothing is written.
     pub fn undo(&self, owner: &Owner, change_id: Option<&str>) -> Result<Change> {
-        let (index, stacks) = self.settled_index(owner)?;
+        let (index, stacks, path) = self.settled_index(owner)?;
         let id = match change_id {
             Some(id) => id.to_string(),
-            None => stacks
-                .undo
-                .clone()
-                .ok_or_else(|| CoreError::InvalidInput("there is nothing to undo".into()))?,
+            None => match (&stacks.undo, index.unreadable.first()) {
+                (Some(id), _) => id.clone(),
+                (None, Some(u)) => return Err(unreadable_last(&path, u.line)),
+                (None, None) => {
+                    return Err(CoreError::InvalidInput("there is nothing to undo".into()))
+                }
+            },
         };
-        let c = find(&index, &id)?;
+        let c = find(&index, &id, &path)?;
+        refuse_past_unreadable(&index, &id, &path)?;
         if c.op == Op::Undo {
             return Err(CoreError::InvalidInput(format!(
                 "change {id} is an undo: use redo to take it back"
@@ -225,12 +229,13 @@ impl MemoryService {
 
     /// Takes back the newest undo (when no change was made since).
     pub fn redo(&self, owner: &Owner) -> Result<Change> {
-        let (index, stacks) = self.settled_index(owner)?;
+        let (index, stacks, path) = self.settled_index(owner)?;
         let id = stacks
             .redo
             .clone()
             .ok_or_else(|| CoreError::InvalidInput("there is nothing to redo".into()))?;
-        let u = find(&index, &id)?;
+        let u = find(&index, &id, &path)?;
+        refuse_past_unreadable(&index, &id, &path)?;
         self.store().curate(
             owner,
             Request {
@@ -243,7 +248,7 @@ impl MemoryService {
 
     /// The owner's history index after settling changes a killed console left half-recorded;
     /// changes still in flight elsewhere are left out.
-    fn settled_index(&self, owner: &Owner) -> Result<(Index, Stacks)> {
+    fn settled_index(&self, owner: &Owner) -> Result<(Index, Stacks, std::path::PathBuf)> {
         let history = self.history_of(owner)?;
         let mut index = history.index(Some(owner.db_key()))?;
         let now = now_epoch_ms();
@@ -270,12 +275,12 @@ impl MemoryService {
         }
         index.heads.retain(|h| !h.pending);
         let stacks = stacks(&index.heads);
-        Ok((index, stacks))
+        Ok((index, stacks, history.path().to_path_buf()))
     }
 
     /// The owner's changes, newest first (at most `limit`), with what undo and redo would do.
     pub fn history(&self, owner: &Owner, limit: Option<usize>) -> Result<HistoryView> {
-        let (index, stacks) = self.settled_index(owner)?;
+        let (index, stacks, _) = self.settled_index(owner)?;
         let total = index.heads.len();
         let n = limit.unwrap_or(total).min(total);
         let changes = (0..total)
@@ -307,10 +312,28 @@ fn stale_or_unknown(all: &super::Sections, id: &str, owner: &Owner) -> CoreError
     ))
 }
 
-fn find(index: &Index, id: &str) -> Result<Change> {
-    index
+fn find(index: &Index, id: &str, path: &std::path::Path) -> Result<Change> {
+    let i = index
         .position(id)
-        .and_then(|i| index.listed(i))
-        .map(|l| l.change)
-        .ok_or_else(|| CoreError::NotFound(format!("no change with id {id:?} in the history")))
+        .ok_or_else(|| CoreError::NotFound(format!("no change with id {id:?} in the history")))?;
+    index.decoded(i, path)
+}
+
+/// An unreadable history record after the change to take back may have been a later change,
+/// or the undo of this one: which change is "the last" is then unknown, and undo or redo would
+/// act on a guess.
+fn refuse_past_unreadable(index: &Index, id: &str, path: &std::path::Path) -> Result<()> {
+    match index.position(id).and_then(|i| index.unreadable_after(i)) {
+        Some(u) => Err(unreadable_last(path, u.line)),
+        None => Ok(()),
+    }
+}
+
+fn unreadable_last(path: &std::path::Path, line: usize) -> CoreError {
+    CoreError::Corrupt(format!(
+        "{}: line {line} cannot be read and may be the last change (or one that took an \
+         earlier one back), so nothing was changed; fix or remove that line to undo or redo \
+         again",
+        path.display(),
+    ))
 }

@@ -9,14 +9,16 @@
 //! intent without a commit, which the next reader settles by looking at the data: applied
 //! (the store shows the change's after state) or not.
 
+use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::curate::{EntryDiff, Splice};
-use crate::error::{IoContext, Result};
+use super::journal::cut_back;
+use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +74,69 @@ pub struct Change {
     /// one when a killed console's change is settled).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub len_after: Option<u64>,
+}
+
+impl Change {
+    /// Whether this record describes a change the console could have made: what undo would
+    /// write comes from here, so a hand-edited or imported record that is inconsistent is
+    /// refused rather than applied. Checked: every entry has a side, an undo or redo names what
+    /// it takes back, splices stand in order within the bounds of a file, and (MEMORY.md) the
+    /// text they cut and write back is exactly the entries' lines, nothing more.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.id.is_empty() {
+            return Err("no id".into());
+        }
+        if matches!(self.op, Op::Undo | Op::Redo) && self.reverts.is_none() {
+            return Err(format!("an {} that names no change", self.op.as_str()));
+        }
+        if self
+            .entries
+            .iter()
+            .any(|d| d.before.is_none() && d.after.is_none())
+        {
+            return Err("an entry with neither a before nor an after".into());
+        }
+        if self.splices.is_empty() {
+            return Ok(());
+        }
+        let mut end = 0u64;
+        for s in &self.splices {
+            let longest = s.inserted.len().max(s.removed.len()) as u64;
+            if s.at.checked_add(longest).is_none() || s.at + longest > i64::MAX as u64 {
+                return Err(format!("a splice at {} beyond any file", s.at));
+            }
+            if s.at < end {
+                return Err(format!("splices out of order at {}", s.at));
+            }
+            end = s.at + s.inserted.len() as u64;
+        }
+        let lines = |side: &dyn Fn(&EntryDiff) -> Option<&super::curate::EntrySnap>| {
+            let mut v: Vec<&str> = self
+                .entries
+                .iter()
+                .filter_map(side)
+                .map(|e| e.line.as_str())
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let text = |f: &dyn Fn(&Splice) -> &str| {
+            let mut v: Vec<&str> = self
+                .splices
+                .iter()
+                .flat_map(|s| super::curate::entry_lines(f(s)))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        if text(&|s| &s.removed) != lines(&|d| d.before.as_ref()) {
+            return Err("its splices write back text that is not its entries' before".into());
+        }
+        if text(&|s| &s.inserted) != lines(&|d| d.after.as_ref()) {
+            return Err("its splices cut text that is not its entries' after".into());
+        }
+        Ok(())
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -138,14 +203,27 @@ pub struct Head {
 pub struct Index {
     text: Vec<u8>,
     pub heads: Vec<Head>,
+    /// Records that are neither whole nor torn (a hand edit, a newer version's record): what
+    /// they did is unknown, so no change before them is undone by guesswork.
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A history record that cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unreadable {
+    /// 1-based line of the history file.
+    pub line: usize,
+    /// Byte offset in the history file.
+    pub at: usize,
 }
 
 impl Index {
-    /// The `i`-th change in full.
+    /// The `i`-th change in full; `None` when its record does not decode or describes no
+    /// change the console could have made (see [`Change::validate`]).
     pub fn listed(&self, i: usize) -> Option<Listed> {
         let h = self.heads.get(i)?;
         match serde_json::from_slice::<Record>(&self.text[h.line.clone()]) {
-            Ok(Record::Intent(change)) => Some(Listed {
+            Ok(Record::Intent(change)) if change.validate().is_ok() => Some(Listed {
                 change,
                 pending: h.pending,
             }),
@@ -153,9 +231,73 @@ impl Index {
         }
     }
 
+    /// The `i`-th change in full, or why it cannot be used.
+    pub fn decoded(&self, i: usize, path: &Path) -> Result<Change> {
+        let h = self
+            .heads
+            .get(i)
+            .ok_or_else(|| CoreError::NotFound(format!("no change number {i} in the history")))?;
+        let bad = |why: String| {
+            CoreError::Corrupt(format!(
+                "{}: the record of change {} cannot be used ({why}); nothing was changed",
+                path.display(),
+                h.id
+            ))
+        };
+        match serde_json::from_slice::<Record>(&self.text[h.line.clone()]) {
+            Ok(Record::Intent(change)) => {
+                change.validate().map_err(bad)?;
+                Ok(change)
+            }
+            Ok(_) => Err(bad("not a change".into())),
+            Err(e) => Err(bad(e.to_string())),
+        }
+    }
+
     pub fn position(&self, id: &str) -> Option<usize> {
         self.heads.iter().position(|h| h.id == id)
     }
+
+    /// The first unreadable record written after the `i`-th change's: it may have taken that
+    /// change back, or been a newer one.
+    pub fn unreadable_after(&self, i: usize) -> Option<Unreadable> {
+        let from = self.heads.get(i)?.line.start;
+        self.unreadable.iter().find(|u| u.at > from).copied()
+    }
+}
+
+/// What one piece of a history line is.
+enum Piece {
+    Meta(Meta),
+    /// Cut short (a writer killed mid-record, or a full disk before records were cut back):
+    /// the change it began was never made, or is settled from the data.
+    Torn,
+    Unreadable,
+}
+
+/// The records of one history line. A record that an older version appended onto a torn one
+/// (without starting a new line) is found again where its `{"state":"` begins.
+fn records_in(line: &[u8], start: usize) -> Vec<(std::ops::Range<usize>, Piece)> {
+    const MARK: &[u8] = b"{\"state\":\"";
+    let mut cuts: Vec<usize> = memchr::memmem::find_iter(line, MARK).collect();
+    if cuts.first() != Some(&0) {
+        cuts.insert(0, 0);
+    }
+    let mut out = Vec::with_capacity(cuts.len());
+    for (k, &from) in cuts.iter().enumerate() {
+        let to = cuts.get(k + 1).copied().unwrap_or(line.len());
+        let piece = &line[from..to];
+        if piece.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let read = match serde_json::from_slice::<Meta>(piece) {
+            Ok(m) => Piece::Meta(m),
+            Err(e) if e.is_eof() => Piece::Torn,
+            Err(_) => Piece::Unreadable,
+        };
+        out.push((start + from..start + to, read));
+    }
+    out
 }
 
 /// A change as the history knows it now.
@@ -224,55 +366,79 @@ impl History {
             None => return Ok(Index::default()),
         }
         let mut heads: Vec<Head> = Vec::new();
-        let mut by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut aborted = std::collections::HashSet::new();
+        let mut unreadable = Vec::new();
+        // The head each id's latest intent made (an abort takes an id out: a later intent of
+        // it, a change planned again, is a new head).
+        let mut by_id: HashMap<String, usize> = HashMap::new();
+        let mut aborted = vec![];
         let mut pos = 0;
-        for line in text.split(|b| *b == b'\n') {
-            let range = pos..pos + line.len();
+        for (n, line) in text.split(|b| *b == b'\n').enumerate() {
+            let start = pos;
             pos += line.len() + 1;
-            let Ok(meta) = serde_json::from_slice::<Meta>(line) else {
-                continue;
-            };
-            match meta.state.as_str() {
-                "intent" => {
-                    let (Some(op), Some(o)) = (meta.op, meta.owner) else {
-                        continue;
-                    };
-                    if owner.is_some_and(|w| w != o) {
-                        continue;
-                    }
-                    // A later intent of the same id completes the earlier (mem0 learns the
-                    // new ids only as it goes).
-                    if let Some(&i) = by_id.get(&meta.id) {
-                        heads[i].line = range;
+            for (range, read) in records_in(line, start) {
+                let meta = match read {
+                    Piece::Meta(m) => m,
+                    Piece::Torn => continue,
+                    Piece::Unreadable => {
+                        unreadable.push(Unreadable {
+                            line: n + 1,
+                            at: range.start,
+                        });
                         continue;
                     }
-                    by_id.insert(meta.id.clone(), heads.len());
-                    heads.push(Head {
-                        id: meta.id,
-                        op,
-                        at: meta.at,
-                        reverts: meta.reverts,
-                        pid: meta.pid,
-                        pending: true,
-                        line: range,
-                    });
-                }
-                "commit" => {
-                    if let Some(&i) = by_id.get(&meta.id) {
-                        if !aborted.contains(&meta.id) {
+                };
+                match meta.state.as_str() {
+                    "intent" => {
+                        let (Some(op), Some(o)) = (meta.op, meta.owner) else {
+                            unreadable.push(Unreadable {
+                                line: n + 1,
+                                at: range.start,
+                            });
+                            continue;
+                        };
+                        if owner.is_some_and(|w| w != o) {
+                            continue;
+                        }
+                        // A later intent of the same id completes the earlier (mem0 learns the
+                        // new ids only as it goes).
+                        if let Some(&i) = by_id.get(&meta.id) {
+                            heads[i].line = range;
+                            continue;
+                        }
+                        by_id.insert(meta.id.clone(), heads.len());
+                        aborted.push(false);
+                        heads.push(Head {
+                            id: meta.id,
+                            op,
+                            at: meta.at,
+                            reverts: meta.reverts,
+                            pid: meta.pid,
+                            pending: true,
+                            line: range,
+                        });
+                    }
+                    "commit" => {
+                        if let Some(&i) = by_id.get(&meta.id) {
                             heads[i].pending = false;
                         }
                     }
+                    "abort" => {
+                        // Cancels the intent before it, not a later one of the same id.
+                        if let Some(i) = by_id.remove(&meta.id) {
+                            aborted[i] = true;
+                        }
+                    }
+                    _ => {}
                 }
-                "abort" => {
-                    aborted.insert(meta.id);
-                }
-                _ => {}
             }
         }
-        heads.retain(|h| !aborted.contains(&h.id));
-        Ok(Index { text, heads })
+        let mut keep = aborted.iter().map(|a| !a);
+        heads.retain(|_| keep.next().unwrap_or(true));
+        Ok(Index {
+            text,
+            heads,
+            unreadable,
+        })
     }
 
     pub fn intent(&self, change: &Change) -> Result<()> {
@@ -287,6 +453,9 @@ impl History {
         self.write(&Record::Abort { id: id.to_string() })
     }
 
+    /// Appends one record. After a torn last record (a writer killed mid-line) it starts on a
+    /// line of its own; a write that fails part-way (disk full) is cut back off, as MEMORY.md
+    /// and the journal are, so the history never holds half a record followed by a whole one.
     fn write(&self, rec: &Record) -> Result<()> {
         let mut line = serde_json::to_vec(rec).expect("history records serialise");
         line.push(b'\n');
@@ -294,8 +463,22 @@ impl History {
             true => open_own(&self.path)?,
             false => open_append(&self.path)?,
         };
-        f.write_all(&line).at(&self.path)?;
-        f.sync_data().at(&self.path)
+        let before = f.metadata().at(&self.path)?.len();
+        if before > 0 {
+            let mut last = [0u8; 1];
+            f.seek(SeekFrom::Start(before - 1)).at(&self.path)?;
+            f.read_exact(&mut last).at(&self.path)?;
+            if last[0] != b'\n' {
+                line.insert(0, b'\n');
+            }
+        }
+        if let Err(e) = f.write_all(&line) {
+            return Err(cut_back(&f, &self.path, before, e));
+        }
+        if let Err(e) = f.sync_data() {
+            return Err(cut_back(&f, &self.path, before, e));
+        }
+        Ok(())
     }
 }
 
@@ -307,7 +490,7 @@ fn open_append(path: &Path) -> Result<File> {
 
 fn open_own(path: &Path) -> Result<File> {
     let mut opts = std::fs::OpenOptions::new();
-    opts.create(true).append(true);
+    opts.create(true).read(true).append(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -445,7 +628,7 @@ mod tests {
         let h = History::beside(&dir.path().join("MEMORY.md"));
         let mut c = full("1", Op::Delete);
         c.entries.push(EntryDiff {
-            before: None,
+            before: Some(snap("- x")),
             after: None,
         });
         h.intent(&c).unwrap();
@@ -466,5 +649,149 @@ mod tests {
         assert_eq!(l.len(), 2);
         assert!(!l[0].pending && l[1].pending);
         assert!(h.load(Some("agent")).unwrap().is_empty());
+    }
+
+    fn history() -> (tempfile::TempDir, History) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("agents")).unwrap();
+        let h = History::beside(&dir.path().join("MEMORY.md"));
+        (dir, h)
+    }
+
+    fn append_raw(h: &History, bytes: &[u8]) {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(h.path())
+            .unwrap()
+            .write_all(bytes)
+            .unwrap();
+    }
+
+    /// A change planned again under its id (the file changed under it) is `intent, abort,
+    /// intent, commit`: the abort cancels the first plan only.
+    #[test]
+    fn a_change_planned_again_under_its_id_stands() {
+        let (_d, h) = history();
+        h.intent(&full("1", Op::Edit)).unwrap();
+        h.commit("1").unwrap();
+        let mut c = full("2", Op::Delete);
+        h.intent(&c).unwrap();
+        h.abort("2").unwrap();
+        c.at = 7;
+        h.intent(&c).unwrap();
+        h.commit("2").unwrap();
+        let l = h.load(None).unwrap();
+        assert_eq!(l.len(), 2, "{l:?}");
+        assert_eq!((l[1].change.id.as_str(), l[1].change.at), ("2", 7));
+        assert!(!l[1].pending);
+        let s = stacks(&h.index(None).unwrap().heads);
+        assert_eq!(s.undo.as_deref(), Some("2"));
+        // Planned again and then aborted again: gone.
+        h.intent(&full("3", Op::Edit)).unwrap();
+        h.abort("3").unwrap();
+        h.intent(&full("3", Op::Edit)).unwrap();
+        h.abort("3").unwrap();
+        assert_eq!(h.load(None).unwrap().len(), 2);
+    }
+
+    /// A torn last record (a writer killed mid-line) does not swallow the next one, and a
+    /// record an older version glued onto a torn one is read again.
+    #[test]
+    fn a_torn_record_never_hides_the_next_change() {
+        let (_d, h) = history();
+        h.intent(&full("1", Op::Edit)).unwrap();
+        h.commit("1").unwrap();
+        append_raw(&h, br#"{"state":"intent","id":"torn","op":"ed"#);
+        h.intent(&full("2", Op::Delete)).unwrap();
+        h.commit("2").unwrap();
+        // As an older version wrote it: glued onto a torn line.
+        append_raw(&h, br#"{"state":"commit","id":"to"#);
+        let glued = serde_json::to_vec(&Record::Intent(full("3", Op::Move))).unwrap();
+        append_raw(&h, &glued);
+        append_raw(&h, b"\n{\"state\":\"commit\",\"id\":\"3\"}\n");
+        let index = h.index(None).unwrap();
+        let ids: Vec<&str> = index.heads.iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(ids, ["1", "2", "3"]);
+        assert!(index.heads.iter().all(|x| !x.pending));
+        assert!(index.unreadable.is_empty(), "{:?}", index.unreadable);
+        assert_eq!(stacks(&index.heads).undo.as_deref(), Some("3"));
+        let text = std::fs::read_to_string(h.path()).unwrap();
+        assert!(
+            text.contains("\"op\":\"ed\n{\"state\":\"intent\",\"id\":\"2\""),
+            "{text}"
+        );
+    }
+
+    /// A record that is neither whole nor torn is reported with its line, so that undo can
+    /// refuse to guess past it.
+    #[test]
+    fn unreadable_records_are_reported_where_they_stand() {
+        let (_d, h) = history();
+        h.intent(&full("1", Op::Edit)).unwrap();
+        h.commit("1").unwrap();
+        append_raw(&h, b"not json at all\n");
+        append_raw(
+            &h,
+            br#"{"state":"intent","id":"x","op":"teleport","owner":"__global__"}"#,
+        );
+        append_raw(&h, b"\n");
+        let index = h.index(None).unwrap();
+        assert_eq!(index.heads.len(), 1);
+        let lines: Vec<usize> = index.unreadable.iter().map(|u| u.line).collect();
+        assert_eq!(lines, [3, 4]);
+        assert_eq!(index.unreadable_after(0).map(|u| u.line), Some(3));
+    }
+
+    fn snap(line: &str) -> super::super::curate::EntrySnap {
+        let e = super::super::format::parse_entry(line);
+        super::super::curate::EntrySnap::of("a0-00000000".into(), super::super::Scope::Archival, &e)
+    }
+
+    /// What undo would write comes from the record: one whose splices do not match its
+    /// entries, or lie beyond any file, is not a change the console made.
+    #[test]
+    fn records_are_validated_before_use() {
+        let line = "- [2026-01-01 00:00:00] x";
+        let mut c = full("1", Op::Delete);
+        c.entries.push(EntryDiff {
+            before: Some(snap(line)),
+            after: None,
+        });
+        let splice = |at: u64, removed: &str, inserted: &str| Splice {
+            at,
+            removed: removed.into(),
+            inserted: inserted.into(),
+            ctx: 0,
+        };
+        c.splices = vec![splice(10, &format!("{line}\n"), "")];
+        assert_eq!(c.validate(), Ok(()));
+        for bad in [
+            vec![splice(u64::MAX, &format!("{line}\n"), "")],
+            vec![splice(u64::MAX - 3, "", "")],
+            // Writes back more than the entry (a duplicate line, 5 MB of anything).
+            vec![splice(10, &format!("{line}\n{line}\n"), "")],
+            vec![splice(
+                10,
+                &format!("{line}\n{}\n", "y".repeat(5 << 20)),
+                "",
+            )],
+            // Cuts an entry the change does not name.
+            vec![splice(10, &format!("{line}\n"), "- other\n")],
+            vec![splice(10, &format!("{line}\n"), ""), splice(5, "", "")],
+        ] {
+            let mut b = c.clone();
+            b.splices = bad;
+            assert!(b.validate().is_err(), "{:?}", b.splices);
+        }
+        let mut b = c.clone();
+        b.entries.push(EntryDiff {
+            before: None,
+            after: None,
+        });
+        assert!(b.validate().is_err());
+        let mut u = full("2", Op::Undo);
+        assert!(u.validate().is_err(), "an undo of nothing");
+        u.reverts = Some("1".into());
+        assert_eq!(u.validate(), Ok(()));
     }
 }

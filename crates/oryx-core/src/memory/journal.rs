@@ -54,7 +54,19 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         rescued: bool,
     },
-    /// The write `id` was missing after a rewrite by someone else and was put back.
+    /// A line a console change (edit, delete, move, undo, redo, summary) took out of its
+    /// section at `at`, leaving `left` copies of it there. A rewrite made from a copy read
+    /// before the change brings the line back: it is taken out again.
+    Removed {
+        id: String,
+        at: i64,
+        scope: Scope,
+        line: String,
+        #[serde(default)]
+        left: usize,
+    },
+    /// The write `id` was missing after a rewrite by someone else and was put back (for a
+    /// removal: the line was back and was taken out again).
     Restored { id: String, at: i64 },
     /// The write `id` was removed on purpose (see the module notes): never put back.
     Dropped { id: String, at: i64 },
@@ -70,6 +82,8 @@ pub struct Tracked {
     pub rescued: bool,
     pub restored_at: Option<i64>,
     pub dropped: bool,
+    /// A removal, with the copies of the line its change left in the section; `None`: a write.
+    pub removal: Option<usize>,
 }
 
 pub fn journal_path(memory: &Path) -> PathBuf {
@@ -154,6 +168,29 @@ impl Journal {
                         rescued,
                         restored_at: None,
                         dropped: false,
+                        removal: None,
+                    });
+                }
+                Record::Removed {
+                    id,
+                    at,
+                    scope,
+                    line,
+                    left,
+                } => {
+                    if now - at > WINDOW_MS {
+                        continue;
+                    }
+                    index.insert(id.clone(), tracked.len());
+                    tracked.push(Tracked {
+                        id,
+                        at,
+                        scope,
+                        line,
+                        rescued: false,
+                        restored_at: None,
+                        dropped: false,
+                        removal: Some(left),
                     });
                 }
                 Record::Restored { id, at } => {
@@ -241,13 +278,7 @@ impl Journal {
         }
         let mut text = Vec::new();
         for t in &live[from..] {
-            let mut records = vec![Record::Write {
-                id: t.id.clone(),
-                at: t.at,
-                scope: t.scope,
-                line: t.line.clone(),
-                rescued: t.rescued,
-            }];
+            let mut records = vec![t.record()];
             if let Some(at) = t.restored_at {
                 records.push(Record::Restored {
                     id: t.id.clone(),
@@ -265,6 +296,28 @@ impl Journal {
         };
         dir.replace(name, &text, || true)?;
         Ok(())
+    }
+}
+
+impl Tracked {
+    /// The record that starts tracking this write or removal.
+    pub fn record(&self) -> Record {
+        match self.removal {
+            None => Record::Write {
+                id: self.id.clone(),
+                at: self.at,
+                scope: self.scope,
+                line: self.line.clone(),
+                rescued: self.rescued,
+            },
+            Some(left) => Record::Removed {
+                id: self.id.clone(),
+                at: self.at,
+                scope: self.scope,
+                line: self.line.clone(),
+                left,
+            },
+        }
     }
 }
 
@@ -297,6 +350,9 @@ pub fn cut_back(f: &File, path: &Path, before: u64, e: std::io::Error) -> CoreEr
 pub struct Verdict {
     /// Writes to put back, oldest first.
     pub restore: Vec<Tracked>,
+    /// Removals to make again (the line is back: the file was made from a copy read before
+    /// the change that removed it), oldest first.
+    pub remove: Vec<Tracked>,
     /// Writes removed on purpose: record them so they are never put back.
     pub dropped: Vec<String>,
 }
@@ -333,21 +389,35 @@ pub fn check_counts<'a>(
     file_mtime: i64,
 ) -> Verdict {
     let live = live(tracked, skip);
+    // A removal is judged on the copies that stand; each write claims one copy of its line.
+    let stood: Vec<usize> = live
+        .iter()
+        .map(|t| have.get(&(t.scope, t.line.as_str())).copied().unwrap_or(0))
+        .collect();
     let present: Vec<bool> = live
         .iter()
-        .map(|t| match have.get_mut(&(t.scope, t.line.as_str())) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                true
-            }
-            _ => false,
+        .map(|t| {
+            t.removal.is_none()
+                && match have.get_mut(&(t.scope, t.line.as_str())) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        true
+                    }
+                    _ => false,
+                }
         })
         .collect();
     let mut verdict = Verdict::default();
     for (i, t) in live.iter().enumerate() {
-        if present[i] {
+        let in_effect = match t.removal {
+            Some(left) => stood[i] <= left,
+            None => present[i],
+        };
+        if in_effect {
             continue;
         }
+        // Whoever made this file saw a later console write: what it lacks (or holds again)
+        // it was given on purpose. A racing rename's base predates every write it undoes.
         let superseded = live[i + 1..]
             .iter()
             .zip(&present[i + 1..])
@@ -355,6 +425,8 @@ pub fn check_counts<'a>(
         let lost_again_late = t.restored_at.is_some_and(|r| file_mtime - r > REPEAT_MS);
         if superseded || lost_again_late {
             verdict.dropped.push(t.id.clone());
+        } else if t.removal.is_some() {
+            verdict.remove.push((*t).clone());
         } else {
             verdict.restore.push((*t).clone());
         }
@@ -363,8 +435,9 @@ pub fn check_counts<'a>(
 }
 
 /// The entries of `displaced` (a file our rename replaced unseen) that `ours` lacks, as rescue
-/// records.
-pub fn rescued(displaced: &[u8], ours: &[u8], now: i64) -> Vec<Record> {
+/// records. `removed`: lines console changes took out (a displaced file made from an older copy
+/// still holds them), one copy each, which are not rescued.
+pub fn rescued(displaced: &[u8], ours: &[u8], now: i64, removed: &[(Scope, &str)]) -> Vec<Record> {
     let ours = format::parse(ours);
     let mut have: HashMap<(Scope, &str), usize> = HashMap::new();
     for (scope, entries) in [
@@ -374,6 +447,9 @@ pub fn rescued(displaced: &[u8], ours: &[u8], now: i64) -> Vec<Record> {
         for e in entries {
             *have.entry((scope, e.line.as_str())).or_default() += 1;
         }
+    }
+    for key in removed {
+        *have.entry(*key).or_default() += 1;
     }
     let theirs = format::parse(displaced);
     let mut out = Vec::new();
@@ -397,6 +473,15 @@ pub fn rescued(displaced: &[u8], ours: &[u8], now: i64) -> Vec<Record> {
     out
 }
 
+/// The lines live removals took out, to leave out of a rescue.
+pub fn removed_lines(tracked: &[Tracked]) -> Vec<(Scope, &str)> {
+    tracked
+        .iter()
+        .filter(|t| t.removal.is_some() && !t.dropped)
+        .map(|t| (t.scope, t.line.as_str()))
+        .collect()
+}
+
 /// The timestamp a journalled line carries (restores go to its place in time order).
 pub fn line_time(line: &str) -> Option<NaiveDateTime> {
     format::parse_entry(line).timestamp
@@ -415,6 +500,7 @@ mod tests {
             rescued: false,
             restored_at: None,
             dropped: false,
+            removal: None,
         }
     }
 

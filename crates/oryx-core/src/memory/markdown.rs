@@ -440,7 +440,7 @@ fn settle_large(
             return Ok(None);
         };
         let verdict = journal::check_counts(have, tracked, skip, stamp.mtime_ms());
-        if !verdict.restore.is_empty() {
+        if !verdict.restore.is_empty() || !verdict.remove.is_empty() {
             return Ok(None);
         }
         dropped = verdict.dropped;
@@ -533,14 +533,15 @@ fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) 
             journal.append(&records)?;
         }
         let restored: Vec<Record> = verdict
-            .restore
+            .remove
             .iter()
+            .chain(&verdict.restore)
             .map(|t| Record::Restored {
                 id: t.id.clone(),
                 at: now,
             })
             .collect();
-        if verdict.restore.is_empty() {
+        if restored.is_empty() {
             return Ok(match (file, stamp) {
                 (Some(f), Some(s)) => {
                     let hint = Hint::after(&bytes, s);
@@ -555,8 +556,15 @@ fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) 
                 }
             });
         }
-        // Each one at its place in time order within its section.
+        // A console change made again on a file made from a copy read before it: what it
+        // removed goes again, what it wrote is put back below.
         let mut out = bytes.clone();
+        for t in &verdict.remove {
+            if let Some(cut) = markdown_curate::cut_entry_line(&out, t.scope, &t.line) {
+                out = cut;
+            }
+        }
+        // Each one at its place in time order within its section.
         for t in &verdict.restore {
             out = if out.is_empty() {
                 format::new_file(t.scope, &t.line)
@@ -591,7 +599,8 @@ fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) 
                     }
                     Replaced::Displaced(theirs) => {
                         let mut records = restored;
-                        records.extend(journal::rescued(&theirs, &normal, now));
+                        let removed = journal::removed_lines(&tracked);
+                        records.extend(journal::rescued(&theirs, &normal, now, &removed));
                         journal.append(&records)?;
                         guard.write_hint(None);
                     }
@@ -727,7 +736,10 @@ impl MarkdownMemoryStore {
                 Replaced::Displaced(theirs) => {
                     // Ours is in (so this append succeeded, whatever follows); what only the
                     // displaced file held is journalled and put back now or at the next access.
-                    let rescued = journal::rescued(&theirs, &written, journal::now_ms());
+                    let now = journal::now_ms();
+                    let tracked = journal.load(now).unwrap_or_default();
+                    let removed = journal::removed_lines(&tracked);
+                    let rescued = journal::rescued(&theirs, &written, now, &removed);
                     guard.write_hint(None);
                     if journal.append(&rescued).is_ok() {
                         let _ = settle(path, guard, journal, None);
@@ -784,6 +796,7 @@ impl MarkdownMemoryStore {
                 Some(f) => NewFile::Pieces(f, &pieces),
                 None => NewFile::Parts(&parts),
             };
+            let mut displaced = None;
             match replace_with(&path, new, expect) {
                 Err(e) => {
                     let _ = history.abort(&change.id);
@@ -814,14 +827,29 @@ impl MarkdownMemoryStore {
                     guard.write_hint(Some(hint));
                 }
                 Ok(Replaced::Displaced(theirs)) => {
-                    // Ours is in; what only the runtime's displaced file held is put back.
-                    let out = planned.bytes(bytes);
-                    let rescued = journal::rescued(&theirs, &out, journal::now_ms());
                     guard.write_hint(None);
-                    let _ = journal.append(&rescued);
+                    displaced = Some(theirs);
                 }
             }
-            note_in_journal(&journal, &change);
+            note_in_journal(&journal, &change, bytes);
+            if let Some(theirs) = displaced {
+                // Ours is in; what only the runtime's displaced file held is put back, except
+                // what this change (or a recent one) took out. Journalled after the change's
+                // own lines: those stand, and a rescued line missing while a later write
+                // stands would count as removed on purpose.
+                let out = planned.bytes(bytes);
+                let now = journal::now_ms();
+                let tracked = journal.load(now).unwrap_or_default();
+                let mut removed = journal::removed_lines(&tracked);
+                removed.extend(
+                    change
+                        .entries
+                        .iter()
+                        .filter_map(|d| d.before.as_ref())
+                        .map(|b| (b.scope, b.line.as_str())),
+                );
+                let _ = journal.append(&journal::rescued(&theirs, &out, now, &removed));
+            }
             history.commit(&change.id)?;
             drop(parts);
             drop(pieces);
@@ -877,32 +905,81 @@ impl std::ops::Deref for FileView {
 
 /// Keeps the journal's promise (memory/journal.rs) true after a curation change: a recent
 /// console write the change removed was removed on purpose and must not come back; the lines
-/// it wrote are protected like appends. Best effort: the change itself is already made.
-fn note_in_journal(journal: &Journal, change: &history::Change) {
+/// it wrote are protected like appends, and the lines it removed are recorded too, so that a
+/// runtime rewrite made from a copy read before the change (which brings them back) has the
+/// whole change made again, not only its new lines. `old`: the file the change was made on.
+/// Best effort: the change itself is already made.
+fn note_in_journal(journal: &Journal, change: &history::Change, old: &[u8]) {
     let now = journal::now_ms();
     let tracked = journal.load(now).unwrap_or_default();
+    let same =
+        |t: &Tracked, scope: Scope, line: &str| !t.dropped && t.scope == scope && t.line == line;
+    // What the change really moved: an entry written back as it was is neither.
+    let diffs: Vec<&curate::EntryDiff> = change
+        .entries
+        .iter()
+        .filter(|d| match (&d.before, &d.after) {
+            (Some(b), Some(a)) => (b.scope, &b.line) != (a.scope, &a.line),
+            _ => true,
+        })
+        .collect();
+    let befores: Vec<(Scope, &str)> = diffs
+        .iter()
+        .filter_map(|d| d.before.as_ref())
+        .map(|b| (b.scope, b.line.as_str()))
+        .collect();
+    let afters: Vec<(Scope, &str)> = diffs
+        .iter()
+        .filter_map(|d| d.after.as_ref())
+        .map(|a| (a.scope, a.line.as_str()))
+        .collect();
+    // Copies left after the change: those before it, less those it removed, plus those it wrote.
+    let before_counts = match befores.is_empty() {
+        true => HashMap::new(),
+        false => markdown_curate::count_entry_lines(old, &befores),
+    };
+    let tally =
+        |list: &[(Scope, &str)], key: (Scope, &str)| list.iter().filter(|k| **k == key).count();
     let mut records = Vec::new();
-    for d in &change.entries {
-        if let Some(b) = &d.before {
-            records.extend(
-                tracked
-                    .iter()
-                    .filter(|t| !t.dropped && t.scope == b.scope && t.line == b.line)
-                    .map(|t| Record::Dropped {
-                        id: t.id.clone(),
-                        at: now,
-                    }),
-            );
-        }
-        if let Some(a) = &d.after {
-            records.push(Record::Write {
-                id: journal::new_id(),
-                at: now,
-                scope: a.scope,
-                line: a.line.clone(),
-                rescued: false,
-            });
-        }
+    for &(scope, line) in &befores {
+        records.extend(
+            tracked
+                .iter()
+                .filter(|t| t.removal.is_none() && same(t, scope, line))
+                .map(|t| Record::Dropped {
+                    id: t.id.clone(),
+                    at: now,
+                }),
+        );
+        let had = before_counts.get(&(scope, line)).copied().unwrap_or(0);
+        let left =
+            (had + tally(&afters, (scope, line))).saturating_sub(tally(&befores, (scope, line)));
+        records.push(Record::Removed {
+            id: journal::new_id(),
+            at: now,
+            scope,
+            line: line.to_string(),
+            left,
+        });
+    }
+    for &(scope, line) in &afters {
+        // Written back: an earlier removal of it is over.
+        records.extend(
+            tracked
+                .iter()
+                .filter(|t| t.removal.is_some() && same(t, scope, line))
+                .map(|t| Record::Dropped {
+                    id: t.id.clone(),
+                    at: now,
+                }),
+        );
+        records.push(Record::Write {
+            id: journal::new_id(),
+            at: now,
+            scope,
+            line: line.to_string(),
+            rescued: false,
+        });
     }
     if !records.is_empty() {
         let _ = journal.append(&records);
@@ -1303,6 +1380,7 @@ fn read_tail(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::curation::{Action, Target};
     use crate::memory::window;
 
     fn store() -> (tempfile::TempDir, MarkdownMemoryStore) {
@@ -1502,6 +1580,150 @@ mod tests {
         let stamp = version(&path);
         s.load_all(&owner).unwrap();
         assert_eq!(version(&path), stamp);
+    }
+
+    const RACED: &str = "## 核心记忆\n- [2026-01-01 00:00:00] core\n## 归档记忆\n\
+                         - [2026-01-01 00:00:01] one\n- [2026-01-01 00:00:02] two\n";
+
+    /// A console service over agent `a`'s MEMORY.md holding `text`.
+    fn curated(
+        text: &str,
+    ) -> (
+        tempfile::TempDir,
+        super::super::MemoryService,
+        Owner,
+        PathBuf,
+    ) {
+        let (d, s, owner, path) = agent_file(text);
+        let svc = super::super::MemoryService::new(std::sync::Arc::new(s), 4000);
+        (d, svc, owner, path)
+    }
+
+    fn archival(svc: &super::super::MemoryService, owner: &Owner) -> Vec<String> {
+        let all = svc.store().load_all(owner).unwrap();
+        all.archival.into_iter().map(|e| e.content).collect()
+    }
+
+    fn act(svc: &super::super::MemoryService, owner: &Owner, i: usize, action: Action) {
+        let all = svc.store().load_all(owner).unwrap();
+        let target = Target {
+            id: all.id(Scope::Archival, i).unwrap(),
+            expect: Some(all.archival[i].content.clone()),
+        };
+        svc.change(owner, &[target], &action).unwrap();
+    }
+
+    /// The runtime renames a file made from a copy read before a console edit: the edit is
+    /// made again (the old line goes, the new one is put back), never both versions.
+    #[test]
+    fn an_edit_raced_by_a_rewrite_from_the_old_copy_is_made_again() {
+        let (_d, svc, owner, path) = curated(RACED);
+        let base = fs::read_to_string(&path).unwrap();
+        let edit = Action::Edit {
+            content: "TWO".into(),
+            restamp: false,
+        };
+        act(&svc, &owner, 1, edit);
+        runtime_append(&path, &base, "- [2026-01-01 00:00:03] runtime");
+        assert_eq!(archival(&svc, &owner), ["one", "TWO", "runtime"]);
+        svc.undo(&owner, None).unwrap();
+        assert_eq!(archival(&svc, &owner), ["one", "two", "runtime"]);
+    }
+
+    /// ... a delete stays deleted (and can still be undone) ...
+    #[test]
+    fn a_delete_raced_by_a_rewrite_from_the_old_copy_stays_deleted() {
+        let (_d, svc, owner, path) = curated(RACED);
+        let base = fs::read_to_string(&path).unwrap();
+        act(&svc, &owner, 0, Action::Delete);
+        runtime_append(&path, &base, "- [2026-01-01 00:00:03] runtime");
+        assert_eq!(archival(&svc, &owner), ["two", "runtime"]);
+        let h = svc.history(&owner, None).unwrap();
+        assert_eq!(h.changes.len(), 1);
+        svc.undo(&owner, None).unwrap();
+        assert_eq!(archival(&svc, &owner), ["one", "two", "runtime"]);
+    }
+
+    /// ... and an undo is not undone: what it took out stays out, what it put back stays.
+    #[test]
+    fn an_undo_raced_by_a_rewrite_from_the_old_copy_is_made_again() {
+        let (_d, svc, owner, path) = curated(RACED);
+        let edit = Action::Edit {
+            content: "TWO".into(),
+            restamp: false,
+        };
+        act(&svc, &owner, 1, edit);
+        let base = fs::read_to_string(&path).unwrap();
+        svc.undo(&owner, None).unwrap();
+        runtime_append(&path, &base, "- [2026-01-01 00:00:03] runtime");
+        assert_eq!(archival(&svc, &owner), ["one", "two", "runtime"]);
+        svc.redo(&owner).unwrap();
+        let base = fs::read_to_string(&path).unwrap();
+        act(&svc, &owner, 0, Action::Delete);
+        svc.undo(&owner, None).unwrap();
+        runtime_append(&path, &base, "- [2026-01-01 00:00:04] runtime 2");
+        assert_eq!(
+            archival(&svc, &owner),
+            ["one", "TWO", "runtime", "runtime 2"]
+        );
+    }
+
+    /// The runtime renames its file (made from the copy before the change) in the instant
+    /// before ours: the exchange hands it back, and the deleted line is not rescued from it.
+    #[test]
+    fn a_delete_displacing_an_old_copy_does_not_rescue_the_deleted_line() {
+        let (_d, svc, owner, _path) = curated(RACED);
+        let mut interfered = false;
+        BEFORE_RENAME.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |p: &Path| {
+                if !interfered {
+                    interfered = true;
+                    let base = fs::read_to_string(p).unwrap();
+                    runtime_append(p, &base, "- [2026-01-01 00:00:03] runtime");
+                }
+            }));
+        });
+        act(&svc, &owner, 0, Action::Delete);
+        BEFORE_RENAME.with(|h| *h.borrow_mut() = None);
+        assert_eq!(archival(&svc, &owner), ["two", "runtime"]);
+    }
+
+    /// The runtime replaces the file between a change's plan and its rename: the change is
+    /// planned again under its id (intent, abort, intent, commit) and stays in the history.
+    #[test]
+    fn a_change_planned_again_stays_in_the_history_and_undoes() {
+        let (_d, svc, owner, _path) = curated(RACED);
+        let mut interfered = false;
+        BEFORE_REPLACE.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |p: &Path| {
+                if !interfered {
+                    interfered = true;
+                    let base = fs::read_to_string(p).unwrap();
+                    runtime_append(p, &base, "- [2026-01-01 00:00:03] runtime");
+                }
+            }));
+        });
+        act(&svc, &owner, 0, Action::Delete);
+        BEFORE_REPLACE.with(|h| *h.borrow_mut() = None);
+        assert_eq!(archival(&svc, &owner), ["two", "runtime"]);
+        let h = svc.history(&owner, None).unwrap();
+        assert_eq!(h.changes.len(), 1);
+        svc.undo(&owner, None).unwrap();
+        assert_eq!(archival(&svc, &owner), ["one", "two", "runtime"]);
+    }
+
+    /// A person who puts a deleted line back while a later console write stands meant it.
+    #[test]
+    fn a_deleted_line_put_back_by_hand_after_a_later_write_stays() {
+        let (_d, svc, owner, path) = curated(RACED);
+        act(&svc, &owner, 0, Action::Delete);
+        svc.append(&owner, Scope::Archival, "later").unwrap();
+        let text = fs::read_to_string(&path).unwrap().replace(
+            "## 归档记忆\n",
+            "## 归档记忆\n- [2026-01-01 00:00:01] one\n",
+        );
+        replace_unlocked(&path, text);
+        assert_eq!(archival(&svc, &owner), ["one", "two", "later"]);
     }
 
     #[test]

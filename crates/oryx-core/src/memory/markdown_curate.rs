@@ -114,6 +114,44 @@ fn section_entries(bytes: &[u8], scope: Scope) -> impl Iterator<Item = LineSpan>
     })
 }
 
+/// How many times each wanted line stands in its section (compared as the parser reads lines:
+/// trimmed as the runtime trims).
+pub fn count_entry_lines<'a>(
+    bytes: &[u8],
+    want: &[(Scope, &'a str)],
+) -> std::collections::HashMap<(Scope, &'a str), usize> {
+    let mut per: [std::collections::HashMap<&'a str, usize>; 2] = Default::default();
+    for (scope, line) in want {
+        per[slot(*scope)].insert(line, 0);
+    }
+    for scope in [Scope::Core, Scope::Archival] {
+        let counts = &mut per[slot(scope)];
+        if counts.is_empty() {
+            continue;
+        }
+        for span in section_entries(bytes, scope) {
+            let Ok(text) = std::str::from_utf8(&bytes[span.start..span.end]) else {
+                continue;
+            };
+            if let Some(n) = counts.get_mut(trim_runtime(text)) {
+                *n += 1;
+            }
+        }
+    }
+    want.iter()
+        .map(|&(scope, line)| ((scope, line), per[slot(scope)][line]))
+        .collect()
+}
+
+/// `bytes` without one copy of `line` in its section (the line and its line break); `None`
+/// when the section does not hold it.
+pub fn cut_entry_line(bytes: &[u8], scope: Scope, line: &str) -> Option<Vec<u8>> {
+    let span = section_entries(bytes, scope).find(|sp| {
+        std::str::from_utf8(&bytes[sp.start..sp.end]).is_ok_and(|t| trim_runtime(t) == line)
+    })?;
+    Some([&bytes[..span.start], &bytes[span.next..]].concat())
+}
+
 /// The entry at the position its id names, when the line there still hashes the same and
 /// holds the expected content; `None` sends the caller to the full search.
 fn locate_fast(bytes: &[u8], id: &str, expect: &str) -> Result<Option<(Scope, usize, LineSpan)>> {
@@ -196,9 +234,48 @@ pub fn apply_steps(bytes: &[u8], steps: &[Step]) -> Result<(Vec<u8>, Applied)> {
     Ok((p.bytes(bytes), p.applied))
 }
 
+/// A stored line a step carries (from the history: an undo, a restore) must be one entry line
+/// that reads as the step's content: never a line break, a heading or other text that would
+/// change the file's structure.
+fn check_carried(steps: &[Step]) -> Result<()> {
+    for step in steps {
+        let (Step::Replace {
+            line: Some(line),
+            content,
+            ..
+        }
+        | Step::Insert {
+            line: Some(line),
+            content,
+            ..
+        }) = step
+        else {
+            continue;
+        };
+        let one_line = !line.contains(['\n', '\r']) && trim_runtime(line) == line;
+        let entry = one_line && !line.is_empty() && !line.starts_with('#');
+        if !entry || format::parse_entry(line).content != *content {
+            return Err(CoreError::Corrupt(format!(
+                "the history's line {:?} is not one MEMORY.md entry reading {content:?}; \
+                 nothing was changed",
+                truncate_for_message(line)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn truncate_for_message(s: &str) -> &str {
+    match s.char_indices().nth(120) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
 /// Works out `steps` on `bytes` as one change.
 pub fn plan_steps(bytes: &[u8], steps: &[Step]) -> Result<Planned> {
     super::curate::check_distinct(steps)?;
+    check_carried(steps)?;
     // Every entry's place is needed only to find a moved entry again or to place a line; a
     // delete or an edit of an entry where its id says finds it by counting lines to it.
     let all_spans = std::cell::OnceCell::new();
@@ -512,22 +589,39 @@ pub fn context_hash(bytes: &[u8], at: usize) -> u32 {
 
 /// The splices that take a change back exactly, when the file still holds what the change
 /// wrote where it wrote it; `None` otherwise (the caller undoes entry by entry instead).
+///
+/// "Where it wrote it" on both sides: the same text before the splice (a fingerprint) and, for
+/// a line the change wrote in place, the line still ending where it ended. A line extended
+/// meanwhile (`<written> + more`) starts with the written text, but replacing that prefix
+/// would glue the old line onto the addition.
 pub fn exact_inverse(bytes: &[u8], splices: &[Splice]) -> Option<Vec<(usize, usize, Vec<u8>)>> {
     let mut out = Vec::with_capacity(splices.len());
     let mut end = 0usize;
     for s in splices {
         let at = usize::try_from(s.at).ok()?;
         let len = s.inserted.len();
-        if at < end || at + len > bytes.len() {
+        let stop = at.checked_add(len).filter(|e| *e <= bytes.len())?;
+        if at < end {
             return None;
         }
-        if &bytes[at..at + len] != s.inserted.as_bytes() || context_hash(bytes, at) != s.ctx {
+        if &bytes[at..stop] != s.inserted.as_bytes() || context_hash(bytes, at) != s.ctx {
+            return None;
+        }
+        if !ends_where_it_ended(bytes, s, stop) {
             return None;
         }
         out.push((at, len, s.removed.as_bytes().to_vec()));
-        end = at + len;
+        end = stop;
     }
     Some(out)
+}
+
+/// Every splice the console records ends at a line's end: its text ends with a line break, or
+/// a line break (or the file's end) follows it. A splice that writes nothing cuts whole lines.
+fn ends_where_it_ended(bytes: &[u8], s: &Splice, stop: usize) -> bool {
+    s.inserted.is_empty()
+        || s.inserted.ends_with('\n')
+        || matches!(bytes.get(stop), None | Some(b'\n') | Some(b'\r'))
 }
 
 /// Whether `bytes` is the file a change left (`len_after` long when it was written) rather
@@ -541,13 +635,14 @@ pub fn holds(bytes: &[u8], splices: &[Splice], len_after: Option<u64>) -> bool {
     // The same places in the old file's coordinates hold what the change removed?
     let mut shift: i64 = 0;
     let reads_old = splices.iter().all(|s| {
+        // In bounds: exact_inverse found every splice inside the file.
         let at = s.at as i64 - shift;
         shift += s.inserted.len() as i64 - s.removed.len() as i64;
         let Ok(at) = usize::try_from(at) else {
             return false;
         };
-        bytes
-            .get(at..at + s.removed.len())
+        at.checked_add(s.removed.len())
+            .and_then(|e| bytes.get(at..e))
             .is_some_and(|b| b == s.removed.as_bytes())
     });
     !reads_old || len_after == Some(bytes.len() as u64)
