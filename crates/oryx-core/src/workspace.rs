@@ -16,7 +16,7 @@ pub const MAX_TEXT_FILE: u64 = 1024 * 1024;
 const TREE_TOP: &[&str] = &["agents", "skills", "output", "archive"];
 
 /// The root's bootstrap files a folder survey looks for.
-const BOOTSTRAP_FILES: &[&str] = &["USER.md", "AGENTS.md", "SOUL.md"];
+pub(crate) const BOOTSTRAP_FILES: &[&str] = &["USER.md", "AGENTS.md", "SOUL.md"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {
