@@ -577,12 +577,13 @@ mod sys {
     }
 
     impl Dir {
-        pub(super) fn has_entry(&self, name: &OsStr) -> bool {
+        /// Whether anything (a link included, not followed) has `name` in this directory.
+        pub fn has_entry(&self, name: &OsStr) -> bool {
             rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok()
         }
 
         /// A directory below this one, never through a link; made first when `create`.
-        pub(super) fn child_dir(&self, name: &OsStr, create: bool) -> Result<Option<Dir>> {
+        pub fn child_dir(&self, name: &OsStr, create: bool) -> Result<Option<Dir>> {
             let path = self.child_path(name);
             if create {
                 match rfs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o777)) {
@@ -594,9 +595,34 @@ mod sys {
             match rfs::openat(&self.fd, name, flags, Mode::empty()) {
                 Ok(fd) => Ok(Some(Dir { path, fd })),
                 Err(Errno::NOENT) => Ok(None),
+                Err(Errno::NOTDIR) if self.is_regular(name) => Err(CoreError::InvalidInput(
+                    format!("{} is a file where a folder belongs", path.display()),
+                )),
                 Err(e @ (Errno::LOOP | Errno::NOTDIR)) => Err(self.refused(name, e)),
                 Err(e) => Err(CoreError::io(&path, e.into())),
             }
+        }
+
+        fn is_regular(&self, name: &OsStr) -> bool {
+            rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+                rfs::FileType::from_raw_mode(st.st_mode as _) == rfs::FileType::RegularFile
+            })
+        }
+
+        /// Makes `name` a symbolic link to `target` in this directory; `Ok(false)` when
+        /// something has that name already (left as it is).
+        pub fn symlink(&self, name: &OsStr, target: &OsStr) -> Result<bool> {
+            match rfs::symlinkat(target, &self.fd, name) {
+                Ok(()) => Ok(true),
+                Err(Errno::EXIST) => Ok(false),
+                Err(e) => Err(CoreError::io(self.child_path(name), e.into())),
+            }
+        }
+
+        /// Removes the empty directory `name` (one this process made and left unused).
+        pub fn remove_dir(&self, name: &OsStr) -> Result<()> {
+            rfs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR)
+                .map_err(|e| CoreError::io(self.child_path(name), e.into()))
         }
 
         /// A file in this directory, never through a link and never blocking; `None` when it
@@ -734,11 +760,21 @@ mod sys {
     }
 
     impl Dir {
-        pub(super) fn has_entry(&self, name: &OsStr) -> bool {
+        pub fn has_entry(&self, name: &OsStr) -> bool {
             std::fs::symlink_metadata(self.child_path(name)).is_ok()
         }
 
-        pub(super) fn child_dir(&self, name: &OsStr, create: bool) -> Result<Option<Dir>> {
+        /// Links are not made without `openat`: `Ok(false)`, as if the name were taken.
+        pub fn symlink(&self, _name: &OsStr, _target: &OsStr) -> Result<bool> {
+            Ok(false)
+        }
+
+        pub fn remove_dir(&self, name: &OsStr) -> Result<()> {
+            let path = self.child_path(name);
+            std::fs::remove_dir(&path).at(&path)
+        }
+
+        pub fn child_dir(&self, name: &OsStr, create: bool) -> Result<Option<Dir>> {
             let path = self.child_path(name);
             if create {
                 match std::fs::create_dir(&path) {

@@ -100,6 +100,32 @@ pub fn owner_of(key: &str) -> Result<Owner> {
     Ok(Owner::Agent(key.to_string()))
 }
 
+/// One component of a path an archive may carry below `files/`: a plain visible name (no dot
+/// first: the console's sidecars and temp files are dot-files or `.oryx-*`, and a skill needs
+/// none), no control character or backslash, and nothing a database leaves beside itself
+/// (`*.db*`, `*.sqlite*`, `-wal`, `-shm`, `-journal`).
+pub fn is_plain_member_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with('.')
+        && !name
+            .chars()
+            .any(|c| c.is_control() || c == '\\' || c == '/')
+        && !lower.contains(".oryx-")
+        && !lower.contains(".db")
+        && !lower.contains(".sqlite")
+        && !["-wal", "-shm", "-journal"]
+            .iter()
+            .any(|s| lower.ends_with(s))
+}
+
+/// A bootstrap file an archive may carry at the top of the root: a plain markdown name (what
+/// the runtime puts into a prompt, SPEC §9), so never a database, sidecar or folder of the root.
+pub fn is_bootstrap_name(name: &str) -> bool {
+    is_plain_member_name(name) && name.to_ascii_lowercase().ends_with(".md")
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     let d = sha2::Sha256::digest(bytes);
