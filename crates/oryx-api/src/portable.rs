@@ -137,6 +137,8 @@ pub struct ExportArgs<'a> {
     pub agents: &'a [String],
     pub all: bool,
     pub sessions: bool,
+    /// Also the console's history of changes (`--with-history`).
+    pub include_history: bool,
     pub out: &'a Path,
 }
 
@@ -186,11 +188,17 @@ pub(crate) fn export_owners(
     Ok(owners)
 }
 
+/// What an export carries besides the owners' memory.
+pub(crate) struct ExportChoice {
+    pub sessions: bool,
+    pub include_history: bool,
+}
+
 /// Writes the owners' archive to `out` (the CLI's file, or the console's own for the app).
 pub(crate) fn export_to(
     rt: &crate::console::Runtime,
     owners: Vec<Owner>,
-    sessions: bool,
+    choice: &ExportChoice,
     out: &Path,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
@@ -199,7 +207,11 @@ pub(crate) fn export_to(
         rt.root(),
         rt.memory.store().as_ref(),
         Some(&rt.sessions),
-        &export::ExportOptions { owners, sessions },
+        &export::ExportOptions {
+            owners,
+            sessions: choice.sessions,
+            include_history: choice.include_history,
+        },
         out,
         cancel,
         progress,
@@ -358,7 +370,11 @@ impl Console {
     ) -> ApiResult<ExportReport> {
         let rt = self.runtime();
         let owners = export_owners(&rt, a.agents, a.all)?;
-        export_to(&rt, owners, a.sessions, a.out, cancel, progress)
+        let choice = ExportChoice {
+            sessions: a.sessions,
+            include_history: a.include_history,
+        };
+        export_to(&rt, owners, &choice, a.out, cancel, progress)
     }
 
     /// Reads an archive into the root in effect, into its backend or another (`oryx import`).

@@ -5,9 +5,11 @@
 //! the native file dialog — so no operation ever takes a path from the UI.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
@@ -30,6 +32,10 @@ pub struct ExportRequest {
     /// Also the agents' sessions and tool invocations.
     #[serde(default)]
     pub sessions: bool,
+    /// Also the console's history of changes (it keeps the text of deleted and rewritten
+    /// entries); off unless asked.
+    #[serde(default)]
+    pub include_history: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -92,6 +98,8 @@ pub struct ExportDoneDto {
     pub owners: Vec<OwnerCountDto>,
     pub files: u32,
     pub sessions: u32,
+    /// Whether the console's history of changes is in the archive.
+    pub history: bool,
     /// What to call the archive when it is saved.
     pub file_name: String,
 }
@@ -160,19 +168,35 @@ struct Job {
     cancel: Arc<AtomicBool>,
     /// The export's archive (the console's own file), or the import's input.
     file: PathBuf,
+    /// The finished archive held open and locked: another console's sweep of the folder
+    /// leaves it (see [`staging::remove_if_unheld`]).
+    hold: Option<std::fs::File>,
 }
 
 struct Upload {
     path: PathBuf,
     /// Received into the console's folder (removed after use), or a file the user picked.
     owned: bool,
+    /// A received file held open and locked while it waits, as [`Job::hold`].
+    hold: Option<std::fs::File>,
+    received: Instant,
 }
+
+/// Received uploads waiting for their import, at most: the oldest goes when one more arrives
+/// (a person picks again rather than importing; a dry run and its real run use one upload).
+const KEEP_UPLOADS: usize = 2;
+/// A received upload not imported within this time is removed at the next upload.
+const UPLOAD_TTL: Duration = Duration::from_secs(6 * 3600);
+/// The largest upload kept (the REST server refuses larger bodies with 413 before this).
+pub const UPLOAD_LIMIT: u64 = 2 * 1024 * 1024 * 1024;
 
 /// The console's transfers: at most one running; finished ones kept until the next starts.
 #[derive(Default)]
 pub struct Transfers {
     jobs: Mutex<HashMap<String, Job>>,
     uploads: Mutex<HashMap<String, Upload>>,
+    /// The folder was cleared of what earlier runs left (once per console).
+    swept: AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -208,6 +232,7 @@ impl Transfers {
         }
         for (_, old) in jobs.drain() {
             if old.state.kind == TransferKind::Export {
+                drop(old.hold);
                 staging::discard(&old.file);
             }
         }
@@ -232,9 +257,57 @@ impl Transfers {
                 },
                 cancel: cancel.clone(),
                 file,
+                hold: None,
             },
         );
         Ok((id, cancel))
+    }
+
+    /// Keeps the finished export's archive locked (see [`Job::hold`]).
+    fn hold(&self, id: &str) {
+        if let Some(job) = lock(&self.jobs).get_mut(id) {
+            job.hold = std::fs::File::open(&job.file)
+                .ok()
+                .filter(|f| f.try_lock().is_ok());
+        }
+    }
+
+    /// Removes received uploads past their time or beyond the count kept (making room for
+    /// one more), and every file of the console's folder that no console holds: uploads and
+    /// archives of an earlier run, temporary files of a transfer that was killed.
+    fn sweep(&self, dir: &Path) {
+        let mut uploads = lock(&self.uploads);
+        let mut owned: Vec<(Instant, String)> = uploads
+            .iter()
+            .filter(|(_, u)| u.owned)
+            .map(|(k, u)| (u.received, k.clone()))
+            .collect();
+        owned.sort();
+        let excess = (owned.len() + 1).saturating_sub(KEEP_UPLOADS);
+        for (i, (at, token)) in owned.iter().enumerate() {
+            if i < excess || at.elapsed() > UPLOAD_TTL {
+                if let Some(u) = uploads.remove(token) {
+                    drop(u.hold);
+                    staging::discard(&u.path);
+                }
+            }
+        }
+        let jobs = lock(&self.jobs);
+        let known =
+            |p: &Path| uploads.values().any(|u| u.path == p) || jobs.values().any(|j| j.file == p);
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ours = name.starts_with("upload-")
+                || name.starts_with("archive-")
+                || name.starts_with(staging::UPLOAD_TEMP_PREFIX)
+                || name.starts_with(export::TEMP_PREFIX);
+            if ours && !known(&e.path()) {
+                staging::remove_if_unheld(&e.path());
+            }
+        }
     }
 
     fn status(&self, id: &str) -> ApiResult<TransferDto> {
@@ -252,7 +325,9 @@ fn unknown_transfer(id: &str) -> ApiError {
     )
 }
 
-/// Runs `work` on its own thread, reporting progress and the outcome into the job `id`.
+/// Runs `work` on its own thread, reporting progress and the outcome into the job `id`. A
+/// panic in the work (a bug, or an input nobody planned for) ends the job as failed with its
+/// message, so the one-job slot is released and `after` still runs.
 fn spawn<R: Send + 'static>(
     transfers: Arc<Transfers>,
     id: String,
@@ -264,44 +339,79 @@ fn spawn<R: Send + 'static>(
     std::thread::Builder::new()
         .name("oryx-transfer".into())
         .spawn(move || {
-            let outcome = work(&cancel, &mut |p: &Progress| {
-                transfers.update(&id, |s| {
-                    s.stage = p.stage.clone();
-                    s.done = p.done;
-                    s.total = p.total;
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                work(&cancel, &mut |p: &Progress| {
+                    transfers.update(&id, |s| {
+                        s.stage = p.stage.clone();
+                        s.done = p.done;
+                        s.total = p.total;
+                    })
                 })
-            });
+            }));
             let cancelled = cancel.load(Ordering::Relaxed);
-            transfers.update(&id, |s| match outcome {
-                Ok(r) => {
-                    done(s, r);
-                    if s.state == TransferState::Running {
-                        s.state = if cancelled {
-                            TransferState::Cancelled
-                        } else {
-                            TransferState::Done
-                        };
-                    }
-                }
-                Err(e) if cancelled => {
-                    s.state = TransferState::Cancelled;
-                    s.error = Some(TransferErrorDto {
-                        code: e.code,
-                        message: e.message,
-                    });
-                }
-                Err(e) => {
-                    s.state = TransferState::Failed;
-                    s.error = Some(TransferErrorDto {
-                        code: e.code,
-                        message: e.message,
-                    });
-                }
-            });
-            after();
+            let finished = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                transfers.update(&id, |s| match outcome {
+                    Ok(outcome) => finish(s, outcome, cancelled, done),
+                    Err(panic) => fail(s, ApiError::internal(panic_message(panic.as_ref()))),
+                })
+            }));
+            if let Err(panic) = finished {
+                transfers.update(&id, |s| {
+                    fail(s, ApiError::internal(panic_message(panic.as_ref())))
+                });
+            }
+            // The upload's bookkeeping: its own failure must not undo the job's outcome.
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(after));
         })
         .map_err(|e| ApiError::internal(format!("could not start the transfer: {e}")))?;
     Ok(())
+}
+
+/// The job's state once its work returned.
+fn finish<R>(
+    s: &mut TransferDto,
+    outcome: ApiResult<R>,
+    cancelled: bool,
+    done: impl FnOnce(&mut TransferDto, R),
+) {
+    match outcome {
+        Ok(r) => {
+            done(s, r);
+            if s.state == TransferState::Running {
+                s.state = if cancelled {
+                    TransferState::Cancelled
+                } else {
+                    TransferState::Done
+                };
+            }
+        }
+        Err(e) if cancelled => {
+            s.state = TransferState::Cancelled;
+            s.error = Some(TransferErrorDto {
+                code: e.code,
+                message: e.message,
+            });
+        }
+        Err(e) => fail(s, e),
+    }
+}
+
+fn fail(s: &mut TransferDto, e: ApiError) {
+    s.state = TransferState::Failed;
+    s.error = Some(TransferErrorDto {
+        code: e.code,
+        message: e.message,
+    });
+}
+
+/// What a panic said, for the job's error (the server log has the rest).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into());
+    format!("the transfer stopped on an internal error ({what}); nothing more was done")
 }
 
 fn export_done(r: &export::ExportReport, name: String) -> ExportDoneDto {
@@ -318,6 +428,7 @@ fn export_done(r: &export::ExportReport, name: String) -> ExportDoneDto {
             .collect(),
         files: count(r.files),
         sessions: count(r.sessions),
+        history: r.history,
         file_name: name,
     }
 }
@@ -347,9 +458,12 @@ fn import_done(r: &import::ImportReport) -> ImportDoneDto {
 
 impl Console {
     fn transfer_dir(&self) -> ApiResult<PathBuf> {
-        Ok(staging::folder(
-            &self.index_dir().with_file_name("transfers"),
-        )?)
+        let dir = staging::folder(&self.index_dir().with_file_name("transfers"))?;
+        let t = self.transfers();
+        if !t.swept.swap(true, Ordering::Relaxed) {
+            t.sweep(&dir);
+        }
+        Ok(dir)
     }
 
     /// Starts writing an archive of the named agents (or all) into the console's own folder;
@@ -373,19 +487,25 @@ impl Console {
         let req = req.clone();
         let out = file.clone();
         let console_owners = crate::portable::export_owners(&rt, &req.agents, req.all);
+        let (held, held_id) = (transfers.clone(), id.clone());
         spawn(
             transfers.clone(),
             id.clone(),
             cancel,
             move |cancel, progress| {
-                crate::portable::export_to(
+                let report = crate::portable::export_to(
                     &rt,
                     console_owners?,
-                    req.sessions,
+                    &crate::portable::ExportChoice {
+                        sessions: req.sessions,
+                        include_history: req.include_history,
+                    },
                     &out,
                     cancel,
                     progress,
-                )
+                )?;
+                held.hold(&held_id);
+                Ok(report)
             },
             move |s, r| s.export = Some(export_done(&r, name)),
             || {},
@@ -413,11 +533,9 @@ impl Console {
                 ))
             })?;
         let transfers = self.transfers().clone();
-        let keep = Upload {
-            path: upload.path.clone(),
-            owned: upload.owned,
-        };
-        let (id, cancel) = match transfers.begin(TransferKind::Import, upload.path.clone()) {
+        let path = upload.path.clone();
+        let keep = upload;
+        let (id, cancel) = match transfers.begin(TransferKind::Import, path.clone()) {
             Ok(x) => x,
             Err(e) => {
                 // Still usable once the running job ends.
@@ -433,7 +551,6 @@ impl Console {
         let dry = req.dry_run;
         let token = req.upload.clone();
         let again = transfers.clone();
-        let path = upload.path.clone();
         spawn(
             transfers.clone(),
             id.clone(),
@@ -459,6 +576,7 @@ impl Console {
                 if dry {
                     lock(&again.uploads).insert(token, keep);
                 } else if keep.owned {
+                    drop(keep.hold);
                     staging::discard(&keep.path);
                 }
             },
@@ -498,17 +616,45 @@ impl Console {
         }
     }
 
-    /// An archive the host received as bytes (a browser upload): kept in the console's folder
-    /// until imported.
+    /// An archive the host received as bytes: kept in the console's folder until imported.
     pub fn receive_upload(&self, name: &str, bytes: &[u8]) -> ApiResult<UploadDto> {
+        self.receive_upload_from(name, &mut &bytes[..])
+    }
+
+    /// An archive the host receives as a stream (a browser upload), written to the console's
+    /// folder as it arrives (never held whole in memory), at most [`UPLOAD_LIMIT`] bytes; kept
+    /// until imported, replaced by later uploads beyond the few kept, or too old.
+    pub fn receive_upload_from(
+        &self,
+        name: &str,
+        body: &mut dyn std::io::Read,
+    ) -> ApiResult<UploadDto> {
         let dir = self.transfer_dir()?;
+        let t = self.transfers();
+        t.sweep(&dir);
         let token = new_id("upload");
-        let path = staging::keep(&dir, &format!("{token}.zip"), bytes)?;
-        lock(&self.transfers().uploads).insert(token.clone(), Upload { path, owned: true });
+        let (path, bytes, hold) =
+            staging::keep_stream(&dir, &format!("{token}.zip"), body, UPLOAD_LIMIT)?;
+        if bytes == 0 {
+            drop(hold);
+            staging::discard(&path);
+            return Err(ApiError::invalid(
+                "the upload is empty: send the archive's bytes as the body",
+            ));
+        }
+        lock(&t.uploads).insert(
+            token.clone(),
+            Upload {
+                path,
+                owned: true,
+                hold: Some(hold),
+                received: Instant::now(),
+            },
+        );
         Ok(UploadDto {
             upload: token,
             name: name.to_string(),
-            bytes: bytes.len() as u64,
+            bytes,
         })
     }
 
@@ -528,6 +674,8 @@ impl Console {
             Upload {
                 path: path.to_path_buf(),
                 owned: false,
+                hold: None,
+                received: Instant::now(),
             },
         );
         Ok(UploadDto {
@@ -584,6 +732,7 @@ mod tests {
                 agents: vec!["assistant".into()],
                 all: false,
                 sessions: false,
+                include_history: false,
             })
             .unwrap();
         assert_eq!(started.kind, TransferKind::Export);
@@ -707,9 +856,140 @@ mod tests {
                 agents: vec!["../x".into()],
                 all: false,
                 sessions: false,
+                include_history: false,
             })
             .unwrap_err();
         assert_eq!(bad.code, ErrorCode::InvalidAgentName);
+    }
+
+    fn staged(c: &Console) -> Vec<String> {
+        let dir = c.index_dir().with_file_name("transfers");
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn uploads_not_imported_do_not_pile_up_in_the_console_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = console_on(dir.path(), "root");
+        // What a killed earlier run left: an upload, an archive and a half-received upload.
+        let folder = c.index_dir().with_file_name("transfers");
+        std::fs::create_dir_all(&folder).unwrap();
+        for left in ["upload-old.zip", "archive-old.zip", ".oryx-upload-half"] {
+            std::fs::write(folder.join(left), b"PK").unwrap();
+        }
+        // A person's own file in the folder is not the console's to remove.
+        std::fs::write(folder.join("mine.txt"), b"x").unwrap();
+        let mut tokens = Vec::new();
+        for _ in 0..5 {
+            tokens.push(c.receive_upload("a.zip", b"PK..").unwrap().upload);
+        }
+        let kept = staged(&c);
+        let uploads: Vec<_> = kept.iter().filter(|n| n.starts_with("upload-")).collect();
+        assert_eq!(uploads.len(), KEEP_UPLOADS, "{kept:?}");
+        assert!(
+            !kept.iter().any(|n| n.contains("old") || n.contains("half")),
+            "{kept:?}"
+        );
+        assert!(kept.contains(&"mine.txt".to_string()));
+        // The newest are the ones kept; an evicted one is refused with a reason.
+        assert!(uploads.iter().any(|n| n.starts_with(&tokens[4])));
+        let gone = c
+            .start_import(&ImportRequest {
+                upload: tokens[0].clone(),
+                dry_run: true,
+                into_backend: None,
+                agent_map: vec![],
+                replace_existing: false,
+            })
+            .unwrap_err();
+        assert_eq!(gone.code, ErrorCode::InvalidInput);
+        // An empty upload keeps nothing.
+        assert_eq!(
+            c.receive_upload("e.zip", b"").unwrap_err().code,
+            ErrorCode::InvalidInput
+        );
+        // An import (even a failed one) removes its upload.
+        let job = c
+            .start_import(&ImportRequest {
+                upload: tokens[4].clone(),
+                dry_run: false,
+                into_backend: None,
+                agent_map: vec![],
+                replace_existing: false,
+            })
+            .unwrap();
+        assert_eq!(wait(&c, &job.id).state, TransferState::Failed);
+        let left = staged(&c);
+        assert!(!left.iter().any(|n| n.starts_with(&tokens[4])), "{left:?}");
+        assert!(!left.iter().any(|n| n.starts_with(".oryx-")), "{left:?}");
+    }
+
+    fn settled(t: &Transfers, id: &str) -> TransferDto {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = t.status(id).unwrap();
+            if s.state != TransferState::Running {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "transfer {id} still running");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_panic_in_the_work_fails_the_job_and_frees_the_slot() {
+        let t = Arc::new(Transfers::default());
+        let (id, cancel) = t.begin(TransferKind::Import, "u.zip".into()).unwrap();
+        let after_ran = Arc::new(AtomicBool::new(false));
+        let flag = after_ran.clone();
+        spawn(
+            t.clone(),
+            id.clone(),
+            cancel,
+            |_, progress| -> ApiResult<()> {
+                progress(&Progress {
+                    stage: "entries".into(),
+                    done: 1,
+                    total: 2,
+                });
+                panic!("capacity overflow")
+            },
+            |_, ()| {},
+            move || flag.store(true, Ordering::Relaxed),
+        )
+        .unwrap();
+        let failed = settled(&t, &id);
+        assert_eq!(failed.state, TransferState::Failed, "{failed:?}");
+        let error = failed.error.unwrap();
+        assert_eq!(error.code, ErrorCode::Internal);
+        assert!(error.message.contains("capacity overflow"), "{error:?}");
+        // `after` ran; a cancel now answers the failed job; the next job may start.
+        assert!(after_ran.load(Ordering::Relaxed));
+        let (next, cancel) = t.begin(TransferKind::Export, "a.zip".into()).unwrap();
+        // A job that panics after being cancelled still ends (as failed: the panic is news).
+        spawn(
+            t.clone(),
+            next.clone(),
+            cancel.clone(),
+            |cancel, _| -> ApiResult<()> {
+                while !cancel.load(Ordering::Relaxed) {
+                    std::thread::yield_now();
+                }
+                panic!("after the cancel")
+            },
+            |_, ()| {},
+            || {},
+        )
+        .unwrap();
+        cancel.store(true, Ordering::Relaxed);
+        assert_eq!(settled(&t, &next).state, TransferState::Failed);
+        t.begin(TransferKind::Import, "b.zip".into()).unwrap();
     }
 
     #[test]

@@ -45,6 +45,7 @@ impl Bench {
                 &ExportOptions {
                     owners: vec![Owner::Agent(gen::BIG.to_string())],
                     sessions: false,
+                    include_history: false,
                 },
                 &out,
                 &never,

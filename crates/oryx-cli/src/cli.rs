@@ -177,7 +177,7 @@ enum Command {
         dry_run: bool,
     },
     /// Write agents and their memory (entries, MEMORY.md byte for byte, AGENT.md, skills,
-    /// bootstrap files, the console's history) into one archive
+    /// bootstrap files) into one archive
     Export {
         /// An agent to export (repeat for several)
         #[arg(long = "agent", conflicts_with = "all")]
@@ -188,6 +188,10 @@ enum Command {
         /// Also the agents' sessions (for reading; an import never writes sessions)
         #[arg(long)]
         sessions: bool,
+        /// Also the console's history of changes (MEMORY.md.oryx-history), which keeps the text
+        /// of entries deleted or rewritten by the console: off unless asked
+        #[arg(long)]
+        with_history: bool,
         /// The archive to write (conventionally NAME.oryx.zip)
         #[arg(value_name = "FILE")]
         out: PathBuf,
@@ -655,12 +659,14 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             agents,
             all,
             sessions,
+            with_history,
             out,
         } => {
             let args = oryx_api::portable::ExportArgs {
                 agents: &agents,
                 all,
                 sessions,
+                include_history: with_history,
                 out: &out,
             };
             let r = crate::progress::with_units(json, |cancel, progress| {

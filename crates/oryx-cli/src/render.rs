@@ -840,12 +840,17 @@ pub fn export(r: &oryx_api::portable::ExportReport, json: bool) {
     }
     let entries: usize = r.owners.iter().map(|o| o.core + o.archival).sum();
     println!(
-        "wrote {} ({} bytes): {} owners, {entries} entries, {} files, {} sessions",
+        "wrote {} ({} bytes): {} owners, {entries} entries, {} files, {} sessions, {}",
         r.path,
         r.bytes,
         r.owners.len(),
         r.files,
-        r.sessions
+        r.sessions,
+        if r.history {
+            "with the history of changes"
+        } else {
+            "without the history of changes (--with-history adds it)"
+        }
     );
 }
 

@@ -55,6 +55,7 @@ fn export_all(root: &Path, store: &dyn LongTermMemoryStore, owners: &[Owner], ou
         &ExportOptions {
             owners: owners.to_vec(),
             sessions: false,
+            include_history: false,
         },
         out,
         &never(),

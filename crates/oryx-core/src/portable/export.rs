@@ -1,9 +1,12 @@
 //! Writing an archive: streamed member by member into a temporary file beside the target,
-//! renamed into place when complete (a cancelled or failed export leaves nothing behind).
+//! renamed into place when complete (a cancelled or failed export leaves nothing behind; one
+//! killed outright leaves its temporary file, which the next export in that folder removes).
 
+use std::cell::Cell;
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use sha2::Digest;
@@ -11,10 +14,11 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
 use super::{
-    owner_key, EntryLine, FileManifest, LinkManifest, Manifest, OwnerManifest, Progress, FORMAT,
-    VERSION,
+    owner_key, staging, EntryLine, FileManifest, LinkManifest, Manifest, OwnerManifest, Progress,
+    FORMAT, VERSION,
 };
 use crate::error::{CoreError, IoContext, Result};
+use crate::fsx;
 use crate::memory::history::history_path;
 use crate::memory::{LongTermMemoryStore, Scope};
 use crate::names::{self, Owner};
@@ -26,6 +30,10 @@ pub struct ExportOptions {
     pub owners: Vec<Owner>,
     /// Also the agents' sessions (for reading; never imported into a runtime's database).
     pub sessions: bool,
+    /// Also the console's history sidecars (`MEMORY.md.oryx-history`). Off unless asked: the
+    /// history keeps the text of every entry the console deleted or rewrote, which the person
+    /// removed on purpose and would not expect to travel in an archive.
+    pub include_history: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -35,13 +43,72 @@ pub struct ExportReport {
     pub owners: Vec<OwnerManifest>,
     pub files: usize,
     pub sessions: usize,
+    /// Whether the console's history sidecars are in the archive.
+    pub history: bool,
 }
 
 use serde::Serialize;
 
-struct Writer {
-    zip: ZipWriter<BufWriter<File>>,
+/// The prefix of an export's temporary file, beside the archive it becomes.
+pub const TEMP_PREFIX: &str = ".oryx-export-";
+
+/// The archive file under the zip writer. Once the export has failed (the first failed write or
+/// seek, or the writer dropped unfinished), writes are dropped: the zip writer's `Drop` then
+/// finalises into nothing, instead of writing a central directory to a full disk and printing
+/// its failure on stderr. Every failure still reaches the export as its error.
+struct Sink {
+    file: BufWriter<File>,
+    discard: Rc<Cell<bool>>,
+    /// Where the writer believes it is once discarding.
+    pos: u64,
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.discard.get() {
+            self.pos += buf.len() as u64;
+            return Ok(buf.len());
+        }
+        self.file.write(buf).inspect_err(|_| self.discard.set(true))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.discard.get() {
+            return Ok(());
+        }
+        self.file.flush().inspect_err(|_| self.discard.set(true))
+    }
+}
+
+impl Seek for Sink {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        if !self.discard.get() {
+            self.pos = self.file.seek(to).inspect_err(|_| self.discard.set(true))?;
+            return Ok(self.pos);
+        }
+        self.pos = match to {
+            SeekFrom::Start(n) => n,
+            SeekFrom::Current(d) | SeekFrom::End(d) => self.pos.saturating_add_signed(d),
+        };
+        Ok(self.pos)
+    }
+}
+
+struct Writer<'a> {
+    /// `None` once finished.
+    zip: Option<ZipWriter<Sink>>,
+    discard: Rc<Cell<bool>>,
     files: Vec<FileManifest>,
+    root: &'a Path,
+    /// The archive as the person named it (errors name it, not the temporary file).
+    out: &'a Path,
+}
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        // Not finished: the export failed or was cancelled, and its temporary file goes.
+        self.discard.set(true);
+    }
 }
 
 fn opts() -> SimpleFileOptions {
@@ -51,12 +118,26 @@ fn opts() -> SimpleFileOptions {
         .large_file(false)
 }
 
-impl Writer {
+impl Writer<'_> {
+    fn zip(&mut self) -> &mut ZipWriter<Sink> {
+        self.zip.as_mut().expect("the archive is still open")
+    }
+
+    fn start(&mut self, name: &str, options: SimpleFileOptions) -> Result<()> {
+        let out = self.out;
+        self.zip()
+            .start_file(name, options)
+            .map_err(|e| zip_err(out, e))
+    }
+
+    fn write(&mut self, data: &[u8]) -> Result<()> {
+        let out = self.out;
+        self.zip().write_all(data).at(out)
+    }
+
     fn bytes(&mut self, name: &str, data: &[u8]) -> Result<()> {
-        self.zip.start_file(name, opts()).map_err(zip_err)?;
-        self.zip
-            .write_all(data)
-            .map_err(|e| CoreError::Corrupt(format!("cannot write {name}: {e}")))?;
+        self.start(name, opts())?;
+        self.write(data)?;
         self.files.push(FileManifest {
             path: name.to_string(),
             bytes: data.len() as u64,
@@ -65,13 +146,14 @@ impl Writer {
         Ok(())
     }
 
-    /// A file of the root, streamed (a MEMORY.md may be 100 MB).
+    /// A file of the root, streamed (a MEMORY.md may be 100 MB). It must be the root's own: a
+    /// link anywhere on its path that leads out of the root is refused, never packed.
     fn file(&mut self, name: &str, path: &Path, cancel: &AtomicBool) -> Result<()> {
-        let mut f = File::open(path).at(path)?;
+        let Some(mut f) = fsx::open_read_inside(self.root, path)? else {
+            return Ok(()); // gone since it was listed
+        };
         let big = f.metadata().at(path)?.len() >= 0xFFFF_FFFF;
-        self.zip
-            .start_file(name, opts().large_file(big))
-            .map_err(zip_err)?;
+        self.start(name, opts().large_file(big))?;
         let mut hash = sha2::Sha256::new();
         let mut buf = vec![0u8; 1 << 20];
         let mut total = 0u64;
@@ -84,9 +166,7 @@ impl Writer {
                 break;
             }
             hash.update(&buf[..n]);
-            self.zip
-                .write_all(&buf[..n])
-                .map_err(|e| CoreError::Corrupt(format!("cannot write {name}: {e}")))?;
+            self.write(&buf[..n])?;
             total += n as u64;
         }
         self.files.push(FileManifest {
@@ -96,10 +176,23 @@ impl Writer {
         });
         Ok(())
     }
+
+    /// Writes the central directory and flushes to disk.
+    fn finish(&mut self) -> Result<()> {
+        let out = self.out;
+        let zip = self.zip.take().expect("the archive is still open");
+        let sink = zip.finish().map_err(|e| zip_err(out, e))?;
+        let file = sink.file.into_inner().map_err(|e| e.into_error()).at(out)?;
+        file.sync_all().at(out)
+    }
 }
 
-fn zip_err(e: zip::result::ZipError) -> CoreError {
-    CoreError::Corrupt(format!("cannot write the archive: {e}"))
+/// A failed write of the archive: the disk's error as an I/O error on the archive.
+fn zip_err(out: &Path, e: zip::result::ZipError) -> CoreError {
+    match e {
+        zip::result::ZipError::Io(e) => CoreError::io(out, e),
+        e => CoreError::Corrupt(format!("cannot write the archive {}: {e}", out.display())),
+    }
 }
 
 /// A regular file (not a link) at `p`.
@@ -125,6 +218,24 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The files of the root's skill `s`: `skills/` and `skills/<s>` must be folders of the root
+/// (a link there could name any folder of the machine: its files are refused, not packed).
+fn skill_files(root: &Path, s: &str) -> Result<Vec<PathBuf>> {
+    let skills = root.join("skills");
+    let dir = skills.join(s);
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let real_root = root.canonicalize().at(root)?;
+    for d in [&skills, &dir] {
+        let real = d.canonicalize().at(d)?;
+        if !real.starts_with(&real_root) {
+            return Err(CoreError::OutsideRoot(d.clone()));
+        }
+    }
+    Ok(files_below(&dir))
+}
+
 fn rel(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
         .unwrap_or(p)
@@ -132,6 +243,16 @@ fn rel(root: &Path, p: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// The archive replaces only a regular file: never a FIFO, a device (`/dev/full`), a
+/// directory or a link that happens to have its name.
+fn check_target(out: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(out) {
+        Ok(m) => fsx::require_regular(out, &m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(CoreError::io(out, e)),
+    }
 }
 
 pub fn export(
@@ -159,42 +280,49 @@ pub fn export(
             }
         }
     }
+    check_target(out)?;
     let dir = out
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let tmp = tempfile::Builder::new()
-        .prefix(".oryx-export-")
-        .tempfile_in(dir)
-        .at(dir)?;
-    let result = write_all(root, store, sessions, opts_in, tmp.path(), cancel, progress);
-    match result {
-        Ok(mut report) => {
-            tmp.persist(out).map_err(|e| CoreError::Io {
-                path: out.to_path_buf(),
-                source: e.error,
-            })?;
-            report.path = out.display().to_string();
-            report.bytes = std::fs::metadata(out).at(out)?.len();
-            Ok(report)
-        }
-        Err(e) => Err(e),
-    }
+    // Temporary files of exports that died (killed, SIGXFSZ) cannot remove themselves.
+    staging::remove_stale_temps(dir, TEMP_PREFIX);
+    let tmp = staging::locked_temp(dir, TEMP_PREFIX)?;
+    let file = tmp.as_file().try_clone().at(tmp.path())?;
+    let mut report = write_all(root, store, sessions, opts_in, file, out, cancel, progress)?;
+    check_target(out)?;
+    tmp.persist(out).map_err(|e| CoreError::Io {
+        path: out.to_path_buf(),
+        source: e.error,
+    })?;
+    report.path = out.display().to_string();
+    report.bytes = std::fs::metadata(out).at(out)?.len();
+    Ok(report)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_all(
     root: &Path,
     store: &dyn LongTermMemoryStore,
     sessions: Option<&SessionStore>,
     o: &ExportOptions,
-    path: &Path,
+    file: File,
+    out: &Path,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<ExportReport> {
-    let file = File::create(path).at(path)?;
+    let discard = Rc::new(Cell::new(false));
+    let sink = Sink {
+        file: BufWriter::with_capacity(1 << 20, file),
+        discard: discard.clone(),
+        pos: 0,
+    };
     let mut w = Writer {
-        zip: ZipWriter::new(BufWriter::with_capacity(1 << 20, file)),
+        zip: Some(ZipWriter::new(sink)),
+        discard,
         files: Vec::new(),
+        root,
+        out,
     };
     let total = o.owners.len() as u64;
     let mut owners = Vec::new();
@@ -235,7 +363,10 @@ fn write_all(
         w.bytes(&format!("entries/{key}.jsonl"), &jsonl)?;
         // The files as they are on disk, whatever the backend.
         let mem = names::memory_path(root, owner);
-        let mut files = vec![mem.clone(), history_path(&mem)];
+        let mut files = vec![mem.clone()];
+        if o.include_history {
+            files.push(history_path(&mem));
+        }
         if let Owner::Agent(a) = owner {
             let adir = names::agent_dir(root, a);
             files.insert(0, adir.join("AGENT.md"));
@@ -297,7 +428,7 @@ fn write_all(
         if names::validate_agent_name(s).is_err() {
             continue;
         }
-        for f in files_below(&root.join("skills").join(s)) {
+        for f in skill_files(root, s)? {
             w.file(&format!("files/{}", rel(root, &f)), &f, cancel)?;
         }
     }
@@ -310,18 +441,12 @@ fn write_all(
         files: w.files.clone(),
         links,
         sessions: o.sessions,
+        history: o.include_history,
     };
     let text = serde_json::to_vec_pretty(&manifest).expect("the manifest serialises");
-    w.zip.start_file("manifest.json", opts()).map_err(zip_err)?;
-    w.zip
-        .write_all(&text)
-        .map_err(|e| CoreError::Corrupt(format!("cannot write the manifest: {e}")))?;
-    let inner = w.zip.finish().map_err(zip_err)?;
-    inner
-        .into_inner()
-        .map_err(|e| CoreError::Corrupt(format!("cannot write the archive: {e}")))?
-        .sync_all()
-        .at(path)?;
+    w.start("manifest.json", opts())?;
+    w.write(&text)?;
+    w.finish()?;
     progress(&Progress {
         stage: "done".into(),
         done: total,
@@ -333,5 +458,6 @@ fn write_all(
         owners,
         files: manifest.files.len(),
         sessions: session_count,
+        history: o.include_history,
     })
 }

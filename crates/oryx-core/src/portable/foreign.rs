@@ -240,6 +240,24 @@ fn parse_mem0(bytes: &[u8]) -> R<Parsed> {
     Ok(p)
 }
 
+/// The most a member of a foreign archive may inflate to: far above any real backup of
+/// memories, far below what a few kilobytes of zip or gzip bomb would otherwise allocate.
+pub const MAX_INFLATED: u64 = 256 * 1024 * 1024;
+
+/// All of `r` (a member being inflated), refused beyond [`MAX_INFLATED`] bytes.
+fn read_capped(r: impl Read, what: &str) -> R<Vec<u8>> {
+    let mut out = Vec::new();
+    r.take(MAX_INFLATED + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("{what}: {e}"))?;
+    if out.len() as u64 > MAX_INFLATED {
+        return Err(format!(
+            "{what} inflates to more than {MAX_INFLATED} bytes; refusing to read it"
+        ));
+    }
+    Ok(out)
+}
+
 fn parse_openmemory(bytes: &[u8]) -> R<Parsed> {
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| format!("not a zip ({e})"))?;
@@ -258,10 +276,8 @@ fn parse_openmemory(bytes: &[u8]) -> R<Parsed> {
             .cloned()
     };
     let read = |zip: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>, m: &str| -> R<Vec<u8>> {
-        let mut f = zip.by_name(m).map_err(|e| format!("{m}: {e}"))?;
-        let mut out = Vec::new();
-        f.read_to_end(&mut out).map_err(|e| format!("{m}: {e}"))?;
-        Ok(out)
+        let f = zip.by_name(m).map_err(|e| format!("{m}: {e}"))?;
+        read_capped(f, m)
     };
     let json_member = find("memories.json");
     let lines_member = find("memories.jsonl.gz");
@@ -281,9 +297,7 @@ fn parse_openmemory(bytes: &[u8]) -> R<Parsed> {
             .clone()
     } else if let Some(m) = &lines_member {
         let gz = read(&mut zip, m)?;
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_string(&mut text)
+        let text = String::from_utf8(read_capped(flate2::read::GzDecoder::new(&gz[..]), m)?)
             .map_err(|e| format!("{m} is not gzip'd UTF-8 ({e})"))?;
         let mut out = Vec::new();
         for (i, l) in text.lines().enumerate() {
@@ -746,6 +760,34 @@ mod tests {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(text.as_bytes()).unwrap();
         e.finish().unwrap()
+    }
+
+    #[test]
+    fn an_openmemory_gzip_bomb_is_refused_before_it_is_inflated_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_in(dir.path());
+        // Zeros past the cap squeeze into a few hundred kilobytes of gzip.
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..=(MAX_INFLATED >> 20) {
+            e.write_all(&zeros).unwrap();
+        }
+        let bomb = e.finish().unwrap();
+        assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+        let f = dir.path().join("backup.zip");
+        std::fs::write(&f, zip_of(&[("memories.jsonl.gz", bomb)])).unwrap();
+        let err = import_foreign(
+            Format::OpenMemory,
+            &f,
+            &store,
+            &Owner::Global,
+            false,
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Corrupt(_)), "{err}");
+        assert!(err.to_string().contains("inflates to more than"), "{err}");
+        assert!(held(&store).is_empty());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //!   `{"owner", "scope", "timestamp", "content"}` (owner: the agent's name or `__global__`);
 //! - `files/…` — the root's files as they are: `agents/<n>/AGENT.md`, `agents/<n>/MEMORY.md`
 //!   byte for byte, the bootstrap files the agents name, the skills they link (with the links
-//!   in the manifest), `memory/MEMORY.md`, and the console's history sidecars;
+//!   in the manifest), `memory/MEMORY.md`, and (only when asked, `history: true` in the
+//!   manifest) the console's history sidecars;
 //! - `sessions/<agent>.jsonl` (with `--sessions`) — each session with its messages, for
 //!   reading: the console never writes the runtime's sessions.
 
@@ -42,6 +43,9 @@ pub struct Manifest {
     #[serde(default)]
     pub links: Vec<LinkManifest>,
     pub sessions: bool,
+    /// The console's history sidecars are in `files/` (only when the export asked for them).
+    #[serde(default)]
+    pub history: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
