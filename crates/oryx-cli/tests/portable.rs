@@ -820,3 +820,150 @@ fn import_from_lines_and_csv_into_the_global_memory() {
     );
     assert_ne!(out.status.code(), Some(0));
 }
+
+fn archive_members(archive: &Path) -> Vec<String> {
+    let out = std::process::Command::new("unzip")
+        .arg("-Z1")
+        .arg(archive)
+        .output();
+    match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect(),
+        // Without unzip: the names are in the archive's central directory as plain bytes.
+        _ => {
+            let bytes = std::fs::read(archive).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            ["files/agents/assistant/MEMORY.md.oryx-history"]
+                .into_iter()
+                .filter(|n| text.contains(n))
+                .map(str::to_string)
+                .collect()
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn export_carries_the_history_only_with_the_flag_and_writes_only_to_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let src = demo_root(&config, dir.path());
+    // The console's history sidecar, holding the text of an entry deleted on purpose.
+    let history = src.join("agents/assistant/MEMORY.md.oryx-history");
+    if !history.is_file() {
+        std::fs::write(&history, "{\"before\": \"a note deleted on purpose\"}\n").unwrap();
+    }
+    let member = "files/agents/assistant/MEMORY.md.oryx-history".to_string();
+
+    let plain = dir.path().join("plain.oryx.zip");
+    let r = json(
+        &config,
+        &src,
+        "markdown",
+        &["export", "--agent", "assistant", plain.to_str().unwrap()],
+    );
+    assert_eq!(r["history"], false, "{r}");
+    assert!(!archive_members(&plain).contains(&member));
+    let with = dir.path().join("with.oryx.zip");
+    let r = json(
+        &config,
+        &src,
+        "markdown",
+        &[
+            "export",
+            "--agent",
+            "assistant",
+            "--with-history",
+            with.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r["history"], true, "{r}");
+    assert!(archive_members(&with).contains(&member));
+
+    // A FIFO at FILE is refused and stays a FIFO.
+    let fifo = dir.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = run(
+        &config,
+        &src,
+        "markdown",
+        &["export", "--agent", "assistant", fifo.to_str().unwrap()],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a regular file"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}
+
+#[cfg(target_os = "linux")]
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// An upload goes to disk as it arrives: the server's peak memory does not grow with it, and
+/// uploads never imported do not pile up in the console's folder.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_upload_streams_to_disk_and_uploads_not_imported_are_cleaned_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let root = demo_root(&config, dir.path());
+    let mut cmd = common::oryx(&config);
+    cmd.args([
+        "--root",
+        root.to_str().unwrap(),
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+    ]);
+    let (child, base) = common::spawn_serve(cmd);
+    let server = common::ServerProcess(child);
+    use std::io::Read;
+    let client = reqwest::blocking::Client::new();
+    let upload = |bytes: u64| -> reqwest::blocking::Response {
+        let body = reqwest::blocking::Body::sized(std::io::repeat(b'z').take(bytes), bytes);
+        client
+            .post(format!("{base}/api/v1/console/transfer/upload?name=a.zip"))
+            .body(body)
+            .send()
+            .unwrap()
+    };
+    // Warm up (first requests allocate the server's own buffers), then measure.
+    assert_eq!(upload(1 << 10).status().as_u16(), 200);
+    let before = peak_rss_kib(server.id());
+    let big: u64 = 256 << 20;
+    let r = upload(big);
+    assert_eq!(r.status().as_u16(), 200);
+    let v: Value = r.json().unwrap();
+    assert_eq!(v["data"]["bytes"].as_u64(), Some(big), "{v}");
+    let grew = peak_rss_kib(server.id()).saturating_sub(before);
+    assert!(
+        grew < 64 << 10,
+        "the server's peak memory grew {grew} KiB for a 256 MiB upload"
+    );
+
+    for _ in 0..4 {
+        assert_eq!(upload(1 << 10).status().as_u16(), 200);
+    }
+    let staged: Vec<String> = std::fs::read_dir(config.join("transfers"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(staged.len(), 2, "{staged:?}");
+}

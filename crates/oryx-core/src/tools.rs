@@ -247,7 +247,9 @@ impl ToolExecutor {
                     ));
                 }
                 let keyword = str_arg(&input, "keyword");
-                self.memory.recall_text(owner, &keyword).map_err(store_err)
+                self.memory
+                    .recall_answer(owner, &keyword)
+                    .map_err(store_err)
             }
             _ => unreachable!("unknown tools are answered above"),
         }

@@ -177,10 +177,15 @@ impl MemoryService {
         )
     }
 
-    /// The recall_memory tool's result string (SPEC §8), and a note when the configured mode
-    /// could not rank by meaning (no model, unusable vectors): the agent then gets keyword
-    /// recall's answer rather than a failed call.
-    pub fn recall_text(&self, owner: &Owner, keyword: &str) -> Result<(String, Option<String>)> {
+    /// The recall_memory tool's result string (SPEC §8).
+    pub fn recall_text(&self, owner: &Owner, keyword: &str) -> Result<String> {
+        Ok(self.recall_answer(owner, keyword)?.0)
+    }
+
+    /// The recall_memory tool's result string, and a note when the configured mode could not
+    /// rank by meaning (no model, unusable vectors): the agent then gets keyword recall's
+    /// answer rather than a failed call.
+    pub fn recall_answer(&self, owner: &Owner, keyword: &str) -> Result<(String, Option<String>)> {
         match self.recall(owner, keyword) {
             Ok(hits) => Ok((recall_result_text(&hits), None)),
             Err(e) if self.recall.mode != RecallMode::Keyword => {
