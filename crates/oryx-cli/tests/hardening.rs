@@ -787,7 +787,8 @@ fn run_bounded(mut cmd: Command, stdin: Option<Vec<u8>>) -> (std::process::ExitS
     })
     .stdout(Stdio::null())
     .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
+    // Killed and waited for when dropped, also when the deadline fails the test.
+    let mut child = common::ServerProcess(cmd.spawn().unwrap());
     if let Some(bytes) = stdin {
         let mut pipe = child.stdin.take().unwrap();
         // The reader may stop early (that is the point): a broken pipe here is expected.
@@ -799,10 +800,10 @@ fn run_bounded(mut cmd: Command, stdin: Option<Vec<u8>>) -> (std::process::ExitS
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while status.is_none() {
         status = child.try_wait().unwrap();
-        if status.is_none() && std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("{cmd:?} did not end within 20 s: it hangs");
-        }
+        assert!(
+            status.is_some() || std::time::Instant::now() < deadline,
+            "{cmd:?} did not end within 20 s: it hangs"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut err = String::new();

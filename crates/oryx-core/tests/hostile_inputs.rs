@@ -39,8 +39,11 @@ fn vector_file(dir: &Path) -> PathBuf {
     path
 }
 
-/// The ways a vector file was found damaged: each rewrites the file at `path`.
-fn damages() -> Vec<(&'static str, fn(&Path))> {
+/// Rewrites the vector file at its path the way it was found damaged.
+type Damage = fn(&Path);
+
+/// The ways a vector file was found damaged.
+fn damages() -> Vec<(&'static str, Damage)> {
     vec![
         ("not a database", |p| {
             std::fs::write(p, vec![0x5a; 20_000]).unwrap()

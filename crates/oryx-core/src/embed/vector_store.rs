@@ -292,7 +292,7 @@ impl VectorStore {
     /// The owner's vectors; damaged ones (of the wrong type or size, not finite, not of unit
     /// length) are dropped from the file and said on stderr: they are embedded again at the
     /// next sync instead of scoring nonsense.
-    fn read_owner(&mut self, owner: &str) -> Result<Vec<(String, u64, Vector)>> {
+    fn read_owner(&mut self, owner: &str) -> Result<Vec<Row>> {
         let (out, damaged) = self.read_rows(owner)?;
         if damaged > 0 {
             let n = self
@@ -327,7 +327,7 @@ impl VectorStore {
     }
 
     /// The owner's well-formed rows and how many rows are damaged (ill-formed or not unit).
-    fn read_rows(&self, owner: &str) -> Result<(Vec<(String, u64, Vector)>, usize)> {
+    fn read_rows(&self, owner: &str) -> Result<(Vec<Row>, usize)> {
         let ill: i64 = self
             .conn
             .query_row(
@@ -364,6 +364,9 @@ impl VectorStore {
         Ok((out, ill as usize + not_unit))
     }
 }
+
+/// A stored vector: its entry key, the content hash it was made from, the vector.
+type Row = (String, u64, Vector);
 
 /// A row of the shape this store writes (`?2`: a vector's bytes).
 const WELL_FORMED: &str = "typeof(key) = 'text' AND typeof(content_hash) = 'integer' \
