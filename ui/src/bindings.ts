@@ -927,6 +927,8 @@ export type ExportDoneDto = {
 	owners: OwnerCountDto[],
 	files: number,
 	sessions: number,
+	/**  Whether the console's history of changes is in the archive. */
+	history: boolean,
 	/**  What to call the archive when it is saved. */
 	file_name: string,
 };
@@ -939,6 +941,11 @@ export type ExportRequest_Deserialize = {
 	all?: boolean,
 	/**  Also the agents' sessions and tool invocations. */
 	sessions?: boolean,
+	/**
+	 *  Also the console's history of changes (it keeps the text of deleted and rewritten
+	 *  entries); off unless asked.
+	 */
+	include_history?: boolean,
 };
 
 export type ExportRequest_Serialize = {
@@ -947,6 +954,11 @@ export type ExportRequest_Serialize = {
 	all: boolean,
 	/**  Also the agents' sessions and tool invocations. */
 	sessions: boolean,
+	/**
+	 *  Also the console's history of changes (it keeps the text of deleted and rewritten
+	 *  entries); off unless asked.
+	 */
+	include_history: boolean,
 };
 
 export type FieldErrorDto = {

@@ -108,6 +108,7 @@ impl Archive {
                 .collect(),
             links: self.links.clone(),
             sessions: false,
+            history: false,
         }
     }
 

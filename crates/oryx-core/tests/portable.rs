@@ -287,3 +287,41 @@ fn a_renamed_agent_gets_its_new_name_in_agent_md_and_keeps_the_rest() {
         .warnings
         .is_empty());
 }
+
+#[test]
+fn what_an_export_holds_an_import_takes_even_from_a_skill_with_dot_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = new_root(dir.path(), "a");
+    agent(&a, "bot");
+    let skill = a.join("skills/web");
+    std::fs::create_dir_all(skill.join(".git")).unwrap();
+    std::fs::create_dir_all(skill.join("scripts")).unwrap();
+    std::fs::write(skill.join("SKILL.md"), "---\nname: web\n---\n").unwrap();
+    std::fs::write(skill.join("scripts/run.sh"), "echo hi\n").unwrap();
+    std::fs::write(skill.join(".gitignore"), "target\n").unwrap();
+    std::fs::write(skill.join(".DS_Store"), [0u8, 1, 2]).unwrap();
+    std::fs::write(skill.join(".git/config"), "[core]\n").unwrap();
+    std::fs::write(skill.join("cache.db"), "SQLite format 3\0").unwrap();
+    std::fs::create_dir_all(a.join("agents/bot/skills")).unwrap();
+    std::os::unix::fs::symlink("../../../skills/web", a.join("agents/bot/skills/web")).unwrap();
+    let md = MarkdownMemoryStore::new(&a);
+    let bot = Owner::Agent("bot".into());
+    md.append(&bot, Scope::Archival, "用户在用 web 技能", None)
+        .unwrap();
+    let out = dir.path().join("bot.oryx.zip");
+    export_all(&a, &md, std::slice::from_ref(&bot), &out);
+
+    let b = new_root(dir.path(), "b");
+    let md2 = MarkdownMemoryStore::new(&b);
+    let r = import_into(&out, &b, &md2, &ImportOptions::default());
+    assert!(r.owners.iter().all(|o| o.error.is_none()), "{r:?}");
+    assert_eq!(
+        std::fs::read(b.join("skills/web/scripts/run.sh")).unwrap(),
+        b"echo hi\n"
+    );
+    assert!(b.join("skills/web/SKILL.md").is_file());
+    for left in [".gitignore", ".DS_Store", ".git", "cache.db"] {
+        assert!(!b.join("skills/web").join(left).exists(), "{left}");
+    }
+    assert_eq!(rows(&md2, &bot), rows(&md, &bot));
+}

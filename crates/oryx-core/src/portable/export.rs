@@ -372,11 +372,7 @@ fn write_all(
             files.insert(0, adir.join("AGENT.md"));
             if let Ok(agent) = crate::agents::get(root, a) {
                 for b in agent.bootstrap {
-                    if !b.contains('/')
-                        && !b.contains('\\')
-                        && !b.starts_with('.')
-                        && !bootstrap.contains(&b)
-                    {
+                    if super::is_bootstrap_name(&b) && !bootstrap.contains(&b) {
                         bootstrap.push(b);
                     }
                 }
@@ -429,7 +425,11 @@ fn write_all(
             continue;
         }
         for f in skill_files(root, s)? {
-            w.file(&format!("files/{}", rel(root, &f)), &f, cancel)?;
+            let r = rel(root, &f);
+            let below: Vec<&str> = r.split('/').skip(2).collect();
+            if super::is_skill_member(&below) {
+                w.file(&format!("files/{r}"), &f, cancel)?;
+            }
         }
     }
     let manifest = Manifest {

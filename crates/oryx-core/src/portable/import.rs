@@ -41,8 +41,6 @@ pub const MAX_ARCHIVE_BYTES: u64 = 1 << 30;
 pub const MAX_INFLATION: u64 = 100;
 const INFLATION_FLOOR: u64 = 64 << 20;
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
-/// Folders a skill's file may sit in below its skill.
-const MAX_SKILL_DEPTH: usize = 8;
 const HISTORY: &str = "MEMORY.md.oryx-history";
 
 #[derive(Debug, Clone, Default)]
@@ -183,10 +181,7 @@ fn member_kind(name: &str) -> Option<Member> {
             k => Some(Member::Memory(None, k)),
         },
         ["skills", s, rest @ ..]
-            if names::is_valid_agent_name(s)
-                && !rest.is_empty()
-                && rest.len() <= MAX_SKILL_DEPTH
-                && rest.iter().all(|r| is_plain_member_name(r)) =>
+            if names::is_valid_agent_name(s) && super::is_skill_member(rest) =>
         {
             Some(Member::Skill(parts.iter().map(|p| p.to_string()).collect()))
         }

@@ -124,6 +124,17 @@ pub fn is_plain_member_name(name: &str) -> bool {
             .any(|s| lower.ends_with(s))
 }
 
+/// Names a file below `skills/<s>/` may have in an archive (folders, then the file's name).
+const MAX_SKILL_DEPTH: usize = 8;
+
+/// The path below `skills/<s>/` of a skill file an archive may carry: plain names, not too deep.
+/// Export writes only these (a `.gitignore` or `.DS_Store` stays home), import accepts only these.
+pub fn is_skill_member(rest: &[&str]) -> bool {
+    !rest.is_empty()
+        && rest.len() <= MAX_SKILL_DEPTH
+        && rest.iter().all(|r| is_plain_member_name(r))
+}
+
 /// A bootstrap file an archive may carry at the top of the root: a plain markdown name (what
 /// the runtime puts into a prompt, SPEC §9), so never a database, sidecar or folder of the root.
 pub fn is_bootstrap_name(name: &str) -> bool {

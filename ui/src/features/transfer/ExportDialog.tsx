@@ -22,6 +22,8 @@ export function ExportDialog({ agents: initial, onClose }: { agents: string[] | 
   const [all, setAll] = useState(initial === "all");
   const [chosen, setChosen] = useState<string[]>(initial === "all" ? [] : initial);
   const [sessions, setSessions] = useState(false);
+  // Off by default: the history keeps the text of entries that were deleted or rewritten.
+  const [history, setHistory] = useState(false);
   const [jobId, setJobId] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const job = useTransfer(jobId).data;
@@ -30,7 +32,7 @@ export function ExportDialog({ agents: initial, onClose }: { agents: string[] | 
   const start = () => {
     setSaved(null);
     actions.save.reset();
-    actions.startExport.mutate({ agents: all ? [] : chosen, all, sessions }, { onSuccess: (j) => setJobId(j.id) });
+    actions.startExport.mutate({ agents: all ? [] : chosen, all, sessions, include_history: history }, { onSuccess: (j) => setJobId(j.id) });
   };
   const cancel = () => {
     if (jobId) actions.cancel.mutate(jobId);
@@ -88,6 +90,11 @@ export function ExportDialog({ agents: initial, onClose }: { agents: string[] | 
           {t("export.sessions")}
         </label>
         <p className="field-hint">{t("export.sessionsHint")}</p>
+        <label className="check transfer-option">
+          <input type="checkbox" checked={history} onChange={(e) => setHistory(e.target.checked)} data-testid="export-history" />
+          {t("export.history")}
+        </label>
+        <p className="field-hint">{t("export.historyHint")}</p>
         {none ? (
           <p className="field-hint" data-testid="export-none">
             {t("export.none")}
@@ -211,6 +218,8 @@ function ExportSummary({ summary }: { summary: ExportDoneDto }) {
         <dd>{num(summary.files)}</dd>
         <dt>{t("export.sessionsCount")}</dt>
         <dd>{num(summary.sessions)}</dd>
+        <dt>{t("export.historyIncluded")}</dt>
+        <dd data-testid="export-history-included">{summary.history ? t("export.historyYes") : t("export.historyNo")}</dd>
         <dt>{t("export.size")}</dt>
         <dd data-testid="export-size">{humanBytes(summary.bytes)}</dd>
       </dl>

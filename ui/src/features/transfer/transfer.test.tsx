@@ -33,6 +33,7 @@ const EXPORT_DONE: TransferDto = {
     ],
     files: 12,
     sessions: 0,
+    history: true,
     file_name: "oryx-2-agents-2026-12-04.oryx.zip",
   },
 };
@@ -77,11 +78,13 @@ describe("export dialog", () => {
     fireEvent.click(within(dialog).getByTestId("export-agent-assistant"));
     fireEvent.click(within(dialog).getByTestId("export-agent-researcher"));
     fireEvent.click(within(dialog).getByTestId("export-sessions"));
+    expect(within(dialog).getByTestId("export-history")).not.toBeChecked();
+    fireEvent.click(within(dialog).getByTestId("export-history"));
     fireEvent.click(within(dialog).getByTestId("export-start"));
     expect(await within(dialog).findByTestId("transfer-stage")).toHaveTextContent("Memory of assistant");
     expect(within(dialog).getByTestId("transfer-count")).toHaveTextContent("60 of 151");
     expect(within(dialog).getByRole("progressbar")).toHaveAttribute("aria-valuenow", "60");
-    expect(backend.calls.find((c) => c.op === "start_export")?.args).toEqual({ agents: ["assistant", "researcher"], all: false, sessions: true });
+    expect(backend.calls.find((c) => c.op === "start_export")?.args).toEqual({ agents: ["assistant", "researcher"], all: false, sessions: true, include_history: true });
 
     status = EXPORT_DONE;
     await within(dialog).findByTestId("export-done", {}, { timeout: 3000 });
@@ -89,6 +92,7 @@ describe("export dialog", () => {
     expect(within(owners).getByTestId("export-owner-assistant")).toHaveTextContent(/assistant\s*4\s*140/);
     expect(owners).toHaveTextContent(/Total\s*5\s*146/);
     expect(within(dialog).getByTestId("export-size")).toHaveTextContent("8.7 KB");
+    expect(within(dialog).getByTestId("export-history-included")).toHaveTextContent(/^included$/);
     expect(dialog).toHaveTextContent("oryx-2-agents-2026-12-04.oryx.zip");
     fireEvent.click(within(dialog).getByTestId("export-save"));
     expect(await within(dialog).findByTestId("export-saved")).toHaveTextContent("Downloaded as oryx-2-agents-2026-12-04.oryx.zip");
@@ -112,7 +116,7 @@ describe("export dialog", () => {
     fireEvent.click(await within(dialog).findByTestId("transfer-cancel"));
     await within(dialog).findByTestId("transfer-cancelled", {}, { timeout: 3000 });
     expect(backend.calls.find((c) => c.op === "cancel_transfer")?.args).toEqual({ id: "export-1" });
-    expect(backend.calls.find((c) => c.op === "start_export")?.args).toEqual({ agents: ["assistant"], all: false, sessions: false });
+    expect(backend.calls.find((c) => c.op === "start_export")?.args).toEqual({ agents: ["assistant"], all: false, sessions: false, include_history: false });
 
     // Again, to the end; the desktop saves where the person said.
     status = EXPORT_DONE;
@@ -133,7 +137,7 @@ describe("export dialog", () => {
     fireEvent.click(within(dialog).getByTestId("export-start"));
     expect(await within(dialog).findByTestId("error-headline")).toHaveTextContent("Something else is changing this at the same time");
     expect(within(dialog).getByTestId("error-code")).toHaveTextContent("conflict");
-    expect(backend.calls.find((c) => c.op === "start_export")?.args).toEqual({ agents: [], all: true, sessions: false });
+    expect(backend.calls.find((c) => c.op === "start_export")?.args).toEqual({ agents: [], all: true, sessions: false, include_history: false });
   });
 });
 
