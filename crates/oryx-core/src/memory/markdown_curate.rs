@@ -588,13 +588,26 @@ pub fn context_hash(bytes: &[u8], at: usize) -> u32 {
 }
 
 /// The splices that take a change back exactly, when the file still holds what the change
-/// wrote where it wrote it; `None` otherwise (the caller undoes entry by entry instead).
+/// wrote where it wrote it and taking it out joins no two lines; `None` otherwise (the caller
+/// undoes entry by entry instead).
 ///
 /// "Where it wrote it" on both sides: the same text before the splice (a fingerprint) and, for
 /// a line the change wrote in place, the line still ending where it ended. A line extended
 /// meanwhile (`<written> + more`) starts with the written text, but replacing that prefix
 /// would glue the old line onto the addition.
+///
+/// "Joins no two lines": a change made at the end of a file whose last line had no line break
+/// (the runtime writes its files so) wrote that break itself, and its inverse takes it out
+/// again. Text added after the change since (the runtime's next entry) would then be glued
+/// onto that line, and the runtime's entry lost inside it.
 pub fn exact_inverse(bytes: &[u8], splices: &[Splice]) -> Option<Vec<(usize, usize, Vec<u8>)>> {
+    let inv = standing(bytes, splices)?;
+    keeps_lines_apart(bytes, &inv).then_some(inv)
+}
+
+/// [`exact_inverse`] without the check that the inverse joins no lines: whether what the
+/// change wrote stands where it wrote it.
+fn standing(bytes: &[u8], splices: &[Splice]) -> Option<Vec<(usize, usize, Vec<u8>)>> {
     let mut out = Vec::with_capacity(splices.len());
     let mut end = 0usize;
     for s in splices {
@@ -616,6 +629,47 @@ pub fn exact_inverse(bytes: &[u8], splices: &[Splice]) -> Option<Vec<(usize, usi
     Some(out)
 }
 
+/// Whether the file after the inverse splices `inv` (sorted, apart) has each piece they put
+/// back followed by a line break, the file's end, or nothing put back after a line break: the
+/// text that follows a splice then still starts a line of its own. Only that edge can change
+/// since the change: the bytes before a splice are checked by its fingerprint.
+fn keeps_lines_apart(bytes: &[u8], inv: &[(usize, usize, Vec<u8>)]) -> bool {
+    // The last byte before each splice's end in the result (None: the file's start).
+    let mut before = Vec::with_capacity(inv.len());
+    let mut last: Option<u8> = None;
+    let mut pos = 0;
+    for (at, len, put) in inv {
+        if *at > pos {
+            last = Some(bytes[at - 1]);
+        }
+        if let Some(&b) = put.last() {
+            last = Some(b);
+        }
+        before.push(last);
+        pos = at + len;
+    }
+    // The first byte after each splice in the result (None: the file's end), from the back.
+    let mut next: Option<u8> = None;
+    let mut pos = bytes.len();
+    for ((at, len, put), last) in inv.iter().zip(before).rev() {
+        let stop = at + len;
+        if stop < pos {
+            next = Some(bytes[stop]);
+        }
+        let joined = matches!((last, next),
+            (Some(l), Some(n)) if l != b'\n' && n != b'\n' && n != b'\r');
+        if joined {
+            return false;
+        }
+        // Nothing put back: what follows this splice follows what precedes it too.
+        if let Some(&b) = put.first() {
+            next = Some(b);
+        }
+        pos = *at;
+    }
+    true
+}
+
 /// Every splice the console records ends at a line's end: its text ends with a line break, or
 /// a line break (or the file's end) follows it. A splice that writes nothing cuts whole lines.
 fn ends_where_it_ended(bytes: &[u8], s: &Splice, stop: usize) -> bool {
@@ -629,7 +683,8 @@ fn ends_where_it_ended(bytes: &[u8], s: &Splice, stop: usize) -> bool {
 /// not also read as the old one (it can, where a deleted line had an identical neighbour: the
 /// length decides then).
 pub fn holds(bytes: &[u8], splices: &[Splice], len_after: Option<u64>) -> bool {
-    if splices.is_empty() || exact_inverse(bytes, splices).is_none() {
+    // The change stands even when the inverse would now join lines (text added after it).
+    if splices.is_empty() || standing(bytes, splices).is_none() {
         return false;
     }
     // The same places in the old file's coordinates hold what the change removed?
@@ -807,6 +862,43 @@ mod tests {
         )
         .unwrap();
         assert!(!String::from_utf8(out).unwrap().contains("three"));
+    }
+
+    /// A change at the end of a file whose last line had no line break (as the runtime writes
+    /// it) wrote that break; the runtime then added its entry after the change. Taking the
+    /// change back byte for byte would take the break out and glue the runtime's entry onto
+    /// the line before: the exact inverse is refused, the change still stands, and the undo
+    /// entry by entry keeps every line.
+    #[test]
+    fn an_exact_undo_never_glues_a_line_added_after_the_change() {
+        let file = "## 核心记忆\n## 归档记忆\n- [2026-01-01 00:00:00] one";
+        let t = format::parse_entry("- [2026-02-01 00:00:00] x").timestamp;
+        let add = Step::Insert {
+            id: None,
+            scope: Scope::Archival,
+            timestamp: t,
+            content: "summary".into(),
+            line: None,
+            raw: None,
+        };
+        let (out, applied) = apply_steps(file.as_bytes(), &[add]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.ends_with("one\n- [2026-02-01 00:00:00] summary\n"),
+            "{out:?}"
+        );
+        let inv = exact_inverse(out.as_bytes(), &applied.splices).unwrap();
+        assert_eq!(apply_exact(out.as_bytes(), inv).0, file.as_bytes());
+        // The runtime's rewrite: the section trimmed, its entry after a line break.
+        let raced = format!("{}\n- [2026-03-01 00:00:00] runtime", out.trim_end());
+        assert!(standing(raced.as_bytes(), &applied.splices).is_some());
+        assert_eq!(exact_inverse(raced.as_bytes(), &applied.splices), None);
+        let (back, _) = apply_steps(raced.as_bytes(), &inverse(&applied.diffs)).unwrap();
+        assert_eq!(
+            String::from_utf8(back).unwrap(),
+            "## 核心记忆\n## 归档记忆\n- [2026-01-01 00:00:00] one\n\
+             - [2026-03-01 00:00:00] runtime"
+        );
     }
 
     #[test]
