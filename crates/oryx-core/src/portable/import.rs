@@ -22,8 +22,7 @@ use serde::Serialize;
 use sha2::Digest;
 
 use super::{
-    is_bootstrap_name, is_plain_member_name, owner_key, owner_of, EntryLine, Manifest, Progress,
-    FORMAT, VERSION,
+    is_bootstrap_name, owner_key, owner_of, EntryLine, Manifest, Progress, FORMAT, VERSION,
 };
 use crate::error::{CoreError, IoContext, Result};
 use crate::frontmatter;
