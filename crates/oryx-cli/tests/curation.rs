@@ -405,8 +405,12 @@ fn a_console_killed_mid_delete_leaves_old_or_new_and_a_history_that_agrees() {
         Some(100),
         None,
     ] {
+        // Each trial starts as a fresh console: the file, no history, no journal (a journal
+        // that remembers the last trial's delete would take its lines out of the restored
+        // file again, as it does after a stale runtime rewrite).
         std::fs::write(&path, &old).unwrap();
         let _ = std::fs::remove_file(path.with_file_name("MEMORY.md.oryx-history"));
+        let _ = std::fs::remove_file(path.with_file_name("MEMORY.md.oryx-journal"));
         let mut child = env.cmd("markdown").args(&args).spawn().unwrap();
         if let Some(pct) = pct {
             std::thread::sleep(Duration::from_millis(full * pct / 100));
