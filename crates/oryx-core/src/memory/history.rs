@@ -11,13 +11,13 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::curate::{EntryDiff, Splice};
-use super::journal::cut_back;
+use super::journal::append_lines;
 use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
 
@@ -463,22 +463,7 @@ impl History {
             true => open_own(&self.path)?,
             false => open_append(&self.path)?,
         };
-        let before = f.metadata().at(&self.path)?.len();
-        if before > 0 {
-            let mut last = [0u8; 1];
-            f.seek(SeekFrom::Start(before - 1)).at(&self.path)?;
-            f.read_exact(&mut last).at(&self.path)?;
-            if last[0] != b'\n' {
-                line.insert(0, b'\n');
-            }
-        }
-        if let Err(e) = f.write_all(&line) {
-            return Err(cut_back(&f, &self.path, before, e));
-        }
-        if let Err(e) = f.sync_data() {
-            return Err(cut_back(&f, &self.path, before, e));
-        }
-        Ok(())
+        append_lines(&mut f, &self.path, line, true)
     }
 }
 
@@ -562,6 +547,7 @@ pub fn stacks(changes: &[Head]) -> Stacks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn change(id: &str, op: Op, reverts: Option<&str>) -> Head {
         Head {

@@ -233,20 +233,7 @@ impl Journal {
                     std::io::Error::from(std::io::ErrorKind::NotFound),
                 )
             })?;
-        let before = f.metadata().at(&self.path)?.len();
-        // After a torn last record (a writer killed mid-append), start on a line of our own.
-        if before > 0 {
-            let mut last = [0u8; 1];
-            f.seek(SeekFrom::Start(before - 1)).at(&self.path)?;
-            f.read_exact(&mut last).at(&self.path)?;
-            if last[0] != b'\n' {
-                text.insert(0, b'\n');
-            }
-        }
-        if let Err(e) = f.write_all(&text) {
-            return Err(cut_back(&f, &self.path, before, e));
-        }
-        Ok(())
+        append_lines(&mut f, &self.path, text, false)
     }
 
     /// Goes back to `len` bytes (undoing records of a write that then failed).
@@ -323,6 +310,31 @@ impl Tracked {
 
 /// Undoes a partial append: the file goes back to the `before` bytes it had, and the error
 /// says whether that worked.
+/// Appends `text` (whole lines) to `f` in one write: after a torn last line (a writer killed
+/// mid-append) on a line of its own; a write (or, with `sync`, a sync) that fails part-way is
+/// cut back off, so the file never holds half a record followed by a whole one. The journal and
+/// the history both append so.
+pub fn append_lines(f: &mut File, path: &Path, mut text: Vec<u8>, sync: bool) -> Result<()> {
+    let before = f.metadata().at(path)?.len();
+    if before > 0 {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::Start(before - 1)).at(path)?;
+        f.read_exact(&mut last).at(path)?;
+        if last[0] != b'\n' {
+            text.insert(0, b'\n');
+        }
+    }
+    if let Err(e) = f.write_all(&text) {
+        return Err(cut_back(f, path, before, e));
+    }
+    if sync {
+        if let Err(e) = f.sync_data() {
+            return Err(cut_back(f, path, before, e));
+        }
+    }
+    Ok(())
+}
+
 pub fn cut_back(f: &File, path: &Path, before: u64, e: std::io::Error) -> CoreError {
     match f.set_len(before) {
         Ok(()) => CoreError::io(
