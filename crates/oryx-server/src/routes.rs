@@ -181,8 +181,10 @@ fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, HttpError> {
     })
 }
 
-fn timed_out(e: &JsonRejection) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+/// Whether a request body failed because it paused past the body timeout (an error or any of
+/// its causes is the timeout layer's).
+pub(crate) fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
     while let Some(c) = cause {
         if c.is::<tower_http::timeout::TimeoutError>() {
             return true;

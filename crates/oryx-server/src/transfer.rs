@@ -77,7 +77,7 @@ async fn upload(
                     Ok(c)
                 }
                 Err(e) => {
-                    let stop = if timed_out(&e) {
+                    let stop = if crate::routes::timed_out(&e) {
                         Stop::Stalled
                     } else {
                         Stop::Broken(e.to_string())
@@ -121,17 +121,6 @@ fn too_large() -> HttpError {
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("an archive upload may have at most {UPLOAD_LIMIT} bytes"),
     )
-}
-
-fn timed_out(e: &axum::Error) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(c) = cause {
-        if c.is::<tower_http::timeout::TimeoutError>() {
-            return true;
-        }
-        cause = c.source();
-    }
-    false
 }
 
 /// Why the body ended before its end.

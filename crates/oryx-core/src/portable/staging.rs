@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{CoreError, IoContext, Result};
+use crate::fsx::same_file;
 
 /// The folder, created when missing.
 pub fn folder(dir: &Path) -> Result<PathBuf> {
@@ -93,17 +94,6 @@ pub fn remove_if_unheld(path: &Path) -> bool {
     let still = std::fs::symlink_metadata(path);
     let ours = matches!((file.metadata(), still), (Ok(a), Ok(b)) if same_file(&a, &b));
     ours && std::fs::remove_file(path).is_ok()
-}
-
-#[cfg(unix)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
-}
-
-#[cfg(not(unix))]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    a.len() == b.len() && a.modified().ok() == b.modified().ok()
 }
 
 /// The size of an archive the person picked: a readable regular file.
