@@ -188,7 +188,7 @@ fn errors(text: &str, name: &str) -> Vec<FieldErrorDto> {
 
 impl Console {
     pub fn create_agent(&self, a: &CreateAgentArgs) -> ApiResult<AgentDetail> {
-        let rt = self.runtime();
+        let rt = self.services();
         let spec = NewAgent {
             name: a.name.clone(),
             description: a.description.clone().filter(|s| !s.is_empty()),
@@ -211,7 +211,7 @@ impl Console {
     }
 
     pub fn agent_file(&self, name: &str) -> ApiResult<AgentFileDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let (text, version) = admin::read_agent_md(rt.root(), name)?;
         Ok(AgentFileDto {
             name: name.to_string(),
@@ -222,14 +222,14 @@ impl Console {
     }
 
     pub fn save_agent_file(&self, a: &SaveAgentArgs) -> ApiResult<AgentFileDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         admin::save_agent_md(rt.root(), &a.name, &a.text, a.version.as_deref())?;
         drop(rt);
         self.agent_file(&a.name)
     }
 
     pub fn set_agent_key(&self, a: &SetKeyArgs) -> ApiResult<AgentFileDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         admin::set_key(rt.root(), &a.name, &a.key, &a.value, a.version.as_deref())?;
         drop(rt);
         self.agent_file(&a.name)
@@ -242,7 +242,7 @@ impl Console {
     }
 
     pub fn skills_of_root(&self) -> ApiResult<Vec<RootSkillDto>> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(admin::list_skills(rt.root())?
             .into_iter()
             .map(|s| RootSkillDto {
@@ -253,7 +253,7 @@ impl Console {
     }
 
     pub fn set_agent_skills(&self, a: &SkillsArgs) -> ApiResult<AgentDetail> {
-        let rt = self.runtime();
+        let rt = self.services();
         for s in &a.remove {
             admin::detach_skill(rt.root(), &a.name, s)?;
         }
@@ -265,12 +265,12 @@ impl Console {
     }
 
     pub fn archive_agent(&self, name: &str) -> ApiResult<ArchivedDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(archived_dto(admin::archive(rt.root(), name)?))
     }
 
     pub fn list_archived(&self) -> ApiResult<Vec<ArchivedDto>> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(admin::list_archived(rt.root())?
             .into_iter()
             .map(archived_dto)
@@ -278,19 +278,19 @@ impl Console {
     }
 
     pub fn restore_agent(&self, a: &RestoreAgentArgs) -> ApiResult<AgentDetail> {
-        let rt = self.runtime();
+        let rt = self.services();
         let name = admin::restore(rt.root(), &a.archived_name, a.as_name.as_deref())?;
         drop(rt);
         self.get_agent(&name)
     }
 
     pub fn archived_removal(&self, archived_name: &str) -> ApiResult<RemovalDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(removal_dto(admin::removal_of(rt.root(), archived_name)?))
     }
 
     pub fn delete_archived(&self, a: &DeleteArchivedArgs) -> ApiResult<RemovalDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(removal_dto(admin::delete_archived(
             rt.root(),
             &a.archived_name,
@@ -299,7 +299,7 @@ impl Console {
     }
 
     pub fn save_bootstrap_file(&self, a: &SaveFileArgs) -> ApiResult<BootstrapFileDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         admin::write_bootstrap(rt.root(), &a.name, &a.text, a.version.as_deref())?;
         drop(rt);
         self.bootstrap_file(&a.name)

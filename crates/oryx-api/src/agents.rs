@@ -5,13 +5,14 @@ use oryx_core::names::Owner;
 use oryx_core::sessions::SessionFilter;
 use oryx_core::CoreError;
 
-use crate::console::{Console, Runtime};
+use crate::console::Console;
 use crate::dto::{ts, warning_dtos, AgentDetail, AgentList, AgentSummary, MemoryCounts, SkillDto};
 use crate::error::ApiResult;
+use crate::services::Services;
 
 impl Console {
     pub fn list_agents(&self) -> ApiResult<AgentList> {
-        let rt = self.runtime();
+        let rt = self.services();
         let agents = agents::list(rt.root())?;
         Ok(AgentList {
             root: rt.root().display().to_string(),
@@ -33,7 +34,7 @@ impl Console {
     }
 
     pub fn get_agent(&self, name: &str) -> ApiResult<AgentDetail> {
-        let rt = self.runtime();
+        let rt = self.services();
         let agent = agents::get(rt.root(), name)?;
         Ok(AgentDetail {
             summary: {
@@ -75,7 +76,7 @@ fn yaml(v: &serde_json::Value) -> Option<String> {
 }
 
 fn summary(
-    rt: &Runtime,
+    rt: &Services,
     a: &Agent,
     last_session: impl FnOnce() -> Option<chrono::NaiveDateTime>,
 ) -> AgentSummary {
@@ -116,7 +117,7 @@ fn summary(
     }
 }
 
-pub(crate) fn counts(rt: &Runtime, owner: &Owner) -> MemoryCounts {
+pub(crate) fn counts(rt: &Services, owner: &Owner) -> MemoryCounts {
     let bytes = rt.memory.store().size(owner);
     // Counted by the store without building the entries (a MEMORY.md can be 100 MB).
     match rt.memory.store().count(owner) {
@@ -139,7 +140,7 @@ pub(crate) fn counts(rt: &Runtime, owner: &Owner) -> MemoryCounts {
 /// it is. The entry's time comes from the prompt's own read (core and the window's tail); mem0
 /// is not asked again for it (one call per agent is enough for the list).
 fn last_activity(
-    rt: &Runtime,
+    rt: &Services,
     a: &Agent,
     session: Option<chrono::NaiveDateTime>,
 ) -> (Option<String>, Option<String>) {
@@ -168,7 +169,7 @@ fn last_activity(
 }
 
 /// The `last_active_at` of the agent's first session in list order.
-fn last_session_activity(rt: &Runtime, a: &Agent) -> Option<chrono::NaiveDateTime> {
+fn last_session_activity(rt: &Services, a: &Agent) -> Option<chrono::NaiveDateTime> {
     rt.sessions
         .list(&SessionFilter {
             agent: Some(a.name.clone()),

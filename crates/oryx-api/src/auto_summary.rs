@@ -5,59 +5,17 @@
 //! one undo takes back. It reacts to what the runtime writes (the watcher), never to reads.
 
 use oryx_core::config::AutoSummary;
-use oryx_core::memory::health::EntryId;
 use oryx_core::memory::history::Op;
 use oryx_core::memory::summary;
-use oryx_core::memory::{Backend, MemoryView};
+use oryx_core::memory::Backend;
 use oryx_core::names::Owner;
 use oryx_core::watch::Change;
 
-use crate::console::Runtime;
-use crate::health::{FindingDto, FixDto};
-
-/// The finding of the `propose` (and `apply`) mode for `view`, when over the threshold.
-pub(crate) fn finding(rt: &Runtime, view: &MemoryView) -> Option<FindingDto> {
-    let s = &rt.settings.summary;
-    if s.auto == AutoSummary::Off {
-        return None;
-    }
-    let picked = summary::candidates(view);
-    if picked.len() <= s.auto_threshold {
-        return None;
-    }
-    let ids: Vec<EntryId> = picked
-        .iter()
-        .map(|&i| {
-            view.archival_id(i + view.archival_offset, &view.archival[i])
-                .into()
-        })
-        .collect();
-    Some(FindingDto {
-        check: "budget".into(),
-        kind: "unsummarised".into(),
-        reason: format!(
-            "{} archival entries have left the prompt window without a summary (more than {}): \
-             a summary keeps what they said in the window",
-            ids.len(),
-            s.auto_threshold
-        ),
-        params: [
-            ("count".to_string(), ids.len().to_string()),
-            ("threshold".to_string(), s.auto_threshold.to_string()),
-        ]
-        .into(),
-        fix: Some(FixDto {
-            op: "summarize".into(),
-            ids: ids.clone(),
-            content: None,
-        }),
-        entry_ids: ids,
-    })
-}
+use crate::services::Services;
 
 /// Appends the rules' summary for `owner` when the `apply` mode is on and the threshold passed.
 /// Returns whether it wrote.
-pub(crate) fn apply_if_due(rt: &Runtime, owner: &Owner) -> bool {
+pub(crate) fn apply_if_due(rt: &Services, owner: &Owner) -> bool {
     let s = &rt.settings.summary;
     if s.auto != AutoSummary::Apply {
         return false;
@@ -85,7 +43,7 @@ pub(crate) fn apply_if_due(rt: &Runtime, owner: &Owner) -> bool {
 
 /// A person undid the newest summary and it was an automatic one: the mode stays quiet for
 /// this owner (the health finding still offers it) until a summary is applied by hand.
-fn taken_back(rt: &Runtime, owner: &Owner) -> bool {
+fn taken_back(rt: &Services, owner: &Owner) -> bool {
     let Ok(h) = rt.memory.history(owner, None) else {
         return true;
     };
@@ -96,7 +54,7 @@ fn taken_back(rt: &Runtime, owner: &Owner) -> bool {
 }
 
 /// The owners the watcher's changes touched, summarised where due.
-pub(crate) fn after_changes(rt: &Runtime, changes: &[Change]) -> Vec<Owner> {
+pub(crate) fn after_changes(rt: &Services, changes: &[Change]) -> Vec<Owner> {
     if rt.settings.summary.auto != AutoSummary::Apply {
         return Vec::new();
     }

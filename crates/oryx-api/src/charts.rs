@@ -84,7 +84,7 @@ fn count(n: usize) -> u32 {
 impl Console {
     /// Every agent's findings and window, for the agents list's badges and the dashboard.
     pub fn agents_health(&self) -> ApiResult<Vec<AgentHealthDto>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let agents = oryx_core::agents::list(rt.root())?;
         drop(rt);
         let mut out = Vec::with_capacity(agents.len());
@@ -140,7 +140,7 @@ impl Console {
         let days = a.days.unwrap_or(30).clamp(1, 3660);
         let since =
             oryx_core::timefmt::now_local().date() - chrono::Duration::days(i64::from(days) - 1);
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(rt
             .sessions
             .sessions_per_day(Some(since))?
@@ -158,7 +158,7 @@ impl Console {
         &self,
         a: &PromptCompositionArgs,
     ) -> ApiResult<Vec<SessionPromptDto>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(Some(&a.agent))?;
         let limit = a.limit.unwrap_or(30).clamp(1, 500) as usize;
         let now = self.prompt_preview(&a.agent, None, None)?;

@@ -70,7 +70,7 @@ pub struct SessionRow {
 impl Console {
     /// `<root>/skills/*/SKILL.md`, sorted by name; a skill that cannot be read still lists.
     pub fn root_skills(&self) -> ApiResult<Vec<RootSkill>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let dir = rt.root().join("skills");
         let mut out = Vec::new();
         for (name, path) in workspace::child_dirs(rt.root(), &dir)? {
@@ -103,7 +103,7 @@ impl Console {
     }
 
     pub fn tools(&self) -> ApiResult<Vec<ToolInfo>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let mut out: Vec<ToolInfo> = oryx_core::tools::specs()
             .into_iter()
             .map(|t| ToolInfo {
@@ -135,7 +135,7 @@ impl Console {
 
     /// Every agent's schedules, in agent order.
     pub fn schedules(&self) -> ApiResult<Vec<AgentSchedules>> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(agents::list(rt.root())?
             .iter()
             .map(|a| AgentSchedules {
@@ -150,7 +150,7 @@ impl Console {
     }
 
     pub fn skill_bindings(&self, name: &str) -> ApiResult<Vec<SkillBinding>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let a = self.strict_agent(name)?;
         Ok(a.skills
             .iter()
@@ -166,7 +166,7 @@ impl Console {
 
     /// Knowledge bases: the folders under `<root>/knowledge/`.
     pub fn knowledge_bases(&self) -> ApiResult<Vec<String>> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(
             workspace::child_dirs(rt.root(), &rt.root().join("knowledge"))?
                 .into_iter()
@@ -177,7 +177,7 @@ impl Console {
 
     /// The knowledge bases linked into `agents/<name>/knowledge/` that resolve inside the root.
     pub fn agent_knowledge(&self, name: &str) -> ApiResult<Vec<String>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let a = self.strict_agent(name)?;
         Ok(workspace::child_dirs(rt.root(), &a.dir.join("knowledge"))?
             .into_iter()
@@ -187,18 +187,18 @@ impl Console {
 
     /// An agent by name, refusing invalid names and links out of the root.
     pub fn strict_agent(&self, name: &str) -> ApiResult<Agent> {
-        Ok(agents::get(self.runtime().root(), name)?)
+        Ok(agents::get(self.services().root(), name)?)
     }
 
     /// The root's `agents`, `skills`, `output` and `archive` folders, links not followed.
     pub fn workspace_tree(&self, limits: TreeLimits) -> ApiResult<TreeNode> {
-        Ok(workspace::tree(self.runtime().root(), limits))
+        Ok(workspace::tree(self.services().root(), limits))
     }
 
     /// A text file inside the root by its root-relative path; links out of the root, `..` and
     /// absolute paths are refused.
     pub fn workspace_file(&self, rel: &str) -> ApiResult<String> {
-        Ok(workspace::read_file(self.runtime().root(), rel)?)
+        Ok(workspace::read_file(self.services().root(), rel)?)
     }
 
     /// Sessions newest first, with millisecond instants.
@@ -207,7 +207,7 @@ impl Console {
         status: Option<SessionStatusDto>,
         limit: usize,
     ) -> ApiResult<Vec<SessionRow>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let page = rt.sessions.list(&SessionFilter {
             status: status.map(|s| match s {
                 SessionStatusDto::Active => oryx_core::sessions::SessionStatus::Active,
@@ -222,7 +222,7 @@ impl Console {
     /// One session with its messages; a session whose messages cannot be read is an error that
     /// says why (never an empty conversation).
     pub fn session_with_messages(&self, id: &str) -> ApiResult<(SessionRow, Vec<MessageDto>)> {
-        let rt = self.runtime();
+        let rt = self.services();
         let s = rt.sessions.get(id)?;
         if let Some(reason) = &s.summary.error {
             return Err(ApiError::new(ErrorCode::Corrupt, reason.clone()));

@@ -1,84 +1,27 @@
-//! The console's shared state: settings and the services built from them. A settings change
-//! builds a new runtime and swaps it in, so every view switches at once without a restart.
+//! The console: its settings file, the services built from the settings in effect, and the
+//! state its jobs and subscribers share. Operations are `Console` methods in the modules named
+//! after what they do; this module holds no operation.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use oryx_core::config::{self, Effective, Overrides, Settings};
-use oryx_core::memory::{Backend, LongTermMemoryStore, Mem0Config, MemoryService};
-use oryx_core::names::{self, Owner};
-use oryx_core::sessions::SessionStore;
+use oryx_core::config::{self, Overrides, Settings};
+use oryx_core::memory::{Backend, LongTermMemoryStore};
 use oryx_core::CoreError;
 
 use crate::error::ApiResult;
-use crate::settings::{Preferences, SettingsFile};
-
-/// Services for one configuration.
-pub struct Runtime {
-    pub settings: Settings,
-    pub preferences: Preferences,
-    pub effective: Effective,
-    pub memory: MemoryService,
-    pub sessions: SessionStore,
-    /// Past sessions' fragments by meaning, in the same vector file as the memory entries.
-    pub episodic: Option<Arc<oryx_core::episodic::EpisodicIndex>>,
-    /// Parsed memory views for the paged memory screen.
-    pub page_cache: crate::view_cache::PageCache,
-}
-
-impl Runtime {
-    /// `index_dir`: where the console keeps its indexes (beside the settings file).
-    pub fn build(
-        file: SettingsFile,
-        overrides: &Overrides,
-        index_dir: &Path,
-    ) -> ApiResult<Runtime> {
-        let SettingsFile {
-            settings,
-            preferences,
-        } = file;
-        let effective = config::effective(&settings, overrides);
-        let memory = oryx_core::memory::open_memory(&effective, index_dir)?;
-        let sessions = SessionStore::new(&effective.db_path);
-        let episodic = memory
-            .semantic_index()
-            .map(|i| Arc::new(oryx_core::episodic::EpisodicIndex::new(i.vectors().clone())));
-        Ok(Runtime {
-            episodic,
-            settings,
-            preferences,
-            effective,
-            memory,
-            sessions,
-            page_cache: Default::default(),
-        })
-    }
-
-    pub fn root(&self) -> &Path {
-        &self.effective.root
-    }
-
-    /// Console path: an invalid or unknown agent is an error.
-    pub fn owner(&self, agent: Option<&str>) -> ApiResult<Owner> {
-        Ok(names::resolve_strict(self.root(), agent)?)
-    }
-
-    /// Where an owner's entries are stored, for display.
-    pub fn source(&self, owner: &Owner) -> String {
-        self.memory.store().location(owner)
-    }
-}
-
-pub fn open_store(e: &Effective, index_dir: &Path) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
-    Ok(oryx_core::memory::open_store(e, index_dir)?)
-}
+use crate::events::Events;
+use crate::jobs::{IndexJobSlot, MigrationSlot};
+use crate::services::{open_store, Services};
+use crate::settings_file::SettingsFile;
+use crate::transfer::jobs::Transfers;
 
 impl Console {
     /// The store of `backend` over the root and database in effect (a migration's source or
     /// target, an import's target); `None`: the store in use.
     pub(crate) fn store_of(
         &self,
-        rt: &Runtime,
+        rt: &Services,
         backend: Option<crate::dto::BackendDto>,
     ) -> ApiResult<Arc<dyn LongTermMemoryStore>> {
         match backend {
@@ -92,20 +35,15 @@ impl Console {
     }
 }
 
-/// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.
-pub fn mem0_config(e: &Effective) -> ApiResult<Mem0Config> {
-    Ok(oryx_core::memory::open::mem0_config(e)?)
-}
-
 pub struct Console {
     settings_path: PathBuf,
     overrides: Overrides,
-    runtime: RwLock<Arc<Runtime>>,
+    services: RwLock<Arc<Services>>,
     notice: RwLock<Option<String>>,
-    migration: crate::exclusive::MigrationSlot,
-    index_job: Arc<crate::recall::IndexJobSlot>,
-    transfers: Arc<crate::transfer::Transfers>,
-    events: crate::watch::Events,
+    migration: MigrationSlot,
+    index_job: Arc<IndexJobSlot>,
+    transfers: Arc<Transfers>,
+    events: Events,
 }
 
 impl Console {
@@ -114,7 +52,7 @@ impl Console {
         let settings_path = settings_path.unwrap_or_else(crate::config_dir::default_settings_path);
         let file = SettingsFile::load(&settings_path)?;
         let index_dir = crate::config_dir::index_dir_beside(&settings_path);
-        let runtime = Runtime::build(file, &overrides, &index_dir)?;
+        let runtime = Services::build(file, &overrides, &index_dir)?;
         Ok(Console::with(settings_path, overrides, runtime, None))
     }
 
@@ -140,7 +78,7 @@ impl Console {
             Err(e) => return Err(e.into()),
         };
         let index_dir = crate::config_dir::index_dir_beside(&settings_path);
-        let runtime = match Runtime::build(file.clone(), &overrides, &index_dir) {
+        let runtime = match Services::build(file.clone(), &overrides, &index_dir) {
             Ok(rt) => rt,
             Err(e) if file.settings.backend != Backend::Markdown => {
                 let wanted = file.settings.backend.as_str();
@@ -156,7 +94,7 @@ impl Console {
                     },
                     ..file
                 };
-                Runtime::build(fallback, &overrides, &index_dir)?
+                Services::build(fallback, &overrides, &index_dir)?
             }
             Err(e) => return Err(e),
         };
@@ -166,13 +104,13 @@ impl Console {
     fn with(
         settings_path: PathBuf,
         overrides: Overrides,
-        runtime: Runtime,
+        runtime: Services,
         notice: Option<String>,
     ) -> Console {
         Console {
             settings_path,
             overrides,
-            runtime: RwLock::new(Arc::new(runtime)),
+            services: RwLock::new(Arc::new(runtime)),
             notice: RwLock::new(notice),
             migration: Default::default(),
             index_job: Default::default(),
@@ -189,26 +127,26 @@ impl Console {
             .clone()
     }
 
-    pub fn runtime(&self) -> Arc<Runtime> {
-        self.runtime
+    pub fn services(&self) -> Arc<Services> {
+        self.services
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
     }
 
-    pub(crate) fn migration_slot(&self) -> &crate::exclusive::MigrationSlot {
+    pub(crate) fn migration_slot(&self) -> &MigrationSlot {
         &self.migration
     }
 
-    pub(crate) fn index_job(&self) -> &Arc<crate::recall::IndexJobSlot> {
+    pub(crate) fn index_job(&self) -> &Arc<IndexJobSlot> {
         &self.index_job
     }
 
-    pub(crate) fn transfers(&self) -> &Arc<crate::transfer::Transfers> {
+    pub(crate) fn transfers(&self) -> &Arc<Transfers> {
         &self.transfers
     }
 
-    pub(crate) fn events(&self) -> &crate::watch::Events {
+    pub(crate) fn events(&self) -> &Events {
         &self.events
     }
 
@@ -225,24 +163,11 @@ impl Console {
         &self.overrides
     }
 
-    /// Validates, builds the new runtime, saves atomically, then swaps: a failure changes nothing.
-    pub fn replace_settings(&self, file: SettingsFile) -> ApiResult<Arc<Runtime>> {
-        file.settings.validate()?;
-        let runtime = Arc::new(Runtime::build(
-            file.clone(),
-            &self.overrides,
-            &self.index_dir(),
-        )?);
-        file.save(&self.settings_path)?;
-        *self.runtime.write().unwrap_or_else(|p| p.into_inner()) = runtime.clone();
+    /// Puts `services` in effect for every later call, and drops the notice of what
+    /// `open_recovering` repaired (the settings were saved).
+    pub(crate) fn swap_services(&self, services: Arc<Services>) {
+        *self.services.write().unwrap_or_else(|p| p.into_inner()) = services;
         *self.notice.write().unwrap_or_else(|p| p.into_inner()) = None;
-        // Subscribers follow the new root and database from here on; then they refetch.
-        self.events.follow(&runtime);
-        self.events.publish(crate::watch::ChangeEvent {
-            kind: crate::watch::ChangeKind::Settings,
-            agent: None,
-        });
-        Ok(runtime)
     }
 }
 
@@ -283,7 +208,7 @@ mod tests {
             std::fs::read_to_string(kept[0].path()).unwrap(),
             "{\"backend\": \"sqlite\","
         );
-        assert_eq!(c.runtime().effective.backend, Backend::Markdown);
+        assert_eq!(c.services().effective.backend, Backend::Markdown);
         c.replace_settings(SettingsFile::default()).unwrap();
         assert_eq!(c.notice(), None, "saving settings clears the notice");
         assert!(path.exists());
@@ -298,7 +223,7 @@ mod tests {
             return; // a URL from the environment lets mem0 start
         }
         let c = Console::open_recovering(Some(path.clone()), overrides(dir.path())).unwrap();
-        assert_eq!(c.runtime().effective.backend, Backend::Markdown);
+        assert_eq!(c.services().effective.backend, Backend::Markdown);
         assert!(c.notice().unwrap().contains("mem0"), "{:?}", c.notice());
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),

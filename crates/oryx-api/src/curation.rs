@@ -12,9 +12,10 @@ use oryx_core::memory::review::{entry_key, Reviews};
 use oryx_core::memory::{service, window, Entry, Scope};
 use oryx_core::names::Owner;
 
-use crate::console::{Console, Runtime};
+use crate::console::Console;
 use crate::dto::ScopeDto;
 use crate::error::ApiResult;
+use crate::services::Services;
 
 /// An entry named by its id and the content the caller saw.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -275,7 +276,7 @@ fn targets(refs: &[EntryRef]) -> Vec<Target> {
 }
 
 /// Where an owner's entries live, as reviews are keyed.
-pub(crate) fn review_source(rt: &Runtime, owner: &Owner) -> String {
+pub(crate) fn review_source(rt: &Services, owner: &Owner) -> String {
     format!(
         "{}\u{0}{}\u{0}{}",
         rt.memory.backend().as_str(),
@@ -285,14 +286,14 @@ pub(crate) fn review_source(rt: &Runtime, owner: &Owner) -> String {
 }
 
 impl Console {
-    fn finish(&self, rt: &Runtime, owner: &Owner, c: &Change) -> ChangeDto {
+    fn finish(&self, rt: &Services, owner: &Owner, c: &Change) -> ChangeDto {
         rt.page_cache.forget(&rt.memory, owner);
         self.announce_write(rt, owner);
         change_dto(c, false)
     }
 
     pub fn edit_entry(&self, a: &EditArgs) -> ApiResult<ChangeDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let target = Target {
             id: a.id.clone(),
@@ -308,7 +309,7 @@ impl Console {
     }
 
     pub fn delete_entries(&self, a: &SelectionArgs) -> ApiResult<ChangeDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let c = rt
             .memory
@@ -318,7 +319,7 @@ impl Console {
     }
 
     pub fn move_entries(&self, a: &MoveArgs) -> ApiResult<ChangeDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let c = rt.memory.change(
             &owner,
@@ -330,7 +331,7 @@ impl Console {
     }
 
     pub fn memory_history(&self, agent: Option<&str>, limit: Option<u32>) -> ApiResult<HistoryDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let v = rt.memory.history(&owner, limit.map(|n| n as usize))?;
         let mut dto = history_dto(&owner, &v);
@@ -340,7 +341,7 @@ impl Console {
 
     /// Puts the entries added since the oldest change shown (that no change shown wrote) into
     /// the timeline, one item per run of them between two changes.
-    fn add_appends(&self, rt: &Runtime, owner: &Owner, dto: &mut HistoryDto) -> ApiResult<()> {
+    fn add_appends(&self, rt: &Services, owner: &Owner, dto: &mut HistoryDto) -> ApiResult<()> {
         let Some(oldest) = dto.changes.last().map(|c| c.at.clone()) else {
             return Ok(());
         };
@@ -430,7 +431,7 @@ impl Console {
         agent: Option<&str>,
         change_id: Option<&str>,
     ) -> ApiResult<ChangeDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let c = rt.memory.undo(&owner, change_id);
         rt.page_cache.forget(&rt.memory, &owner);
@@ -438,7 +439,7 @@ impl Console {
     }
 
     pub fn redo_change(&self, agent: Option<&str>) -> ApiResult<ChangeDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let c = rt.memory.redo(&owner);
         rt.page_cache.forget(&rt.memory, &owner);
@@ -446,7 +447,7 @@ impl Console {
     }
 
     pub fn restore_entry(&self, a: &RestoreArgs) -> ApiResult<ChangeDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let c = rt.memory.restore(&owner, &a.change_id, &a.entry_id);
         rt.page_cache.forget(&rt.memory, &owner);
@@ -456,7 +457,7 @@ impl Console {
     /// What deleting or moving the entries `ids` would do to the prompt, computed with the
     /// prompt's own window rule.
     pub fn selection_impact(&self, a: &ImpactArgs) -> ApiResult<ImpactDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let view = rt.memory.view(&owner)?;
         let limit = rt.memory.archival_limit();
@@ -574,12 +575,12 @@ impl Console {
 
     /// Entries added or changed since the owner's last review.
     pub fn review_status(&self, agent: Option<&str>) -> ApiResult<ReviewDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         self.review_of(&rt, &owner)
     }
 
-    fn review_of(&self, rt: &Runtime, owner: &Owner) -> ApiResult<ReviewDto> {
+    fn review_of(&self, rt: &Services, owner: &Owner) -> ApiResult<ReviewDto> {
         let reviews = Reviews::new(&self.index_dir());
         let last = reviews.load(&review_source(rt, owner))?;
         let view = rt.memory.view(owner)?;
@@ -612,7 +613,7 @@ impl Console {
 
     /// Marks every entry the owner has now as reviewed.
     pub fn mark_reviewed(&self, agent: Option<&str>) -> ApiResult<ReviewDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let view = rt.memory.view(&owner)?;
         let keys = view
@@ -627,7 +628,7 @@ impl Console {
 
     /// How many entries of an agent are unreviewed (the agents list's badge); `None` for an
     /// agent never reviewed (every entry would count) or whose memory cannot be read.
-    pub(crate) fn unreviewed_count(&self, rt: &Runtime, agent: &str) -> Option<u32> {
+    pub(crate) fn unreviewed_count(&self, rt: &Services, agent: &str) -> Option<u32> {
         let owner = Owner::Agent(agent.to_string());
         let reviews = Reviews::new(&self.index_dir());
         reviews.load(&review_source(rt, &owner)).ok().flatten()?;
@@ -731,7 +732,7 @@ impl Console {
     /// (`None`: fewer than two): by the deterministic rules, or by the configured LLM.
     pub fn propose_summary(&self, a: &ProposeSummaryArgs) -> ApiResult<Option<SummaryProposalDto>> {
         use oryx_core::memory::{llm_summary, summary};
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let view = rt.memory.view(&owner)?;
         let proposal = if a.llm {
@@ -767,7 +768,7 @@ impl Console {
     /// Appends a summary entry, and with `remove_originals` deletes the covered entries in the
     /// same change (one undo takes it back).
     pub fn apply_summary(&self, a: &ApplySummaryArgs) -> ApiResult<ChangeDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let mut remove = Vec::new();
         if a.remove_originals {

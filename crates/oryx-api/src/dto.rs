@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::settings::{Language, Theme};
+use crate::settings_file::{Language, Theme};
 use oryx_core::memory::{Backend, Entry, RecallMode, Scope};
 use oryx_core::timefmt::format_entry_ts;
 use oryx_core::warning::Warning;

@@ -14,7 +14,7 @@ pub const ROOT_FILES: &[&str] = oryx_core::workspace::BOOTSTRAP_FILES;
 
 impl Console {
     pub fn bootstrap_file(&self, name: &str) -> ApiResult<BootstrapFileDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let f = agents::read_bootstrap(rt.root(), name)?;
         Ok(BootstrapFileDto {
             version: oryx_core::agent_admin::version_of(&f.content),
@@ -26,7 +26,7 @@ impl Console {
 
     /// The root's standard files plus every file an agent lists in `bootstrap`.
     pub fn bootstrap_files(&self) -> ApiResult<Vec<BootstrapFileDto>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let mut names: Vec<String> = ROOT_FILES.iter().map(|s| s.to_string()).collect();
         for a in agents::list(rt.root())? {
             for b in a.bootstrap {

@@ -8,10 +8,11 @@ use specta::Type;
 use oryx_core::config::AutoSummary;
 use oryx_core::memory::health::{self, Check, EntryId, Fix, Options};
 use oryx_core::memory::review::{dismiss_key, entry_key, Reviewed, Reviews};
-use oryx_core::memory::{Backend, MarkdownMemoryStore, MemoryView, Scope};
+use oryx_core::memory::{summary, Backend, MarkdownMemoryStore, MemoryView, Scope};
 
 use crate::console::Console;
 use crate::error::{ApiError, ApiResult};
+use crate::services::Services;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
@@ -111,7 +112,7 @@ fn auto_hidden(view: &MemoryView, dismissed: Option<&Reviewed>, f: &FindingDto) 
 
 impl Console {
     pub fn memory_health(&self, a: &HealthArgs) -> ApiResult<HealthDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let checks = match &a.checks {
             None => Check::ALL.to_vec(),
@@ -183,7 +184,7 @@ impl Console {
             })
             .collect();
         if let (true, Some(view)) = (opts.checks.contains(&Check::Budget), &view) {
-            if let Some(f) = crate::auto_summary::finding(&rt, view) {
+            if let Some(f) = auto_summary_finding(&rt, view) {
                 total += 1;
                 if !auto_hidden(view, dismissed.as_deref(), &f) {
                     shown.push(f);
@@ -206,7 +207,7 @@ impl Console {
 
     /// Hides a finding of `check` on these entries from now on (until an entry changes).
     pub fn dismiss_finding(&self, a: &DismissArgs) -> ApiResult<HealthDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         Check::parse(&a.check)
             .ok_or_else(|| ApiError::invalid(format!("unknown check {:?}", a.check)))?;
@@ -282,7 +283,7 @@ pub struct ReachDto {
 
 impl Console {
     pub fn memory_stats(&self, agent: Option<&str>) -> ApiResult<MemoryStatsDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let view = rt.memory.view(&owner)?;
         let mut days: std::collections::BTreeMap<String, (u32, u32)> = Default::default();
@@ -336,4 +337,45 @@ impl Console {
             },
         })
     }
+}
+
+/// The automatic summary's finding (its `propose` and `apply` modes) for `view`, when more
+/// entries than its threshold have left the window unsummarised.
+fn auto_summary_finding(rt: &Services, view: &MemoryView) -> Option<FindingDto> {
+    let s = &rt.settings.summary;
+    if s.auto == AutoSummary::Off {
+        return None;
+    }
+    let picked = summary::candidates(view);
+    if picked.len() <= s.auto_threshold {
+        return None;
+    }
+    let ids: Vec<EntryId> = picked
+        .iter()
+        .map(|&i| {
+            view.archival_id(i + view.archival_offset, &view.archival[i])
+                .into()
+        })
+        .collect();
+    Some(FindingDto {
+        check: "budget".into(),
+        kind: "unsummarised".into(),
+        reason: format!(
+            "{} archival entries have left the prompt window without a summary (more than {}): \
+             a summary keeps what they said in the window",
+            ids.len(),
+            s.auto_threshold
+        ),
+        params: [
+            ("count".to_string(), ids.len().to_string()),
+            ("threshold".to_string(), s.auto_threshold.to_string()),
+        ]
+        .into(),
+        fix: Some(FixDto {
+            op: "summarize".into(),
+            ids: ids.clone(),
+            content: None,
+        }),
+        entry_ids: ids,
+    })
 }

@@ -11,9 +11,10 @@ pub mod console;
 pub mod curation;
 pub mod dto;
 pub mod error;
-pub mod exclusive;
+pub mod events;
 pub mod files;
 pub mod health;
+mod jobs;
 pub mod memory;
 pub mod memory_page;
 pub mod migrate;
@@ -24,16 +25,19 @@ pub mod provenance;
 pub mod recall;
 pub mod remote;
 pub mod run;
+pub mod services;
 pub mod sessions;
 pub mod settings;
+pub mod settings_file;
 #[cfg(test)]
 mod test_support;
 pub mod transfer;
 mod view_cache;
 pub mod watch;
 
-pub use console::{Console, Runtime};
+pub use console::Console;
 pub use error::{ApiError, ApiResult, ErrorCode};
+pub use services::Services;
 
 // What a host needs to open a console, so hosts depend on oryx-api alone.
 pub use oryx_core::config::Overrides;

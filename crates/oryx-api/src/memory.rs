@@ -15,7 +15,7 @@ impl Console {
     /// Every entry with its window flag (`oryx memory show --json`, `GET /memory`); the UI pages
     /// instead ([`Console::memory_overview`], [`Console::archival_page`]).
     pub fn memory_view(&self, agent: Option<&str>) -> ApiResult<MemoryViewDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let snap = rt.page_cache.snapshot(
             &rt.memory,
@@ -56,13 +56,13 @@ impl Console {
 
     /// Prompt part [2] text, read the way the prompt reads it (head and tail only).
     pub fn memory_context(&self, agent: Option<&str>) -> ApiResult<String> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         Ok(rt.memory.build_context(&owner)?)
     }
 
     pub fn append_memory(&self, req: &AppendRequest) -> ApiResult<AppendResult> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(req.agent.as_deref())?;
         let entry = rt.memory.append(&owner, req.scope.into(), &req.content);
         rt.page_cache.forget(&rt.memory, &owner);

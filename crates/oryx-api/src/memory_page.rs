@@ -15,7 +15,7 @@ use crate::view_cache::window_dto;
 impl Console {
     /// Everything the memory screen shows above the archival table.
     pub fn memory_overview(&self, agent: Option<&str>) -> ApiResult<MemoryOverviewDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let snap = rt.page_cache.snapshot(
             &rt.memory,
@@ -52,7 +52,7 @@ impl Console {
             ))
             .into());
         }
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(q.agent.as_deref())?;
         let snap = rt.page_cache.snapshot(
             &rt.memory,

@@ -82,7 +82,7 @@ impl Console {
         cancel: &AtomicBool,
         on_progress: &mut dyn FnMut(MigrationProgress),
     ) -> ApiResult<MigrationReport> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owners = match &req.agent {
             Some(name) => vec![rt.owner(Some(name))?],
             None => {
@@ -125,5 +125,87 @@ impl Console {
             total: counts(&report.totals()),
             listing_limit: oryx_core::memory::mem0::LOAD_LIMIT as u32,
         })
+    }
+}
+
+impl Console {
+    /// `migrate`, unless another migration of this console is running (then `conflict`);
+    /// `cancel_migration` stops it between entries.
+    pub fn run_migration(
+        &self,
+        req: &MigrateRequest,
+        on_progress: &mut dyn FnMut(MigrationProgress),
+    ) -> ApiResult<MigrationReport> {
+        let (_running, flag) = self.migration_slot().begin()?;
+        let report = self.migrate(req, &flag, on_progress)?;
+        // Many owners may have changed: every memory view refetches.
+        self.announce(crate::watch::ChangeEvent {
+            kind: crate::watch::ChangeKind::Memory,
+            agent: None,
+        });
+        Ok(report)
+    }
+
+    /// Asks the running migration to stop between entries; `false` when none runs.
+    pub fn cancel_migration(&self) -> bool {
+        self.migration_slot().cancel()
+    }
+}
+
+#[cfg(test)]
+mod slot_tests {
+    use super::*;
+    use crate::dto::BackendDto;
+    use crate::ErrorCode;
+    use std::sync::mpsc;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_second_migration_is_a_conflict_and_cancel_stops_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        oryx_core::demo::write_sample(&root).unwrap();
+        let console = Arc::new(
+            Console::open(
+                Some(dir.path().join("settings.json")),
+                oryx_core::config::Overrides {
+                    root: Some(root),
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        );
+        assert!(!console.cancel_migration(), "nothing runs yet");
+        let req = MigrateRequest {
+            from: BackendDto::Markdown,
+            to: BackendDto::Sqlite,
+            agent: None,
+            dry_run: false,
+        };
+        // The first run waits in its progress callback until the second has been refused.
+        let (at_first_entry, first_waits) = mpsc::channel::<()>();
+        let (release, released) = mpsc::channel::<()>();
+        let c = console.clone();
+        let r = req.clone();
+        let first = std::thread::spawn(move || {
+            let mut once = Some((at_first_entry, released));
+            c.run_migration(&r, &mut |_| {
+                if let Some((tell, wait)) = once.take() {
+                    tell.send(()).unwrap();
+                    wait.recv().unwrap();
+                }
+            })
+        });
+        first_waits.recv().unwrap();
+        let second = console.run_migration(&req, &mut |_| {}).unwrap_err();
+        assert_eq!(second.code, ErrorCode::Conflict);
+        assert!(console.cancel_migration());
+        release.send(()).unwrap();
+        let report = first.join().unwrap().unwrap();
+        assert!(report.cancelled, "{report:?}");
+        assert!(!console.cancel_migration(), "the slot is free again");
+        console
+            .run_migration(&req, &mut |_| {})
+            .expect("a new run starts after the first ended");
     }
 }

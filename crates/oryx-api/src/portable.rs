@@ -162,7 +162,7 @@ pub struct ImportArgs<'a> {
 
 /// The owners an export names: every agent and the global memory with `all`, else the agents.
 pub(crate) fn export_owners(
-    rt: &crate::console::Runtime,
+    rt: &crate::services::Services,
     agents: &[String],
     all: bool,
 ) -> ApiResult<Vec<Owner>> {
@@ -196,7 +196,7 @@ pub(crate) struct ExportChoice {
 
 /// Writes the owners' archive to `out` (the CLI's file, or the console's own for the app).
 pub(crate) fn export_to(
-    rt: &crate::console::Runtime,
+    rt: &crate::services::Services,
     owners: Vec<Owner>,
     choice: &ExportChoice,
     out: &Path,
@@ -243,7 +243,7 @@ impl Console {
         agent: Option<&str>,
         t: NaiveDateTime,
     ) -> ApiResult<(Owner, Vec<asof::Item>, Option<GitSourceDto>)> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let now = rt.memory.store().load_all(&owner)?;
         let history = rt
@@ -285,7 +285,7 @@ impl Console {
                 .collect()
         };
         let (core, archival): (Vec<_>, Vec<_>) = (of(Scope::Core), of(Scope::Archival));
-        let limit = self.runtime().effective.archival_limit_chars;
+        let limit = self.services().effective.archival_limit_chars;
         let w = oryx_core::memory::window::compute(&archival, limit);
         let context = oryx_core::memory::service::render_block(&core, &w);
         Block {
@@ -368,7 +368,7 @@ impl Console {
         cancel: &AtomicBool,
         progress: &mut dyn FnMut(&Progress),
     ) -> ApiResult<ExportReport> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owners = export_owners(&rt, a.agents, a.all)?;
         let choice = ExportChoice {
             sessions: a.sessions,
@@ -384,7 +384,7 @@ impl Console {
         cancel: &AtomicBool,
         progress: &mut dyn FnMut(&Progress),
     ) -> ApiResult<ImportReport> {
-        let rt = self.runtime();
+        let rt = self.services();
         let store = self.store_of(&rt, a.into_backend)?;
         let report = import::import(
             a.archive,
@@ -410,7 +410,7 @@ impl Console {
         cancel: &AtomicBool,
     ) -> ApiResult<ForeignReport> {
         let format = foreign::Format::parse(a.from)?;
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent)?;
         Ok(foreign::import_foreign(
             format,

@@ -51,7 +51,7 @@ impl Console {
         let agent = args.agent.as_str();
         let session_id = args.session_id.as_deref().filter(|s| !s.is_empty());
         let query = args.query.as_deref().filter(|s| !s.is_empty());
-        let rt = self.runtime();
+        let rt = self.services();
         rt.owner(Some(agent))?;
         let session = session_id.map(|id| rt.sessions.get(id)).transpose()?;
         let replay = match args.asof.as_deref().filter(|s| !s.trim().is_empty()) {

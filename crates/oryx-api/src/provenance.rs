@@ -105,13 +105,13 @@ pub struct MemoryLinkDto {
 
 impl Console {
     pub fn entry_provenance(&self, a: &ProvenanceArgs) -> ApiResult<ProvenanceDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         Ok(provenance::of_entry(&rt.memory, &rt.sessions, &owner, &a.id)?.into())
     }
 
     pub fn session_memory_links(&self, session_id: &str) -> ApiResult<Vec<MemoryLinkDto>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let (owner, links) = provenance::links_of_session(&rt.memory, &rt.sessions, session_id)?;
         let agent = owner.agent_name().map(str::to_string);
         Ok(links

@@ -2,7 +2,7 @@
 //! background with progress and cancel (one per console, whatever the host), and clearing it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
@@ -12,33 +12,13 @@ use oryx_core::memory::semantic::{RecallConfig, RecallMode, Recalled};
 use oryx_core::memory::Backend;
 use oryx_core::names::Owner;
 
-use crate::console::Runtime;
 use crate::dto::{
     EmbedModelDto, EntryDto, EpisodicHitDto, EpisodicResultDto, IndexJobDto, IndexStatusDto,
     OwnerIndexDto, RecallModeDto, RecallResult, RecalledDto,
 };
+use crate::jobs::IndexJob;
+use crate::services::Services;
 use crate::{ApiError, ApiResult, Console, ErrorCode};
-
-/// The index build of a console: its progress for `index_status`, its cancel flag.
-#[derive(Default)]
-pub struct IndexJobSlot(Mutex<Option<Job>>);
-
-struct Job {
-    state: IndexJobDto,
-    cancel: Arc<AtomicBool>,
-}
-
-impl IndexJobSlot {
-    fn lock(&self) -> MutexGuard<'_, Option<Job>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn update(&self, f: impl FnOnce(&mut IndexJobDto)) {
-        if let Some(job) = self.lock().as_mut() {
-            f(&mut job.state);
-        }
-    }
-}
 
 fn dto_of(r: &Recalled) -> RecalledDto {
     RecalledDto {
@@ -61,7 +41,7 @@ impl Console {
         mode: Option<RecallModeDto>,
         limit: Option<u32>,
     ) -> ApiResult<RecallResult> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = rt.owner(agent)?;
         let mut cfg: RecallConfig = *rt.memory.recall_config();
         if let Some(m) = mode {
@@ -95,7 +75,7 @@ impl Console {
 
     /// The model, where the vectors are, how much of each owner is indexed, and the build.
     pub fn index_status(&self) -> ApiResult<IndexStatusDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let cfg = *rt.memory.recall_config();
         let index = semantic_index(&rt)?;
         let slot = index.embedder();
@@ -160,7 +140,7 @@ impl Console {
     /// Starts indexing `agent` (every owner when `None`) on a thread of its own and returns at
     /// once; `index_status` follows it, `cancel_index_build` stops it between batches.
     pub fn build_index(&self, agent: Option<&str>) -> ApiResult<IndexJobDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         if rt.memory.backend() == Backend::Mem0 {
             return Err(ApiError::invalid(
                 "mem0 ranks with its own search: there is no console index to build",
@@ -197,7 +177,7 @@ impl Console {
                     "an index build is already running: wait for it, or cancel it",
                 ));
             }
-            *slot = Some(Job {
+            *slot = Some(IndexJob {
                 state: state.clone(),
                 cancel: cancel.clone(),
             });
@@ -314,13 +294,13 @@ impl Console {
                 "an index build is running: cancel it before clearing the index",
             ));
         }
-        let rt = self.runtime();
+        let rt = self.services();
         semantic_index(&rt)?.clear()?;
         self.index_status()
     }
 }
 
-fn semantic_index(rt: &Runtime) -> ApiResult<&Arc<oryx_core::memory::SemanticIndex>> {
+fn semantic_index(rt: &Services) -> ApiResult<&Arc<oryx_core::memory::SemanticIndex>> {
     rt.memory.semantic_index().ok_or_else(|| {
         ApiError::new(
             ErrorCode::Internal,
@@ -330,7 +310,7 @@ fn semantic_index(rt: &Runtime) -> ApiResult<&Arc<oryx_core::memory::SemanticInd
 }
 
 /// The global memory and every agent of the root, in the agent list's order.
-pub(crate) fn owners(rt: &Runtime) -> ApiResult<Vec<Owner>> {
+pub(crate) fn owners(rt: &Services) -> ApiResult<Vec<Owner>> {
     let mut out = vec![Owner::Global];
     for a in oryx_core::agents::list(rt.root())? {
         out.push(Owner::Agent(a.name));
@@ -369,7 +349,7 @@ impl Console {
         query: &str,
         limit: Option<u32>,
     ) -> ApiResult<EpisodicResultDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         rt.owner(Some(agent))?;
         check_model("episodic search")?;
         let limit = limit.unwrap_or(rt.effective.recall.limit as u32);
@@ -391,7 +371,7 @@ impl Console {
     }
 }
 
-pub(crate) fn episodic(rt: &Runtime) -> ApiResult<&Arc<oryx_core::episodic::EpisodicIndex>> {
+pub(crate) fn episodic(rt: &Services) -> ApiResult<&Arc<oryx_core::episodic::EpisodicIndex>> {
     rt.episodic.as_ref().ok_or_else(|| {
         ApiError::new(
             ErrorCode::Internal,
@@ -698,7 +678,7 @@ impl Console {
                 oryx_core::config::MAX_RECALL_LIMIT
             )));
         }
-        let rt = self.runtime();
+        let rt = self.services();
         check_model("searching by meaning")?;
         let mut cfg: RecallConfig = *rt.memory.recall_config();
         cfg.mode = RecallMode::Semantic;

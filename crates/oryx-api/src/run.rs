@@ -49,7 +49,7 @@ impl Console {
         tool: &str,
         input_json: &str,
     ) -> ApiResult<ToolRunResult> {
-        let rt = self.runtime();
+        let rt = self.services();
         let exec = ToolExecutor::new(rt.root(), rt.memory.clone(), rt.sessions.clone());
         let ctx = ToolContext {
             agent: agent.map(str::to_string),
@@ -74,7 +74,7 @@ impl Console {
         user: &str,
         reply: &str,
     ) -> ApiResult<FootprintResult> {
-        let rt = self.runtime();
+        let rt = self.services();
         let owner = resolve_lenient(rt.root(), agent);
         if !rt.effective.footprint_enabled {
             return Ok(FootprintResult {

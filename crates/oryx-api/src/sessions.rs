@@ -15,7 +15,7 @@ pub const MAX_PAGE: u32 = 500;
 
 impl Console {
     pub fn list_sessions(&self, q: &SessionQuery) -> ApiResult<SessionPageDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         if let Some(agent) = &q.agent {
             oryx_core::names::validate_agent_name(agent)?;
         }
@@ -50,7 +50,7 @@ impl Console {
 
     /// Sessions per status, counted in one query.
     pub fn session_stats(&self) -> ApiResult<SessionStatsDto> {
-        let s = self.runtime().sessions.stats()?;
+        let s = self.services().sessions.stats()?;
         Ok(SessionStatsDto {
             active: s.active as u32,
             archived: s.archived as u32,
@@ -59,7 +59,7 @@ impl Console {
     }
 
     pub fn get_session(&self, id: &str) -> ApiResult<SessionDto> {
-        let rt = self.runtime();
+        let rt = self.services();
         let s = rt.sessions.get(id)?;
         Ok(SessionDto {
             turns: count_turns(&s.messages) as u32,
@@ -74,7 +74,7 @@ impl Console {
         limit: Option<u32>,
         offset: Option<u32>,
     ) -> ApiResult<Vec<ToolInvocationDto>> {
-        let rt = self.runtime();
+        let rt = self.services();
         let limit = limit.unwrap_or(100).clamp(1, MAX_PAGE);
         let rows = rt.sessions.tool_invocations(
             session_id,

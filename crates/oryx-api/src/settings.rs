@@ -1,73 +1,49 @@
 //! Settings get/update with validation, root inspection, and the sample root.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use oryx_core::config::{self, Settings, ENV_DB, ENV_MEM0_KEY, ENV_MEM0_URL, ENV_ROOT};
 use oryx_core::warning::{Warning, WarningCode};
 use oryx_core::workspace;
-use serde::{Deserialize, Serialize};
 
 use crate::console::Console;
 use crate::dto::{EffectiveDto, Mem0Status, RootInspection, SettingsDto, SettingsView, WarningDto};
 use crate::error::{ApiError, ApiResult};
+use crate::events::{ChangeEvent, ChangeKind};
+use crate::services::Services;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Theme {
-    #[default]
-    System,
-    Light,
-    Dark,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    #[default]
-    System,
-    Zh,
-    En,
-}
-
-/// How the console looks: its own business, not the memory system's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Preferences {
-    pub language: Language,
-    pub theme: Theme,
-}
-
-/// The settings file: the core's settings and the console's preferences side by side in one
-/// JSON object, keys in the order earlier versions wrote them, so existing files load and
-/// saving writes the same bytes.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SettingsFile {
-    #[serde(flatten)]
-    pub settings: Settings,
-    #[serde(flatten)]
-    pub preferences: Preferences,
-}
-
-impl SettingsFile {
-    pub fn load(path: &Path) -> ApiResult<SettingsFile> {
-        Ok(config::load_file(path)?)
-    }
-
-    pub fn save(&self, path: &Path) -> ApiResult<()> {
-        self.settings.validate()?;
-        Ok(config::save_file(path, self)?)
-    }
-}
+pub use crate::settings_file::{Language, Preferences, SettingsFile, Theme};
 
 impl Console {
+    /// Validates, builds the new services, saves atomically, then swaps: a failure changes
+    /// nothing.
+    pub fn replace_settings(&self, file: SettingsFile) -> ApiResult<Arc<Services>> {
+        file.settings.validate()?;
+        let services = Arc::new(Services::build(
+            file.clone(),
+            self.overrides(),
+            &self.index_dir(),
+        )?);
+        file.save(self.settings_path())?;
+        self.swap_services(services.clone());
+        // Subscribers follow the new root and database from here on; then they refetch.
+        self.events().follow(&services);
+        self.events().publish(ChangeEvent {
+            kind: ChangeKind::Settings,
+            agent: None,
+        });
+        Ok(services)
+    }
+
     pub fn get_settings(&self) -> ApiResult<SettingsView> {
-        let rt = self.runtime();
+        let rt = self.services();
         Ok(self.view(&rt.settings, &rt.preferences, &rt.effective))
     }
 
     /// Replaces the stored settings; an empty API key field keeps the stored key.
     pub fn update_settings(&self, dto: &SettingsDto) -> ApiResult<SettingsView> {
-        let rt = self.runtime();
+        let rt = self.services();
         let current = rt.settings.clone();
         let mut file = from_dto(dto, &current)?;
         // A value in effect only because a flag or an environment variable overrides it comes
@@ -152,7 +128,7 @@ impl Console {
                 overridden_by,
                 first_run,
                 root_problem: oryx_core::fsx::root_problem(&e.root),
-                backend_problem: self.runtime().memory.store().problem(),
+                backend_problem: self.services().memory.store().problem(),
                 mem0_base_url: e.mem0_base_url.clone(),
                 notice: self.notice(),
             },
@@ -162,7 +138,7 @@ impl Console {
     /// Makes the root in effect a root on purpose (`--create-root`): the folder and its
     /// `agents/`. Writes never create a missing root on their own.
     pub fn create_root(&self) -> ApiResult<RootInspection> {
-        let rt = self.runtime();
+        let rt = self.services();
         oryx_core::fsx::create_root(rt.root())?;
         // A root that did not exist could not be watched: live refresh starts now.
         self.events().follow(&rt);
@@ -171,9 +147,9 @@ impl Console {
 
     /// Tries the mem0 settings being edited (before they are saved).
     pub fn test_mem0(&self, dto: &SettingsDto) -> ApiResult<Mem0Status> {
-        let file = from_dto(dto, &self.runtime().settings)?;
+        let file = from_dto(dto, &self.services().settings)?;
         let e = config::effective(&file.settings, self.overrides());
-        let cfg = crate::console::mem0_config(&e)?;
+        let cfg = crate::services::mem0_config(&e)?;
         let store = oryx_core::memory::Mem0MemoryStore::new(cfg.clone());
         Ok(match store.ping() {
             Ok(n) => Mem0Status {

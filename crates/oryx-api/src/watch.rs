@@ -6,89 +6,21 @@
 //! Each write reaches a subscriber once: the console announces its own write at once and tells
 //! the watcher, which then does not report that version of the file or database again.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::channel;
+use std::sync::Arc;
 
 use oryx_core::names::Owner;
 use oryx_core::watch::{self as core_watch, Change, Watcher};
-use serde::{Deserialize, Serialize};
 
-use crate::console::{Console, Runtime};
-
-#[cfg(feature = "specta")]
-use specta::Type;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeKind {
-    /// A MEMORY.md (agent = its agent, `None` = global or several).
-    Memory,
-    /// An AGENT.md, a skill or a bootstrap file.
-    Agents,
-    /// The database (sessions, tool invocations, sqlite memory).
-    Sessions,
-    Settings,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct ChangeEvent {
-    pub kind: ChangeKind,
-    pub agent: Option<String>,
-}
-
-impl From<Change> for ChangeEvent {
-    fn from(c: Change) -> ChangeEvent {
-        let (kind, agent) = match c {
-            Change::Memory(agent) => (ChangeKind::Memory, agent),
-            Change::Agents(agent) => (ChangeKind::Agents, agent),
-            Change::Database => (ChangeKind::Sessions, None),
-        };
-        ChangeEvent { kind, agent }
-    }
-}
-
-pub use core_watch::DEBOUNCE;
-
-/// A subscriber's end of the stream; it ends when the console is dropped.
-pub type Subscription = Receiver<ChangeEvent>;
-
-/// The subscribers, shared with the watcher's thread.
-#[derive(Default)]
-struct Subscribers {
-    senders: Mutex<Vec<Sender<ChangeEvent>>>,
-    /// Which watcher may publish: a replaced one's last batch (of the old root) is dropped.
-    generation: AtomicU64,
-}
-
-impl Subscribers {
-    fn publish(&self, event: ChangeEvent) {
-        lock(&self.senders).retain(|tx| tx.send(event.clone()).is_ok());
-    }
-}
-
-/// The console's change stream: subscribers and the watcher of the current runtime, started
-/// by the first subscriber (a CLI command that nobody watches never starts one).
-#[derive(Default)]
-pub struct Events {
-    subscribers: Arc<Subscribers>,
-    /// `None` until someone subscribes; `Some(None)` when the current root cannot be watched.
-    watcher: Mutex<Option<Option<Watcher>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::events::{lock, Events};
+pub use crate::events::{ChangeEvent, ChangeKind, Subscription, DEBOUNCE};
+use crate::services::Services;
+use crate::Console;
 
 impl Events {
-    pub(crate) fn publish(&self, event: ChangeEvent) {
-        self.subscribers.publish(event);
-    }
-
     /// Re-points the watcher at `rt`'s root and database (when anyone subscribed).
-    pub(crate) fn follow(&self, rt: &Arc<Runtime>) {
+    pub(crate) fn follow(&self, rt: &Arc<Services>) {
         let mut slot = lock(&self.watcher);
         if slot.is_some() {
             *slot = Some(self.start(rt));
@@ -96,7 +28,7 @@ impl Events {
     }
 
     /// A folder that cannot be watched only loses live refresh, never the console.
-    fn start(&self, rt: &Arc<Runtime>) -> Option<Watcher> {
+    fn start(&self, rt: &Arc<Services>) -> Option<Watcher> {
         let subscribers = self.subscribers.clone();
         let generation = subscribers.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let runtime = rt.clone();
@@ -139,13 +71,13 @@ impl Console {
         lock(&events.subscribers.senders).push(tx);
         let mut slot = lock(&events.watcher);
         if slot.is_none() {
-            *slot = Some(events.start(&self.runtime()));
+            *slot = Some(events.start(&self.services()));
         }
         rx
     }
 
     /// A write of this console to `owner`'s memory: announced now, and not again by the watcher.
-    pub(crate) fn announce_write(&self, rt: &Runtime, owner: &Owner) {
+    pub(crate) fn announce_write(&self, rt: &Services, owner: &Owner) {
         let events = self.events();
         if let Some(Some(w)) = lock(&events.watcher).as_ref() {
             w.absorb(rt.memory.backend(), owner);

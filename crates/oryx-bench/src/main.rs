@@ -618,7 +618,7 @@ impl Bench {
             "",
         );
         // The part that grew with MEMORY.md: its core/archival counts, against one grep pass.
-        let rt = c.runtime();
+        let rt = c.services();
         let owner = Owner::Agent(gen::BIG.into());
         let counted = median(runs, || {
             rt.memory.store().count(&owner).unwrap();

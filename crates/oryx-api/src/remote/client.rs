@@ -8,28 +8,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::blocking::{Client, ClientBuilder, RequestBuilder, Response};
+use reqwest::blocking::{Client, RequestBuilder, Response};
 use reqwest::Url;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::http::builder;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::migrate::{MigrateRequest, MigrationProgress, MigrationReport};
 use crate::transfer::UploadDto;
 
 /// Ordinary operations; a server's own limit (30 s by default) answers well before this.
 const OP_TIMEOUT: Duration = Duration::from_secs(300);
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-pub(super) fn builder(timeout: Option<Duration>) -> ClientBuilder {
-    Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(timeout)
-        // The token must never follow a redirect to somewhere else.
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("oryx-console/", env!("CARGO_PKG_VERSION")))
-}
 
 /// Where a remote console is: `scheme://host[:port]`, nothing after it.
 #[derive(Debug, Clone, PartialEq, Eq)]

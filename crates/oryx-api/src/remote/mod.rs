@@ -4,6 +4,7 @@
 //! reaches the page and never crosses a network in clear text (https, or http to this machine).
 
 mod client;
+mod http;
 mod pin;
 mod servers;
 
@@ -99,13 +100,13 @@ pub fn probe(url: &str) -> ApiResult<ServerProbeDto> {
             .send()
             .map_err(|e| probe_error(&url, &e))?;
         let fp = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let trusted = client::builder(Some(std::time::Duration::from_secs(15)))
+        let trusted = http::builder(Some(std::time::Duration::from_secs(15)))
             .build()
             .ok()
             .is_some_and(|c| c.get(&agents).send().is_ok());
         (res, fp, trusted)
     } else {
-        let plain = client::builder(Some(std::time::Duration::from_secs(15)))
+        let plain = http::builder(Some(std::time::Duration::from_secs(15)))
             .build()
             .map_err(|e| ApiError::internal(e.to_string()))?;
         let res = plain

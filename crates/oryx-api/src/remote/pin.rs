@@ -125,7 +125,7 @@ pub(super) fn client(
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
-    let client = super::client::builder(timeout)
+    let client = super::http::builder(timeout)
         .use_preconfigured_tls(config)
         .build()
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot set up TLS: {e}")))?;

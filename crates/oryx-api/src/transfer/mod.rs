@@ -8,322 +8,20 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
-
-use serde::{Deserialize, Serialize};
-#[cfg(feature = "specta")]
-use specta::Type;
+use std::sync::Arc;
+use std::time::Instant;
 
 use oryx_core::portable::{export, import, staging, Progress};
 
 use crate::console::Console;
-use crate::dto::BackendDto;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct ExportRequest {
-    /// Agents to export; empty with `all`: every agent and the global memory.
-    #[serde(default)]
-    pub agents: Vec<String>,
-    #[serde(default)]
-    pub all: bool,
-    /// Also the agents' sessions and tool invocations.
-    #[serde(default)]
-    pub sessions: bool,
-    /// Also the console's history of changes (it keeps the text of deleted and rewritten
-    /// entries); off unless asked.
-    #[serde(default)]
-    pub include_history: bool,
-}
+mod dto;
+pub(crate) mod jobs;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct AgentMapDto {
-    pub from: String,
-    pub to: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct ImportRequest {
-    /// What the host's upload (browser) or file dialog (desktop) answered.
-    pub upload: String,
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Into another backend than the one in effect (same root).
-    #[serde(default)]
-    pub into_backend: Option<BackendDto>,
-    /// Agents renamed on the way in.
-    #[serde(default)]
-    pub agent_map: Vec<AgentMapDto>,
-    /// Replace AGENT.md, bootstrap and skill files the target has with the archive's.
-    #[serde(default)]
-    pub replace_existing: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-#[serde(rename_all = "lowercase")]
-pub enum TransferKind {
-    Export,
-    Import,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-#[serde(rename_all = "lowercase")]
-pub enum TransferState {
-    Running,
-    Done,
-    Cancelled,
-    Failed,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct OwnerCountDto {
-    pub owner: String,
-    pub core: u32,
-    pub archival: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct ExportDoneDto {
-    /// The archive's size.
-    #[cfg_attr(feature = "specta", specta(type = f64))]
-    pub bytes: u64,
-    pub owners: Vec<OwnerCountDto>,
-    pub files: u32,
-    pub sessions: u32,
-    /// Whether the console's history of changes is in the archive.
-    pub history: bool,
-    /// What to call the archive when it is saved.
-    pub file_name: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct OwnerImportDto {
-    pub owner: String,
-    pub in_archive: u32,
-    pub new: u32,
-    pub present: u32,
-    pub conflicting: u32,
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct ImportDoneDto {
-    pub dry_run: bool,
-    pub source_backend: String,
-    pub owners: Vec<OwnerImportDto>,
-    pub files_written: Vec<String>,
-    pub files_kept: Vec<String>,
-    pub unknown: Vec<String>,
-    pub sessions_not_imported: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct TransferErrorDto {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-/// An export or import job as the UI polls it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct TransferDto {
-    pub id: String,
-    pub kind: TransferKind,
-    pub state: TransferState,
-    /// What is being done now (`entries`, `files`, `sessions`, `checking`…).
-    pub stage: String,
-    #[cfg_attr(feature = "specta", specta(type = f64))]
-    pub done: u64,
-    #[cfg_attr(feature = "specta", specta(type = f64))]
-    pub total: u64,
-    pub export: Option<ExportDoneDto>,
-    pub import: Option<ImportDoneDto>,
-    pub error: Option<TransferErrorDto>,
-}
-
-/// A file a host received for an import.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(Type))]
-pub struct UploadDto {
-    /// Pass as `upload` to `start_import`.
-    pub upload: String,
-    pub name: String,
-    #[cfg_attr(feature = "specta", specta(type = f64))]
-    pub bytes: u64,
-}
-
-struct Job {
-    state: TransferDto,
-    cancel: Arc<AtomicBool>,
-    /// The export's archive (the console's own file), or the import's input.
-    file: PathBuf,
-    /// The finished archive held open and locked: another console's sweep of the folder
-    /// leaves it (see [`staging::remove_if_unheld`]).
-    hold: Option<std::fs::File>,
-}
-
-struct Upload {
-    path: PathBuf,
-    /// Received into the console's folder (removed after use), or a file the user picked.
-    owned: bool,
-    /// A received file held open and locked while it waits, as [`Job::hold`].
-    hold: Option<std::fs::File>,
-    received: Instant,
-}
-
-/// Received uploads waiting for their import, at most: the oldest goes when one more arrives
-/// (a person picks again rather than importing; a dry run and its real run use one upload).
-const KEEP_UPLOADS: usize = 2;
-/// A received upload not imported within this time is removed at the next upload.
-const UPLOAD_TTL: Duration = Duration::from_secs(6 * 3600);
-/// The largest upload kept (the REST server refuses larger bodies with 413 before this).
-pub const UPLOAD_LIMIT: u64 = 2 * 1024 * 1024 * 1024;
-
-/// The console's transfers: at most one running; finished ones kept until the next starts.
-#[derive(Default)]
-pub struct Transfers {
-    jobs: Mutex<HashMap<String, Job>>,
-    uploads: Mutex<HashMap<String, Upload>>,
-    /// The folder was cleared of what earlier runs left (once per console).
-    swept: AtomicBool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn new_id(prefix: &str) -> String {
-    format!("{prefix}-{}", oryx_core::memory::history::new_change_id())
-}
-
-fn count(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-impl Transfers {
-    fn update(&self, id: &str, f: impl FnOnce(&mut TransferDto)) {
-        if let Some(job) = lock(&self.jobs).get_mut(id) {
-            f(&mut job.state);
-        }
-    }
-
-    /// Registers a new job unless one runs; forgets (and removes the archives of) finished ones.
-    fn begin(&self, kind: TransferKind, file: PathBuf) -> ApiResult<(String, Arc<AtomicBool>)> {
-        let mut jobs = lock(&self.jobs);
-        if jobs
-            .values()
-            .any(|j| j.state.state == TransferState::Running)
-        {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                "an export or import is already running: wait for it, or cancel it",
-            ));
-        }
-        for (_, old) in jobs.drain() {
-            if old.state.kind == TransferKind::Export {
-                drop(old.hold);
-                staging::discard(&old.file);
-            }
-        }
-        let id = new_id(match kind {
-            TransferKind::Export => "export",
-            TransferKind::Import => "import",
-        });
-        let cancel = Arc::new(AtomicBool::new(false));
-        jobs.insert(
-            id.clone(),
-            Job {
-                state: TransferDto {
-                    id: id.clone(),
-                    kind,
-                    state: TransferState::Running,
-                    stage: "starting".into(),
-                    done: 0,
-                    total: 0,
-                    export: None,
-                    import: None,
-                    error: None,
-                },
-                cancel: cancel.clone(),
-                file,
-                hold: None,
-            },
-        );
-        Ok((id, cancel))
-    }
-
-    /// Keeps the finished export's archive locked (see [`Job::hold`]).
-    fn hold(&self, id: &str) {
-        if let Some(job) = lock(&self.jobs).get_mut(id) {
-            job.hold = std::fs::File::open(&job.file)
-                .ok()
-                .filter(|f| f.try_lock().is_ok());
-        }
-    }
-
-    /// Removes received uploads past their time or beyond the count kept (making room for
-    /// one more), and every file of the console's folder that no console holds: uploads and
-    /// archives of an earlier run, temporary files of a transfer that was killed.
-    fn sweep(&self, dir: &Path) {
-        let mut uploads = lock(&self.uploads);
-        let mut owned: Vec<(Instant, String)> = uploads
-            .iter()
-            .filter(|(_, u)| u.owned)
-            .map(|(k, u)| (u.received, k.clone()))
-            .collect();
-        owned.sort();
-        let excess = (owned.len() + 1).saturating_sub(KEEP_UPLOADS);
-        for (i, (at, token)) in owned.iter().enumerate() {
-            if i < excess || at.elapsed() > UPLOAD_TTL {
-                if let Some(u) = uploads.remove(token) {
-                    drop(u.hold);
-                    staging::discard(&u.path);
-                }
-            }
-        }
-        let jobs = lock(&self.jobs);
-        let known =
-            |p: &Path| uploads.values().any(|u| u.path == p) || jobs.values().any(|j| j.file == p);
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let ours = name.starts_with("upload-")
-                || name.starts_with("archive-")
-                || name.starts_with(staging::UPLOAD_TEMP_PREFIX)
-                || name.starts_with(export::TEMP_PREFIX);
-            if ours && !known(&e.path()) {
-                staging::remove_if_unheld(&e.path());
-            }
-        }
-    }
-
-    fn status(&self, id: &str) -> ApiResult<TransferDto> {
-        lock(&self.jobs)
-            .get(id)
-            .map(|j| j.state.clone())
-            .ok_or_else(|| unknown_transfer(id))
-    }
-}
-
-fn unknown_transfer(id: &str) -> ApiError {
-    ApiError::new(
-        ErrorCode::NotFound,
-        format!("no export or import {id:?} in this console (it ended before a newer one began, or the console restarted)"),
-    )
-}
+pub use dto::*;
+use jobs::{count, lock, new_id, unknown_transfer, Upload};
+pub use jobs::{Transfers, UPLOAD_LIMIT};
 
 /// Runs `work` on its own thread, reporting progress and the outcome into the job `id`. A
 /// panic in the work (a bug, or an input nobody planned for) ends the job as failed with its
@@ -480,10 +178,10 @@ impl Console {
         let file = dir.join(new_id("archive") + ".zip");
         // Checked before the job exists: a bad name is an answer, not a failed job.
         for a in &req.agents {
-            self.runtime().owner(Some(a))?;
+            self.services().owner(Some(a))?;
         }
         let (id, cancel) = transfers.begin(TransferKind::Export, file.clone())?;
-        let rt = self.runtime();
+        let rt = self.services();
         let req = req.clone();
         let out = file.clone();
         let console_owners = crate::portable::export_owners(&rt, &req.agents, req.all);
@@ -522,7 +220,7 @@ impl Console {
             oryx_core::names::validate_agent_name(&m.to)?;
             map.insert(m.from.clone(), m.to.clone());
         }
-        let rt = self.runtime();
+        let rt = self.services();
         let store = self.store_of(&rt, req.into_backend)?;
         let upload = lock(&self.transfers().uploads)
             .remove(&req.upload)
@@ -692,6 +390,8 @@ impl Console {
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
+
+    use super::jobs::KEEP_UPLOADS;
 
     use super::*;
 
