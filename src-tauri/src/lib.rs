@@ -1,6 +1,8 @@
 //! The desktop shell: managed state, the commands and the specta builder that also exports
 //! `ui/src/bindings.ts`.
 
+#![forbid(unsafe_code)]
+
 pub mod command_names;
 pub mod commands;
 pub mod connection;

@@ -1,6 +1,8 @@
 //! The console's operations over oryx-core, written once and exposed by every host: the Tauri
 //! commands, the REST routes and the `oryx` CLI are thin adapters over `Console`'s methods.
 
+#![forbid(unsafe_code)]
+
 pub mod agent_admin;
 pub mod agents;
 pub mod auto_summary;

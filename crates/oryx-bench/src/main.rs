@@ -8,6 +8,8 @@
 //! Usage: `oryx-bench [--scale full|quick] [--data DIR] [--out FILE]`.
 //! `oryx-bench append-child ROOT WRITER COUNT` is the child side of the concurrency run.
 
+#![forbid(unsafe_code)]
+
 mod curation;
 mod gen;
 mod health;

@@ -1,5 +1,7 @@
 //! `oryx`: every console operation from the command line, over oryx-api.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 mod progress;
 mod render;

@@ -4,6 +4,9 @@
 //! Hosts call [`serve`] with an opened `Console` and [`ServeOptions`]; [`router`] is the same
 //! application without a listener, for tests.
 
+#![deny(unsafe_code)]
+
+mod allocator;
 mod auth;
 mod compat;
 mod connections;
@@ -191,7 +194,7 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
         Some((acceptor, fp)) => (Some(acceptor), Some(fp)),
         None => (None, None),
     };
-    limits::tune_allocator();
+    allocator::tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Console work is capped by its permits; the rest (UI files) needs few threads.

@@ -181,38 +181,10 @@ async fn trim_when_idle(permits: Arc<Semaphore>, size: usize, idle: Arc<Notify>)
         idle.notified().await;
         tokio::time::sleep(Duration::from_millis(500)).await;
         if permits.available_permits() == size {
-            let _ = tokio::task::spawn_blocking(trim_heap).await;
+            let _ = tokio::task::spawn_blocking(crate::allocator::trim_heap).await;
         }
     }
 }
-
-/// glibc raises its mmap threshold each time a large block is freed (up to 32 MB), after which
-/// the large buffers of file and database reads come from the workers' arenas and stay there:
-/// after a burst of 200 requests the server kept ~85 MB resident while idle (measured, markdown
-/// backend, debug build). With the threshold fixed they are mapped and unmapped: ~24 MB.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub fn tune_allocator() {
-    // SAFETY: mallopt changes a tuning parameter of the allocator, before the server's threads
-    // start; it has no other effect.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn tune_allocator() {}
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn trim_heap() {
-    // SAFETY: malloc_trim only releases free memory of the allocator; it touches no live
-    // allocation and may be called from any thread at any time.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn trim_heap() {}
 
 struct RunGuard {
     running: Arc<Running>,
