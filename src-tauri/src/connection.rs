@@ -1,5 +1,5 @@
 //! Which console the window shows: this computer's, or one `oryx serve` serves on another
-//! machine (issue #11, item 8). Addresses and fingerprints are remembered beside the settings,
+//! machine. Addresses and fingerprints are remembered beside the settings,
 //! tokens in the system's keyring.
 
 use oryx_api::remote::{

@@ -1,4 +1,4 @@
-//! Managing agents and the user's files (SPEC §1, issue #13): create, clone, edit AGENT.md,
+//! Managing agents and the user's files (CONTRACT §1): create, clone, edit AGENT.md,
 //! skills, archive and restore, and bootstrap file edits.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! The automatic summary mode (issue #15, off by default): when more than the threshold of an
+//! The automatic summary mode (off by default): when more than the threshold of an
 //! owner's archival entries outside the window are not summarised yet, `propose` turns that
 //! into a health finding (and the agents list's badge), and `apply` has the console append the
 //! deterministic summary itself — originals kept, recorded as an `auto_summary` change that

@@ -1,4 +1,4 @@
-//! What the charts and the dashboard draw (issue #15): findings per agent (the agents list's
+//! What the charts and the dashboard draw: findings per agent (the agents list's
 //! badges), sessions per day per agent, and the prompt's composition per session of one agent
 //! with memory as it stood at each session's time (from the entries' timestamps).
 

@@ -21,7 +21,7 @@ pub fn default_settings_path() -> PathBuf {
 }
 
 /// Where the console keeps its own indexes of runtime databases: beside the settings, so that
-/// the runtime's database never holds anything of the console's (SPEC §12).
+/// the runtime's database never holds anything of the console's (CONTRACT §12).
 pub fn index_dir_beside(settings_path: &Path) -> PathBuf {
     settings_path
         .parent()

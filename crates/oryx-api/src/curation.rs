@@ -1,5 +1,5 @@
 //! Curation operations: edit, delete and move entries, the history with undo, redo and
-//! restore, what a selection would do to the prompt, and review marks (SPEC §13).
+//! restore, what a selection would do to the prompt, and review marks (CONTRACT §13).
 
 use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]

@@ -27,7 +27,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// The HTTP status of SPEC §10 for this code.
+    /// The HTTP status of CONTRACT §10 for this code.
     pub fn http_status(self) -> u16 {
         match self {
             ErrorCode::InvalidInput | ErrorCode::InvalidAgentName | ErrorCode::OutsideRoot => 400,

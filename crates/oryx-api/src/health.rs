@@ -1,4 +1,4 @@
-//! Memory health (issue #15): findings per owner with a one-operation fix, dismissals, and the
+//! Memory health: findings per owner with a one-operation fix, dismissals, and the
 //! prompt budget.
 
 use serde::{Deserialize, Serialize};

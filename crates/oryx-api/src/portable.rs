@@ -1,4 +1,4 @@
-//! Export, import and time travel (issue #16). Export and import name files on this machine,
+//! Export, import and time travel. Export and import name files on this machine,
 //! so they are CLI methods here and not registered operations (a host would need a download /
 //! upload of its own rather than a path argument: not built yet). Memory as of a moment and the
 //! diff between two moments are operations.

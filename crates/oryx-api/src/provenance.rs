@@ -1,4 +1,4 @@
-//! Where an entry came from, and which entries a session wrote (issue #18, "provenance").
+//! Where an entry came from, and which entries a session wrote.
 
 use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]

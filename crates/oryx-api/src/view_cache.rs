@@ -122,7 +122,7 @@ fn key_of(memory: &MemoryService, owner: &Owner) -> Option<Key> {
 
 impl PageCache {
     /// The owner's view, from the cache when the stored entries have not changed since. A
-    /// MEMORY.md larger than `ceiling` bytes is not parsed whole (issue #17: a 1 GB file took
+    /// MEMORY.md larger than `ceiling` bytes is not parsed whole (a 1 GB file took
     /// 4 GB): its view holds the prompt window and the counts, and pages are read from the file.
     pub(crate) fn snapshot(
         &self,

@@ -1,4 +1,4 @@
-//! The `health` group (issue #15): all health checks over the big MEMORY.md against one `grep`
+//! The `health` group: all health checks over the big MEMORY.md against one `grep`
 //! pass over the same file; what the checks report on a generated archive that holds no secret
 //! and no personal data (every secret or PII finding there is a false positive); and the
 //! deterministic summariser on 10 000 generated entries — characters saved and how many days

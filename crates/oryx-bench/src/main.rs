@@ -1,4 +1,4 @@
-//! `oryx-bench`: how the console's cost grows with its work (issue #7).
+//! `oryx-bench`: how the console's cost grows with its work.
 //!
 //! Generates (or reuses) data under `target/bench-data/<scale>`, measures every operation the
 //! way a user triggers it (through `oryx_api::Console`), each as the median of several runs, and

@@ -1,4 +1,4 @@
-//! The `portable` group (issue #16): exporting the agent with the 100 MB MEMORY.md (entries as
+//! The `portable` group: exporting the agent with the 100 MB MEMORY.md (entries as
 //! JSON lines, the file byte for byte, checksums) against `tar czf` of the agent's folder.
 
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! The response envelope of SPEC §10: `{code, message, data, timestamp}` for every answer.
+//! The response envelope of CONTRACT §10: `{code, message, data, timestamp}` for every answer.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -1,4 +1,4 @@
-//! The console's REST server (`oryx serve`): the runtime's routes of SPEC §10, every registered
+//! The console's REST server (`oryx serve`): the runtime's routes of CONTRACT §10, every registered
 //! operation as `POST /api/v1/console/<op>`, and the built UI for a browser.
 //!
 //! Hosts call [`serve`] with an opened `Console` and [`ServeOptions`]; [`router`] is the same

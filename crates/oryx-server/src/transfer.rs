@@ -1,4 +1,4 @@
-//! The bytes of an export or import (issue #16): the work itself is the registered operations
+//! The bytes of an export or import: the work itself is the registered operations
 //! `start_export` / `start_import` / `transfer_status`; here the browser downloads the finished
 //! archive and uploads one to import.
 

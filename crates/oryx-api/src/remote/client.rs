@@ -1,6 +1,6 @@
 //! A console served by `oryx serve` on another machine, spoken to the way the browser does: every
 //! operation is `POST /api/v1/console/<op>` with its JSON arguments and the bearer token, the
-//! answer is the SPEC §10 envelope, change events come over `GET /api/v1/console/events`.
+//! answer is the CONTRACT §10 envelope, change events come over `GET /api/v1/console/events`.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! A remote console (issue #11, item 8): the OryxOS runtime usually runs on a server, so the
+//! A remote console: the OryxOS runtime usually runs on a server, so the
 //! desktop can open the console `oryx serve` serves there. Every operation goes over the same
 //! REST routes the browser uses; the desktop only decides where its calls go. The token never
 //! reaches the page and never crosses a network in clear text (https, or http to this machine).

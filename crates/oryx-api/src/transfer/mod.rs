@@ -1,4 +1,4 @@
-//! Export and import from the console's screens (issue #16). The work is an operation like any
+//! Export and import from the console's screens. The work is an operation like any
 //! other (start, status with progress, cancel; one job at a time per console, whatever the
 //! host), run on its own thread into or out of a file the console owns. Only the bytes cross
 //! differently: the browser downloads and uploads over REST, the desktop saves and opens through
