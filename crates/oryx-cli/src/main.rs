@@ -2,7 +2,8 @@
 
 #![forbid(unsafe_code)]
 
-mod cli;
+mod args;
+mod commands;
 mod progress;
 mod render;
 
@@ -13,8 +14,8 @@ use clap::Parser;
 use oryx_api::{ApiError, ErrorCode};
 
 fn main() -> ExitCode {
-    let args = cli::Args::parse();
-    match cli::run(args) {
+    let args = args::Args::parse();
+    match commands::run(args) {
         Ok(code) => code,
         Err(e) => {
             let _ = std::io::stdout().flush();
