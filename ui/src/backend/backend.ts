@@ -1,3 +1,4 @@
+import type { Invoke } from "./client";
 import type {
   AgentDetail,
   AgentFileDto,
@@ -76,6 +77,10 @@ export interface Backend {
    * over a Channel, REST over the /events stream; without it the UI shows an indeterminate bar
    * and no Cancel button). */
   readonly supportsMigrationProgress: boolean;
+  /** Runs one console operation by name, as the registry declares it
+   * (crates/oryx-api/src/ops.rs): its arguments and result are typed by the generated
+   * `Operations`. Screens call it through useOp / useOpMutation (queries/ops.ts). */
+  readonly call: Invoke;
   listAgents(): Promise<AgentList>;
   getAgent(name: string): Promise<AgentDetail>;
   /** Every entry at once (what `oryx memory show --json` prints); the memory screen pages instead. */

@@ -17,7 +17,7 @@ export type Invoke = <K extends OpName>(op: K, args: OpArgs<K>) => Promise<OpRes
  * an archive's bytes depend on the transport). */
 export type OperationMethods = Omit<
   Backend,
-  "kind" | "supportsFolderPicker" | "supportsMigrationProgress" | "migrate" | "cancelMigration" | "pickFolder" | "onChange" | "saveExport" | "chooseArchive" | "remote"
+  "kind" | "call" | "supportsFolderPicker" | "supportsMigrationProgress" | "migrate" | "cancelMigration" | "pickFolder" | "onChange" | "saveExport" | "chooseArchive" | "remote"
 >;
 
 export function operationMethods(invoke: Invoke): OperationMethods {

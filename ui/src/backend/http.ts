@@ -297,6 +297,7 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     kind: "http",
     supportsFolderPicker: false,
     supportsMigrationProgress: true,
+    call: (op, args) => request("POST", `/${op}`, args),
     ...operationMethods((op, args) => request("POST", `/${op}`, args)),
     migrate,
     cancelMigration,

@@ -34,6 +34,7 @@ export function createTauriBackend(): Backend {
     kind: "tauri",
     supportsFolderPicker: true,
     supportsMigrationProgress: true,
+    call: invoke,
     ...operationMethods(invoke),
     migrate(req, onProgress) {
       // One event per entry handled, streamed while the command runs.

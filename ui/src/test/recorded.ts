@@ -152,6 +152,7 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
     kind: "http",
     supportsFolderPicker: false,
     supportsMigrationProgress: true,
+    call: invoke,
     ...operationMethods(invoke),
     get calls() {
       return calls;
