@@ -16,6 +16,9 @@ vi.mock("@tauri-apps/api/event", () => ({
 }));
 vi.mock("@tauri-apps/plugin-dialog", () => ({ open: vi.fn(async () => "/picked/root") }));
 
+// The test setup has loaded the app, and with it the generated bindings over the real Tauri API
+// (the query hooks read OP_READS there): load them again over the mocks.
+vi.resetModules();
 const { createTauriBackend } = await import("./tauri");
 const { BackendError } = await import("./backend");
 

@@ -15,9 +15,14 @@ import { useBackend, type ChangeEvent, type ChangeKind } from "../backend";
 import type { OpArgs, OpName, OpResult } from "../backend/client";
 import { OP_READS } from "../bindings";
 
-/** The key of `op(args)`; `extra` keys a query computed from that operation's answers (it goes
- * stale with it). */
-export function opKey<K extends OpName>(op: K, args: OpArgs<K>, ...extra: unknown[]): readonly unknown[] {
+/** The key of `op(args)` (what useOp uses: for setQueryData, getQueryData, invalidateQueries). */
+export function opKey<K extends OpName>(op: K, args: OpArgs<K>): readonly unknown[] {
+  return [op, args];
+}
+
+/** The key of a query computed from `op`'s answers (several pages, a search): the same change
+ * events make it stale as `op` with `args` (its agent argument, say). */
+export function derivedKey<K extends OpName>(op: K, args: Partial<OpArgs<K>>, ...extra: unknown[]): readonly unknown[] {
   return [op, args, ...extra];
 }
 
