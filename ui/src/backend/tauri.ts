@@ -7,7 +7,7 @@ import { open } from "@tauri-apps/plugin-dialog";
 
 import { BackendError, type Backend } from "./backend";
 import { parseChange } from "./change-events";
-import { operationMethods, type Invoke } from "./client";
+import type { Invoke } from "./client";
 import { commands, type ApiError, type MigrationProgress } from "./types";
 
 /** What every generated command resolves to (tauri-specta's Result). */
@@ -35,7 +35,6 @@ export function createTauriBackend(): Backend {
     supportsFolderPicker: true,
     supportsMigrationProgress: true,
     call: invoke,
-    ...operationMethods(invoke),
     migrate(req, onProgress) {
       // One event per entry handled, streamed while the command runs.
       const channel = new Channel<MigrationProgress>();

@@ -7,7 +7,7 @@
 // child (whose reads were recorded after the write), and announces the change as the server's
 // event stream would.
 import { BackendError, type Backend, type ChangeEvent } from "../backend/backend";
-import { operationMethods, type OpArgs, type OpName, type OpResult } from "../backend/client";
+import type { OpArgs, OpName, OpResult } from "../backend/client";
 import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport } from "../backend/types";
 import recordedJson from "./fixtures/recorded.json";
 
@@ -153,7 +153,6 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
     supportsFolderPicker: false,
     supportsMigrationProgress: true,
     call: invoke,
-    ...operationMethods(invoke),
     get calls() {
       return calls;
     },
