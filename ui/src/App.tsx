@@ -16,7 +16,8 @@ import { SessionsPage } from "./features/sessions/SessionsPage";
 import { SettingsPage } from "./features/settings/SettingsPage";
 import { WelcomePage } from "./features/settings/WelcomePage";
 import { I18nProvider, resolveLang } from "./i18n";
-import { useBackendProblemRefresh, useChangeEvents, useSettings } from "./queries/hooks";
+import { useBackendProblemRefresh, useSettings } from "./queries/hooks";
+import { useChangeEvents } from "./queries/ops";
 import { useRoute, type Route } from "./router";
 import { useApplyTheme, useResolvedTheme } from "./theme/theme";
 

@@ -1,7 +1,8 @@
 //! The operation registry: every console operation is declared once here (name, arguments,
 //! result, what it changes, and the `Console` method that runs it). The desktop's IPC command,
-//! the REST route `POST /api/v1/console/<name>`, its OpenAPI entry and the TypeScript client's
-//! types all come from this table, so a new operation is one line here plus its method.
+//! the REST route `POST /api/v1/console/<name>`, its OpenAPI entry, the TypeScript client's
+//! types and which change events make a read's answer stale (`reads`) all come from this table,
+//! so a new operation is one line here plus its method.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -29,10 +30,28 @@ pub trait Operation: 'static {
     type Args: DeserializeOwned + Send + 'static;
     type Output: Serialize + Send + 'static;
 
+    /// The changes that make an answer of this operation stale (empty for a write, and for a
+    /// read that only a settings change affects). A settings change makes every answer stale
+    /// (the root, the backend, the modes may all have changed), so `Settings` is never listed.
+    const READS: &'static [Reads];
+
     fn run(console: &Console, args: Self::Args) -> ApiResult<Self::Output>;
 
     /// What a successful run changed, for the hosts' change stream (`None`: a read).
     fn changed(output: &Self::Output) -> Option<ChangeEvent>;
+}
+
+/// One kind of change a read's answer follows, and whose changes of that kind count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    pub kind: ChangeKind,
+    /// `None`: a change of any agent (or of none). `Some(field)`: only a change of the agent the
+    /// argument `field` names; an argument absent, null or empty names the global memory, which a
+    /// change without an agent is.
+    pub agent_arg: Option<&'static str>,
+    /// With `agent_arg`: a change of the global memory counts too (it is part of every agent's
+    /// prompt).
+    pub global_too: bool,
 }
 
 /// Walks the registry; hosts use it to mount routes and list operations.
@@ -171,12 +190,40 @@ fn settings_changed() -> Option<ChangeEvent> {
     })
 }
 
-/// Declares the operations: `name(Args) -> Output` (`changes: |output| event` for writes),
+/// One `reads:` item: `Kind` (any agent's change), `Kind(field)` (the agent named by the
+/// argument `field`), `Kind(field + global)` (that agent's or the global memory's).
+macro_rules! reads {
+    ($kind:ident) => {
+        Reads {
+            kind: ChangeKind::$kind,
+            agent_arg: None,
+            global_too: false,
+        }
+    };
+    ($kind:ident($field:ident)) => {
+        Reads {
+            kind: ChangeKind::$kind,
+            agent_arg: Some(stringify!($field)),
+            global_too: false,
+        }
+    };
+    ($kind:ident($field:ident + global)) => {
+        Reads {
+            kind: ChangeKind::$kind,
+            agent_arg: Some(stringify!($field)),
+            global_too: true,
+        }
+    };
+}
+
+/// Declares the operations: `name(Args) -> Output`, `reads: [..]` for a read whose answer
+/// follows changes (see `reads!`), `changes: |output| event` for writes, then
 /// `=> |console, args| body`.
 macro_rules! operations {
     ($(
         #[doc = $summary:literal]
         $name:ident($args:ty) -> $out:ty
+        $(, reads: [$($kind:ident $(($($scope:tt)+))?),+ $(,)?])?
         $(, changes: |$o:ident| $change:expr)?
         => |$c:ident, $a:pat_param| $body:expr;
     )*) => {
@@ -193,6 +240,7 @@ macro_rules! operations {
                     const SUMMARY: &'static str = $summary.trim_ascii();
                     type Args = $args;
                     type Output = $out;
+                    const READS: &'static [Reads] = &[$($( reads!($kind $(($($scope)+))?) ),+)?];
 
                     fn run($c: &Console, $a: $args) -> ApiResult<$out> {
                         $body
@@ -244,15 +292,17 @@ macro_rules! operations {
 
 operations! {
     /// Agents with memory counts and warnings
-    list_agents(NoArgs) -> AgentList => |c, _| c.list_agents();
+    list_agents(NoArgs) -> AgentList, reads: [Memory, Agents, Sessions] => |c, _| c.list_agents();
     /// One agent: front matter, skills, bootstrap files
-    get_agent(NameArgs) -> AgentDetail => |c, a| c.get_agent(&a.name);
+    get_agent(NameArgs) -> AgentDetail,
+        reads: [Memory(name), Agents]
+        => |c, a| c.get_agent(&a.name);
     /// Create an agent (or clone one with `from`), writing an AGENT.md the runtime loads
     create_agent(CreateAgentArgs) -> AgentDetail,
         changes: |out| agents_changed(Some(&out.summary.name))
         => |c, a| c.create_agent(&a);
     /// AGENT.md's text, version and problems (the raw editor)
-    agent_file(NameArgs) -> AgentFileDto => |c, a| c.agent_file(&a.name);
+    agent_file(NameArgs) -> AgentFileDto, reads: [Agents] => |c, a| c.agent_file(&a.name);
     /// Problems an AGENT.md text would have, without saving it
     validate_agent_file(ValidateAgentArgs) -> Vec<FieldErrorDto>
         => |c, a| c.validate_agent_file(&a);
@@ -265,7 +315,7 @@ operations! {
         changes: |out| agents_changed(Some(&out.name))
         => |c, a| c.set_agent_key(&a);
     /// The root's skills (skills/<s>/SKILL.md)
-    root_skills(NoArgs) -> Vec<RootSkillDto> => |c, _| c.skills_of_root();
+    root_skills(NoArgs) -> Vec<RootSkillDto>, reads: [Agents] => |c, _| c.skills_of_root();
     /// Attach and detach skills (relative links; the skill itself is never removed)
     set_agent_skills(SkillsArgs) -> AgentDetail,
         changes: |out| agents_changed(Some(&out.summary.name))
@@ -275,13 +325,15 @@ operations! {
         changes: |out| agents_changed(Some(&out.name))
         => |c, a| c.archive_agent(&a.name);
     /// Archived agents, newest first
-    list_archived(NoArgs) -> Vec<ArchivedDto> => |c, _| c.list_archived();
+    list_archived(NoArgs) -> Vec<ArchivedDto>, reads: [Agents] => |c, _| c.list_archived();
     /// Move an archived agent back (refused when the name is taken; `as_name` renames)
     restore_agent(RestoreAgentArgs) -> AgentDetail,
         changes: |out| agents_changed(Some(&out.summary.name))
         => |c, a| c.restore_agent(&a);
     /// What deleting an archived agent would remove
-    archived_removal(ArchivedArgs) -> RemovalDto => |c, a| c.archived_removal(&a.archived_name);
+    archived_removal(ArchivedArgs) -> RemovalDto,
+        reads: [Agents]
+        => |c, a| c.archived_removal(&a.archived_name);
     /// Delete an archived agent for good (against the file count shown)
     delete_archived(DeleteArchivedArgs) -> RemovalDto,
         changes: |_out| agents_changed(None)
@@ -291,13 +343,21 @@ operations! {
         changes: |_out| agents_changed(None)
         => |c, a| c.save_bootstrap_file(&a);
     /// Every entry of an owner (global without `agent`), with window flags
-    memory_view(AgentArgs) -> MemoryViewDto => |c, a| c.memory_view(given(&a.agent));
+    memory_view(AgentArgs) -> MemoryViewDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.memory_view(given(&a.agent));
     /// Core entries, archival count, window figures and prompt part [2] of an owner
-    memory_overview(AgentArgs) -> MemoryOverviewDto => |c, a| c.memory_overview(given(&a.agent));
+    memory_overview(AgentArgs) -> MemoryOverviewDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.memory_overview(given(&a.agent));
     /// One page of archival entries, in file order or newest first, optionally filtered by keyword
-    archival_page(ArchivalPageQuery) -> ArchivalPageDto => |c, a| c.archival_page(&a);
+    archival_page(ArchivalPageQuery) -> ArchivalPageDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.archival_page(&a);
     /// Prompt part [2] of an owner, as text
-    memory_context(AgentArgs) -> String => |c, a| c.memory_context(given(&a.agent));
+    memory_context(AgentArgs) -> String,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.memory_context(given(&a.agent));
     /// Append one entry to core or archival
     append_memory(AppendRequest) -> AppendResult,
         changes: |out| memory_changed(&out.agent)
@@ -315,9 +375,11 @@ operations! {
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.move_entries(&a);
     /// What deleting or moving a selection would do to the prompt
-    selection_impact(ImpactArgs) -> ImpactDto => |c, a| c.selection_impact(&a);
+    selection_impact(ImpactArgs) -> ImpactDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.selection_impact(&a);
     /// The console's changes to an owner's memory, newest first, with what undo and redo would do
-    memory_history(HistoryArgs) -> HistoryDto
+    memory_history(HistoryArgs) -> HistoryDto, reads: [Memory(agent), Sessions]
         => |c, a| c.memory_history(given(&a.agent), a.limit);
     /// Take back a change (default: the last one not undone)
     undo_change(UndoArgs) -> ChangeDto,
@@ -332,44 +394,62 @@ operations! {
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.restore_entry(&a);
     /// Entries added or changed since the owner's last review
-    review_status(AgentArgs) -> ReviewDto => |c, a| c.review_status(given(&a.agent));
+    review_status(AgentArgs) -> ReviewDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.review_status(given(&a.agent));
     /// Mark every entry of the owner as reviewed
     mark_reviewed(AgentArgs) -> ReviewDto,
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.mark_reviewed(given(&a.agent));
     /// Health findings (secrets, personal data, duplicates, stale) and the prompt budget
-    memory_health(HealthArgs) -> HealthDto => |c, a| c.memory_health(&a);
+    memory_health(HealthArgs) -> HealthDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.memory_health(&a);
     /// Hide a finding on these entries from now on
     dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);
     /// Entries per day by section, and how far back the window reaches
-    memory_stats(AgentArgs) -> MemoryStatsDto => |c, a| c.memory_stats(given(&a.agent));
+    memory_stats(AgentArgs) -> MemoryStatsDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.memory_stats(given(&a.agent));
     /// An owner's memory as it stood at a moment (both tables, the window, the memory block)
-    memory_asof(AsOfArgs) -> AsOfDto => |c, a| c.memory_asof(&a);
+    memory_asof(AsOfArgs) -> AsOfDto, reads: [Memory(agent), Sessions] => |c, a| c.memory_asof(&a);
     /// Where an entry came from: the save_memory call or conversation turn, or a console change
-    entry_provenance(ProvenanceArgs) -> ProvenanceDto => |c, a| c.entry_provenance(&a);
+    entry_provenance(ProvenanceArgs) -> ProvenanceDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.entry_provenance(&a);
     /// The entries a session's messages wrote (save_memory calls and footprints)
-    session_memory_links(IdArgs) -> Vec<MemoryLinkDto> => |c, a| c.session_memory_links(&a.id);
+    session_memory_links(IdArgs) -> Vec<MemoryLinkDto>,
+        reads: [Sessions]
+        => |c, a| c.session_memory_links(&a.id);
     /// Entries added, removed and changed between two moments
-    memory_diff(MemoryDiffArgs) -> MemoryDiffDto => |c, a| c.memory_diff(&a);
+    memory_diff(MemoryDiffArgs) -> MemoryDiffDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.memory_diff(&a);
     /// Every agent's findings (not dismissed) per check and its window, for badges and the dashboard
-    agents_health(NoArgs) -> Vec<AgentHealthDto> => |c, _| c.agents_health();
+    agents_health(NoArgs) -> Vec<AgentHealthDto>,
+        reads: [Memory, Agents, Sessions]
+        => |c, _| c.agents_health();
     /// Sessions started per day and agent over the last days
-    sessions_per_day(SessionsPerDayArgs) -> Vec<SessionDayDto> => |c, a| c.sessions_per_day(&a);
+    sessions_per_day(SessionsPerDayArgs) -> Vec<SessionDayDto>,
+        reads: [Sessions]
+        => |c, a| c.sessions_per_day(&a);
     /// Characters of each prompt part per session of an agent, memory as it stood then
-    prompt_composition(PromptCompositionArgs) -> Vec<SessionPromptDto>
+    prompt_composition(PromptCompositionArgs) -> Vec<SessionPromptDto>,
+        reads: [Memory(agent + global), Agents, Sessions]
         => |c, a| c.prompt_composition(&a);
     /// A summary of the archival entries outside the prompt window (rules or LLM)
-    propose_summary(ProposeSummaryArgs) -> Option<SummaryProposalDto>
+    propose_summary(ProposeSummaryArgs) -> Option<SummaryProposalDto>,
+        reads: [Memory(agent), Sessions]
         => |c, a| c.propose_summary(&a);
     /// Append a summary entry (and remove the entries it covers, when asked) as one change
     apply_summary(ApplySummaryArgs) -> ChangeDto,
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.apply_summary(&a);
     /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
-    recall_memory(RecallArgs) -> RecallResult
+    recall_memory(RecallArgs) -> RecallResult, reads: [Memory(agent), Sessions]
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);
     /// The embedding model, the vector index per owner, and the index build in progress
-    index_status(NoArgs) -> IndexStatusDto => |c, _| c.index_status();
+    index_status(NoArgs) -> IndexStatusDto, reads: [Memory, Sessions] => |c, _| c.index_status();
     /// The index build in progress or the last one ended, without the per-owner counts
     index_build(NoArgs) -> Option<IndexJobDto> => |c, _| Ok(c.index_build_state());
     /// Start indexing an owner's entries (every owner without `agent`) in the background
@@ -389,25 +469,25 @@ operations! {
     /// How a content would be stored (sanitised, one line)
     preview_entry(ContentArgs) -> SanitizedPreview => |c, a| c.preview_entry(&a.content);
     /// One page of sessions, filtered by agent, status, channel and search text
-    list_sessions(SessionQuery) -> SessionPageDto => |c, a| c.list_sessions(&a);
+    list_sessions(SessionQuery) -> SessionPageDto, reads: [Sessions] => |c, a| c.list_sessions(&a);
     /// Session counts by status
-    session_stats(NoArgs) -> SessionStatsDto => |c, _| c.session_stats();
+    session_stats(NoArgs) -> SessionStatsDto, reads: [Sessions] => |c, _| c.session_stats();
     /// One session with its messages
-    get_session(IdArgs) -> SessionDto => |c, a| c.get_session(&a.id);
+    get_session(IdArgs) -> SessionDto, reads: [Sessions] => |c, a| c.get_session(&a.id);
     /// Tool invocations, of one session or all, newest first
-    tool_invocations(InvocationsArgs) -> Vec<ToolInvocationDto>
+    tool_invocations(InvocationsArgs) -> Vec<ToolInvocationDto>, reads: [Sessions]
         => |c, a| c.tool_invocations(given(&a.session_id), a.limit, a.offset);
     /// Prompt parts [1]-[4] of an agent, with a session's history when given
-    prompt_preview(PromptArgs) -> PromptDto
+    prompt_preview(PromptArgs) -> PromptDto, reads: [Memory(agent + global), Agents, Sessions]
         => |c, a| c.prompt_at(&a);
     /// One question over every memory and every past session, by meaning
-    search_everywhere(SearchEverywhereArgs) -> SearchEverywhereDto
+    search_everywhere(SearchEverywhereArgs) -> SearchEverywhereDto, reads: [Memory, Sessions]
         => |c, a| c.search_everywhere(&a);
     /// Messages of an agent's past sessions closest in meaning to a query (episodic memory)
-    episodic_search(EpisodicArgs) -> EpisodicResultDto
+    episodic_search(EpisodicArgs) -> EpisodicResultDto, reads: [Sessions]
         => |c, a| c.episodic_search(&a.agent, &a.query, a.limit);
     /// USER.md and the other bootstrap files of the root
-    bootstrap_files(NoArgs) -> Vec<BootstrapFileDto> => |c, _| c.bootstrap_files();
+    bootstrap_files(NoArgs) -> Vec<BootstrapFileDto>, reads: [Agents] => |c, _| c.bootstrap_files();
     /// Stored and effective settings
     get_settings(NoArgs) -> SettingsView => |c, _| c.get_settings();
     /// Replace the settings (validated, saved atomically; a failure changes nothing)
@@ -474,6 +554,44 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), NAMES.len());
+    }
+
+    struct Reading(Vec<(&'static str, &'static [Reads])>);
+    impl Visitor for Reading {
+        fn visit<O: Operation>(&mut self) {
+            self.0.push((O::NAME, O::READS));
+        }
+    }
+
+    #[test]
+    fn reads_name_no_settings_and_scope_only_memory_by_agent() {
+        let mut v = Reading(Vec::new());
+        visit(&mut v);
+        for (name, reads) in v.0 {
+            for r in reads {
+                assert_ne!(
+                    r.kind,
+                    ChangeKind::Settings,
+                    "{name}: every answer follows settings"
+                );
+                if r.agent_arg.is_some() {
+                    assert_eq!(
+                        r.kind,
+                        ChangeKind::Memory,
+                        "{name}: only memory changes name an owner"
+                    );
+                }
+                assert!(r.agent_arg.is_some() || !r.global_too, "{name}");
+            }
+        }
+        assert_eq!(
+            op::prompt_preview::READS[0],
+            Reads {
+                kind: ChangeKind::Memory,
+                agent_arg: Some("agent"),
+                global_too: true
+            }
+        );
     }
 
     use crate::test_support::demo_console as console;

@@ -15,7 +15,7 @@ describe("http backend", () => {
   it("unwraps the envelope and posts each operation to /api/v1/console/<op>", async () => {
     const fn = mockFetch(200, { code: 0, message: "success", data: { total: 0, items: [] }, timestamp: 1 });
     const b = createHttpBackend();
-    await expect(b.listSessions({ agent: "assistant", status: "active", channel: null, search: null, limit: 50, offset: 0 })).resolves.toEqual({ total: 0, items: [] });
+    await expect(b.call("list_sessions", { agent: "assistant", status: "active", channel: null, search: null, limit: 50, offset: 0 })).resolves.toEqual({ total: 0, items: [] });
     const [url, init] = fn.mock.calls[0] as unknown as [string, RequestInit];
     expect(url).toBe("/api/v1/console/list_sessions");
     expect(init.method).toBe("POST");
@@ -24,7 +24,7 @@ describe("http backend", () => {
 
   it("posts JSON bodies", async () => {
     const fn = mockFetch(200, { code: 0, message: "success", data: { agent: null }, timestamp: 1 });
-    await createHttpBackend().appendMemory({ agent: null, scope: "core", content: "x" });
+    await createHttpBackend().call("append_memory", { agent: null, scope: "core", content: "x" });
     const init = (fn.mock.calls[0] as unknown as [string, RequestInit])[1];
     expect(init.method).toBe("POST");
     expect(JSON.parse(init.body as string)).toEqual({ agent: null, scope: "core", content: "x" });
@@ -36,7 +36,7 @@ describe("http backend", () => {
     expect(b.supportsMigrationProgress).toBe(true);
     const req = { from: "markdown", to: "mem0", agent: null, dry_run: true } as const;
     await b.migrate(req, vi.fn());
-    await b.testMem0({ mem0_base_url: "http://m" } as never);
+    await b.call("test_mem0", { mem0_base_url: "http://m" } as never);
     const posts = fn.mock.calls.map((c) => c as unknown as [string, RequestInit]).filter(([, init]) => init.method === "POST");
     expect(posts.map(([url, init]) => [url, JSON.parse(init.body as string)])).toEqual([
       ["/api/v1/console/migrate", req],
@@ -46,16 +46,16 @@ describe("http backend", () => {
 
   it("maps errors to BackendError codes", async () => {
     mockFetch(404, { code: 404, message: "agent \"x\" not found", data: null, timestamp: 1 });
-    const err = await createHttpBackend().getAgent("x").catch((e: unknown) => e);
+    const err = await createHttpBackend().call("get_agent", { name: "x" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BackendError);
     expect((err as BackendError).code).toBe("agent_not_found");
     mockFetch(400, { code: 400, message: "bad", data: null, error_code: "invalid_agent_name" });
-    expect(((await createHttpBackend().getAgent("a b").catch((e: unknown) => e)) as BackendError).code).toBe("invalid_agent_name");
+    expect(((await createHttpBackend().call("get_agent", { name: "a b" }).catch((e: unknown) => e)) as BackendError).code).toBe("invalid_agent_name");
   });
 
   it("reports an unreachable server as backend_unavailable", async () => {
     vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("Failed to fetch"))));
-    const err = (await createHttpBackend().listAgents().catch((e: unknown) => e)) as BackendError;
+    const err = (await createHttpBackend().call("list_agents", {}).catch((e: unknown) => e)) as BackendError;
     expect(err.code).toBe("backend_unavailable");
   });
 });
@@ -63,7 +63,7 @@ describe("http backend", () => {
 describe("http backend auth and events", () => {
   it("sends the bearer token", async () => {
     const fn = mockFetch(200, { code: 0, message: "success", data: [], timestamp: 1 });
-    await createHttpBackend("", "s3cret").bootstrapFiles();
+    await createHttpBackend("", "s3cret").call("bootstrap_files", {});
     const init = (fn.mock.calls[0] as unknown as [string, RequestInit])[1];
     expect((init.headers as Record<string, string>).Authorization).toBe("Bearer s3cret");
   });

@@ -20,7 +20,6 @@
 // `?token=<token>`; it is kept in sessionStorage (never in localStorage) for that tab.
 import { BackendError, isErrorCode, type Backend, type ChangeEvent } from "./backend";
 import { parseChange } from "./change-events";
-import { operationMethods } from "./client";
 import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, UploadDto } from "./types";
 
 type Envelope<T> = { code: number; message: string; data: T | null; timestamp?: number; error_code?: string };
@@ -297,7 +296,7 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     kind: "http",
     supportsFolderPicker: false,
     supportsMigrationProgress: true,
-    ...operationMethods((op, args) => request("POST", `/${op}`, args)),
+    call: (op, args) => request("POST", `/${op}`, args),
     migrate,
     cancelMigration,
     pickFolder: async () => null,

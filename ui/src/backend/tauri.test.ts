@@ -16,6 +16,9 @@ vi.mock("@tauri-apps/api/event", () => ({
 }));
 vi.mock("@tauri-apps/plugin-dialog", () => ({ open: vi.fn(async () => "/picked/root") }));
 
+// The test setup has loaded the app, and with it the generated bindings over the real Tauri API
+// (the query hooks read OP_READS there): load them again over the mocks.
+vi.resetModules();
 const { createTauriBackend } = await import("./tauri");
 const { BackendError } = await import("./backend");
 
@@ -25,9 +28,9 @@ describe("tauri backend", () => {
   it("sends every operation through the console command as {op, args}", async () => {
     invoke.mockResolvedValue({ ok: 1 });
     const b = createTauriBackend();
-    await b.memoryView(null);
-    await b.toolInvocations("s1", 10, 0);
-    await b.inspectRoot("/r", null);
+    await b.call("memory_view", { agent: null });
+    await b.call("tool_invocations", { session_id: "s1", limit: 10, offset: 0 });
+    await b.call("inspect_root", { path: "/r", db_path: null });
     expect(invoke.mock.calls).toEqual([
       ["console", { op: "memory_view", args: { agent: null } }],
       ["console", { op: "tool_invocations", args: { session_id: "s1", limit: 10, offset: 0 } }],
@@ -37,7 +40,7 @@ describe("tauri backend", () => {
 
   it("turns a command error into a BackendError with its code", async () => {
     invoke.mockImplementationOnce(async () => Promise.reject({ code: "agent_not_found", message: "agent \"x\" not found" }));
-    const err = await createTauriBackend().getAgent("x").catch((e: unknown) => e);
+    const err = await createTauriBackend().call("get_agent", { name: "x" }).catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(BackendError);
     const e = err as InstanceType<typeof BackendError>;
@@ -79,7 +82,7 @@ describe("tauri backend", () => {
       { owner: "global", done: 2, total: 2 },
     ]);
     await b.cancelMigration();
-    await b.testMem0({ mem0_base_url: "http://m" } as never);
+    await b.call("test_mem0", { mem0_base_url: "http://m" } as never);
     expect(invoke.mock.calls.slice(1).map((c) => c[0])).toEqual(["cancel_migration", "console"]);
     expect(invoke.mock.calls[2]![1]).toEqual({ op: "test_mem0", args: { mem0_base_url: "http://m" } });
   });

@@ -7,7 +7,7 @@ import { open } from "@tauri-apps/plugin-dialog";
 
 import { BackendError, type Backend } from "./backend";
 import { parseChange } from "./change-events";
-import { operationMethods, type Invoke } from "./client";
+import type { Invoke } from "./client";
 import { commands, type ApiError, type MigrationProgress } from "./types";
 
 /** What every generated command resolves to (tauri-specta's Result). */
@@ -34,7 +34,7 @@ export function createTauriBackend(): Backend {
     kind: "tauri",
     supportsFolderPicker: true,
     supportsMigrationProgress: true,
-    ...operationMethods(invoke),
+    call: invoke,
     migrate(req, onProgress) {
       // One event per entry handled, streamed while the command runs.
       const channel = new Channel<MigrationProgress>();

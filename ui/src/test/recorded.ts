@@ -7,7 +7,7 @@
 // child (whose reads were recorded after the write), and announces the change as the server's
 // event stream would.
 import { BackendError, type Backend, type ChangeEvent } from "../backend/backend";
-import { operationMethods, type OpArgs, type OpName, type OpResult } from "../backend/client";
+import type { OpArgs, OpName, OpResult } from "../backend/client";
 import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport } from "../backend/types";
 import recordedJson from "./fixtures/recorded.json";
 
@@ -152,7 +152,7 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
     kind: "http",
     supportsFolderPicker: false,
     supportsMigrationProgress: true,
-    ...operationMethods(invoke),
+    call: invoke,
     get calls() {
       return calls;
     },

@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 
 import { BackendError, useBackend } from "../../backend";
@@ -7,7 +7,8 @@ import { useDebounced } from "../../components/hooks";
 import { ErrorState, Skeleton } from "../../components/States";
 import { TextConflict, TextDiff } from "../../components/TextConflict";
 import { useI18n, type MessageKey } from "../../i18n";
-import { errorsByKey, isConflict, useAgentFile, useInvalidateAgents, yamlValue } from "./manage";
+import { useOp } from "../../queries/ops";
+import { errorsByKey, isConflict, useInvalidateAgents, yamlValue } from "./manage";
 
 /** One form field: the front matter key it is saved to and how its value is written. */
 type FieldDef = { key: string; label: MessageKey; kind: "string" | "number"; multiline?: boolean; initial: (a: AgentDetail) => string };
@@ -27,7 +28,7 @@ const fieldId = (key: string) => `agent-field-${key.replace(/\./g, "-")}`;
 export function AgentEditor({ a, onDone }: { a: AgentDetail; onDone: () => void }) {
   const { t } = useI18n();
   const name = a.summary.name;
-  const file = useAgentFile(name);
+  const file = useOp("agent_file", { name });
   const [tab, setTab] = useState<"form" | "raw">("form");
   return (
     <section className="card agent-editor" data-testid="agent-editor">
@@ -100,7 +101,7 @@ function FormEditor({ a, file }: { a: AgentDetail; file: AgentFileDto }) {
       let conflict = false;
       for (const f of changed) {
         try {
-          version = (await b.setAgentKey(a.summary.name, f.key, yamlValue(values[f.key] ?? "", f.kind), version)).version;
+          version = (await b.call("set_agent_key", { name: a.summary.name, key: f.key, value: yamlValue(values[f.key] ?? "", f.kind), version })).version;
           wrote = true;
         } catch (e) {
           const be = BackendError.from(e);
@@ -186,15 +187,13 @@ function RawEditor({ file, onDone }: { file: AgentFileDto; onDone: () => void })
   const [base, setBase] = useState(file.text);
   const [conflict, setConflict] = useState<{ text: string | null; version: string | null } | null>(null);
   const debounced = useDebounced(text, 300);
-  const validation = useQuery({
-    queryKey: ["validate-agent", file.name, debounced],
-    queryFn: () => b.validateAgentFile(file.name, debounced),
+  const validation = useOp("validate_agent_file", { name: file.name, text: debounced }, {
     enabled: debounced !== file.text,
     placeholderData: (prev) => prev,
   });
   const errors = debounced === file.text ? file.errors : (validation.data ?? []);
   const save = useMutation({
-    mutationFn: (v: string) => b.saveAgentFile(file.name, text, v),
+    mutationFn: (v: string) => b.call("save_agent_file", { name: file.name, text, version: v }),
     onSuccess: async () => {
       setConflict(null);
       await invalidate();
@@ -203,7 +202,7 @@ function RawEditor({ file, onDone }: { file: AgentFileDto; onDone: () => void })
       if (!isConflict(e)) return;
       setConflict({ text: null, version: null });
       try {
-        const disk = await b.agentFile(file.name);
+        const disk = await b.call("agent_file", { name: file.name });
         setConflict({ text: disk.text, version: disk.version });
       } catch {
         setConflict(null);

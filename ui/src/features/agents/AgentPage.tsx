@@ -4,7 +4,7 @@ import { Tabs } from "../../components/Tabs";
 import { requestWarningsFocus, WarningBadge } from "../../components/Warnings";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useAgents } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { href, navigate, type AgentTab } from "../../router";
 import { HealthTab } from "../health/HealthTab";
 import { MemoryTab } from "../memory/MemoryTab";
@@ -14,7 +14,7 @@ import { OverviewTab } from "./OverviewTab";
 
 export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
   const { t } = useI18n();
-  const agents = useAgents();
+  const agents = useOp("list_agents", {});
   const summary = agents.data?.agents.find((a) => a.name === name);
   const [exporting, setExporting] = useState(false);
   const tabs = (["memory", "prompt", "overview", "health"] as const).map((k) => ({

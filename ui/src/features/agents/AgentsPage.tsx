@@ -17,7 +17,7 @@ import { SortableHead, isNumColumn } from "../../components/SortableHead";
 import { Empty, Loadable } from "../../components/States";
 import { requestWarningsFocus, WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
-import { useAgents } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { href, navigate } from "../../router";
 import { HealthBadge, useFindingsByAgent } from "../dashboard/HealthBadge";
 import { ExportDialog } from "../transfer/ExportDialog";
@@ -133,7 +133,7 @@ function matches(a: AgentSummary, value: string): boolean {
 }
 
 export function AgentsPage() {
-  const q = useAgents();
+  const q = useOp("list_agents", {});
   const { t, num } = useI18n();
   const [creating, setCreating] = useState(false);
   const [transfer, setTransfer] = useState<"export" | "import" | null>(null);

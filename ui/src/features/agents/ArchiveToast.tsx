@@ -35,7 +35,7 @@ export function ArchiveToast() {
   const a = useLastArchived();
   const invalidate = useInvalidateAgents();
   const undo = useMutation({
-    mutationFn: (x: ArchivedDto) => b.restoreAgent(x.archived_name),
+    mutationFn: (x: ArchivedDto) => b.call("restore_agent", { archived_name: x.archived_name }),
     onSuccess: async (d) => {
       announceArchived(null);
       await invalidate();

@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 
 import { BackendError, useBackend } from "../../backend";
@@ -8,14 +8,15 @@ import { humanBytes } from "../../components/format";
 import { Icon } from "../../components/Icon";
 import { Empty, ErrorState, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
+import { useOp } from "../../queries/ops";
 import { navigate } from "../../router";
-import { NAME_HINT, isConflict, useArchived, useInvalidateAgents } from "./manage";
+import { NAME_HINT, isConflict, useInvalidateAgents } from "./manage";
 
 /** The archived agents (agents/.archive), collapsed until opened: Restore and Delete. */
 export function ArchivedSection() {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
-  const q = useArchived(open);
+  const q = useOp("list_archived", {}, { enabled: open });
   return (
     <section className="archived-section" data-testid="archived-section">
       <button type="button" className="btn btn-small archived-toggle" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="archived-toggle">
@@ -48,7 +49,7 @@ function ArchivedRow({ a }: { a: ArchivedDto }) {
   const [asName, setAsName] = useState<string | null>(null);
   const [deleting, setDeleting] = useState(false);
   const restore = useMutation({
-    mutationFn: (as: string | undefined) => b.restoreAgent(a.archived_name, as),
+    mutationFn: (as: string | undefined) => b.call("restore_agent", { archived_name: a.archived_name, as_name: as || undefined }),
     onSuccess: async (d) => {
       await invalidate();
       navigate({ page: "agent", name: d.summary.name, tab: "overview" });
@@ -107,9 +108,9 @@ function DeleteArchivedDialog({ a, onClose }: { a: ArchivedDto; onClose: () => v
   const { t, num } = useI18n();
   const b = useBackend();
   const invalidate = useInvalidateAgents();
-  const removal = useQuery({ queryKey: ["archived-removal", a.archived_name], queryFn: () => b.archivedRemoval(a.archived_name), gcTime: 0, staleTime: 0 });
+  const removal = useOp("archived_removal", { archived_name: a.archived_name }, { gcTime: 0, staleTime: 0, followChanges: false });
   const del = useMutation({
-    mutationFn: (files: number) => b.deleteArchived(a.archived_name, files),
+    mutationFn: (files: number) => b.call("delete_archived", { archived_name: a.archived_name, expect_count: files }),
     onSuccess: async () => {
       await invalidate();
       onClose();

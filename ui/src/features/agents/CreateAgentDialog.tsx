@@ -5,7 +5,7 @@ import { BackendError, useBackend } from "../../backend";
 import type { CreateAgentArgs } from "../../backend/types";
 import { Dialog } from "../../components/Dialog";
 import { useI18n } from "../../i18n";
-import { useAgents, useFiles } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { navigate } from "../../router";
 import { NAME_HINT, NAME_RE, useInvalidateAgents } from "./manage";
 
@@ -53,14 +53,14 @@ export function createArgs(f: Form, reuseArchivedName: boolean): CreateAgentArgs
 export function CreateAgentDialog({ onClose }: { onClose: () => void }) {
   const { t } = useI18n();
   const b = useBackend();
-  const agents = useAgents();
-  const files = useFiles();
+  const agents = useOp("list_agents", {});
+  const files = useOp("bootstrap_files", {});
   const invalidate = useInvalidateAgents();
   const formId = useId();
   const [f, setF] = useState<Form>(EMPTY);
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setF((x) => ({ ...x, [k]: v }));
   const create = useMutation({
-    mutationFn: (reuse: boolean) => b.createAgent(createArgs(f, reuse)),
+    mutationFn: (reuse: boolean) => b.call("create_agent", createArgs(f, reuse)),
     onSuccess: async (a) => {
       await invalidate();
       onClose();

@@ -10,18 +10,17 @@ import { Markdown } from "../../components/Markdown";
 import { Empty, Loadable } from "../../components/States";
 import { WarningBadge, WarningList } from "../../components/Warnings";
 import { useI18n } from "../../i18n";
-import { useAgent, useFiles } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { href, navigate } from "../../router";
 import { usePromptComposition } from "../charts/hooks";
 import { CompositionChart, GrowthChart, ReachChart } from "../charts/lazy";
-import { useStats } from "../health/hooks";
 import { AgentEditor } from "./AgentEditor";
 import { announceArchived } from "./ArchiveToast";
-import { useAgentFile, useInvalidateAgents } from "./manage";
+import { useInvalidateAgents } from "./manage";
 import { SkillsPicker } from "./SkillsPicker";
 
 export function OverviewTab({ name }: { name: string }) {
-  const q = useAgent(name);
+  const q = useOp("get_agent", { name });
   return (
     <Loadable query={q} rows={10}>
       {(a) => <Overview a={a} />}
@@ -45,7 +44,7 @@ function ArchiveButton({ name }: { name: string }) {
   const invalidate = useInvalidateAgents();
   const [asking, setAsking] = useState(false);
   const archive = useMutation({
-    mutationFn: () => b.archiveAgent(name),
+    mutationFn: () => b.call("archive_agent", { name }),
     onSuccess: async (r) => {
       setAsking(false);
       announceArchived(r);
@@ -88,7 +87,7 @@ function ArchiveButton({ name }: { name: string }) {
 
 function Overview({ a }: { a: AgentDetail }) {
   const { t } = useI18n();
-  const files = useFiles();
+  const files = useOp("bootstrap_files", {});
   const [editing, setEditing] = useState(false);
   const [pickingSkills, setPickingSkills] = useState(false);
   const none = <span className="muted">{t("common.none")}</span>;
@@ -206,7 +205,7 @@ function Overview({ a }: { a: AgentDetail }) {
 function RawFrontMatter({ a }: { a: AgentDetail }) {
   const { t } = useI18n();
   const unparsed = a.front_matter_yaml === "" && a.summary.has_agent_md;
-  const file = useAgentFile(a.summary.name, unparsed);
+  const file = useOp("agent_file", { name: a.summary.name }, { enabled: unparsed });
   const errors = unparsed && file.data ? file.data.errors : [];
   return (
     <details className="raw-fm" data-testid="raw-front-matter">
@@ -243,7 +242,7 @@ function RawFrontMatter({ a }: { a: AgentDetail }) {
 /** The agent's memory over time and its prompt per session, drawn. */
 function Charts({ name }: { name: string }) {
   const { t } = useI18n();
-  const stats = useStats(name);
+  const stats = useOp("memory_stats", { agent: name });
   const composition = usePromptComposition(name);
   return (
     <section className="card" aria-labelledby="overview-charts-title" data-testid="overview-charts">

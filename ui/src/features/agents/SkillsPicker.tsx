@@ -5,20 +5,21 @@ import { BackendError, useBackend } from "../../backend";
 import type { AgentDetail } from "../../backend/types";
 import { Empty, ErrorState, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useInvalidateAgents, useRootSkills } from "./manage";
+import { useOp } from "../../queries/ops";
+import { useInvalidateAgents } from "./manage";
 
 /** Which of the root's skills the agent links: Save sends what was added and removed. */
 export function SkillsPicker({ a, onClose }: { a: AgentDetail; onClose: () => void }) {
   const { t } = useI18n();
   const b = useBackend();
   const invalidate = useInvalidateAgents();
-  const skills = useRootSkills(true);
+  const skills = useOp("root_skills", {});
   const linked = a.skills.map((s) => s.name);
   const [checked, setChecked] = useState<string[]>(linked);
   const add = checked.filter((s) => !linked.includes(s));
   const remove = linked.filter((s) => !checked.includes(s));
   const save = useMutation({
-    mutationFn: () => b.setAgentSkills(a.summary.name, add, remove),
+    mutationFn: () => b.call("set_agent_skills", { name: a.summary.name, add, remove }),
     onSuccess: async () => {
       await invalidate();
       onClose();

@@ -1,33 +1,19 @@
 // Agent management: the queries and the helpers the create dialog, the editor, the skills picker
 // and the archive share. Every answer (validity, conflicts) is the console's.
-import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 
-import { BackendError, useBackend } from "../../backend";
+import { BackendError } from "../../backend";
 import type { FieldErrorDto } from "../../backend/types";
-import { qk } from "../../queries/keys";
+import { invalidateFor } from "../../queries/ops";
 
 /** The hint shown under a name field; the console's answer is what counts. */
 export const NAME_HINT = "[A-Za-z0-9_-]{1,64}";
 export const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function useAgentFile(name: string, enabled = true) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.agentFile(name), queryFn: () => b.agentFile(name), enabled });
-}
-
-export function useArchived(enabled: boolean) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.archived, queryFn: () => b.listArchived(), enabled });
-}
-
-export function useRootSkills(enabled: boolean) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.rootSkills, queryFn: () => b.rootSkills(), enabled });
-}
-
-/** After any agent write: the list, the details, the AGENT.md texts, the archive, the prompts. */
+/** After any agent write, at once (not waiting for its change event): whatever reads the agents
+ * (the list, the details, the AGENT.md texts, the archive, the prompts). */
 export function invalidateAgentWrites(qc: QueryClient): Promise<unknown> {
-  return Promise.all([qk.agents, qk.agentAll, qk.agentFileAll, qk.archived, qk.prompt(), qk.files].map((queryKey) => qc.invalidateQueries({ queryKey })));
+  return invalidateFor(qc, { kind: "agents", agent: null });
 }
 
 export function useInvalidateAgents() {

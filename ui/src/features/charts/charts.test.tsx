@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/rea
 import { describe, expect, it } from "vitest";
 
 import { I18nProvider } from "../../i18n";
-import { invalidateFor } from "../../queries/hooks";
+import { invalidateFor } from "../../queries/ops";
 import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
 import { lazyChart } from "./lazy";

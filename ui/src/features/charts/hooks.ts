@@ -1,17 +1,13 @@
-// The charts' reads (memory_stats comes from the health feature's useStats: one cache for both).
-import { useQuery } from "@tanstack/react-query";
-
-import { useBackend } from "../../backend";
-import { qk } from "../../queries/keys";
+// The charts' reads (memory_stats is the health feature's read too: one cache for both).
+import { useOp } from "../../queries/ops";
 
 /** Characters per prompt part for the agent's most recent sessions (the console's default count). */
 export function usePromptComposition(agent: string) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.promptComposition(agent), queryFn: () => b.promptComposition(agent) });
+  return useOp("prompt_composition", { agent });
 }
 
 /** Sessions per day and agent over the last `days` days. */
 export function useSessionsPerDay(days: number) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.sessionsPerDay(days), queryFn: () => b.sessionsPerDay(days), placeholderData: (prev) => prev });
+  // Without a count the console uses its default: the argument is left out.
+  return useOp("sessions_per_day", days ? { days } : {}, { placeholderData: (prev) => prev });
 }

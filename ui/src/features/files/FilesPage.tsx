@@ -10,13 +10,12 @@ import { Markdown } from "../../components/Markdown";
 import { Empty, Loadable } from "../../components/States";
 import { TextConflict, TextDiff } from "../../components/TextConflict";
 import { useI18n } from "../../i18n";
-import { useFiles } from "../../queries/hooks";
-import { qk } from "../../queries/keys";
+import { invalidateFor, useOp } from "../../queries/ops";
 import { href, navigate } from "../../router";
 
 export function FilesPage({ name }: { name: string | null }) {
   const { t } = useI18n();
-  const q = useFiles();
+  const q = useOp("bootstrap_files", {});
   return (
     <div className="page">
       <div className="page-head">
@@ -107,17 +106,17 @@ function FileEditor({ file, onDone }: { file: BootstrapFileDto; onDone: () => vo
   const [version, setVersion] = useState(file.version);
   const [conflict, setConflict] = useState<{ text: string | null; version: string | null } | null>(null);
   const save = useMutation({
-    mutationFn: (v: string) => b.saveBootstrapFile(file.name, text, v),
+    mutationFn: (v: string) => b.call("save_bootstrap_file", { name: file.name, text, version: v }),
     onSuccess: async () => {
       setConflict(null);
       onDone();
-      await Promise.all([qk.files, qk.agentAll, qk.prompt()].map((queryKey) => qc.invalidateQueries({ queryKey })));
+      await invalidateFor(qc, { kind: "agents", agent: null });
     },
     onError: async (e) => {
       if (!(e instanceof BackendError && e.code === "conflict")) return;
       setConflict({ text: null, version: null });
       try {
-        const disk = (await b.bootstrapFiles()).find((f) => f.name === file.name);
+        const disk = (await b.call("bootstrap_files", {})).find((f) => f.name === file.name);
         setConflict(disk ? { text: disk.content, version: disk.version } : null);
       } catch {
         setConflict(null);

@@ -9,10 +9,10 @@ import { BackendError, useBackend } from "../../backend";
 import type { BudgetDto, FindingDto, HealthDto } from "../../backend/types";
 import { Loadable } from "../../components/States";
 import { useI18n, type MessageKey } from "../../i18n";
-import { qk } from "../../queries/keys";
+import { opKey, useOp } from "../../queries/ops";
 import { useCurate } from "../memory/curation";
 import { ChangeToast, useChangeToast, type Say } from "../memory/ChangeToast";
-import { groupByCheck, useEntriesById, useHealth, type EntryInfo } from "./hooks";
+import { groupByCheck, useEntriesById, type EntryInfo } from "./hooks";
 import { findingText, kindTag } from "./reason";
 import { StatsPanel } from "./StatsPanel";
 import { SummaryPanel } from "./SummaryPanel";
@@ -58,7 +58,7 @@ type Curate = ReturnType<typeof useCurate>;
 
 function FindingsSection({ agent, curate, say, openSummary }: { agent: string | null; curate: Curate; say: Say; openSummary: () => void }) {
   const { t, num } = useI18n();
-  const health = useHealth(agent);
+  const health = useOp("memory_health", { agent });
   return (
     <Loadable query={health} rows={6}>
       {(h) => (
@@ -203,8 +203,8 @@ function FindingItem({
   const onDismiss = async () => {
     setBusy(true);
     try {
-      const h = await backend.dismissFinding(agent, finding.check, ids);
-      qc.setQueryData(qk.health(agent), h);
+      const h = await backend.call("dismiss_finding", { agent, check: finding.check, entry_ids: ids });
+      qc.setQueryData(opKey("memory_health", { agent }), h);
     } catch (e) {
       say({ kind: "error", error: BackendError.from(e) });
     } finally {

@@ -3,11 +3,11 @@ import type { MemoryStatsDto } from "../../backend/types";
 import { Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { GrowthChart } from "../charts/lazy";
-import { useStats } from "./hooks";
+import { useOp } from "../../queries/ops";
 
 export function StatsPanel({ agent }: { agent: string | null }) {
   const { t } = useI18n();
-  const stats = useStats(agent);
+  const stats = useOp("memory_stats", { agent });
   return (
     <section className="card health-stats" data-testid="stats-panel" aria-labelledby="health-stats-title">
       <h2 id="health-stats-title">{t("stats.title")}</h2>

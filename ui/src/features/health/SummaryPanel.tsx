@@ -11,10 +11,11 @@ import { Icon } from "../../components/Icon";
 import { errorHeadline, Loadable } from "../../components/States";
 import { useI18n, type MessageKey } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { href } from "../../router";
 import { requestSettingsSection } from "../settings/section";
 import type { Say } from "../memory/ChangeToast";
-import { useLlmSummary, useOutsideWindow, useSummaryProposal } from "./hooks";
+import { useLlmSummary, useOutsideWindow } from "./hooks";
 
 /** What an LLM error means, by code; these come from the summariser's settings (or its
  * endpoint), so they link to Settings → Summaries. */
@@ -38,7 +39,7 @@ export function SummaryPanel({
   focusRequest: number;
 }) {
   const { t } = useI18n();
-  const proposal = useSummaryProposal(agent);
+  const proposal = useOp("propose_summary", { agent });
   const llm = useLlmSummary(agent);
   const sectionRef = useRef<HTMLElement>(null);
   const { cancel } = llm;
@@ -242,7 +243,7 @@ function SummaryForm({
   const apply = async () => {
     setBusy(true);
     try {
-      const change = await backend.applySummary(agent, text, proposal.covered, removeOriginals);
+      const change = await backend.call("apply_summary", { agent, content: text, covered: proposal.covered, remove_originals: removeOriginals });
       say({ kind: "change", change, text: t(removeOriginals ? "summary.appliedRemoved" : "summary.applied", { n: num(n) }) });
       onApplied();
       await refresh();

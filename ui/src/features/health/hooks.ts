@@ -1,33 +1,15 @@
 // Memory health, stats and the summary proposal of one owner. Every rule (what is a secret, a
 // duplicate, a stale entry, what the summary says) lives in the console; the screen only asks.
-import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { BackendError, useBackend } from "../../backend";
 import type { SummaryProposalDto } from "../../backend/types";
-import { useMemoryView } from "../../queries/hooks";
-import { qk } from "../../queries/keys";
-
-export function useHealth(agent: string | null) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.health(agent), queryFn: () => b.memoryHealth({ agent }) });
-}
-
-export function useStats(agent: string | null) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.stats(agent), queryFn: () => b.memoryStats(agent) });
-}
+import { useOp } from "../../queries/ops";
 
 /** Entries outside the window, from the stats the tab has just read (no second request when it
  * is fresh; a memory change refreshes it like the stats). */
 export function useOutsideWindow(agent: string | null) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.stats(agent), queryFn: () => b.memoryStats(agent), select: (s) => s.outside_window, staleTime: 10_000 });
-}
-
-export function useSummaryProposal(agent: string | null) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.summary(agent), queryFn: () => b.proposeSummary(agent) });
+  return useOp("memory_stats", { agent }, { select: (s) => s.outside_window, staleTime: 10_000 });
 }
 
 /** Asking the LLM summariser: idle, waiting (since `started`, epoch ms), its proposal (null:
@@ -44,7 +26,7 @@ export type LlmProposal =
  * stop it). Not cached: each ask is a new summary.
  */
 export function useLlmSummary(agent: string | null) {
-  const b = useBackend();
+  const { call } = useBackend();
   const [result, setResult] = useState<LlmProposal>({ state: "idle" });
   // The request whose answer is awaited; an answer to any other is dropped.
   const current = useRef(0);
@@ -57,7 +39,7 @@ export function useLlmSummary(agent: string | null) {
   const ask = useCallback(() => {
     const id = ++current.current;
     setResult({ state: "waiting", started: Date.now() });
-    b.proposeSummary(agent, true).then(
+    call("propose_summary", { agent, llm: true }).then(
       (proposal) => {
         if (current.current === id) setResult({ state: "done", proposal });
       },
@@ -65,7 +47,7 @@ export function useLlmSummary(agent: string | null) {
         if (current.current === id) setResult({ state: "error", error: BackendError.from(e) });
       },
     );
-  }, [b, agent]);
+  }, [call, agent]);
   const cancel = useCallback(() => {
     current.current++;
     setResult({ state: "idle" });
@@ -77,7 +59,7 @@ export function useLlmSummary(agent: string | null) {
 export type EntryInfo = { id: string; scope: "core" | "archival"; index: number; content: string };
 
 export function useEntriesById(agent: string | null): { byId: ReadonlyMap<string, EntryInfo>; loaded: boolean } {
-  const view = useMemoryView(agent);
+  const view = useOp("memory_view", { agent });
   const v = view.data;
   const byId = useMemo(() => {
     const m = new Map<string, EntryInfo>();

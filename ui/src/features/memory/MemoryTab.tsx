@@ -7,8 +7,7 @@ import { Icon } from "../../components/Icon";
 import { isTyping } from "../../components/shortcuts";
 import { Empty, ErrorState, Loadable, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useAgents, useMemoryOverview, useRecall } from "../../queries/hooks";
-import { qk } from "../../queries/keys";
+import { invalidateFor, opKey, useOp } from "../../queries/ops";
 import { href, useRoute } from "../../router";
 import { useLocateArchival } from "../provenance/hooks";
 import { ProvenancePanel } from "../provenance/ProvenancePanel";
@@ -30,7 +29,7 @@ type Flash = { scope: "core" | "archival"; index: number; nonce: number };
 
 /** The memory screen: the overview (core, counts, window) at once, the archival list in pages. */
 export function MemoryTab({ agent }: { agent: string | null }) {
-  const q = useMemoryOverview(agent);
+  const q = useOp("memory_overview", { agent });
   // Time travel (read-only, the memory of an earlier day) replaces the live tables until the
   // user comes back to today; another owner opens live.
   const [travel, setTravel] = useState<{ agent: string | null } | null>(null);
@@ -74,13 +73,13 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
   // The keyword the list applies (on the server, recall's rule); clearing applies at once.
   const applied = typed === "" ? "" : debounced;
   const recallKeyword = useDebounced(typed, 300);
-  const recall = useRecall(agent, recallKeyword);
+  const recall = useOp("recall_memory", { agent, keyword: recallKeyword }, { enabled: recallKeyword.trim() !== "" });
   const filtered = useFilteredShape(agent, applied, dir);
   const total = view.archival_total;
 
   // Review: an agent the agents list reports as never reviewed has nothing marked new (and its
   // ids need not be fetched); otherwise the console says since when and which entries are new.
-  const agents = useAgents();
+  const agents = useOp("list_agents", {});
   const summary = agent === null ? undefined : agents.data?.agents.find((a) => a.name === agent);
   const neverReviewed = summary !== undefined && summary.unreviewed === null;
   // (An agent's page waits for the agents list to know; the global memory always asks.)
@@ -249,8 +248,8 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
   const onAdded = async (r: AppendResult) => {
     if (r.scope === "archival") setKeyword("");
     else setCoreOpen(true);
-    await qc.invalidateQueries({ queryKey: qk.memory(agent) });
-    const fresh = qc.getQueryData<MemoryOverviewDto>(qk.memoryOverview(agent));
+    await invalidateFor(qc, { kind: "memory", agent });
+    const fresh = qc.getQueryData<MemoryOverviewDto>(opKey("memory_overview", { agent }));
     if (!fresh) return;
     let index = -1;
     if (r.scope === "core") {

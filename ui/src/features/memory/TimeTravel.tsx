@@ -5,7 +5,7 @@ import { useDebounced } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
 import { Empty, ErrorState, Skeleton } from "../../components/States";
 import { useI18n, type MessageKey } from "../../i18n";
-import { useStats } from "../health/hooks";
+import { useOp } from "../../queries/ops";
 import { dayRange, isDay, localDay, useAsOf, useMemoryDiff } from "./timeTravel";
 import "./timeTravel.css";
 
@@ -30,7 +30,7 @@ function sliderDays(stats: MemoryStatsDto, today: string): string[] {
  */
 export function TimeTravel({ agent, onExit }: { agent: string | null; onExit: () => void }) {
   const { t } = useI18n();
-  const stats = useStats(agent);
+  const stats = useOp("memory_stats", { agent });
   return (
     <div className="memory time-travel" data-testid="time-travel">
       <div className="source-line memory-bar">

@@ -1,7 +1,7 @@
 import { useQueries, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useBackend } from "../../backend";
 import type { ArchivalItemDto, MemoryOverviewDto } from "../../backend/types";
-import { qk } from "../../queries/keys";
+import { derivedKey, opKey } from "../../queries/ops";
 
 export type SortDir = "asc" | "desc";
 
@@ -47,17 +47,8 @@ export function rowOfIndex(total: number, index: number, dir: SortDir): number {
 export type Spec = { agent: string | null; keyword: string; dir: SortDir };
 
 function pageQuery(backend: ReturnType<typeof useBackend>, s: Spec, page: number) {
-  return {
-    queryKey: qk.archivalPage(s.agent, s.keyword, s.dir, page),
-    queryFn: () =>
-      backend.archivalPage({
-        agent: s.agent,
-        offset: page * PAGE_SIZE,
-        limit: PAGE_SIZE,
-        newest_first: s.dir === "desc",
-        keyword: s.keyword || null,
-      }),
-  };
+  const args = { agent: s.agent, offset: page * PAGE_SIZE, limit: PAGE_SIZE, newest_first: s.dir === "desc", keyword: s.keyword || null };
+  return { queryKey: opKey("archival_page", args), queryFn: () => backend.call("archival_page", args) };
 }
 
 /**
@@ -127,7 +118,8 @@ export function useNewArchival(agent: string | null, ids: readonly string[], tot
   const backend = useBackend();
   const qc = useQueryClient();
   return useQuery({
-    queryKey: qk.newArchival(agent, ids),
+    // Under archival_page of the owner: goes stale with its pages.
+    queryKey: derivedKey("archival_page", { agent }, "new", ids.join(",")),
     enabled: enabled && ids.length > 0,
     queryFn: async () => {
       const want = new Set(ids);

@@ -1,13 +1,12 @@
 // Curation: editing, deleting and moving entries, undo / redo / restore, review marks. Every rule
 // (sanitising, ids, the window, what a change does) lives in the console; this file only calls it
 // and refreshes what a change can affect.
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 
 import { BackendError, useBackend } from "../../backend";
 import type { ChangeDto, EntryRef, ScopeDto, SelectionActionDto } from "../../backend/types";
-import { invalidateFor } from "../../queries/hooks";
-import { qk } from "../../queries/keys";
+import { invalidateFor, useOp } from "../../queries/ops";
 
 /** Changes the History panel asks for at first ("Show more" adds as many again). */
 export const HISTORY_PAGE = 50;
@@ -27,24 +26,21 @@ export function refsOf(list: Picked[]): EntryRef[] {
 /** Entries new since the last "Mark all reviewed". `enabled` false when the owner is known to be
  * never reviewed (the agents list says `unreviewed: null`): then nothing is marked new. */
 export function useReview(agent: string | null, enabled: boolean) {
-  const backend = useBackend();
-  return useQuery({ queryKey: qk.review(agent), queryFn: () => backend.reviewStatus(agent), enabled });
+  return useOp("review_status", { agent }, { enabled });
 }
 
 export function useHistory(agent: string | null, limit: number, enabled: boolean) {
-  const backend = useBackend();
-  return useQuery({ queryKey: qk.history(agent, limit), queryFn: () => backend.memoryHistory(agent, limit), enabled, placeholderData: (prev) => prev });
+  return useOp("memory_history", { agent, limit }, { enabled, placeholderData: (prev) => prev });
 }
 
 export function useSelectionImpact(agent: string | null, ids: string[], action: SelectionActionDto | null) {
-  const backend = useBackend();
-  return useQuery({
-    queryKey: qk.impact(agent, action ?? "", ids),
-    queryFn: () => backend.selectionImpact(agent, ids, action!),
+  // Asked each time the confirmation opens; the change it confirms must not ask again.
+  return useOp("selection_impact", { agent, ids, action: action ?? "delete" }, {
     enabled: action !== null && ids.length > 0,
     staleTime: 0,
     gcTime: 0,
     retry: false,
+    followChanges: false,
   });
 }
 
@@ -63,7 +59,7 @@ export function isStale(e: BackendError): boolean {
  * `report` gets every outcome (the screen's toast).
  */
 export function useCurate(agent: string | null, report: (o: Outcome) => void) {
-  const backend = useBackend();
+  const { call } = useBackend();
   const qc = useQueryClient();
   const [pending, setPending] = useState(0);
   const reportRef = useRef(report);
@@ -97,15 +93,16 @@ export function useCurate(agent: string | null, report: (o: Outcome) => void) {
   return {
     pending: pending > 0,
     refresh,
-    edit: (id: string, expect: string, content: string, restamp: boolean) => run(() => backend.editEntry(agent, id, expect, content, restamp)),
-    remove: (picked: Picked[]) => run(() => backend.deleteEntries(agent, refsOf(picked))),
-    move: (picked: Picked[], to: ScopeDto) => run(() => backend.moveEntries(agent, refsOf(picked), to)),
-    undo: (changeId?: string) => run(() => backend.undoChange(agent, changeId)),
-    redo: () => run(() => backend.redoChange(agent)),
-    restore: (changeId: string, entryId: string) => run(() => backend.restoreEntry(agent, changeId, entryId)),
+    edit: (id: string, expect: string, content: string, restamp: boolean) => run(() => call("edit_entry", { agent, id, expect, content, restamp })),
+    remove: (picked: Picked[]) => run(() => call("delete_entries", { agent, entries: refsOf(picked) })),
+    move: (picked: Picked[], to: ScopeDto) => run(() => call("move_entries", { agent, entries: refsOf(picked), to })),
+    // Without a change id the console takes back the last change: the argument is left out.
+    undo: (changeId?: string) => run(() => call("undo_change", { agent, change_id: changeId || undefined })),
+    redo: () => run(() => call("redo_change", { agent })),
+    restore: (changeId: string, entryId: string) => run(() => call("restore_entry", { agent, change_id: changeId, entry_id: entryId })),
     markReviewed: async (): Promise<BackendError | null> => {
       try {
-        await backend.markReviewed(agent);
+        await call("mark_reviewed", { agent });
         await refresh();
         return null;
       } catch (e) {

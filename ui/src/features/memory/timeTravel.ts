@@ -1,10 +1,9 @@
 // Time travel: the owner's memory as it stood at the end of a day (memory_asof) and what changed
 // from that day to today (memory_diff). What the memory was, which entries reached the prompt and
 // what changed are the console's answers; the screen only picks the day.
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData } from "@tanstack/react-query";
 
-import { useBackend } from "../../backend";
-import { qk } from "../../queries/keys";
+import { useOp } from "../../queries/ops";
 
 /** A calendar day, `yyyy-MM-dd`, of the user's clock. */
 export function localDay(d: Date): string {
@@ -39,10 +38,7 @@ export function dayRange(from: string, to: string): string[] {
 /** The memory at the end of `day` (null: not asked yet). While another day loads, the last one
  * stays on screen (`isPlaceholderData`), so dragging the slider does not blank the tables. */
 export function useAsOf(agent: string | null, day: string | null) {
-  const b = useBackend();
-  return useQuery({
-    queryKey: qk.asOf(agent, day ?? ""),
-    queryFn: () => b.memoryAsOf(agent, day!),
+  return useOp("memory_asof", { agent, at: day ?? "" }, {
     enabled: day !== null,
     placeholderData: keepPreviousData,
   });
@@ -50,10 +46,7 @@ export function useAsOf(agent: string | null, day: string | null) {
 
 /** Entries added, removed and changed from the end of `from` to the end of `to`. */
 export function useMemoryDiff(agent: string | null, from: string | null, to: string) {
-  const b = useBackend();
-  return useQuery({
-    queryKey: qk.memoryDiff(agent, from ?? "", to),
-    queryFn: () => b.memoryDiff(agent, from!, to),
+  return useOp("memory_diff", { agent, from: from ?? "", to }, {
     enabled: from !== null,
     placeholderData: keepPreviousData,
   });

@@ -6,7 +6,7 @@ import { useDebounced } from "../../components/hooks";
 import { Loadable } from "../../components/States";
 import { WarningList } from "../../components/Warnings";
 import { useI18n, type MessageKey } from "../../i18n";
-import { usePrompt, useSessions } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { EpisodicHitList } from "../recall/Episodic";
 
 const PART_LABEL: Record<PartKindDto, MessageKey> = {
@@ -28,8 +28,8 @@ export function PromptTab({ agent }: { agent: string }) {
   // The message the episodic part is chosen for, as typed (empty: the session's last user message).
   const [match, setMatch] = useState("");
   const query = useDebounced(match.trim(), 400) || null;
-  const sessions = useSessions({ agent, status: null, channel: null, search: null, limit: 200, offset: 0 });
-  const q = usePrompt(agent, sessionId, query);
+  const sessions = useOp("list_sessions", { agent, status: null, channel: null, search: null, limit: 200, offset: 0 }, { placeholderData: (prev) => prev });
+  const q = useOp("prompt_preview", { agent, session_id: sessionId, query: query || undefined }, { placeholderData: (prev) => prev });
   return (
     <div className="prompt">
       <div className="toolbar">

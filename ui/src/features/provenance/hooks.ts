@@ -3,22 +3,16 @@
 import { useQuery } from "@tanstack/react-query";
 
 import { useBackend } from "../../backend";
-import { qk } from "../../queries/keys";
+import { derivedKey, useOp } from "../../queries/ops";
 
 /** Where entry `id` of `agent` (null: the global memory) came from; asked only while `id` is set. */
 export function useProvenance(agent: string | null, id: string | null) {
-  const b = useBackend();
-  return useQuery({
-    queryKey: qk.provenance(agent, id ?? ""),
-    queryFn: () => b.entryProvenance(agent, id!),
-    enabled: id !== null,
-  });
+  return useOp("entry_provenance", { agent, id: id ?? "" }, { enabled: id !== null });
 }
 
 /** The entries the session's messages wrote, by message. */
 export function useMemoryLinks(sessionId: string) {
-  const b = useBackend();
-  return useQuery({ queryKey: qk.memoryLinks(sessionId), queryFn: () => b.sessionMemoryLinks(sessionId) });
+  return useOp("session_memory_links", { id: sessionId });
 }
 
 /** Entries a located search reads at most (the server's page limit). */
@@ -31,12 +25,13 @@ const LOCATE_LIMIT = 1000;
  * MEMORY.md) the newest hit whose text is exactly `find`. Asked only while `on`.
  */
 export function useLocateArchival(agent: string | null, id: string | null, find: string | null, on: boolean) {
-  const b = useBackend();
+  const { call } = useBackend();
   return useQuery({
-    queryKey: qk.locate(agent, id ?? "", find ?? ""),
+    // Under archival_page of the owner: goes stale with its pages.
+    queryKey: derivedKey("archival_page", { agent }, "locate", id ?? "", find ?? ""),
     enabled: on && find !== null && find.trim() !== "",
     queryFn: async () => {
-      const page = await b.archivalPage({ agent, offset: 0, limit: LOCATE_LIMIT, newest_first: true, keyword: find });
+      const page = await call("archival_page", { agent, offset: 0, limit: LOCATE_LIMIT, newest_first: true, keyword: find });
       const hit = page.items.find((e) => (id !== null ? e.id === id : e.content === find));
       return hit ? { index: hit.index, id: hit.id } : null;
     },
@@ -45,12 +40,7 @@ export function useLocateArchival(agent: string | null, id: string | null, find:
 
 /** Prompt replay and today's prompt for the same session, side by side. `asof` null: not asked. */
 export function usePromptReplay(agent: string, sessionId: string, asof: string | null, index: number) {
-  const b = useBackend();
-  const then = useQuery({
-    queryKey: qk.promptReplay(agent, sessionId, asof ?? "", index),
-    queryFn: () => b.promptReplay(agent, sessionId, asof!, index),
-    enabled: asof !== null,
-  });
-  const now = useQuery({ queryKey: qk.promptWith(agent, sessionId), queryFn: () => b.promptPreview(agent, sessionId) });
+  const then = useOp("prompt_preview", { agent, session_id: sessionId, asof: asof ?? "", message_index: index }, { enabled: asof !== null });
+  const now = useOp("prompt_preview", { agent, session_id: sessionId });
   return { then, now };
 }

@@ -4,7 +4,8 @@ import type { RecalledDto, RecallModeDto, RecallResult } from "../../backend/typ
 import { Icon } from "../../components/Icon";
 import { ErrorState, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useAgents, useSettings } from "../../queries/hooks";
+import { useSettings } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { href, replaceRoute, type RecallFilter, type Route } from "../../router";
 import { MODES, useIndexStatus, useRecallIn } from "./hooks";
 import { PastConversations } from "./Episodic";
@@ -15,7 +16,7 @@ import { Score } from "./Score";
  * query live in the URL; the query runs on Enter (semantic recall embeds, so not per keystroke). */
 export function RecallPage({ filter }: { filter: RecallFilter }) {
   const { t } = useI18n();
-  const agents = useAgents();
+  const agents = useOp("list_agents", {});
   const settings = useSettings();
   const agent = filter.agent ?? null;
   const q = filter.q ?? "";

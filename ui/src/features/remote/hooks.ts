@@ -6,7 +6,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useBackend } from "../../backend";
 import type { RemoteConnections } from "../../backend/backend";
 import type { ConnectionDto, ConnectRequest } from "../../backend/types";
-import { qk } from "../../queries/keys";
+
+/** Not a console operation (the desktop's own command): a settings change refreshes it, as it does
+ * every query. */
+const CONNECTION_KEY = ["connection"] as const;
 
 /** The desktop's connections, or undefined where there are none (the browser). */
 export function useRemoteConnections(): RemoteConnections | undefined {
@@ -17,7 +20,7 @@ export function useRemoteConnections(): RemoteConnections | undefined {
 export function useConnection() {
   const remote = useRemoteConnections();
   return useQuery({
-    queryKey: qk.connection,
+    queryKey: CONNECTION_KEY,
     queryFn: () => remote!.connection(),
     enabled: remote !== undefined,
   });
@@ -31,8 +34,8 @@ function useConnectionWrite<A>(call: (remote: RemoteConnections, args: A) => Pro
   return useMutation({
     mutationFn: (args: A) => call(remote!, args),
     onSuccess: async (c) => {
-      qc.setQueryData(qk.connection, c);
-      await qc.invalidateQueries({ queryKey: qk.connection });
+      qc.setQueryData(CONNECTION_KEY, c);
+      await qc.invalidateQueries({ queryKey: CONNECTION_KEY });
     },
   });
 }

@@ -4,7 +4,7 @@ import { onRowKeyDown } from "../../components/hooks";
 import { Icon } from "../../components/Icon";
 import { Empty, ErrorState, Loadable } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useInvocations, useSession } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { href, replaceRoute } from "../../router";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useMemoryLinks } from "../provenance/hooks";
@@ -15,7 +15,7 @@ import { lastSessionsFilter, StatusTag } from "./SessionsPage";
 
 export function SessionPage({ id, focus, why }: { id: string; focus?: number; why?: "origin" }) {
   const { t } = useI18n();
-  const q = useSession(id);
+  const q = useOp("get_session", { id });
   return (
     <div className="page">
       <div className="page-head">
@@ -224,7 +224,7 @@ function MemoryBadges({ links, sessionId, index }: { links: MemoryLinkDto[]; ses
 
 function Invocations({ sessionId }: { sessionId: string }) {
   const { t } = useI18n();
-  const q = useInvocations(sessionId);
+  const q = useOp("tool_invocations", { session_id: sessionId, limit: 500, offset: 0 });
   return (
     <section className="section">
       <div className="section-head">

@@ -7,7 +7,7 @@ import { Icon } from "../../components/Icon";
 import { Empty, ErrorState, Skeleton } from "../../components/States";
 import { WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
-import { useAgents, useSessions } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { navigate, parseRoute, replaceRoute, type SessionsFilter } from "../../router";
 
 const PAGE = 50;
@@ -90,7 +90,7 @@ export function lastSessionsFilter(): SessionsFilter {
  * come back to the same rows; only the text being typed is local until it settles. */
 export function SessionsPage({ filter }: { filter: SessionsFilter }) {
   const { t, num } = useI18n();
-  const agents = useAgents();
+  const agents = useOp("list_agents", {});
   const agent = filter.agent ?? null;
   const status: SessionStatusDto | null = filter.status ?? null;
   const offset = filter.offset ?? 0;
@@ -115,7 +115,7 @@ export function SessionsPage({ filter }: { filter: SessionsFilter }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [debounced]);
   const query: SessionQuery = { agent, status, channel: null, search: filter.q || null, limit: PAGE, offset };
-  const q = useSessions(query);
+  const q = useOp("list_sessions", query, { placeholderData: (prev) => prev });
   const cols = useMemo(() => columns(t), [t]);
   const table = useReactTable({ data: q.data?.items ?? [], columns: cols, getCoreRowModel: getCoreRowModel(), meta: { term: filter.q ?? "" } });
   const page = q.data;

@@ -8,7 +8,7 @@ import { Icon } from "../../components/Icon";
 import { errorHeadline, Loadable } from "../../components/States";
 import { useI18n, type MessageKey } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
-import { qk } from "../../queries/keys";
+import { opKey } from "../../queries/ops";
 import { href, replaceRoute } from "../../router";
 import { ConnectServer } from "../remote/ConnectServer";
 import { useSettingsWrites } from "./hooks";
@@ -200,7 +200,7 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
     setBudgetText(String(v.settings.episodic_budget_chars));
     setThresholdText(String(v.settings.summary_auto_threshold ?? ""));
     setLlmTimeoutText(String(v.settings.summary_llm_timeout_ms ?? ""));
-    qc.setQueryData(qk.settings, v);
+    qc.setQueryData(opKey("get_settings", {}), v);
     // Every view switches at once: the root, backend or window changed under all of them.
     await qc.invalidateQueries();
   };

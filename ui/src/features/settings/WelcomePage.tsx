@@ -4,7 +4,7 @@ import { useState } from "react";
 import type { SettingsView } from "../../backend/types";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { qk } from "../../queries/keys";
+import { opKey } from "../../queries/ops";
 import { href } from "../../router";
 import { useSettingsWrites } from "./hooks";
 import { InspectionView, RootField, useInspection } from "./RootInspector";
@@ -20,7 +20,7 @@ export function WelcomePage({ view }: { view: SettingsView }) {
 
   const applyRoot = async (root: string) => {
     const v = await writes.updateSettings({ ...view.settings, root });
-    qc.setQueryData(qk.settings, v);
+    qc.setQueryData(opKey("get_settings", {}), v);
     await qc.invalidateQueries();
     window.location.hash = "#/agents";
   };

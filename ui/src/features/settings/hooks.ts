@@ -1,20 +1,17 @@
 // The settings screens' server calls: every one goes through these hooks.
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 
 import { useBackend } from "../../backend";
 import type { MigrateRequest, MigrationProgress, SettingsDto } from "../../backend/types";
 import { useDebounced } from "../../components/hooks";
-import { qk } from "../../queries/keys";
+import { useOp } from "../../queries/ops";
 import { useConnection } from "../remote/hooks";
 
 /** What a folder holds (debounced as the path is typed). */
 export function useInspection(path: string, dbPath: string | null) {
-  const backend = useBackend();
   const p = useDebounced(path.trim(), 400);
   const d = useDebounced(dbPath?.trim() || null, 400);
-  return useQuery({
-    queryKey: qk.inspect(p, d),
-    queryFn: () => backend.inspectRoot(p, d),
+  return useOp("inspect_root", { path: p, db_path: d }, {
     enabled: p !== "",
     retry: false,
   });
@@ -23,7 +20,7 @@ export function useInspection(path: string, dbPath: string | null) {
 /** Tries mem0 settings as typed (nothing is saved). */
 export function useTestMem0() {
   const backend = useBackend();
-  return useMutation({ mutationFn: (s: SettingsDto) => backend.testMem0(s) });
+  return useMutation({ mutationFn: (s: SettingsDto) => backend.call("test_mem0", s) });
 }
 
 /** The writes of Settings and the welcome screen, and the native folder picker (not while a
@@ -32,8 +29,8 @@ export function useSettingsWrites() {
   const backend = useBackend();
   const remote = useConnection().data?.remote;
   return {
-    updateSettings: (s: SettingsDto) => backend.updateSettings(s),
-    createSampleRoot: (path: string) => backend.createSampleRoot(path),
+    updateSettings: (s: SettingsDto) => backend.call("update_settings", s),
+    createSampleRoot: (path: string) => backend.call("create_sample_root", { path }),
     supportsFolderPicker: backend.supportsFolderPicker && !remote,
     pickFolder: () => backend.pickFolder(),
   };
@@ -46,7 +43,7 @@ export function useMigration() {
     migrate: (req: MigrateRequest, onProgress: (p: MigrationProgress) => void) => backend.migrate(req, onProgress),
     cancel: () => backend.cancelMigration(),
     /** Whether the target mem0 answers with these settings (an unreachable one is ok = false). */
-    testMem0: (s: SettingsDto) => backend.testMem0(s),
+    testMem0: (s: SettingsDto) => backend.call("test_mem0", s),
     supportsProgress: backend.supportsMigrationProgress,
   };
 }

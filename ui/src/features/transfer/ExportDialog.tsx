@@ -9,7 +9,7 @@ import { humanBytes } from "../../components/format";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useAgents } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { useTransfer, useTransferActions } from "./hooks";
 import { ownerLabel, TransferEnded, TransferProgress } from "./TransferParts";
 import "./transfer.css";
@@ -17,7 +17,7 @@ import "./transfer.css";
 /** `agents`: the agents ticked when it opens ("all": every agent and the global memory). */
 export function ExportDialog({ agents: initial, onClose }: { agents: string[] | "all"; onClose: () => void }) {
   const { t } = useI18n();
-  const list = useAgents();
+  const list = useOp("list_agents", {});
   const actions = useTransferActions();
   const [all, setAll] = useState(initial === "all");
   const [chosen, setChosen] = useState<string[]>(initial === "all" ? [] : initial);

@@ -13,7 +13,7 @@ import { humanBytes } from "../../components/format";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
-import { useAgents } from "../../queries/hooks";
+import { useOp } from "../../queries/ops";
 import { useRefreshAfterImport, useTransfer, useTransferActions } from "./hooks";
 import { isGlobalOwner, ownerLabel, TransferEnded, TransferProgress } from "./TransferParts";
 import "./transfer.css";
@@ -36,7 +36,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   const { t, num } = useI18n();
   const actions = useTransferActions();
   const refresh = useRefreshAfterImport();
-  const effective = useAgents().data?.backend ?? null;
+  const effective = useOp("list_agents", {}).data?.backend ?? null;
   const [upload, setUpload] = useState<UploadDto | null>(null);
   const [options, setOptions] = useState<Options>({ renames: {}, into: null, replace: false });
   // The options the last dry run counted with, and the archive's own owner names (its first run).
