@@ -53,18 +53,20 @@ describe("Overview: all front matter", () => {
     expect(within(raw).getByTestId("front-matter-yaml").textContent).toBe(TEXT);
     fireEvent.click(raw.querySelector("summary")!);
     expect(sent(backend.calls, "agent_file")).toEqual([{ name: "broken_yaml" }]);
-    // The recorded charts' reads: nothing to draw yet, and the charts say so.
-    expect(await screen.findByTestId("chart-growth-empty")).toHaveTextContent("No dated entries.");
-    expect(await screen.findByTestId("chart-composition-empty")).toHaveTextContent("No sessions yet.");
-  });
+    // The recorded charts' reads: nothing to draw yet, and the charts say so. The charts are a
+    // lazily loaded chunk: on a busy machine it takes longer than findBy's default second.
+    const chunk = { timeout: 15_000 };
+    expect(await screen.findByTestId("chart-growth-empty", {}, chunk)).toHaveTextContent("No dated entries.");
+    expect(await screen.findByTestId("chart-composition-empty", {}, chunk)).toHaveTextContent("No sessions yet.");
+  }, 30_000);
 
   it("shows the parsed front matter as YAML without reading the file", async () => {
     const { backend } = renderApp("#/agents/assistant/overview");
     const yaml = await screen.findByTestId("front-matter-yaml");
     expect(yaml).toHaveTextContent("bootstrap:");
     expect(screen.queryByTestId("front-matter-errors")).toBeNull();
-    await screen.findByTestId("chart-composition");
+    await screen.findByTestId("chart-composition", {}, { timeout: 15_000 });
     await waitFor(() => expect(sent(backend.calls, "get_agent")).toEqual([{ name: "assistant" }]));
     expect(sent(backend.calls, "agent_file")).toEqual([]);
-  });
+  }, 30_000);
 });
