@@ -3,12 +3,12 @@
 //! Every other byte of the file (preamble, other headings, blank lines, line endings, a BOM)
 //! stays, and each change records the splices that give the old bytes back exactly.
 
-use super::curate::{
+use crate::memory::curate::{
     changed_since, line_of, markdown_id, parse_markdown_id, Applied, EntryDiff, EntrySnap, Splice,
     Step,
 };
-use super::entry::{trim_runtime, Scope};
-use super::format::{self, LineSpan};
+use crate::memory::entry::{trim_runtime, Scope};
+use crate::memory::format::{self, LineSpan};
 use crate::embed::identity::fnv1a;
 use crate::error::{CoreError, Result};
 
@@ -71,7 +71,7 @@ pub fn locate(
     let list = &spans[slot(scope)];
     let hashes = |span: &LineSpan| {
         std::str::from_utf8(&bytes[span.start..span.end])
-            .is_ok_and(|t| super::curate::line_hash(trim_runtime(t)) == hash)
+            .is_ok_and(|t| crate::memory::curate::line_hash(trim_runtime(t)) == hash)
     };
     let found = match list.get(ord).filter(|s| hashes(s)) {
         Some(span) => Some((ord, *span)),
@@ -162,7 +162,7 @@ fn locate_fast(bytes: &[u8], id: &str, expect: &str) -> Result<Option<(Scope, us
     let Ok(text) = std::str::from_utf8(&bytes[span.start..span.end]) else {
         return Ok(None);
     };
-    if super::curate::line_hash(trim_runtime(text)) != hash {
+    if crate::memory::curate::line_hash(trim_runtime(text)) != hash {
         return Ok(None);
     }
     let entry = format::parse_entry(trim_runtime(text));
@@ -274,7 +274,7 @@ fn truncate_for_message(s: &str) -> &str {
 
 /// Works out `steps` on `bytes` as one change.
 pub fn plan_steps(bytes: &[u8], steps: &[Step]) -> Result<Planned> {
-    super::curate::check_distinct(steps)?;
+    crate::memory::curate::check_distinct(steps)?;
     check_carried(steps)?;
     // Every entry's place is needed only to find a moved entry again or to place a line; a
     // delete or an edit of an entry where its id says finds it by counting lines to it.

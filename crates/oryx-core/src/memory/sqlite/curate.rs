@@ -5,7 +5,7 @@
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
-use super::SqliteMemoryStore;
+use super::store::SqliteMemoryStore;
 use crate::error::{CoreError, DbContext, Result};
 use crate::memory::curate::{changed_since, EntryDiff, EntrySnap, Request, Step};
 use crate::memory::entry::{Entry, Scope};

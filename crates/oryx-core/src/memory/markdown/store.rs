@@ -17,13 +17,14 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDateTime;
 
-use super::entry::trim_runtime;
-use super::entry::{render_line, Entry, Scope, Sections};
-use super::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
-use super::journal::{self, Journal, Record, Tracked};
-use super::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
+use crate::memory::entry::trim_runtime;
+use crate::memory::entry::{render_line, Entry, Scope, Sections};
+use crate::memory::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
+use crate::memory::journal::{self, Journal, Record, Tracked};
+use crate::memory::store::{contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe};
 use super::tail;
-use super::{curate, history, markdown_curate};
+use super::curate as markdown_curate;
+use crate::memory::{curate, history};
 use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
 use crate::names::{memory_path, Owner};
@@ -78,16 +79,16 @@ impl MarkdownMemoryStore {
 
     /// The health of the owner's MEMORY.md: the findings checked from its bytes, the same as
     /// over the owner's parsed view (ids included) at a fraction of the time and memory on a
-    /// large file (see [`super::health::run_markdown`]), and the budget (when asked for) from
+    /// large file (see [`crate::memory::health::run_markdown`]), and the budget (when asked for) from
     /// the prompt's own load of the file with a window of `archival_limit` characters (see
-    /// [`super::health::budget_from_context`]).
+    /// [`crate::memory::health::budget_from_context`]).
     pub fn health(
         &self,
         owner: &Owner,
-        opts: &super::health::Options,
+        opts: &crate::memory::health::Options,
         archival_limit: usize,
-    ) -> Result<super::health::Report> {
-        use super::health::{budget_from_context, run_markdown, Check};
+    ) -> Result<crate::memory::health::Report> {
+        use crate::memory::health::{budget_from_context, run_markdown, Check};
         let path = self.path(owner);
         self.settle_for_read(&path)?;
         let bytes = read_or_empty(&path)?;
@@ -995,12 +996,12 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         self.path(owner).display().to_string()
     }
 
-    fn stamp(&self, owner: &Owner) -> Option<super::store::Stamp> {
-        Some(super::store::Stamp::of_files(&[&self.path(owner)]))
+    fn stamp(&self, owner: &Owner) -> Option<crate::memory::store::Stamp> {
+        Some(crate::memory::store::Stamp::of_files(&[&self.path(owner)]))
     }
 
     fn size(&self, owner: &Owner) -> Option<u64> {
-        super::store::FileVersion::of(&self.path(owner)).map(|v| v.bytes())
+        crate::memory::store::FileVersion::of(&self.path(owner)).map(|v| v.bytes())
     }
 
     fn append(
@@ -1144,7 +1145,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             let exact_probe = match (&probe, &finder) {
                 (Some(p), Some(f))
                     if !(p.kelvin
-                        && memchr::memmem::find(block, super::store::KELVIN_SIGN.as_bytes())
+                        && memchr::memmem::find(block, crate::memory::store::KELVIN_SIGN.as_bytes())
                             .is_some()) =>
                 {
                     Some((p, f))
@@ -1590,21 +1591,21 @@ mod tests {
         text: &str,
     ) -> (
         tempfile::TempDir,
-        super::super::MemoryService,
+        crate::memory::MemoryService,
         Owner,
         PathBuf,
     ) {
         let (d, s, owner, path) = agent_file(text);
-        let svc = super::super::MemoryService::new(std::sync::Arc::new(s), 4000);
+        let svc = crate::memory::MemoryService::new(std::sync::Arc::new(s), 4000);
         (d, svc, owner, path)
     }
 
-    fn archival(svc: &super::super::MemoryService, owner: &Owner) -> Vec<String> {
+    fn archival(svc: &crate::memory::MemoryService, owner: &Owner) -> Vec<String> {
         let all = svc.store().load_all(owner).unwrap();
         all.archival.into_iter().map(|e| e.content).collect()
     }
 
-    fn act(svc: &super::super::MemoryService, owner: &Owner, i: usize, action: Action) {
+    fn act(svc: &crate::memory::MemoryService, owner: &Owner, i: usize, action: Action) {
         let all = svc.store().load_all(owner).unwrap();
         let target = Target {
             id: all.id(Scope::Archival, i).unwrap(),

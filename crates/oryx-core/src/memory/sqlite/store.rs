@@ -12,9 +12,9 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::NaiveDateTime;
 use rusqlite::{params, Connection};
 
-use super::entry::{Entry, Scope, Sections};
-use super::sqlite_index::{ConsoleIndex, RuntimeSource, FTS};
-use super::store::{
+use crate::memory::entry::{Entry, Scope, Sections};
+use super::index::{ConsoleIndex, RuntimeSource, FTS};
+use crate::memory::store::{
     contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe, KELVIN_SIGN,
 };
 use crate::db;
@@ -22,18 +22,15 @@ use crate::error::{CoreError, DbContext, Result};
 use crate::names::Owner;
 use crate::timefmt::{local_to_epoch_ms, now_local, parse_db_time};
 
-#[path = "sqlite_curate.rs"]
-mod curate;
-
 pub struct SqliteMemoryStore {
-    path: PathBuf,
+    pub(super) path: PathBuf,
     /// Where the console's index of this database lives; `None`: no index (reads scan).
     index_dir: Option<PathBuf>,
     state: Mutex<State>,
 }
 
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     runtime: Option<RuntimeDb>,
     index: IndexState,
     notice: Option<String>,
@@ -48,15 +45,15 @@ enum IndexState {
     Unavailable,
 }
 
-struct RuntimeDb {
-    conn: Connection,
+pub(super) struct RuntimeDb {
+    pub(super) conn: Connection,
     /// Opened for appends: the runtime's tables exist and `memory_entries` has `agent_name`.
     for_writes: bool,
     /// SQLite's `data_version` when the index last checked every row; a commit by any other
     /// connection (the runtime, another console) changes it.
-    verified: Option<i64>,
+    pub(super) verified: Option<i64>,
     /// This connection appended rows the index has not copied yet.
-    own_writes: bool,
+    pub(super) own_writes: bool,
 }
 
 /// Trigram queries need at least three characters.
@@ -132,7 +129,7 @@ impl SqliteMemoryStore {
     /// The file of the console's index of this database, when there is an index directory.
     pub fn index_file(&self) -> Option<PathBuf> {
         let dir = self.index_dir.as_ref()?;
-        Some(super::sqlite_index::index_path(dir, &self.path))
+        Some(super::index::index_path(dir, &self.path))
     }
 
     /// What opening the database changed, once (an earlier console's objects removed).
@@ -140,7 +137,7 @@ impl SqliteMemoryStore {
         self.lock().notice.clone()
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -233,7 +230,7 @@ impl SqliteMemoryStore {
 
     /// Opens the database for an append: creates the runtime's missing tables and upgrades a
     /// database from before per-agent memory as the runtime does (the user asked for a write).
-    fn writer<'s>(&self, st: &'s mut State) -> Result<&'s mut RuntimeDb> {
+    pub(super) fn writer<'s>(&self, st: &'s mut State) -> Result<&'s mut RuntimeDb> {
         if !st.runtime.as_ref().is_some_and(|rt| rt.for_writes) {
             let conn = db::open_or_create(&self.path)?;
             self.remove_legacy_objects(&conn, st);
@@ -347,10 +344,10 @@ impl LongTermMemoryStore for SqliteMemoryStore {
 
     /// The database and its WAL: a commit in WAL mode grows or rewrites the `-wal` file, a
     /// checkpoint the main one.
-    fn stamp(&self, _owner: &Owner) -> Option<super::store::Stamp> {
+    fn stamp(&self, _owner: &Owner) -> Option<crate::memory::store::Stamp> {
         let mut wal = self.path.clone().into_os_string();
         wal.push("-wal");
-        Some(super::store::Stamp::of_files(&[
+        Some(crate::memory::store::Stamp::of_files(&[
             &self.path,
             Path::new(&wal),
         ]))
@@ -397,15 +394,15 @@ impl LongTermMemoryStore for SqliteMemoryStore {
         })
     }
 
-    fn history(&self, _owner: &Owner) -> Option<super::history::History> {
+    fn history(&self, _owner: &Owner) -> Option<crate::memory::history::History> {
         Some(self.history_file())
     }
 
-    fn curate(&self, owner: &Owner, req: super::curate::Request) -> Result<super::history::Change> {
+    fn curate(&self, owner: &Owner, req: crate::memory::curate::Request) -> Result<crate::memory::history::Change> {
         self.curate_rows(owner, req)
     }
 
-    fn holds(&self, owner: &Owner, change: &super::history::Change) -> Result<bool> {
+    fn holds(&self, owner: &Owner, change: &crate::memory::history::Change) -> Result<bool> {
         self.rows_hold(owner, change)
     }
 
@@ -577,7 +574,7 @@ fn escape_like(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::sqlite_index::ORDER_INDEX;
+    use crate::memory::sqlite::index::ORDER_INDEX;
 
     struct Fixture {
         _dir: tempfile::TempDir,

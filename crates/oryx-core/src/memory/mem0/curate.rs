@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use super::{item_of, rfc3339, Item, Mem0MemoryStore};
+use super::store::{entry_of, item_of, results_of, rfc3339, Item, Mem0MemoryStore};
 use crate::error::{CoreError, Result};
 use crate::memory::curate::{changed_since, EntryDiff, EntrySnap, Request, Step};
 use crate::memory::entry::Scope;
@@ -13,7 +13,7 @@ use crate::memory::history::{Change, History};
 use crate::names::Owner;
 
 fn snap(i: &Item) -> EntrySnap {
-    let e = super::entry_of(i);
+    let e = entry_of(i);
     EntrySnap::of(
         i.id.clone().unwrap_or_default(),
         i.scope.unwrap_or(Scope::Archival),
@@ -107,7 +107,7 @@ impl Mem0MemoryStore {
         });
         let req = self.client()?.post(self.url("/memories")).json(&body);
         let v = self.send("add a memory", req)?;
-        super::results_of(&v)
+        results_of(&v)
             .first()
             .and_then(|r| r.get("id"))
             .and_then(serde_json::Value::as_str)

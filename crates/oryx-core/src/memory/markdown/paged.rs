@@ -6,12 +6,12 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use super::entry::{Entry, Scope};
-use super::format::{self, classify, BlockReader, LineKind, SectionCursor};
-use super::markdown::MarkdownMemoryStore;
-use super::service::{render_block, MemoryView, WindowStats};
-use super::store::{contains_ci, LongTermMemoryStore};
-use super::window;
+use crate::memory::entry::{Entry, Scope};
+use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
+use super::store::MarkdownMemoryStore;
+use crate::memory::service::{render_block, MemoryView, WindowStats};
+use crate::memory::store::{contains_ci, LongTermMemoryStore};
+use crate::memory::window;
 use crate::error::{IoContext, Result};
 use crate::fsx;
 use crate::names::Owner;
