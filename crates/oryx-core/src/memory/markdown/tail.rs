@@ -229,7 +229,7 @@ fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     let n = std::os::unix::fs::FileExt::read_at(file, buf, at)?;
     #[cfg(not(unix))]
     let n = std::os::windows::fs::FileExt::seek_read(file, buf, at)?;
-    super::store::count_read(n);
+    super::io::count_read(n);
     Ok(n)
 }
 
