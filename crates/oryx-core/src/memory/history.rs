@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::curate::{EntryDiff, Splice};
+use super::change::{EntryDiff, Splice};
 use super::journal::append_lines;
 use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
@@ -110,7 +110,7 @@ impl Change {
             }
             end = s.at + s.inserted.len() as u64;
         }
-        let lines = |side: &dyn Fn(&EntryDiff) -> Option<&super::curate::EntrySnap>| {
+        let lines = |side: &dyn Fn(&EntryDiff) -> Option<&super::change::EntrySnap>| {
             let mut v: Vec<&str> = self
                 .entries
                 .iter()
@@ -124,7 +124,7 @@ impl Change {
             let mut v: Vec<&str> = self
                 .splices
                 .iter()
-                .flat_map(|s| super::curate::entry_lines(f(s)))
+                .flat_map(|s| super::change::entry_lines(f(s)))
                 .collect();
             v.sort_unstable();
             v
@@ -728,9 +728,9 @@ mod tests {
         assert_eq!(index.unreadable_after(0).map(|u| u.line), Some(3));
     }
 
-    fn snap(line: &str) -> super::super::curate::EntrySnap {
+    fn snap(line: &str) -> super::super::change::EntrySnap {
         let e = super::super::format::parse_entry(line);
-        super::super::curate::EntrySnap::of("a0-00000000".into(), super::super::Scope::Archival, &e)
+        super::super::change::EntrySnap::of("a0-00000000".into(), super::super::Scope::Archival, &e)
     }
 
     /// What undo would write comes from the record: one whose splices do not match its

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
-use super::curate::{Request, Step};
+use super::change::Step;
+use super::store::Request;
 use super::curation::Target;
 use super::entry::{sanitize_content, Entry, Scope};
 use super::history::{new_change_id, Change, Op};

@@ -3,10 +3,8 @@
 //! Every other byte of the file (preamble, other headings, blank lines, line endings, a BOM)
 //! stays, and each change records the splices that give the old bytes back exactly.
 
-use crate::memory::curate::{
-    changed_since, line_of, markdown_id, parse_markdown_id, Applied, EntryDiff, EntrySnap, Splice,
-    Step,
-};
+use crate::memory::change::{changed_since, line_of, Applied, EntryDiff, EntrySnap, Splice, Step};
+use crate::memory::entry_id::{markdown_id, parse_markdown_id};
 use crate::memory::entry::{trim_runtime, Scope};
 use crate::memory::format::{self, LineSpan};
 use crate::embed::identity::fnv1a;
@@ -71,7 +69,7 @@ pub fn locate(
     let list = &spans[slot(scope)];
     let hashes = |span: &LineSpan| {
         std::str::from_utf8(&bytes[span.start..span.end])
-            .is_ok_and(|t| crate::memory::curate::line_hash(trim_runtime(t)) == hash)
+            .is_ok_and(|t| crate::memory::entry_id::line_hash(trim_runtime(t)) == hash)
     };
     let found = match list.get(ord).filter(|s| hashes(s)) {
         Some(span) => Some((ord, *span)),
@@ -162,7 +160,7 @@ fn locate_fast(bytes: &[u8], id: &str, expect: &str) -> Result<Option<(Scope, us
     let Ok(text) = std::str::from_utf8(&bytes[span.start..span.end]) else {
         return Ok(None);
     };
-    if crate::memory::curate::line_hash(trim_runtime(text)) != hash {
+    if crate::memory::entry_id::line_hash(trim_runtime(text)) != hash {
         return Ok(None);
     }
     let entry = format::parse_entry(trim_runtime(text));
@@ -274,7 +272,7 @@ fn truncate_for_message(s: &str) -> &str {
 
 /// Works out `steps` on `bytes` as one change.
 pub fn plan_steps(bytes: &[u8], steps: &[Step]) -> Result<Planned> {
-    crate::memory::curate::check_distinct(steps)?;
+    crate::memory::change::check_distinct(steps)?;
     check_carried(steps)?;
     // Every entry's place is needed only to find a moved entry again or to place a line; a
     // delete or an edit of an entry where its id says finds it by counting lines to it.
@@ -737,7 +735,7 @@ pub fn plan_exact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::curate::inverse;
+    use crate::memory::change::inverse;
 
     const FILE: &str = "# Agent memory\nsome preamble\n\n## 核心记忆\n- [2026-07-22 09:30:00] 用户偏好简洁的回复。\n\n## Notes\nfree text\n## 归档记忆\n- [2026-07-22 09:31:10] one\n- [2026-07-22 09:32:10] two\n- [2026-07-22 09:33:10] three\n";
 

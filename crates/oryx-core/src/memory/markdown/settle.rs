@@ -16,7 +16,7 @@ use crate::error::{CoreError, IoContext, Result};
 use crate::memory::entry::{trim_runtime, Scope};
 use crate::memory::format::{self, BlockReader, SectionCursor};
 use crate::memory::journal::{self, Journal, Record, Tracked};
-use crate::memory::{curate, history};
+use crate::memory::{change, history};
 
 /// Up to this size a check or an edit reads the whole file; a larger one is checked with
 /// bounded reads (its tail, a streaming count) and only a rewrite reads it whole.
@@ -264,7 +264,7 @@ pub(super) fn note_in_journal(journal: &Journal, change: &history::Change, old: 
     let same =
         |t: &Tracked, scope: Scope, line: &str| !t.dropped && t.scope == scope && t.line == line;
     // What the change really moved: an entry written back as it was is neither.
-    let diffs: Vec<&curate::EntryDiff> = change
+    let diffs: Vec<&change::EntryDiff> = change
         .entries
         .iter()
         .filter(|d| match (&d.before, &d.after) {

@@ -33,7 +33,8 @@ use crate::memory::journal::{self, Journal, Record};
 use crate::memory::store::{
     contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe,
 };
-use crate::memory::{curate, history};
+use crate::memory::history;
+use crate::memory::store::Request;
 use crate::names::{memory_path, Owner};
 use crate::timefmt::now_local;
 
@@ -225,7 +226,7 @@ impl MarkdownMemoryStore {
 impl MarkdownMemoryStore {
     /// One curation change as a rewrite of the file under the lock: checked against the
     /// journal first, recorded in the history around the rename (see memory/history.rs).
-    fn curate_file(&self, owner: &Owner, req: curate::Request) -> Result<history::Change> {
+    fn curate_file(&self, owner: &Owner, req: Request) -> Result<history::Change> {
         let path = self.path(owner);
         let dir = path.parent().unwrap_or(Path::new("."));
         let history = history::History::beside(&path);
@@ -436,7 +437,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         Some(history::History::beside(&self.path(owner)))
     }
 
-    fn curate(&self, owner: &Owner, req: curate::Request) -> Result<history::Change> {
+    fn curate(&self, owner: &Owner, req: Request) -> Result<history::Change> {
         self.curate_file(owner, req)
     }
 

@@ -338,7 +338,7 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         self.history_file()
     }
 
-    fn curate(&self, owner: &Owner, req: crate::memory::curate::Request) -> Result<crate::memory::history::Change> {
+    fn curate(&self, owner: &Owner, req: crate::memory::store::Request) -> Result<crate::memory::history::Change> {
         self.curate_items(owner, req)
     }
 
@@ -375,7 +375,7 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         owner: &Owner,
         query: &str,
         k: usize,
-    ) -> Result<Option<Vec<crate::memory::semantic::Recalled>>> {
+    ) -> Result<Option<Vec<crate::memory::store::Recalled>>> {
         let body = json!({
             "query": query,
             "user_id": self.user_for(owner),
@@ -388,7 +388,7 @@ impl LongTermMemoryStore for Mem0MemoryStore {
                 .iter()
                 .filter_map(|v| {
                     let item = item_of(v)?;
-                    Some(crate::memory::semantic::Recalled {
+                    Some(crate::memory::store::Recalled {
                         id: item.id.clone(),
                         scope: item.scope.unwrap_or(Scope::Archival),
                         entry: entry_of(&item),

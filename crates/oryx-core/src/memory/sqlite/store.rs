@@ -398,7 +398,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
         Some(self.history_file())
     }
 
-    fn curate(&self, owner: &Owner, req: crate::memory::curate::Request) -> Result<crate::memory::history::Change> {
+    fn curate(&self, owner: &Owner, req: crate::memory::store::Request) -> Result<crate::memory::history::Change> {
         self.curate_rows(owner, req)
     }
 
