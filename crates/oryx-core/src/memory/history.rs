@@ -150,9 +150,15 @@ pub fn writer_alive(pid: u32) -> bool {
     }
     #[cfg(unix)]
     {
-        // Signal 0 checks existence; EPERM means it exists under another user.
-        let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+        // Signal 0 checks existence; EPERM means it exists under another user. A number too
+        // large for a pid names no process.
+        let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+            return false;
+        };
+        match rustix::process::test_kill_process(pid) {
+            Ok(()) => true,
+            Err(e) => e != rustix::io::Errno::SRCH,
+        }
     }
     #[cfg(not(unix))]
     {
@@ -479,7 +485,7 @@ fn open_own(path: &Path) -> Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NOFOLLOW);
+        opts.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
     }
     opts.open(path).at(path)
 }

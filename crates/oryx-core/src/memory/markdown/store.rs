@@ -10,7 +10,6 @@
 //! held, that the file still holds the console's recent writes and puts back any that a
 //! runtime rewrite dropped (memory/journal.rs).
 
-use std::fs::File;
 use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -239,9 +238,10 @@ impl MarkdownMemoryStore {
                 Some((f, h)) => (Some(f), Some(h)),
                 None => (None, None),
             };
+            // Read whole: a change is planned over the bytes of exactly this version.
             let view = match &file {
-                Some(f) => FileView::of(f, &path)?,
-                None => FileView::Owned(Vec::new()),
+                Some(f) => read_all(f, &path)?,
+                None => Vec::new(),
             };
             let bytes: &[u8] = &view;
             let expect = before.map_or(Expect::Absent, |h| Expect::Is(h.stamp));
@@ -331,42 +331,6 @@ impl MarkdownMemoryStore {
              nothing was changed, try again",
             path.display()
         )))
-    }
-}
-
-/// The bytes of an open MEMORY.md for a curation change: the page cache mapped (no copy of a
-/// 100 MB file in memory), else read. Only while the lock is held: every writer that takes it
-/// replaces the file by rename and the runtime does too, so the mapped file is never cut short
-/// under us.
-enum FileView {
-    #[cfg(unix)]
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-impl FileView {
-    fn of(f: &File, path: &Path) -> Result<FileView> {
-        #[cfg(unix)]
-        {
-            if f.metadata().at(path)?.len() > SMALL_FILE {
-                // SAFETY: see the type's notes: nobody truncates the file in place meanwhile.
-                if let Ok(m) = unsafe { memmap2::Mmap::map(f) } {
-                    return Ok(FileView::Mapped(m));
-                }
-            }
-        }
-        Ok(FileView::Owned(read_all(f, path)?))
-    }
-}
-
-impl std::ops::Deref for FileView {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            #[cfg(unix)]
-            FileView::Mapped(m) => m,
-            FileView::Owned(v) => v,
-        }
     }
 }
 
