@@ -976,7 +976,7 @@ pub fn import(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<ImportReport> {
-    crate::fsx::require_root(root)?;
+    crate::root::require_root(root)?;
     for (from, to) in &o.agent_map {
         names::validate_agent_name(from)?;
         names::validate_agent_name(to)?;
