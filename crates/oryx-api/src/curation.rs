@@ -499,7 +499,8 @@ impl Console {
                 .ok()
                 .and_then(|(scope, _, hash)| {
                     let mut hits = rows.iter_mut().filter(|r| {
-                        r.scope == scope && oryx_core::memory::entry_id::line_hash(&r.e.line) == hash
+                        r.scope == scope
+                            && oryx_core::memory::entry_id::line_hash(&r.e.line) == hash
                     });
                     match (hits.next(), hits.next()) {
                         (Some(r), None) => Some(r),

@@ -57,7 +57,6 @@ pub fn create_root(root: &Path) -> Result<()> {
     std::fs::create_dir_all(&agents).at(&agents)
 }
 
-
 /// The directory holding a memory file (`<root>/memory`, `<root>/agents/<name>`), reached from
 /// the root without following links. `None` when it does not exist and `create` is false; with
 /// `create`, the root must be a writable root and the directories below it are made.

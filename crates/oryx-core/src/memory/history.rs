@@ -152,7 +152,10 @@ pub fn writer_alive(pid: u32) -> bool {
     {
         // Signal 0 checks existence; EPERM means it exists under another user. A number too
         // large for a pid names no process.
-        let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+        let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        else {
             return false;
         };
         match rustix::process::test_kill_process(pid) {

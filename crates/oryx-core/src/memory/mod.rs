@@ -34,6 +34,6 @@ pub use store::{Backend, EntryCounts, FileVersion, LongTermMemoryStore, Recalled
 
 /// in parallel); new code names [`entry_id`].
 pub(crate) mod curate {
-    pub(crate) use super::entry_id::{line_hash, line_hashes, markdown_id, write_markdown_id};
     pub(crate) use super::entry_id::MARKDOWN_ID_MAX;
+    pub(crate) use super::entry_id::{line_hash, line_hashes, markdown_id, write_markdown_id};
 }

@@ -75,7 +75,6 @@ pub struct Request {
     pub exact: Option<(Vec<Splice>, Vec<EntryDiff>)>,
 }
 
-
 /// One recalled entry: its section, the entry, and its score (`None` in keyword mode).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recalled {
@@ -147,12 +146,7 @@ pub trait LongTermMemoryStore: Send + Sync {
     /// The backend's own ranking by meaning (mem0's search): at most `k` entries of both
     /// sections with their similarity, best first. `None`: the store has no search of its own
     /// and the console's vector index ranks instead.
-    fn search(
-        &self,
-        owner: &Owner,
-        query: &str,
-        k: usize,
-    ) -> Result<Option<Vec<Recalled>>> {
+    fn search(&self, owner: &Owner, query: &str, k: usize) -> Result<Option<Vec<Recalled>>> {
         let _ = (owner, query, k);
         Ok(None)
     }

@@ -1,7 +1,9 @@
 //! Splice-based edits of MEMORY.md: each one inserts bytes at one place and leaves every byte
 //! outside the change as it was.
 
-use super::lines::{bom_len, has_newline, headings, lines, LineSpan, ARCHIVAL_HEADING, BOM, CORE_HEADING};
+use super::lines::{
+    bom_len, has_newline, headings, lines, LineSpan, ARCHIVAL_HEADING, BOM, CORE_HEADING,
+};
 use super::parse::Parsed;
 use crate::memory::entry::Scope;
 

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 
 use super::lines::{
-    bom_len, classify, has_newline, headings, is_blank, line_around, line_text, lines,
-    parse_entry, uses_crlf, LineKind, LineSpan,
+    bom_len, classify, has_newline, headings, is_blank, line_around, line_text, lines, parse_entry,
+    uses_crlf, LineKind, LineSpan,
 };
 use crate::memory::entry::{Scope, Sections};
 

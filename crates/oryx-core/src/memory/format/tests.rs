@@ -212,9 +212,8 @@ fn other_levels_naming_a_section_are_text() {
 
 #[test]
 fn no_break_spaces_are_not_blank() {
-    let p = parse(
-        "## 归档记忆\n\u{a0}\n- [2026-01-01 00:00:00] \u{a0}x\u{a0}\n\u{3000}\n".as_bytes(),
-    );
+    let p =
+        parse("## 归档记忆\n\u{a0}\n- [2026-01-01 00:00:00] \u{a0}x\u{a0}\n\u{3000}\n".as_bytes());
     let contents: Vec<_> = p
         .sections
         .archival
@@ -227,8 +226,7 @@ fn no_break_spaces_are_not_blank() {
 #[test]
 fn a_rewrite_is_what_the_runtime_reads() {
     let text = "\u{feff}# notes\r\n## Core\r\n- a\n##  核心记忆（core）\r\n- b\r\n## Archival (archival)\r\n- c\r\n## Other\r\nx\r";
-    let out =
-        String::from_utf8(normalize(text.as_bytes(), uses_crlf(text.as_bytes()))).unwrap();
+    let out = String::from_utf8(normalize(text.as_bytes(), uses_crlf(text.as_bytes()))).unwrap();
     assert_eq!(
         out,
         "# notes\r\n## 核心记忆\r\n- a\r\n## 核心记忆\r\n- b\r\n## 归档记忆\r\n- c\r\n## Other\r\nx\r\n"
@@ -253,8 +251,7 @@ fn restores_go_to_their_place_in_time() {
     )
     .unwrap();
     let out =
-        String::from_utf8([&text.as_bytes()[..at], &add, &text.as_bytes()[at..]].concat())
-            .unwrap();
+        String::from_utf8([&text.as_bytes()[..at], &add, &text.as_bytes()[at..]].concat()).unwrap();
     assert!(
         out.contains("- untimed\n- [2026-01-01 00:00:05] m\n- [2026-01-01 00:00:09] z\n"),
         "{out}"

@@ -54,4 +54,3 @@ pub(super) fn read_all(f: &File, path: &Path) -> Result<Vec<u8>> {
     count_read(bytes.len());
     Ok(bytes)
 }
-

@@ -6,14 +6,14 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
+use super::store::MarkdownMemoryStore;
+use crate::error::{IoContext, Result};
+use crate::fsx;
 use crate::memory::entry::{Entry, Scope};
 use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
-use super::store::MarkdownMemoryStore;
 use crate::memory::service::{render_block, MemoryView, WindowStats};
 use crate::memory::store::{contains_ci, LongTermMemoryStore};
 use crate::memory::window;
-use crate::error::{IoContext, Result};
-use crate::fsx;
 use crate::names::Owner;
 
 /// The most of one entry a paged view holds: a longer one is shown cut to its first 1 MiB

@@ -119,7 +119,12 @@ pub(super) struct Checked {
 
 /// Checks the file against the journal and puts back what a rewrite by someone else dropped
 /// (see memory/journal.rs). Cheap when the file is the version the lock file remembers.
-pub(super) fn settle(path: &Path, guard: &FileLock, journal: &Journal, skip: Option<&str>) -> Result<Checked> {
+pub(super) fn settle(
+    path: &Path,
+    guard: &FileLock,
+    journal: &Journal,
+    skip: Option<&str>,
+) -> Result<Checked> {
     // A time budget, not a count: a runtime writing busily can replace the file during several
     // checks in a row, and each round puts back what it dropped.
     let deadline = std::time::Instant::now() + SETTLE_BUDGET;

@@ -28,12 +28,12 @@ use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
 use crate::memory::entry::{render_line, Entry, Scope, Sections};
 use crate::memory::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
+use crate::memory::history;
 use crate::memory::journal::{self, Journal, Record};
+use crate::memory::store::Request;
 use crate::memory::store::{
     contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe,
 };
-use crate::memory::history;
-use crate::memory::store::Request;
 use crate::names::{memory_path, Owner};
 use crate::timefmt::now_local;
 
@@ -492,8 +492,11 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             let exact_probe = match (&probe, &finder) {
                 (Some(p), Some(f))
                     if !(p.kelvin
-                        && memchr::memmem::find(block, crate::memory::store::KELVIN_SIGN.as_bytes())
-                            .is_some()) =>
+                        && memchr::memmem::find(
+                            block,
+                            crate::memory::store::KELVIN_SIGN.as_bytes(),
+                        )
+                        .is_some()) =>
                 {
                     Some((p, f))
                 }

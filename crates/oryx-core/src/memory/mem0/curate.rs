@@ -8,9 +8,9 @@ use serde_json::json;
 use super::store::{entry_of, item_of, results_of, rfc3339, Item, Mem0MemoryStore};
 use crate::error::{CoreError, Result};
 use crate::memory::change::{changed_since, EntryDiff, EntrySnap, Step};
-use crate::memory::store::Request;
 use crate::memory::entry::Scope;
 use crate::memory::history::{Change, History};
+use crate::memory::store::Request;
 use crate::names::Owner;
 
 fn snap(i: &Item) -> EntrySnap {

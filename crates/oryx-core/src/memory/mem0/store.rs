@@ -10,9 +10,9 @@ use chrono::{DateTime, Local, NaiveDateTime, TimeZone};
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use serde_json::{json, Value};
 
+use crate::error::{CoreError, Result};
 use crate::memory::entry::{Entry, Scope, Sections};
 use crate::memory::store::{contains_ci, Backend, LongTermMemoryStore};
-use crate::error::{CoreError, Result};
 use crate::names::Owner;
 
 /// `GET /memories` page size; a full page means "possibly more" (mem0 has no cursor).
@@ -338,7 +338,11 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         self.history_file()
     }
 
-    fn curate(&self, owner: &Owner, req: crate::memory::store::Request) -> Result<crate::memory::history::Change> {
+    fn curate(
+        &self,
+        owner: &Owner,
+        req: crate::memory::store::Request,
+    ) -> Result<crate::memory::history::Change> {
         self.curate_items(owner, req)
     }
 

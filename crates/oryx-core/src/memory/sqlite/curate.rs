@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::store::SqliteMemoryStore;
 use crate::error::{CoreError, DbContext, Result};
 use crate::memory::change::{changed_since, EntryDiff, EntrySnap, Step};
-use crate::memory::store::Request;
 use crate::memory::entry::{Entry, Scope};
 use crate::memory::history::{Change, History};
+use crate::memory::store::Request;
 use crate::names::Owner;
 use crate::timefmt::{local_to_epoch_ms, parse_db_time};
 

@@ -14,14 +14,12 @@ fn store() -> (tempfile::TempDir, MarkdownMemoryStore) {
     (dir, s)
 }
 
-
 #[test]
 fn a_copied_older_entry_goes_in_time_order_not_at_the_end() {
     let text = "preamble kept\n## 核心记忆\n- [2026-03-02 00:00:00] core b\n## 归档记忆\n\
                 - [2026-03-01 00:00:00] one\n- [2026-03-03 00:00:00] three\n";
     let (_d, s, owner, path) = agent_file(text);
-    let t =
-        |v: &str| Some(chrono::NaiveDateTime::parse_from_str(v, "%Y-%m-%d %H:%M:%S").unwrap());
+    let t = |v: &str| Some(chrono::NaiveDateTime::parse_from_str(v, "%Y-%m-%d %H:%M:%S").unwrap());
     s.append(&owner, Scope::Archival, "two", t("2026-03-02 00:00:00"))
         .unwrap();
     s.append(&owner, Scope::Archival, "zero", t("2026-01-01 00:00:00"))
@@ -77,9 +75,7 @@ fn a_rewrite_never_overwrites_what_an_unlocked_writer_just_wrote() {
                 interfered += 1;
                 let text = fs::read_to_string(p).unwrap().replace(
                     "## 归档记忆\n",
-                    &format!(
-                        "- [2026-01-01 00:00:0{interfered}] java {interfered}\n## 归档记忆\n"
-                    ),
+                    &format!("- [2026-01-01 00:00:0{interfered}] java {interfered}\n## 归档记忆\n"),
                 );
                 replace_unlocked(p, text);
             }
