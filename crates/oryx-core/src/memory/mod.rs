@@ -1,5 +1,5 @@
 //! Long-term memory: the entry model, the MEMORY.md format, the archival window, the stores and
-//! the MemoryService facade (SPEC §3, §6, §7).
+//! the MemoryService facade.
 
 pub mod change;
 pub mod curation;

@@ -1,4 +1,4 @@
-//! The store trait every backend implements (SPEC §6).
+//! The store trait every backend implements.
 
 use std::path::Path;
 

@@ -101,7 +101,7 @@ fn heading_line_start(bytes: &[u8], body_start: usize) -> usize {
     memchr::memrchr(b'\n', before).map_or(bom_len(bytes), |i| i + 1)
 }
 
-/// What the console writes when it rewrites a file (SPEC §12), so that the runtime reads back
+/// What the console writes when it rewrites a file, so that the runtime reads back
 /// what we read: no BOM, every section heading in its canonical form (`## Core`,
 /// `## 核心记忆（core）` → `## 核心记忆`), every line ended the same way. All other text stays.
 pub fn normalize(bytes: &[u8], crlf: bool) -> Vec<u8> {

@@ -1,4 +1,4 @@
-//! The console's view of a MEMORY.md too large to parse whole (issue #17): the window (read
+//! The console's view of a MEMORY.md too large to parse whole: the window (read
 //! the way the prompt reads it: head and tail), the archival count and size from one streaming
 //! pass, and pages of entries picked out by further streaming passes. Memory per request is a
 //! block of the file and the entries asked for, whatever the file's size.

@@ -1,10 +1,10 @@
-//! MarkdownMemoryStore: one MEMORY.md per owner (SPEC §3).
+//! MarkdownMemoryStore: one MEMORY.md per owner.
 //!
 //! Writers take an advisory lock on `MEMORY.md.lock` for the whole read-modify-write, so writers
 //! in other processes that use the lock lose nothing. Archival appends to a file whose archival
 //! section ends the file are plain appends; every other edit is an atomic rewrite (temp file in
 //! the same directory + rename) that splices the new line in, keeps all other text and writes
-//! the file as the runtime reads it (no BOM, canonical headings, one line ending: SPEC §12).
+//! the file as the runtime reads it (no BOM, canonical headings, one line ending).
 //!
 //! The Java runtime takes no lock at all: every console access first checks, with the lock
 //! held, that the file still holds the console's recent writes and puts back any that a

@@ -1,4 +1,4 @@
-//! Mem0MemoryStore: long-term memory in a self-hosted mem0 service (SPEC §6, "mem0").
+//! Mem0MemoryStore: long-term memory in a self-hosted mem0 service.
 //!
 //! Every call has a timeout; every failure names the base URL and what went wrong, and maps to
 //! `BackendUnavailable` (503) or `Timeout` (504). A failed append is an error, never a drop.

@@ -1,6 +1,6 @@
-//! SqliteMemoryStore: one row per entry in the runtime's `memory_entries` table (SPEC §6).
+//! SqliteMemoryStore: one row per entry in the runtime's `memory_entries` table.
 //!
-//! The runtime's database is the runtime's (SPEC §12): reads never change it, appends insert rows
+//! The runtime's database is the runtime's: reads never change it, appends insert rows
 //! only. Reads are served from the console's own index of the table ([`ConsoleIndex`], a
 //! database of its own) after bringing it up to date with the runtime's rows; without an index
 //! (none configured, or its directory cannot be written) they read the runtime's table

@@ -1,4 +1,4 @@
-//! Reading an archive into a root and a backend (issue #16; hostile archives: issue #29).
+//! Reading an archive into a root and a backend.
 //!
 //! Everything is checked before anything is written, in a dry run as in a real one: the
 //! manifest's declared sizes against the limits below (a declared size is never trusted for

@@ -1,4 +1,3 @@
-
 use super::super::test_support::{session, Fixture, TWO_MESSAGES};
 use super::super::SessionStatus;
 use super::*;

@@ -542,7 +542,7 @@ fn recall_by_parse(bytes: &[u8], keyword: &str) -> Vec<Entry> {
         .collect()
 }
 
-/// Files in every dialect SPEC §3 reads, with keywords in every place they can hide.
+/// Files in every dialect the reader accepts, with keywords in every place they can hide.
 fn mixed_files() -> Vec<Vec<u8>> {
     let mut files: Vec<Vec<u8>> = vec![
         "preamble Kubernetes\n## 核心记忆\n- [2026-01-01 00:00:00] core kubernetes 数据库迁移\n## 归档记忆\n- [2026-01-02 00:00:00] KUBERNETES up\n- [2026-01-02] 准备数据库迁移\n\n   \n  - [2026-01-02 03:04] indented Kube\nplain line kubernetes\n## Notes kubernetes\n- kubernetes in notes\n## Archival\n- second archival kubeRNETES\n  ## 归档记忆（archival）\n- 第三个 数据库迁移 #1 ## no\n#hashtag kubernetes\n\u{3000}## Core\n- ideographic-space heading made this core: kubernetes\n## 核心记忆（archival）\n- ambiguous heading: not ours kubernetes\n".into(),

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::memory::sqlite::index::ORDER_INDEX;
 
