@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "specta")]
 use specta::Type;
 
-use oryx_core::memory::curate::{EntryDiff, EntrySnap};
+use oryx_core::memory::change::{EntryDiff, EntrySnap};
 use oryx_core::memory::curation::{Action, HistoryView, Target};
 use oryx_core::memory::history::Change;
 use oryx_core::memory::review::{entry_key, Reviews};
@@ -496,11 +496,12 @@ impl Console {
                 continue;
             }
             // A MEMORY.md id whose entry moved (something before it changed): its line.
-            let moved = oryx_core::memory::curate::parse_markdown_id(id)
+            let moved = oryx_core::memory::entry_id::parse_markdown_id(id)
                 .ok()
                 .and_then(|(scope, _, hash)| {
                     let mut hits = rows.iter_mut().filter(|r| {
-                        r.scope == scope && oryx_core::memory::curate::line_hash(&r.e.line) == hash
+                        r.scope == scope
+                            && oryx_core::memory::entry_id::line_hash(&r.e.line) == hash
                     });
                     match (hits.next(), hits.next()) {
                         (Some(r), None) => Some(r),
@@ -676,7 +677,7 @@ mod tests {
             (0, i.prompt_chars_before)
         );
         // An id from before something above it moved is found again by its line.
-        let (scope, ord, _) = oryx_core::memory::curate::parse_markdown_id(&last.id).unwrap();
+        let (scope, ord, _) = oryx_core::memory::entry_id::parse_markdown_id(&last.id).unwrap();
         assert_eq!(scope, Scope::Archival);
         let shifted = last
             .id

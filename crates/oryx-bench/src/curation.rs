@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use oryx_core::memory::curate::{EntryDiff, EntrySnap};
+use oryx_core::memory::change::{EntryDiff, EntrySnap};
 use oryx_core::memory::curation::{Action, Target};
 use oryx_core::memory::history::{Change, History, Op};
 use oryx_core::memory::{LongTermMemoryStore, MarkdownMemoryStore, MemoryService, Scope};

@@ -107,7 +107,7 @@ impl Bench {
         let dismissed_one = {
             let f = &first[0];
             let (scope, i, _) =
-                oryx_core::memory::curate::parse_markdown_id(&f.entry_ids[0]).unwrap();
+                oryx_core::memory::entry_id::parse_markdown_id(&f.entry_ids[0]).unwrap();
             let all = store.load_all(&owner).unwrap();
             let e = match scope {
                 Scope::Core => &all.core[i],
@@ -250,7 +250,7 @@ impl Bench {
                     &all.archival[i]
                 };
                 (
-                    oryx_core::memory::curate::markdown_id(scope, i, &e.line),
+                    oryx_core::memory::entry_id::markdown_id(scope, i, &e.line),
                     scope,
                     i,
                 )

@@ -480,7 +480,7 @@ fn record_state(states: &BTreeMap<String, State>, state: &State) -> Value {
 /// were made: after the times are shifted, entry ids are computed again from the shifted line
 /// and change ids become `change-N` in order of appearance, so a recording does not drift.
 fn stable_ids(v: Value) -> Value {
-    use oryx_core::memory::curate::{line_hash, parse_markdown_id};
+    use oryx_core::memory::entry_id::{line_hash, parse_markdown_id};
     use std::collections::HashMap;
     fn collect(v: &Value, ids: &mut HashMap<String, String>) {
         match v {

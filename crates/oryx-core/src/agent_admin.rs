@@ -265,7 +265,7 @@ fn new_agent_md(spec: &NewAgent, base: Option<&str>) -> Result<String> {
 
 /// Creates `agents/<name>/` with its AGENT.md (from `spec.from` when given).
 pub fn create(root: &Path, spec: &NewAgent) -> Result<()> {
-    fsx::require_root(root)?;
+    crate::root::require_root(root)?;
     validate_agent_name(&spec.name)?;
     let dir = agent_dir(root, &spec.name);
     if real_dir(&dir)? || std::fs::symlink_metadata(&dir).is_ok() {
@@ -658,7 +658,7 @@ pub fn write_bootstrap(
     text: &str,
     expect: Option<&str>,
 ) -> Result<String> {
-    fsx::require_root(root)?;
+    crate::root::require_root(root)?;
     // An allow-list, not a check of the path's shape: any other top-level name (the runtime's
     // oryxos.db and its journals, settings, dot-files) is the runtime's, not the user's.
     let allowed = crate::agents::writable_bootstrap_names(root)?;

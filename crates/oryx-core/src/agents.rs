@@ -177,7 +177,7 @@ pub fn memory_modified(root: &Path, owner: &crate::names::Owner) -> Option<chron
 /// Lists every directory under `agents/`, sorted by name.
 pub fn list(root: &Path) -> Result<Vec<Agent>> {
     // A vanished root is an error, not an empty catalog.
-    crate::fsx::require_root(root)?;
+    crate::root::require_root(root)?;
     let dir = agents_dir(root);
     let entries = match fs::read_dir(&dir) {
         Ok(e) => e,

@@ -11,12 +11,12 @@ use crate::error::{CoreError, IoContext, Result};
 use crate::memory::semantic::{RecallConfig, RecallMode};
 use crate::memory::window::DEFAULT_ARCHIVAL_LIMIT;
 use crate::memory::Backend;
+pub use crate::root::DB_FILE;
 
 pub const ENV_ROOT: &str = "ORYXOS_ROOT";
 pub const ENV_DB: &str = "ORYXOS_DB";
 pub const ENV_MEM0_URL: &str = "MEM0_BASE_URL";
 pub const ENV_MEM0_KEY: &str = "MEM0_API_KEY";
-pub const DB_FILE: &str = "oryxos.db";
 pub const MIN_ARCHIVAL_LIMIT: usize = 100;
 pub const MAX_ARCHIVAL_LIMIT: usize = 1_000_000;
 

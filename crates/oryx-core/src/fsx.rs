@@ -15,7 +15,7 @@
 //! The root itself may be a link (`~/.oryxos` pointing at a data disk): it is used as named.
 //!
 //! What a write accepts as a root: an existing directory that is empty or already holds one of
-//! [`ROOT_MARKERS`]. A missing path is never created on the way (a mistyped `--root` used to
+//! [`ROOT_MARKERS`](crate::root::ROOT_MARKERS). A missing path is never created on the way (a mistyped `--root` used to
 //! grow a whole tree), and a directory that holds other things (`/`, a home directory given by
 //! mistake) is refused; making a root is explicit ([`create_root`]: `oryx demo`, `--create-root`).
 
@@ -25,18 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{CoreError, IoContext, Result};
 use crate::names;
-
-/// Entries only a .oryxos root holds (SPEC §1); one of them, or emptiness, makes a folder a root.
-pub const ROOT_MARKERS: &[&str] = &[
-    "agents",
-    "memory",
-    "skills",
-    "archive",
-    "USER.md",
-    "AGENTS.md",
-    "SOUL.md",
-    crate::config::DB_FILE,
-];
+use crate::root::ROOT_MARKERS;
 
 /// How a file below an opened directory is opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,19 +39,6 @@ pub enum Access {
     ReadAppend,
     /// Read and append, created when missing (the write journal beside MEMORY.md).
     ReadAppendCreate,
-}
-
-/// For reads: the root must exist and be a directory (a vanished root is an error, not an empty
-/// console).
-pub fn require_root(root: &Path) -> Result<()> {
-    match std::fs::metadata(root) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(not_a_folder(root)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(CoreError::RootMissing(root.to_path_buf()))
-        }
-        Err(e) => Err(CoreError::io(root, e)),
-    }
 }
 
 /// Why `root` cannot be written to as it stands (`None`: it can). Cheap enough to poll.
@@ -79,13 +55,6 @@ pub fn root_problem(root: &Path) -> Option<String> {
 pub fn create_root(root: &Path) -> Result<()> {
     let agents = names::agents_dir(root);
     std::fs::create_dir_all(&agents).at(&agents)
-}
-
-fn not_a_folder(root: &Path) -> CoreError {
-    CoreError::NotARoot {
-        path: root.to_path_buf(),
-        why: "it is not a folder".into(),
-    }
 }
 
 /// The directory holding a memory file (`<root>/memory`, `<root>/agents/<name>`), reached from
@@ -536,7 +505,7 @@ mod sys {
                 fd,
             }),
             Err(Errno::NOENT) => Err(CoreError::RootMissing(root.to_path_buf())),
-            Err(Errno::NOTDIR) => Err(super::not_a_folder(root)),
+            Err(Errno::NOTDIR) => Err(crate::root::not_a_folder(root)),
             Err(e) => Err(CoreError::io(root, e.into())),
         }
     }
@@ -745,7 +714,7 @@ mod sys {
     use crate::error::{CoreError, IoContext, Result};
 
     pub fn open_root(root: &Path) -> Result<Dir> {
-        super::require_root(root)?;
+        crate::root::require_root(root)?;
         Ok(Dir {
             path: root.to_path_buf(),
         })

@@ -18,6 +18,7 @@ pub mod names;
 pub mod portable;
 pub mod prompt;
 pub mod provenance;
+pub mod root;
 pub mod sessions;
 pub mod timefmt;
 pub mod tools;

@@ -122,7 +122,7 @@ pub fn resolve_strict(root: &Path, name: Option<&str>) -> Result<Owner> {
         return Ok(Owner::Global);
     };
     validate_agent_name(name)?;
-    crate::fsx::require_root(root)?;
+    crate::root::require_root(root)?;
     let dir = agent_dir(root, name);
     if !dir.is_dir() {
         return Err(CoreError::AgentNotFound {

@@ -1,10 +1,11 @@
 //! The console's corrections to memory on every backend, each recorded and reversible:
 //! edit, delete, move, restore, undo and redo (SPEC §13).
 
-use super::curate::{inverse, EntryDiff, Request, Step};
+use super::change::{inverse, EntryDiff, Step};
 use super::entry::{sanitize_content, Scope};
 use super::history::{new_change_id, stacks, Change, Index, Listed, Op, Stacks};
 use super::service::MemoryService;
+use super::store::Request;
 use crate::error::{CoreError, Result};
 use crate::names::Owner;
 use crate::timefmt::{now_epoch_ms, now_local};
@@ -299,10 +300,10 @@ impl MemoryService {
 /// A MEMORY.md id whose position still holds an entry, but another one, names an entry that
 /// changed (a conflict); any other id names nothing.
 fn stale_or_unknown(all: &super::Sections, id: &str, owner: &Owner) -> CoreError {
-    if let Ok((scope, ord, _)) = super::curate::parse_markdown_id(id) {
+    if let Ok((scope, ord, _)) = super::entry_id::parse_markdown_id(id) {
         if all.core_ids.is_empty() && all.archival_ids.is_empty() {
             if let Some(now) = all.of(scope).get(ord) {
-                return super::curate::changed_since(id, "(as listed)", Some(&now.content));
+                return super::change::changed_since(id, "(as listed)", Some(&now.content));
             }
         }
     }

@@ -3,51 +3,9 @@
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
+pub use super::scope::Scope;
 use crate::error::{CoreError, Result};
 use crate::timefmt::format_entry_ts;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Scope {
-    Core,
-    Archival,
-}
-
-impl Scope {
-    /// Case-insensitive; blank means archival (the save_memory default).
-    pub fn parse_lenient(s: &str) -> Option<Scope> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "" | "archival" => Some(Scope::Archival),
-            "core" => Some(Scope::Core),
-            _ => None,
-        }
-    }
-
-    pub fn parse(s: &str) -> Result<Scope> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "archival" => Ok(Scope::Archival),
-            "core" => Ok(Scope::Core),
-            _ => Err(CoreError::InvalidInput(format!(
-                "unknown memory scope {s:?}: use core or archival"
-            ))),
-        }
-    }
-
-    /// As the Java runtime writes it in `memory_entries.scope` and mem0 metadata.
-    pub fn db_value(self) -> &'static str {
-        match self {
-            Scope::Core => "CORE",
-            Scope::Archival => "ARCHIVAL",
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Core => "core",
-            Scope::Archival => "archival",
-        }
-    }
-}
 
 /// One remembered line. `line` is the text the prompt shows (for MEMORY.md, the line as stored).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,7 +48,7 @@ pub struct Sections {
     pub possibly_more: bool,
     /// The store's own ids of `core` and `archival` entries (sqlite rows, mem0 memories);
     /// empty for MEMORY.md, whose entries are named by position and line
-    /// ([`super::curate::markdown_id`]).
+    /// ([`super::entry_id::markdown_id`]).
     #[serde(skip)]
     pub core_ids: Vec<String>,
     #[serde(skip)]
@@ -101,7 +59,7 @@ pub struct Sections {
 pub fn entry_id(ids: &[String], scope: Scope, i: usize, entry: &Entry) -> String {
     ids.get(i)
         .cloned()
-        .unwrap_or_else(|| super::curate::markdown_id(scope, i, &entry.line))
+        .unwrap_or_else(|| super::entry_id::markdown_id(scope, i, &entry.line))
 }
 
 impl Sections {

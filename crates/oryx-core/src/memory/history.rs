@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::curate::{EntryDiff, Splice};
+use super::change::{EntryDiff, Splice};
 use super::journal::append_lines;
 use crate::error::{CoreError, IoContext, Result};
 use crate::fsx;
@@ -110,7 +110,7 @@ impl Change {
             }
             end = s.at + s.inserted.len() as u64;
         }
-        let lines = |side: &dyn Fn(&EntryDiff) -> Option<&super::curate::EntrySnap>| {
+        let lines = |side: &dyn Fn(&EntryDiff) -> Option<&super::change::EntrySnap>| {
             let mut v: Vec<&str> = self
                 .entries
                 .iter()
@@ -124,7 +124,7 @@ impl Change {
             let mut v: Vec<&str> = self
                 .splices
                 .iter()
-                .flat_map(|s| super::curate::entry_lines(f(s)))
+                .flat_map(|s| super::change::entry_lines(f(s)))
                 .collect();
             v.sort_unstable();
             v
@@ -150,9 +150,18 @@ pub fn writer_alive(pid: u32) -> bool {
     }
     #[cfg(unix)]
     {
-        // Signal 0 checks existence; EPERM means it exists under another user.
-        let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+        // Signal 0 checks existence; EPERM means it exists under another user. A number too
+        // large for a pid names no process.
+        let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            return false;
+        };
+        match rustix::process::test_kill_process(pid) {
+            Ok(()) => true,
+            Err(e) => e != rustix::io::Errno::SRCH,
+        }
     }
     #[cfg(not(unix))]
     {
@@ -479,7 +488,7 @@ fn open_own(path: &Path) -> Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NOFOLLOW);
+        opts.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
     }
     opts.open(path).at(path)
 }
@@ -728,9 +737,9 @@ mod tests {
         assert_eq!(index.unreadable_after(0).map(|u| u.line), Some(3));
     }
 
-    fn snap(line: &str) -> super::super::curate::EntrySnap {
+    fn snap(line: &str) -> super::super::change::EntrySnap {
         let e = super::super::format::parse_entry(line);
-        super::super::curate::EntrySnap::of("a0-00000000".into(), super::super::Scope::Archival, &e)
+        super::super::change::EntrySnap::of("a0-00000000".into(), super::super::Scope::Archival, &e)
     }
 
     /// What undo would write comes from the record: one whose splices do not match its

@@ -53,7 +53,7 @@ pub fn entry_key_of(scope: Scope, timestamp: Option<NaiveDateTime>, content: &st
 
 /// A health finding of `check` dismissed on the entry whose key is `entry`.
 pub fn dismiss_key(check: &str, entry: u64) -> u64 {
-    entry ^ super::curate::line_hash(check) as u64
+    entry ^ super::entry_id::line_hash(check) as u64
 }
 
 pub struct Reviews {

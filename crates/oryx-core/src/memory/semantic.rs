@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::entry::{Entry, Scope};
 use super::format::parse_entry;
+pub use super::store::Recalled;
 use super::store::{contains_ci, LongTermMemoryStore, Stamp};
 use crate::embed::VectorIndex;
 pub use crate::embed::{EmbedderSlot, IndexCounts, SyncReport};
@@ -103,16 +104,6 @@ impl Default for RecallConfig {
 }
 
 pub const DEFAULT_RECALL_LIMIT: usize = 5;
-
-/// One recalled entry: its section, the entry, and its score (`None` in keyword mode).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Recalled {
-    /// The backend's id of the entry where it has one (mem0).
-    pub id: Option<String>,
-    pub scope: Scope,
-    pub entry: Entry,
-    pub score: Option<f32>,
-}
 
 /// An owner's entries, each once, as the index keys them: the section and the stored line
 /// (a changed line is a new key; the same line twice is one entry).

@@ -68,7 +68,7 @@ impl MemoryView {
     pub fn archival_id(&self, index: usize, e: &Entry) -> String {
         match index.checked_sub(self.archival_offset) {
             Some(j) if j < self.archival_ids.len() => self.archival_ids[j].clone(),
-            _ => super::curate::markdown_id(Scope::Archival, index, &e.line),
+            _ => super::entry_id::markdown_id(Scope::Archival, index, &e.line),
         }
     }
 }

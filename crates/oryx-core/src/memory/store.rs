@@ -1,11 +1,13 @@
-//! The store trait every backend implements (SPEC §6).
+//! The store trait every backend implements.
 
 use std::path::Path;
 
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
+use super::change::{EntryDiff, Splice, Step};
 use super::entry::{Entry, Scope, Sections};
+use super::history::Change;
 use crate::error::Result;
 use crate::names::Owner;
 
@@ -60,6 +62,27 @@ impl std::str::FromStr for Backend {
 pub struct ContextEntries {
     pub core: Vec<Entry>,
     pub archival_tail: Vec<Entry>,
+}
+
+/// A change a store is asked to make.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Id, time, operation, owner, what it reverts; its entries and splices are filled in.
+    pub head: Change,
+    pub steps: Vec<Step>,
+    /// An undo or redo: the splices that take the earlier change back byte for byte where the
+    /// file still allows it, and the diffs that then describe what was done.
+    pub exact: Option<(Vec<Splice>, Vec<EntryDiff>)>,
+}
+
+/// One recalled entry: its section, the entry, and its score (`None` in keyword mode).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recalled {
+    /// The backend's id of the entry where it has one (mem0).
+    pub id: Option<String>,
+    pub scope: Scope,
+    pub entry: Entry,
+    pub score: Option<f32>,
 }
 
 /// Long-term memory storage. Content handed to `append` is already sanitised to one line.
@@ -123,12 +146,7 @@ pub trait LongTermMemoryStore: Send + Sync {
     /// The backend's own ranking by meaning (mem0's search): at most `k` entries of both
     /// sections with their similarity, best first. `None`: the store has no search of its own
     /// and the console's vector index ranks instead.
-    fn search(
-        &self,
-        owner: &Owner,
-        query: &str,
-        k: usize,
-    ) -> Result<Option<Vec<super::semantic::Recalled>>> {
+    fn search(&self, owner: &Owner, query: &str, k: usize) -> Result<Option<Vec<Recalled>>> {
         let _ = (owner, query, k);
         Ok(None)
     }
@@ -143,7 +161,7 @@ pub trait LongTermMemoryStore: Send + Sync {
     /// Makes one change (edits, deletes, moves, restores) all or nothing, recording it in
     /// [`Self::history`] around the write (SPEC §13). An entry that changed since it was shown
     /// is a `Conflict`, an id that names nothing `NotFound`; nothing is written then.
-    fn curate(&self, owner: &Owner, req: super::curate::Request) -> Result<super::history::Change> {
+    fn curate(&self, owner: &Owner, req: Request) -> Result<Change> {
         let _ = (owner, req);
         Err(crate::error::CoreError::InvalidInput(format!(
             "the {} store cannot change entries",

@@ -9,12 +9,13 @@ use std::collections::HashMap;
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
-use super::curate::{Request, Step};
+use super::change::Step;
 use super::curation::Target;
 use super::entry::{sanitize_content, Entry, Scope};
 use super::history::{new_change_id, Change, Op};
 use super::near_dup::{link, Groups, Text};
 use super::service::{MemoryService, MemoryView};
+use super::store::Request;
 use crate::error::{CoreError, Result};
 use crate::names::Owner;
 use crate::timefmt::{format_entry_ts, now_epoch_ms, now_local};

@@ -7,7 +7,7 @@
 use chrono::{NaiveDateTime, Timelike};
 use serde::Serialize;
 
-use crate::memory::curate::EntrySnap;
+use crate::memory::change::EntrySnap;
 use crate::memory::history::Listed;
 use crate::memory::{Entry, Scope, Sections};
 use crate::timefmt::{local_to_epoch_ms, parse_entry_ts};

@@ -5,15 +5,16 @@
 
 use serde_json::json;
 
-use super::{item_of, rfc3339, Item, Mem0MemoryStore};
+use super::store::{entry_of, item_of, results_of, rfc3339, Item, Mem0MemoryStore};
 use crate::error::{CoreError, Result};
-use crate::memory::curate::{changed_since, EntryDiff, EntrySnap, Request, Step};
+use crate::memory::change::{changed_since, EntryDiff, EntrySnap, Step};
 use crate::memory::entry::Scope;
 use crate::memory::history::{Change, History};
+use crate::memory::store::Request;
 use crate::names::Owner;
 
 fn snap(i: &Item) -> EntrySnap {
-    let e = super::entry_of(i);
+    let e = entry_of(i);
     EntrySnap::of(
         i.id.clone().unwrap_or_default(),
         i.scope.unwrap_or(Scope::Archival),
@@ -107,7 +108,7 @@ impl Mem0MemoryStore {
         });
         let req = self.client()?.post(self.url("/memories")).json(&body);
         let v = self.send("add a memory", req)?;
-        super::results_of(&v)
+        results_of(&v)
             .first()
             .and_then(|r| r.get("id"))
             .and_then(serde_json::Value::as_str)
@@ -172,7 +173,7 @@ impl Mem0MemoryStore {
     }
 
     pub(super) fn curate_items(&self, owner: &Owner, req: Request) -> Result<Change> {
-        crate::memory::curate::check_distinct(&req.steps)?;
+        crate::memory::change::check_distinct(&req.steps)?;
         let history = self.history_file().ok_or_else(|| {
             CoreError::InvalidInput("this mem0 store has no place for its history".into())
         })?;
@@ -201,7 +202,7 @@ impl Mem0MemoryStore {
                 Err(e) => {
                     // Take back what went through, newest first; then nothing happened.
                     for d in done.iter().rev() {
-                        for back in crate::memory::curate::inverse(std::slice::from_ref(d)) {
+                        for back in crate::memory::change::inverse(std::slice::from_ref(d)) {
                             let old = back
                                 .target()
                                 .and_then(|(id, _)| self.get(owner, id).ok().flatten());

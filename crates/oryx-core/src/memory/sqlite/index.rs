@@ -1,4 +1,4 @@
-//! The console's own index of a runtime database's `memory_entries` (SPEC §12: nothing of the
+//! The console's own index of a runtime database's `memory_entries` (nothing of the
 //! console's lives in the runtime's database). It is a SQLite database of its own, by default
 //! beside the settings (`<config dir>/index/<hash of the runtime db's path>.db`), holding a copy
 //! of every row with the time-order index the window needs and a trigram full-text index for

@@ -1,4 +1,4 @@
-//! The console's view of a MEMORY.md too large to parse whole (issue #17): the window (read
+//! The console's view of a MEMORY.md too large to parse whole: the window (read
 //! the way the prompt reads it: head and tail), the archival count and size from one streaming
 //! pass, and pages of entries picked out by further streaming passes. Memory per request is a
 //! block of the file and the entries asked for, whatever the file's size.
@@ -6,14 +6,14 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use super::entry::{Entry, Scope};
-use super::format::{self, classify, BlockReader, LineKind, SectionCursor};
-use super::markdown::MarkdownMemoryStore;
-use super::service::{render_block, MemoryView, WindowStats};
-use super::store::{contains_ci, LongTermMemoryStore};
-use super::window;
+use super::store::MarkdownMemoryStore;
 use crate::error::{IoContext, Result};
 use crate::fsx;
+use crate::memory::entry::{Entry, Scope};
+use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
+use crate::memory::service::{render_block, MemoryView, WindowStats};
+use crate::memory::store::{contains_ci, LongTermMemoryStore};
+use crate::memory::window;
 use crate::names::Owner;
 
 /// The most of one entry a paged view holds: a longer one is shown cut to its first 1 MiB

@@ -1,4 +1,4 @@
-//! Mem0MemoryStore: long-term memory in a self-hosted mem0 service (SPEC §6, "mem0").
+//! Mem0MemoryStore: long-term memory in a self-hosted mem0 service.
 //!
 //! Every call has a timeout; every failure names the base URL and what went wrong, and maps to
 //! `BackendUnavailable` (503) or `Timeout` (504). A failed append is an error, never a drop.
@@ -10,9 +10,9 @@ use chrono::{DateTime, Local, NaiveDateTime, TimeZone};
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use serde_json::{json, Value};
 
-use super::entry::{Entry, Scope, Sections};
-use super::store::{contains_ci, Backend, LongTermMemoryStore};
 use crate::error::{CoreError, Result};
+use crate::memory::entry::{Entry, Scope, Sections};
+use crate::memory::store::{contains_ci, Backend, LongTermMemoryStore};
 use crate::names::Owner;
 
 /// `GET /memories` page size; a full page means "possibly more" (mem0 has no cursor).
@@ -29,11 +29,8 @@ pub struct Mem0Config {
     pub timeout: Duration,
 }
 
-#[path = "mem0_curate.rs"]
-mod curate;
-
 pub struct Mem0MemoryStore {
-    cfg: Mem0Config,
+    pub(super) cfg: Mem0Config,
     client: OnceLock<std::result::Result<Client, reqwest::Error>>,
     /// The last `ts` this store wrote: the server keeps no order, so entries written within one
     /// second (a migration, a burst of saves) get increasing milliseconds to keep theirs.
@@ -42,7 +39,7 @@ pub struct Mem0MemoryStore {
     /// what the console's "mem0 is unreachable" banner says, without a call of its own.
     last_failure: std::sync::Mutex<Option<String>>,
     /// Where the history of the console's changes is kept (the server holds no file of ours).
-    history_dir: Option<std::path::PathBuf>,
+    pub(super) history_dir: Option<std::path::PathBuf>,
 }
 
 /// One mem0 item as we use it.
@@ -87,7 +84,7 @@ impl Mem0MemoryStore {
 
     /// Built on first use: creating a blocking client inside an async runtime is not allowed,
     /// and stores are often built there.
-    fn client(&self) -> Result<&Client> {
+    pub(super) fn client(&self) -> Result<&Client> {
         let c = self.client.get_or_init(|| {
             Client::builder()
                 .timeout(self.cfg.timeout)
@@ -99,14 +96,14 @@ impl Mem0MemoryStore {
         })
     }
 
-    fn auth(&self, req: RequestBuilder) -> RequestBuilder {
+    pub(super) fn auth(&self, req: RequestBuilder) -> RequestBuilder {
         match &self.cfg.api_key {
             Some(k) => req.bearer_auth(k).header("X-API-Key", k),
             None => req,
         }
     }
 
-    fn send(&self, action: &str, req: RequestBuilder) -> Result<Value> {
+    pub(super) fn send(&self, action: &str, req: RequestBuilder) -> Result<Value> {
         let out = self
             .auth(req)
             .send()
@@ -123,7 +120,7 @@ impl Mem0MemoryStore {
         out
     }
 
-    fn transport_error(&self, action: &str, e: &reqwest::Error) -> CoreError {
+    pub(super) fn transport_error(&self, action: &str, e: &reqwest::Error) -> CoreError {
         if e.is_timeout() {
             CoreError::Timeout(format!(
                 "mem0 at {} did not answer {action} within {} ms",
@@ -139,7 +136,7 @@ impl Mem0MemoryStore {
         }
     }
 
-    fn read(&self, action: &str, res: Response) -> Result<Value> {
+    pub(super) fn read(&self, action: &str, res: Response) -> Result<Value> {
         let status = res.status();
         let body = res.text().map_err(|e| self.transport_error(action, &e))?;
         if !status.is_success() {
@@ -157,7 +154,7 @@ impl Mem0MemoryStore {
         })
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.cfg.base_url)
     }
 
@@ -177,7 +174,7 @@ impl Mem0MemoryStore {
 
     /// A write time after every earlier one of this store: `at` (or now) plus the milliseconds
     /// needed to stay in order.
-    fn next_ts(&self, at: Option<NaiveDateTime>) -> NaiveDateTime {
+    pub(super) fn next_ts(&self, at: Option<NaiveDateTime>) -> NaiveDateTime {
         let mut last = self.last_ts.lock().unwrap_or_else(|p| p.into_inner());
         let mut ts = at.unwrap_or_else(|| Local::now().naive_local());
         if let Some(prev) = *last {
@@ -206,7 +203,7 @@ fn root_cause(e: &reqwest::Error) -> String {
 }
 
 /// `results[]`, `items[]` or a bare array, as mem0 versions answer.
-fn results_of(v: &Value) -> &[Value] {
+pub(super) fn results_of(v: &Value) -> &[Value] {
     v.get("results")
         .or_else(|| v.get("items"))
         .and_then(Value::as_array)
@@ -262,7 +259,7 @@ fn sort_by_time(items: &mut [Item]) {
     items.sort_by_key(|i| i.ts);
 }
 
-fn rfc3339(ts: &NaiveDateTime) -> String {
+pub(super) fn rfc3339(ts: &NaiveDateTime) -> String {
     match Local.from_local_datetime(ts) {
         chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
             t.to_rfc3339_opts(chrono::SecondsFormat::Millis, false)
@@ -280,7 +277,7 @@ pub(crate) fn whole_seconds(ts: NaiveDateTime) -> NaiveDateTime {
 }
 
 /// The runtime shows mem0 items as their raw text (no `- ` prefix).
-fn entry_of(i: &Item) -> Entry {
+pub(super) fn entry_of(i: &Item) -> Entry {
     Entry {
         timestamp: i.ts.map(whole_seconds),
         content: i.memory.clone(),
@@ -337,15 +334,19 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         })
     }
 
-    fn history(&self, _owner: &Owner) -> Option<super::history::History> {
+    fn history(&self, _owner: &Owner) -> Option<crate::memory::history::History> {
         self.history_file()
     }
 
-    fn curate(&self, owner: &Owner, req: super::curate::Request) -> Result<super::history::Change> {
+    fn curate(
+        &self,
+        owner: &Owner,
+        req: crate::memory::store::Request,
+    ) -> Result<crate::memory::history::Change> {
         self.curate_items(owner, req)
     }
 
-    fn holds(&self, owner: &Owner, change: &super::history::Change) -> Result<bool> {
+    fn holds(&self, owner: &Owner, change: &crate::memory::history::Change) -> Result<bool> {
         self.items_hold(owner, change)
     }
 
@@ -378,7 +379,7 @@ impl LongTermMemoryStore for Mem0MemoryStore {
         owner: &Owner,
         query: &str,
         k: usize,
-    ) -> Result<Option<Vec<super::semantic::Recalled>>> {
+    ) -> Result<Option<Vec<crate::memory::store::Recalled>>> {
         let body = json!({
             "query": query,
             "user_id": self.user_for(owner),
@@ -391,7 +392,7 @@ impl LongTermMemoryStore for Mem0MemoryStore {
                 .iter()
                 .filter_map(|v| {
                     let item = item_of(v)?;
-                    Some(super::semantic::Recalled {
+                    Some(crate::memory::store::Recalled {
                         id: item.id.clone(),
                         scope: item.scope.unwrap_or(Scope::Archival),
                         entry: entry_of(&item),

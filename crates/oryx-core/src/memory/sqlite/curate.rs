@@ -5,11 +5,12 @@
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
-use super::SqliteMemoryStore;
+use super::store::SqliteMemoryStore;
 use crate::error::{CoreError, DbContext, Result};
-use crate::memory::curate::{changed_since, EntryDiff, EntrySnap, Request, Step};
+use crate::memory::change::{changed_since, EntryDiff, EntrySnap, Step};
 use crate::memory::entry::{Entry, Scope};
 use crate::memory::history::{Change, History};
+use crate::memory::store::Request;
 use crate::names::Owner;
 use crate::timefmt::{local_to_epoch_ms, parse_db_time};
 
@@ -241,7 +242,7 @@ impl SqliteMemoryStore {
     /// One change in one transaction; its history intent is written before the commit and
     /// its commit record after.
     pub(super) fn curate_rows(&self, owner: &Owner, req: Request) -> Result<Change> {
-        crate::memory::curate::check_distinct(&req.steps)?;
+        crate::memory::change::check_distinct(&req.steps)?;
         let history = self.history_file();
         let mut st = self.lock();
         let rt = self.writer(&mut st)?;

@@ -9,8 +9,8 @@
 use std::fs::File;
 use std::io;
 
-use super::entry::{is_runtime_space, Scope};
-use super::format::{self, classify, LineKind};
+use crate::memory::entry::{is_runtime_space, Scope};
+use crate::memory::format::{self, classify, LineKind};
 
 const CHUNK: usize = 64 * 1024;
 /// A line that may be a heading is read up to this many bytes; a longer one that could still be
@@ -229,7 +229,7 @@ fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     let n = std::os::unix::fs::FileExt::read_at(file, buf, at)?;
     #[cfg(not(unix))]
     let n = std::os::windows::fs::FileExt::seek_read(file, buf, at)?;
-    super::markdown::count_read(n);
+    super::io::count_read(n);
     Ok(n)
 }
 
