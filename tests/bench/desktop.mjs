@@ -1,4 +1,4 @@
-// Desktop benchmark (issue #7): cold start to interactive under Xvfb, resident memory, .deb size.
+// Desktop benchmark: cold start to interactive under Xvfb, resident memory, .deb size.
 //
 //   node tests/bench/desktop.mjs [--quick] [--bundle]   → target/bench/desktop.json
 //

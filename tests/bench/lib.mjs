@@ -23,7 +23,7 @@ export function binary(name, { build } = {}) {
   throw new Error(`${name} is missing in target/release and target/debug`);
 }
 
-// Realistic archival content: footprints (SPEC §5) and saved facts, Chinese with English terms.
+// Realistic archival content: footprints (CONTRACT §5) and saved facts, Chinese with English terms.
 const ASKS = [
   "帮我总结今天的日志",
   "明天上午有什么安排",
@@ -61,7 +61,7 @@ const FACTS = [
   "用户的猫叫 Mochi，周末常带去公园。",
 ];
 
-/** `count` archival lines of SPEC §3, one second apart, oldest first (deterministic). */
+/** `count` archival lines of CONTRACT §3, one second apart, oldest first (deterministic). */
 export function archivalLines(count, startMs = Date.UTC(2025, 0, 1, 1, 0, 0)) {
   const lines = new Array(count);
   const pad = (n) => String(n).padStart(2, "0");

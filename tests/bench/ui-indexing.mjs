@@ -1,4 +1,4 @@
-// Indexing without freezing the window (issue #14 item 7): the semantic index of a 100 000-entry
+// Indexing without freezing the window: the semantic index of a 100 000-entry
 // MEMORY.md (quick: 20 000) is built by `oryx serve` while chromium scrolls that agent's archival
 // virtual table. Same run, same scroll, before the build = the baseline.
 //

@@ -1,4 +1,4 @@
-// UI benchmark (issue #7): the archival table of a 100 000-entry MEMORY.md (quick: 20 000) in
+// UI benchmark: the archival table of a 100 000-entry MEMORY.md (quick: 20 000) in
 // Debian's chromium against `oryx serve`, against a 100-entry baseline agent in the same run.
 //
 //   node tests/bench/ui.mjs [--quick]      → target/bench/ui.json, target/bench/ui-100k.png

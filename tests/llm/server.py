@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An OpenAI-compatible chat completions server at the protocol level, for the LLM summariser's
-tests (issue #15). Standard library only. It prints `listening <port>` once ready.
+tests. Standard library only. It prints `listening <port>` once ready.
 
 POST /v1/chat/completions answers by the request's `model`:
   ok           a summary naming how many entry lines it was given and their first date

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Smoke test of the mem0 test server: starts serve.sh on a free port, checks the
-# SPEC §6 endpoints against it, stops it. Prints "N passed, N failed"; exits
+# CONTRACT §6 endpoints against it, stops it. Prints "N passed, N failed"; exits
 # non-zero on any failure. Set MEM0_TEST_API_KEY to also check key rejection.
 set -uo pipefail
 

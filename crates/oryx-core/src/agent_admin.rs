@@ -1,4 +1,4 @@
-//! Managing agents on disk (SPEC §1): create and clone, AGENT.md edits that keep what the user
+//! Managing agents on disk (CONTRACT §1): create and clone, AGENT.md edits that keep what the user
 //! wrote, skills as relative links, archive and restore, and the user's bootstrap files.
 //!
 //! Every name is validated before it becomes a path, and no link is followed where the console
@@ -112,7 +112,7 @@ fn yaml_value(v: &Value) -> Value {
     v.clone()
 }
 
-/// Checks the known keys' shapes (SPEC §1) as the runtime's profile loader reads them.
+/// Checks the known keys' shapes (CONTRACT §1) as the runtime's profile loader reads them.
 pub fn validate(text: &str, dir_name: &str) -> Vec<FieldError> {
     let err = |key: &str, message: String| FieldError {
         key: key.to_string(),

@@ -1,4 +1,4 @@
-//! The agent catalog (SPEC §1): scan `agents/`, read AGENT.md front matter, skills and bootstrap
+//! The agent catalog (CONTRACT §1): scan `agents/`, read AGENT.md front matter, skills and bootstrap
 //! files. Problems with one agent become warnings on that agent, never a failed listing.
 
 use std::fs;

@@ -40,7 +40,7 @@ impl Default for Mem0Settings {
     }
 }
 
-/// How recall finds entries (issue #14): the mode, the similarity floor and how many entries
+/// How recall finds entries: the mode, the similarity floor and how many entries
 /// a semantic recall returns.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -107,7 +107,7 @@ impl Default for LlmSettings {
     }
 }
 
-/// Summaries before the window cuts (issue #15).
+/// Summaries before the window cuts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SummarySettings {

@@ -1,4 +1,4 @@
-//! The OryxOS memory system (SPEC §1–§9). No Tauri, no HTTP server, no UI.
+//! The OryxOS memory system (CONTRACT §1–§9). No Tauri, no HTTP server, no UI.
 
 pub mod agent_admin;
 pub mod agents;

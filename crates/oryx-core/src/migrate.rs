@@ -1,4 +1,4 @@
-//! Copying memories between backends (SPEC §6, "Switching backends"): one implementation for
+//! Copying memories between backends (CONTRACT §6, "Switching backends"): one implementation for
 //! the CLI and the console. Timestamps and order are kept, entries already present are skipped
 //! (running twice adds nothing), the source is only read, and progress is reported per entry.
 

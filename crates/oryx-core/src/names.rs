@@ -1,4 +1,4 @@
-//! Agent names and the paths they resolve to (SPEC §4).
+//! Agent names and the paths they resolve to (CONTRACT §4).
 
 use std::path::{Path, PathBuf};
 

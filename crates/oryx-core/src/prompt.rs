@@ -1,4 +1,4 @@
-//! PromptBuilder: the four parts an agent receives on every loop iteration (SPEC §9), as
+//! PromptBuilder: the four parts an agent receives on every loop iteration (CONTRACT §9), as
 //! structured data so the console can show each part and its size.
 
 use std::path::Path;

@@ -1,7 +1,7 @@
-//! Where a memory entry came from, as far as the runtime's own records tell (issue #18,
-//! "provenance"): the `save_memory` call that wrote it, the conversation turn whose footprint
-//! it is, a console change (with what the entry was before), or nothing on record. And the way
-//! back: from a session's messages to the entries they wrote.
+//! Where a memory entry came from, as far as the runtime's own records tell ("provenance"):
+//! the `save_memory` call that wrote it, the conversation turn whose footprint it is, a console
+//! change (with what the entry was before), or nothing on record. And the way back: from a
+//! session's messages to the entries they wrote.
 //!
 //! Nothing links an entry to its session in the runtime's data, so the link is found by what
 //! both records hold: the owner, the text and the time. A match in text and time (the call or

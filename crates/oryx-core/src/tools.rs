@@ -1,4 +1,4 @@
-//! The memory tools and the ToolExecutor that records every call in `tool_invocations` (SPEC §8).
+//! The memory tools and the ToolExecutor that records every call in `tool_invocations` (CONTRACT §8).
 
 use std::path::PathBuf;
 use std::time::Instant;

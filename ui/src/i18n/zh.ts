@@ -202,7 +202,7 @@ export const zh: Record<MessageKey, string> = {
   "summary.removeOriginals_one": "同时删除这条原始条目",
   "summary.applied_one": "已添加 {n} 条条目的摘要",
   "summary.appliedRemoved_one": "已用摘要替换 {n} 条条目",
-  // Issue #15: the LLM summary, the summarize fix, automatic summaries, Settings → Summaries.
+  // Summaries: the LLM summary, the summarize fix, automatic summaries, Settings → Summaries.
   "summary.allCovered": "无需摘要：窗口外的条目都已有摘要，或未摘要的不足两条。",
   "summary.byRules": "由控制台规则生成的建议",
   "summary.backToRules": "回到规则建议",

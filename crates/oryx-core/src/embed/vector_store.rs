@@ -1,5 +1,5 @@
 //! The console's own store of entry embeddings for one `.oryxos` root: a SQLite file of its
-//! own (SPEC §12: no vectors in the runtime's database or MEMORY.md), keyed by owner (an
+//! own (CONTRACT §12: no vectors in the runtime's database or MEMORY.md), keyed by owner (an
 //! agent, or `__global__`) and entry key (an entry id or a content hash), searched by
 //! brute-force cosine — enough at per-agent scale (a few ms per 10 000 vectors).
 //!

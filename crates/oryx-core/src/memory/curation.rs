@@ -1,5 +1,5 @@
 //! The console's corrections to memory on every backend, each recorded and reversible:
-//! edit, delete, move, restore, undo and redo (SPEC §13).
+//! edit, delete, move, restore, undo and redo (CONTRACT §13).
 
 use super::change::{inverse, EntryDiff, Step};
 use super::entry::{sanitize_content, Scope};

@@ -139,7 +139,7 @@ pub fn trim_runtime_end(s: &str) -> &str {
     }
 }
 
-/// Makes content safe to store as one line (SPEC §3): line breaks and other C0 control
+/// Makes content safe to store as one line (CONTRACT §3): line breaks and other C0 control
 /// characters (NUL, ESC, ...; not tab) become spaces, space runs collapse, the text is trimmed
 /// as the runtime trims it, and section headings inside it are neutralised so that a line-based
 /// reader can never mistake them for a section start.

@@ -1,4 +1,4 @@
-//! The history of the console's changes to memory (SPEC §13): JSON lines in a sidecar beside
+//! The history of the console's changes to memory (CONTRACT §13): JSON lines in a sidecar beside
 //! the data they describe (`MEMORY.md.oryx-history`, `oryxos.db.oryx-history`), so the history
 //! moves with the root. Each change holds the exact before and after of its entries (and, for
 //! MEMORY.md, the byte splices that undo it): the history of a 100 MB file costs the size of

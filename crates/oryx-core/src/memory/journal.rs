@@ -1,4 +1,4 @@
-//! The console's journal of its own MEMORY.md writes (SPEC §12).
+//! The console's journal of its own MEMORY.md writes (CONTRACT §12).
 //!
 //! The Java runtime takes no lock we can see: it reads the whole file, adds its entry and
 //! renames a temp file over MEMORY.md. A console write that lands between its read and its

@@ -1,4 +1,4 @@
-//! The optional LLM summariser (issue #15): the entries outside the window go to an
+//! The optional LLM summariser: the entries outside the window go to an
 //! OpenAI-compatible chat endpoint (`POST <base>/chat/completions`) and its answer becomes the
 //! text of a proposal the user reads and edits before anything is written. Unset settings fall
 //! back to the agent's own provider: its model, and for a provider we know, its base URL and

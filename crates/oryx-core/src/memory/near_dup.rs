@@ -1,4 +1,4 @@
-//! Near-duplicate texts by character n-gram similarity (memory health, issue #15), for when no
+//! Near-duplicate texts by character n-gram similarity (memory health), for when no
 //! embedder is there: each text becomes a set of character shingles — bigrams where the
 //! character is a CJK ideograph (a Chinese word is one or two characters), trigrams elsewhere —
 //! over its letters in lower case, every run of other characters (spaces, punctuation, digits)

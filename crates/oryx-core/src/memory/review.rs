@@ -1,4 +1,4 @@
-//! What a person has reviewed of each owner's memory (SPEC §13): the entries present at the
+//! What a person has reviewed of each owner's memory (CONTRACT §13): the entries present at the
 //! last "mark all reviewed", kept as hashes in the console's own data directory (never in
 //! MEMORY.md or the runtime's database). Entries added since — by the runtime or anyone — are
 //! "new".

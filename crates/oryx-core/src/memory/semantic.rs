@@ -1,4 +1,4 @@
-//! Recall by meaning (issue #14): the recall mode the settings choose — `keyword` (the
+//! Recall by meaning: the recall mode the settings choose — `keyword` (the
 //! runtime's substring match, unchanged), `semantic` (cosine over the entries' embeddings) or
 //! `hybrid` (both: a keyword match lifts an entry's score) — over an owner's core and archival
 //! entries. The vectors live in the console's own store per root ([`VectorStore`]), never in

@@ -1,4 +1,4 @@
-//! MemoryService: the one door to long-term memory (SPEC §7). Callers resolve the owner first
+//! MemoryService: the one door to long-term memory (CONTRACT §7). Callers resolve the owner first
 //! (strictly for the console, leniently on the run path); the service never picks a file itself.
 
 use std::sync::Arc;
@@ -177,7 +177,7 @@ impl MemoryService {
         )
     }
 
-    /// The recall_memory tool's result string (SPEC §8).
+    /// The recall_memory tool's result string (CONTRACT §8).
     pub fn recall_text(&self, owner: &Owner, keyword: &str) -> Result<String> {
         Ok(self.recall_answer(owner, keyword)?.0)
     }
@@ -208,7 +208,7 @@ impl MemoryService {
         }
     }
 
-    /// Appends the automatic footprint of one trigger (SPEC §5).
+    /// Appends the automatic footprint of one trigger (CONTRACT §5).
     pub fn record_footprint(&self, owner: &Owner, user: &str, reply: &str) -> Result<Entry> {
         self.append(owner, Scope::Archival, &footprint_text(user, reply))
     }

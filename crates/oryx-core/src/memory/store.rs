@@ -159,7 +159,7 @@ pub trait LongTermMemoryStore: Send + Sync {
     }
 
     /// Makes one change (edits, deletes, moves, restores) all or nothing, recording it in
-    /// [`Self::history`] around the write (SPEC §13). An entry that changed since it was shown
+    /// [`Self::history`] around the write (CONTRACT §13). An entry that changed since it was shown
     /// is a `Conflict`, an id that names nothing `NotFound`; nothing is written then.
     fn curate(&self, owner: &Owner, req: Request) -> Result<Change> {
         let _ = (owner, req);

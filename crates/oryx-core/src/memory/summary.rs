@@ -1,4 +1,4 @@
-//! Summaries before the window cuts (issue #15, the deterministic summariser): archival entries
+//! Summaries before the window cuts (the deterministic summariser): archival entries
 //! outside the prompt window become one archival entry that keeps more in fewer characters —
 //! repeated footprints (`触发「X」⇒ …` with the same request) as one item with a count, a date
 //! range and the newest reply; other entries as they are, near duplicates once. The originals

@@ -1,4 +1,4 @@
-//! The archival window (SPEC §3): the longest run of the newest entries whose lines, joined by
+//! The archival window (CONTRACT §3): the longest run of the newest entries whose lines, joined by
 //! `\n`, fit in the limit. Truncation is a view; nothing is removed from storage.
 
 use super::entry::Entry;

@@ -1,4 +1,4 @@
-//! Importing memories from other tools (issue #16, item 3), as far as their formats carry:
+//! Importing memories from other tools, as far as their formats carry:
 //!
 //! - `mem0`: the answer of mem0's `GET /memories` (`{"results": [...]}` or a bare list): each
 //!   item's `memory` (time: `metadata.ts`, else `created_at`; `metadata.scope == "core"` → core,

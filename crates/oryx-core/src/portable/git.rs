@@ -1,4 +1,4 @@
-//! A root kept in git (issue #16, time travel): a file as it was last committed at or before a
+//! A root kept in git (time travel): a file as it was last committed at or before a
 //! moment. The console's history knows its own changes; only such a commit knows what was
 //! changed by hand in between. Read-only; a root that is not in a repository has no git view.
 

@@ -1,4 +1,4 @@
-//! Portability (issue #16): one archive that carries agents and their memory between machines,
+//! Portability: one archive that carries agents and their memory between machines,
 //! roots and backends, and memory as it stood at any moment.
 //!
 //! The archive is a zip (`*.oryx.zip`):
@@ -136,7 +136,7 @@ pub fn is_skill_member(rest: &[&str]) -> bool {
 }
 
 /// A bootstrap file an archive may carry at the top of the root: a plain markdown name (what
-/// the runtime puts into a prompt, SPEC §9), so never a database, sidecar or folder of the root.
+/// the runtime puts into a prompt, CONTRACT §9), so never a database, sidecar or folder of the root.
 pub fn is_bootstrap_name(name: &str) -> bool {
     is_plain_member_name(name) && name.to_ascii_lowercase().ends_with(".md")
 }

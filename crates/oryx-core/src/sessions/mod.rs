@@ -1,4 +1,4 @@
-//! Sessions over the Java runtime's SQLite tables `sessions` and `tool_invocations` (SPEC §2, §6).
+//! Sessions over the Java runtime's SQLite tables `sessions` and `tool_invocations` (CONTRACT §2, §6).
 //!
 //! The sessions are the runtime's data: the console reads them and never rewrites
 //! `messages_json`, because the runtime compares the stored string byte for byte. The only

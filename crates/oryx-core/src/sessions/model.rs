@@ -1,4 +1,4 @@
-//! The shapes of the runtime's session data (SPEC §6) and of the console's queries over it.
+//! The shapes of the runtime's session data (CONTRACT §6) and of the console's queries over it.
 
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Deserializer, Serialize};

@@ -1,4 +1,4 @@
-//! Turns of a conversation (SPEC §2): a turn is one `user` message plus everything after it up to
+//! Turns of a conversation (CONTRACT §2): a turn is one `user` message plus everything after it up to
 //! the next `user` message. The prompt's history part keeps the last `max_history_turns` turns.
 
 use super::model::Message;

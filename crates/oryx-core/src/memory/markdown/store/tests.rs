@@ -644,7 +644,7 @@ fn sparse_file(path: &Path, hole: u64, tail: &str) -> u64 {
     f.metadata().unwrap().len()
 }
 
-/// Issue #17: an archival append read the whole file (twice: the journal check and the
+/// An archival append once read the whole file (twice: the journal check and the
 /// structure). Now it reads the file's tail back to the archival heading.
 #[test]
 fn an_archival_append_to_a_large_sparse_file_reads_only_its_tail() {
