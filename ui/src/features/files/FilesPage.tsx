@@ -13,6 +13,7 @@ import { useI18n } from "../../i18n";
 import { useFiles } from "../../queries/hooks";
 import { qk } from "../../queries/keys";
 import { href, navigate } from "../../router";
+import "./files.css";
 
 export function FilesPage({ name }: { name: string | null }) {
   const { t } = useI18n();
