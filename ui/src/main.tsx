@@ -1,9 +1,9 @@
+import "./styles/index.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 
 import { AppRoot } from "./App";
 import { selectBackend } from "./backend/select";
-import "./styles/index.css";
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -11,6 +11,7 @@ import { MemoryTab } from "../memory/MemoryTab";
 import { PromptTab } from "../prompt/PromptTab";
 import { ExportDialog } from "../transfer/ExportDialog";
 import { OverviewTab } from "./OverviewTab";
+import "./agents.css";
 
 export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
   const { t } = useI18n();

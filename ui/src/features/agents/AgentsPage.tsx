@@ -25,6 +25,7 @@ import { ImportDialog } from "../transfer/ImportDialog";
 import { ArchivedSection } from "./ArchivedSection";
 import { ArchiveToast } from "./ArchiveToast";
 import { CreateAgentDialog } from "./CreateAgentDialog";
+import "./agents.css";
 
 const col = createColumnHelper<AgentSummary>();
 

@@ -12,6 +12,7 @@ import { TextConflict, TextDiff } from "../../components/TextConflict";
 import { useI18n } from "../../i18n";
 import { invalidateFor, useOp } from "../../queries/ops";
 import { href, navigate } from "../../router";
+import "./files.css";
 
 export function FilesPage({ name }: { name: string | null }) {
   const { t } = useI18n();

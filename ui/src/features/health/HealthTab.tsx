@@ -16,6 +16,7 @@ import { groupByCheck, useEntriesById, type EntryInfo } from "./hooks";
 import { findingText, kindTag } from "./reason";
 import { StatsPanel } from "./StatsPanel";
 import { SummaryPanel } from "./SummaryPanel";
+import "./health.css";
 
 /** The fixes this screen carries out (FixDto.op). */
 const FIX_OPS = ["edit", "delete", "summarize"];

@@ -24,6 +24,7 @@ import { ReviewBar } from "./ReviewBar";
 import { TimeTravel, TimeTravelToggle } from "./TimeTravel";
 import type { TableActions } from "./tableActions";
 import { WindowBanner } from "./WindowBanner";
+import "./memory.css";
 
 type Flash = { scope: "core" | "archival"; index: number; nonce: number };
 

@@ -8,6 +8,7 @@ import { WarningList } from "../../components/Warnings";
 import { useI18n, type MessageKey } from "../../i18n";
 import { useOp } from "../../queries/ops";
 import { EpisodicHitList } from "../recall/Episodic";
+import "./prompt.css";
 
 const PART_LABEL: Record<PartKindDto, MessageKey> = {
   system: "prompt.part.system",

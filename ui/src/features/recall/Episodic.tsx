@@ -6,6 +6,7 @@ import { useSettings } from "../../queries/hooks";
 import { href } from "../../router";
 import { useEpisodicSearch } from "./hooks";
 import { Score } from "./Score";
+import "./recall.css";
 
 /** The recall page's "Past conversations": the messages of the agent's past sessions closest in
  * meaning to the same query (episodic memory), each opening its session at that message. */

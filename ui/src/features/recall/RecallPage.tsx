@@ -11,6 +11,7 @@ import { MODES, useIndexStatus, useRecallIn } from "./hooks";
 import { PastConversations } from "./Episodic";
 import { IndexPanel } from "./IndexPanel";
 import { Score } from "./Score";
+import "./recall.css";
 
 /** The recall tester: one query, the three modes side by side, then the semantic index. Owner and
  * query live in the URL; the query runs on Enter (semantic recall embeds, so not per keystroke). */

@@ -9,6 +9,7 @@ import { useI18n } from "../../i18n";
 import { href, type Route } from "../../router";
 import { Score } from "../recall/Score";
 import { useSearchEverywhere } from "./hooks";
+import "./search.css";
 
 /** The id of the header's search field (Ctrl/Cmd+K focuses it). */
 export const SEARCH_EVERYWHERE_ID = "search-everywhere-input";

@@ -12,6 +12,7 @@ import { PromptReplay, replayMoment } from "../prompt/PromptReplay";
 import "../provenance/provenance.css";
 
 import { lastSessionsFilter, StatusTag } from "./SessionsPage";
+import "./sessions.css";
 
 export function SessionPage({ id, focus, why }: { id: string; focus?: number; why?: "origin" }) {
   const { t } = useI18n();

@@ -9,6 +9,7 @@ import { WarningBadge } from "../../components/Warnings";
 import { useI18n, type TFunction } from "../../i18n";
 import { useOp } from "../../queries/ops";
 import { navigate, parseRoute, replaceRoute, type SessionsFilter } from "../../router";
+import "./sessions.css";
 
 const PAGE = 50;
 const col = createColumnHelper<SessionSummaryDto>();

@@ -17,6 +17,7 @@ import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateD
 import { InspectionView, RootField, useInspection } from "./RootInspector";
 import { SECTION_IDS, takeSettingsSection } from "./section";
 import { SummaryFields, type SummaryField } from "./SummaryFields";
+import "./settings.css";
 
 /** The typed window size when it is a whole number in the range the console accepts (its
  * settings answer carries the range). */

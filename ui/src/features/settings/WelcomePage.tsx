@@ -8,6 +8,7 @@ import { opKey } from "../../queries/ops";
 import { href } from "../../router";
 import { useSettingsWrites } from "./hooks";
 import { InspectionView, RootField, useInspection } from "./RootInspector";
+import "./settings.css";
 
 /** First run: open an existing root or create the sample one, then save it as the root. */
 export function WelcomePage({ view }: { view: SettingsView }) {
