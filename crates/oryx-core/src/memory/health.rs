@@ -8,7 +8,6 @@
 //! timestamps are not reported.
 
 use std::collections::BTreeMap;
-use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 use chrono::NaiveDateTime;
@@ -23,8 +22,6 @@ use super::store::ContextEntries;
 
 mod file;
 mod keys;
-#[cfg(target_arch = "x86_64")]
-mod simd;
 mod triggers;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -354,17 +351,9 @@ fn may_hold_secret(text: &str) -> bool {
 /// holding 11 digits or more (a mainland mobile number is 11 digits in a row; an ID number 17
 /// digits and a card number 13, spaces and dashes between them allowed). A count of digits
 /// alone let a footprint with a counter and a figure through (a tenth of a large archive), and
-/// the four patterns cost microseconds an entry. Where the CPU reads 32 bytes at once, the
-/// signs and the number of digits are counted that way, and only a text with enough digits
-/// for a run (a tenth of a large archive) is looked at for one.
+/// the four patterns cost microseconds an entry.
 fn may_hold_pii(text: &str) -> bool {
     let b = text.as_bytes();
-    #[cfg(target_arch = "x86_64")]
-    if simd::detected() {
-        // SAFETY: the CPU has the features.
-        let (signs, digits) = unsafe { simd::signs_and_digits(b) };
-        return signs || (digits as usize >= RUN_DIGITS && has_digit_run(b));
-    }
     memchr::memchr2(b'@', b'+', b).is_some() || has_digit_run(b)
 }
 
@@ -948,9 +937,9 @@ fn per_entry(
 /// entries (~900 000 ids in the 100 MB benchmark file). Each core makes the ids of its part of
 /// the groups' entries in file order, where the entries' lines are read as they lie in memory
 /// (a group's entries are spread over the whole file: hashed group by group, each group went
-/// over all of it again), and writes them straight into the groups' lists: a part's entries of
-/// one group are one run of that group's list (dealing ~900 000 out on one core afterwards
-/// took half as long as making them).
+/// over all of it again), into lists of its own by group; a part's list of a group is one run
+/// of that group's list, so the parts' lists are appended in order (dealing ~900 000 ids out
+/// one by one on one core afterwards took half as long as making them).
 fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<EntryId>> {
     let mut group_of = vec![u32::MAX; e.len()];
     for (k, g) in groups.iter().enumerate() {
@@ -959,48 +948,43 @@ fn ids_of_groups(e: &(impl Entries + ?Sized), groups: &[&[usize]]) -> Vec<Vec<En
         }
     }
     let members: Vec<usize> = (0..e.len()).filter(|&i| group_of[i] != u32::MAX).collect();
-    let ranges = part_ranges(members.len());
-    // Each list is written by the parts where it is still unwritten: filling ~900 000 ids
-    // with empty ones first, on one core, took as long as a part's hashing.
-    let mut out: Vec<Vec<EntryId>> = groups.iter().map(|g| Vec::with_capacity(g.len())).collect();
-    // Each part's run of each group's list.
-    let mut runs: Vec<Vec<&mut [MaybeUninit<EntryId>]>> =
-        ranges.iter().map(|_| Vec::new()).collect();
-    let mut counts = vec![vec![0usize; groups.len()]; ranges.len()];
-    for (r, c) in ranges.iter().zip(&mut counts) {
-        members[r.clone()]
-            .iter()
-            .for_each(|&i| c[group_of[i] as usize] += 1);
-    }
-    for ((k, list), g) in out.iter_mut().enumerate().zip(groups) {
-        let mut rest = &mut list.spare_capacity_mut()[..g.len()];
-        for (part, c) in runs.iter_mut().zip(&counts) {
-            let (run, after) = std::mem::take(&mut rest).split_at_mut(c[k]);
-            part.push(run);
-            rest = after;
-        }
-        // Holds when no entry is in two groups (or twice in one): the runs tile the list.
-        assert!(rest.is_empty(), "groups share no entry");
-    }
-    each_part(ranges.into_iter().zip(runs).collect(), |range, mut runs| {
-        let mut at = vec![0usize; runs.len()];
-        let mut entries = members[range.clone()].iter();
-        e.ids_each(&members[range], |id| {
+    let parts = part_ranges(members.len())
+        .into_iter()
+        .enumerate()
+        .map(|(k, r)| (r, k == 0))
+        .collect();
+    let lists = each_part(parts, |range, first| {
+        let mine = &members[range];
+        // The first part's lists become the groups' (room for all of each group, so that the
+        // other parts' are appended without a copy of what is there); the others' are sized
+        // to what they hold.
+        let mut lists: Vec<Vec<EntryId>> = match first {
+            true => groups.iter().map(|g| Vec::with_capacity(g.len())).collect(),
+            false => {
+                let mut counts = vec![0usize; groups.len()];
+                mine.iter().for_each(|&i| counts[group_of[i] as usize] += 1);
+                counts.into_iter().map(Vec::with_capacity).collect()
+            }
+        };
+        let mut entries = mine.iter();
+        e.ids_each(mine, |id| {
             let k = group_of[*entries.next().expect("an id per entry")] as usize;
-            runs[k][at[k]].write(id);
-            at[k] += 1;
+            lists[k].push(id);
         });
-        assert!(
-            runs.iter().zip(&at).all(|(run, &n)| run.len() == n),
-            "a part wrote an id in each place of its runs"
-        );
+        lists
     });
-    for (list, g) in out.iter_mut().zip(groups) {
-        // SAFETY: the runs of a list tile its first `g.len()` places (asserted when they were
-        // cut), and each part wrote every place of its runs (asserted in the part; a part that
-        // panicked takes the whole call down before this).
-        unsafe { list.set_len(g.len()) };
+    let mut lists = lists.into_iter();
+    let mut out = lists.next().expect("one part at least");
+    for part in lists {
+        for (list, mut run) in out.iter_mut().zip(part) {
+            list.append(&mut run);
+        }
     }
+    // Holds when no entry is in two groups (or twice in one).
+    assert!(
+        out.iter().zip(groups).all(|(l, g)| l.len() == g.len()),
+        "groups share no entry"
+    );
     out
 }
 
@@ -1423,8 +1407,7 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(&text)
             );
-            // No `@` or `+` here: the prefilter (counting digits 32 bytes at a time first,
-            // where it can) says what the runs say.
+            // No `@` or `+` here: the prefilter says what the runs say.
             let text = String::from_utf8(text).expect("ASCII");
             assert_eq!(may_hold_pii(&text), naive(text.as_bytes()), "{text:?}");
         }
