@@ -832,9 +832,9 @@ fn per_entry(
 ) -> usize {
     let mut hidden = 0;
     let on = |c: Check| opts.checks.contains(&c);
-    let texts: Vec<&str> = range.clone().map(|i| e.text(i)).collect();
-    let found = triggers::scan_each(&texts);
-    for ((i, text), t) in range.zip(texts).zip(found) {
+    for i in range {
+        let text = e.text(i);
+        let t = triggers::scan(text);
         // Made once, and only for an entry something was found in.
         let mut id: Option<EntryId> = None;
         let mut id_of = || id.get_or_insert_with(|| e.id(i)).clone();
