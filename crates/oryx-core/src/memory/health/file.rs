@@ -11,7 +11,8 @@ use super::super::entry::{
     is_runtime_space, trim_runtime, trim_runtime_end, trim_runtime_start, Scope,
 };
 use super::super::format::{self, LineKind};
-use super::{markdown_entry_id, Entries, EntryId};
+use super::entries::Entries;
+use super::finding::{markdown_entry_id, EntryId};
 use crate::timefmt::{is_runtime_entry_ts, parse_entry_ts};
 
 /// An entry as offsets into the file: the stored line (trimmed) is `start..end`, its content

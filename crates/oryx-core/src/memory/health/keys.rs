@@ -13,7 +13,6 @@
 use std::sync::OnceLock;
 
 use super::super::near_dup;
-use super::footprint_request;
 
 #[derive(Clone, Copy)]
 pub(super) struct DupKeys {
@@ -123,6 +122,23 @@ fn key_texts(
         }
     }
     [(exact.len(), ce), (near.len(), cn)]
+}
+
+/// `触发「X」⇒ Y` → X (the form the deterministic summariser folds by request).
+pub(super) fn footprint_request(text: &str) -> Option<&str> {
+    // A searcher built once: `split_once` builds one per call, which cost more than the search
+    // over ~900 000 footprints.
+    static CLOSE: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let rest = text.strip_prefix("触发「")?;
+    let at = CLOSE
+        .get_or_init(|| memchr::memmem::Finder::new("」⇒"))
+        .find(rest.as_bytes())?;
+    Some(&rest[..at])
+}
+
+/// The text near duplicates are judged on: a footprint's request, or the whole entry.
+pub(super) fn near_text(text: &str) -> &str {
+    footprint_request(text).unwrap_or(text)
 }
 
 #[cfg(test)]

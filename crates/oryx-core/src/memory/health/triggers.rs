@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::MatchKind;
 
-use super::STALE_ZH;
+use super::stale::STALE_ZH;
 
 /// What the literals found in an entry say about it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
