@@ -101,12 +101,35 @@ fn key_texts(
 ) -> [(usize, usize); 2] {
     let (mut ce, mut cn) = (0, 0);
     let mut buf = [0; 4];
-    for (at, c) in text.char_indices() {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        // ASCII, most of an entry, a byte at a time without decoding or the table.
+        let b = bytes[at];
+        if b.is_ascii() {
+            if b.is_ascii_alphanumeric() {
+                let l = b.to_ascii_lowercase();
+                exact.push(l);
+                ce += 1;
+                if at < near_end && b.is_ascii_alphabetic() {
+                    near.push(l);
+                    cn += 1;
+                }
+            }
+            at += 1;
+            continue;
+        }
+        let c = text[at..]
+            .chars()
+            .next()
+            .expect("a character at a boundary");
+        let here = at;
+        at += c.len_utf8();
         let k = class_of(c);
         if k & ALNUM == 0 {
             continue;
         }
-        let alpha = at < near_end && k & ALPHA != 0;
+        let alpha = here < near_end && k & ALPHA != 0;
         let mut push = |l: char| {
             let bytes = l.encode_utf8(&mut buf).as_bytes();
             exact.extend_from_slice(bytes);
