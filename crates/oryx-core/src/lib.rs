@@ -11,7 +11,6 @@ pub mod episodic;
 pub mod error;
 pub mod frontmatter;
 pub mod fsx;
-mod lanes;
 pub mod memory;
 pub mod migrate;
 pub mod names;

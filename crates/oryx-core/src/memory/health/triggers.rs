@@ -3,7 +3,7 @@
 //! almost none holds a trigger, so the regexes run only on the few that do; one automaton
 //! instead of a regex per check, because a regex call per entry costs more in setup (its
 //! cache pool) than the scan of ~100 bytes. The automaton (aho-corasick's DFA) is copied into
-//! one table and stepped through four entries at once ([`scan_each`]).
+//! one table of next states by byte class, stepped through byte by byte ([`scan`]).
 //!
 //! Exactness: the old prefilters were case-insensitive regexes, which fold `ſ` (U+017F) to `s`
 //! and `K` (U+212A) to `k`; an ASCII-case-insensitive automaton does not, so an entry holding
@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::MatchKind;
 
-use super::STALE_ZH;
+use super::stale::STALE_ZH;
 
 /// What the literals found in an entry say about it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -123,10 +123,8 @@ const FOLDED: Found = 1 << 30;
 const SECRET: Found = 1 << 31;
 const _: () = assert!(STALE_ZH.len() < 29);
 
-/// Aho-Corasick's automaton of the literals as one table of next states by byte class, which
-/// [`scan_each`] steps through four entries at once: a step is a load that waits for the last
-/// one, and one entry at a time left the core waiting (~3 ns a byte, the largest part of the
-/// checks on a large archive).
+/// Aho-Corasick's automaton of the literals as one table of next states by byte class: a step
+/// is one load, with what a match state says kept apart (out of the loop).
 struct Table {
     class: [u8; 256],
     /// Next states, premultiplied by the number of classes; the match states come first, so
@@ -238,31 +236,23 @@ fn table() -> &'static Table {
     })
 }
 
-/// The triggers of each text.
-pub fn scan_each(texts: &[&str]) -> Vec<Triggers> {
-    let t = table();
-    let bytes: Vec<&[u8]> = texts.iter().map(|s| s.as_bytes()).collect();
-    let found = crate::lanes::fold_each(&bytes, (t.start, 0), |(state, found), b, i, end| {
-        *state = u32::from(t.next[(*state + u32::from(t.class[b as usize])) as usize]);
-        if *state < t.plain {
-            *found |= t.found(*state, &bytes[i][..end]);
-        }
-    });
-    found
-        .into_iter()
-        .map(|(_, f)| Triggers {
-            secret: f & SECRET != 0,
-            zh_word: (f & (EN - 1) != 0).then(|| f.trailing_zeros() as usize),
-            en_word: f & EN != 0,
-            folded: f & FOLDED != 0,
-        })
-        .collect()
-}
-
 /// The triggers of one entry's text.
-#[cfg(test)]
 pub fn scan(text: &str) -> Triggers {
-    scan_each(&[text])[0]
+    let t = table();
+    let bytes = text.as_bytes();
+    let (mut state, mut found) = (t.start, 0);
+    for (at, &b) in bytes.iter().enumerate() {
+        state = u32::from(t.next[(state + u32::from(t.class[b as usize])) as usize]);
+        if state < t.plain {
+            found |= t.found(state, &bytes[..=at]);
+        }
+    }
+    Triggers {
+        secret: found & SECRET != 0,
+        zh_word: (found & (EN - 1) != 0).then(|| found.trailing_zeros() as usize),
+        en_word: found & EN != 0,
+        folded: found & FOLDED != 0,
+    }
 }
 
 #[cfg(test)]
@@ -341,7 +331,7 @@ mod tests {
             })
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let got = scan_each(&refs);
+        let got: Vec<Triggers> = refs.iter().map(|text| scan(text)).collect();
         let mut found = [0usize; 4];
         for (text, t) in refs.iter().zip(&got) {
             assert_eq!(*t, reference(text), "{text:?}");
