@@ -1,5 +1,7 @@
 //! The OryxOS memory system (CONTRACT §1–§9). No Tauri, no HTTP server, no UI.
 
+#![forbid(unsafe_code)]
+
 pub mod agent_admin;
 pub mod agents;
 pub mod config;
