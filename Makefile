@@ -88,7 +88,7 @@ embed-reference: model
 
 ## Regenerates ui/src/bindings.ts from the Rust DTOs (commit the result).
 bindings: ui
-	ORYX_UPDATE_BINDINGS=1 $(CARGO) test -p oryx-desktop --test bindings
+	ORYX_UPDATE_BINDINGS=1 $(CARGO) test -p oryx-desktop --test it bindings::
 
 fmt-check:
 	$(CARGO) fmt --all --check
@@ -168,9 +168,9 @@ bench-criterion:
 
 ## The long versions of the reliability tests (8 x 1000 concurrent appends, 240 kills).
 reliability:
-	ORYX_RELIABILITY_SCALE=8 $(CARGO) test -p oryx-core --test reliability -- --nocapture
-	ORYX_RELIABILITY_SCALE=40 $(CARGO) test -p oryx-cli --test concurrency -- --nocapture
-	PROPTEST_CASES=4096 $(CARGO) test -p oryx-core --test properties
+	ORYX_RELIABILITY_SCALE=8 $(CARGO) test -p oryx-core --test it concurrent_writers:: -- --nocapture
+	ORYX_RELIABILITY_SCALE=40 $(CARGO) test -p oryx-cli --test it concurrent_writers:: -- --nocapture
+	PROPTEST_CASES=4096 $(CARGO) test -p oryx-core --test it format_properties::
 	$(MAKE) fuzz FUZZ_SECONDS=300
 
 ## libFuzzer (cargo-fuzz) on the MEMORY.md reader and editor, AGENT.md front matter and saved

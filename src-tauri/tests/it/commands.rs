@@ -1,8 +1,8 @@
 //! The commands through Tauri's mock runtime: real IPC serialisation, real files, no window.
 
-mod common;
+use crate::common;
 
-use common::{app, app_with, invoke};
+use crate::common::{app, app_with, invoke};
 use oryx_api::Console;
 use oryx_core::config::Overrides;
 use serde_json::{json, Value};

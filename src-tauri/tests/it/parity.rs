@@ -3,13 +3,13 @@
 //! root: same data on success, same error code on failure. A new operation without a case here
 //! fails the test.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use common::{app, invoke, oryx_bin, Window};
+use crate::common::{app, invoke, oryx_bin, Window};
 use serde_json::{json, Value};
 
 struct Server {

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
-use common::{app, invoke, Window};
+use crate::common::{app, invoke, Window};
 use serde_json::{json, Value};
 
 const SECRET: &str = "SECRET-OUTSIDE-THE-ROOT";

@@ -11,7 +11,7 @@ use oryx_api::health::HealthArgs;
 use oryx_api::watch::{ChangeEvent, ChangeKind, Subscription};
 use oryx_api::Console;
 
-mod common;
+use crate::common;
 
 fn root(parent: &Path) -> PathBuf {
     common::root_with_agent_a(

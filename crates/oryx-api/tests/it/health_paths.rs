@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use oryx_api::health::{DismissArgs, HealthArgs, HealthDto};
 use oryx_api::Console;
 
-mod common;
+use crate::common;
 
 /// An agent whose MEMORY.md is larger than the prompt reads whole (its head and tail are read
 /// then), holding a secret, a phone number, stale words, exact and near duplicates.

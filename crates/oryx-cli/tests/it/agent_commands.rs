@@ -2,7 +2,7 @@
 //! restore, and the user's files, in the documented forms; what is written is what the
 //! runtime's loader reads (checked with the console's own reader of AGENT.md).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;

@@ -1,6 +1,6 @@
 //! The `oryx` binary end to end: real files, a real SQLite database, real processes.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -394,6 +394,8 @@ fn migrate_copies_once_and_leaves_the_source() {
 #[test]
 #[ignore = "needs the mem0 test server: make mem0-contract"]
 fn memory_commands_against_a_real_mem0() {
+    // Other tests of this binary switch faults on in the same mem0 server.
+    let _one = common::mem0::SERVER.lock().unwrap_or_else(|p| p.into_inner());
     let url = common::mem0::url();
     let env = Env::new();
     env.sample();

@@ -2,7 +2,7 @@
 //! call answers in the runtime's envelope and field names, its login flow works with `--token`,
 //! a corrupt session carries its error, and instants keep their milliseconds.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

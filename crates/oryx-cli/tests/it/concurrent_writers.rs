@@ -4,7 +4,7 @@
 //! the sqlite backend. Every confirmed entry must be there once, and the file must parse.
 //! `ORYX_RELIABILITY_SCALE=N` (`make reliability`) multiplies the counts (8 × 25 → 8 × 25·N).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! surviving edits, and a console killed mid-delete leaving the old or the new file with a
 //! history that agrees.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

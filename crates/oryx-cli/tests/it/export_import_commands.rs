@@ -2,7 +2,7 @@
 //! into another root and backend (dry run, then for real, then again adding nothing), an agent
 //! renamed on the way, and memory as of a moment and between two moments.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! rebinding (foreign Host / Origin), requests stuck on a FIFO, slow and silent connections, the
 //! connection cap, SIGTERM; plus the CLI's closed pipe and unreadable session.
 
-mod common;
+use crate::common;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;

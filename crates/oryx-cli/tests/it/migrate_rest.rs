@@ -1,7 +1,7 @@
 //! `POST /api/v1/console/migrate` over real HTTP: progress on `/api/v1/console/events`
 //! (`event: migration`), `POST /api/v1/console/migrate/cancel`, one migration at a time.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Command;

@@ -7,7 +7,7 @@
 //! server exactly as written (an HTTP client library would normalise or re-encode them).
 
 use std::collections::BTreeMap;
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -1622,7 +1622,7 @@ fn rest_reports_a_dead_mem0_as_503() {
 
 // --- with the real mem0 test server (tests/mem0/with-server.sh sets ORYX_MEM0_URL) -----------
 
-use common::mem0::{url as mem0_url, Fault, SERVER as MEM0_SERVER};
+use crate::common::mem0::{url as mem0_url, Fault, SERVER as MEM0_SERVER};
 
 #[test]
 #[ignore = "needs the mem0 test server: make mem0-contract"]

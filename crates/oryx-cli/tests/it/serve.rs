@@ -1,7 +1,7 @@
 //! `oryx serve` over real HTTP on 127.0.0.1: the envelope, every status code, the Java-compatible
 //! routes, token and body-size limits.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

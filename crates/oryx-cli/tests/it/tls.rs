@@ -1,7 +1,7 @@
 //! `oryx serve --tls-cert FILE --tls-key FILE`: HTTPS with a certificate made for this run, a
 //! client that trusts only it, and clear refusals of missing or unusable files.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -9,7 +9,7 @@
 //! follow the clock) are shifted onto a fixed calendar, so the recording only changes when the
 //! console's answers do.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -468,7 +468,7 @@ mod limited {
         let out = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "limited::history_limited_child",
+                &crate::test_name(module_path!(), "history_limited_child"),
                 "--ignored",
                 "--nocapture",
                 "--test-threads=1",

@@ -123,7 +123,7 @@ fn failed_appends_leave_the_file_as_it_was() {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "limited_child",
+            &crate::test_name(module_path!(), "limited_child"),
             "--ignored",
             "--nocapture",
             "--test-threads=1",

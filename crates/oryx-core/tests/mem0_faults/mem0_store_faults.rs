@@ -14,7 +14,7 @@ use oryx_core::names::Owner;
 use oryx_core::CoreError;
 
 /// Fault injection is global to the server: these cases run one at a time.
-static SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+use crate::MEM0_SERVER as SERVER;
 
 const TIMEOUT: Duration = Duration::from_millis(1500);
 /// "Within the timeout": a bound, not a benchmark.

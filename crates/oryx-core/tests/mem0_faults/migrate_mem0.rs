@@ -11,7 +11,7 @@ use oryx_core::names::Owner;
 use oryx_core::timefmt::parse_entry_ts;
 
 /// Fault injection is global to the server: these cases run one at a time.
-static SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+use crate::MEM0_SERVER as SERVER;
 
 fn mem0_url() -> String {
     std::env::var("ORYX_MEM0_URL").expect("ORYX_MEM0_URL must point at tests/mem0/serve.sh")

@@ -1,0 +1,20 @@
+//! The `oryx` binary's integration tests, one binary: a module per subject, helpers in
+//! tests/common. They run the real `oryx` (cargo builds it for this crate's tests).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod agent_commands;
+mod broken_roots;
+mod commands;
+mod compat;
+mod concurrent_writers;
+mod curation_commands;
+mod export_import_commands;
+mod hardening;
+mod migrate_rest;
+mod runtime_schema;
+mod security;
+mod serve;
+mod tls;
+mod ui_fixtures;
