@@ -395,7 +395,9 @@ fn migrate_copies_once_and_leaves_the_source() {
 #[ignore = "needs the mem0 test server: make mem0-contract"]
 fn memory_commands_against_a_real_mem0() {
     // Other tests of this binary switch faults on in the same mem0 server.
-    let _one = common::mem0::SERVER.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = common::mem0::SERVER
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
     let url = common::mem0::url();
     let env = Env::new();
     env.sample();

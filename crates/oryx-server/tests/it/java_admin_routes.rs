@@ -5,50 +5,28 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use oryx_core::sessions::{NewSession, SessionStore};
 use serde_json::{json, Value};
 
 struct Server {
     /// Held for its drop: the server stops with the test.
-    _child: common::ServerProcess,
+    _server: common::Server,
     base: String,
     root: PathBuf,
     _dir: tempfile::TempDir,
 }
 
-fn oryx(dir: &Path) -> Command {
-    common::oryx(&dir.join("config"))
-}
-
-/// A sample root written by `oryx demo`, changed by `prepare`, then served.
+/// A sample root (what `oryx demo` writes), changed by `prepare`, then served.
 fn start_with(extra: &[&str], prepare: impl FnOnce(&Path)) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    let out = oryx(dir.path())
-        .args(["demo", root.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::demo(&root);
     prepare(&root);
-    let mut cmd = oryx(dir.path());
-    cmd.args([
-        "--root",
-        root.to_str().unwrap(),
-        "serve",
-        "--bind",
-        "127.0.0.1:0",
-    ])
-    .args(extra);
-    let (child, base) = common::spawn_serve(cmd);
+    let server = common::serve(&dir.path().join("config"), &root, extra);
     Server {
-        _child: common::ServerProcess(child),
-        base,
+        base: server.base.clone(),
+        _server: server,
         root,
         _dir: dir,
     }

@@ -4,7 +4,6 @@
 use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::Command;
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -16,25 +15,16 @@ const BULK: usize = 1500;
 
 struct Server {
     /// Held for its drop: the server stops with the test.
-    _child: common::ServerProcess,
+    _server: common::Server,
     base: String,
     _dir: tempfile::TempDir,
-}
-
-fn oryx(dir: &std::path::Path) -> Command {
-    common::oryx(&dir.join("config"))
 }
 
 /// The demo root plus `BULK` archival entries for the assistant (markdown), served.
 fn start() -> Server {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    assert!(oryx(dir.path())
-        .args(["demo", root.to_str().unwrap()])
-        .output()
-        .unwrap()
-        .status
-        .success());
+    common::demo(&root);
     let memory = root.join("agents/assistant/MEMORY.md");
     let text = std::fs::read_to_string(&memory).unwrap();
     assert!(
@@ -60,18 +50,10 @@ fn start() -> Server {
         .unwrap();
     }
     drop(f);
-    let mut cmd = oryx(dir.path());
-    cmd.args([
-        "--root",
-        root.to_str().unwrap(),
-        "serve",
-        "--bind",
-        "127.0.0.1:0",
-    ]);
-    let (child, base) = common::spawn_serve(cmd);
+    let server = common::serve(&dir.path().join("config"), &root, &[]);
     Server {
-        base,
-        _child: common::ServerProcess(child),
+        base: server.base.clone(),
+        _server: server,
         _dir: dir,
     }
 }

@@ -1,47 +1,26 @@
-//! `oryx serve` over real HTTP on 127.0.0.1: the envelope, every status code, the Java-compatible
-//! routes, token and body-size limits.
+//! The server's routes over real HTTP on 127.0.0.1: the envelope, every status code, the
+//! Java-compatible routes, token and body-size limits, the UI, an archive's download and upload.
 
 use crate::common;
-
-use std::process::Command;
 
 use serde_json::{json, Value};
 
 struct Server {
     /// Held for its drop: the server stops with the test.
-    _child: common::ServerProcess,
+    _server: common::Server,
     base: String,
     _dir: tempfile::TempDir,
     root: std::path::PathBuf,
 }
 
-fn oryx(dir: &std::path::Path) -> Command {
-    common::oryx(&dir.join("config"))
-}
-
 fn start(extra: &[&str]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    assert!(oryx(dir.path())
-        .args(["demo", root.to_str().unwrap()])
-        .output()
-        .unwrap()
-        .status
-        .success());
-    let mut args = vec![
-        "--root",
-        root.to_str().unwrap(),
-        "serve",
-        "--bind",
-        "127.0.0.1:0",
-    ];
-    args.extend_from_slice(extra);
-    let mut cmd = oryx(dir.path());
-    cmd.args(&args);
-    let (child, base) = common::spawn_serve(cmd);
+    common::demo(&root);
+    let server = common::serve(&dir.path().join("config"), &root, extra);
     Server {
-        base,
-        _child: common::ServerProcess(child),
+        base: server.base.clone(),
+        _server: server,
         _dir: dir,
         root,
     }
@@ -78,21 +57,11 @@ fn memory_route_returns_the_context_text_in_the_envelope() {
     assert_eq!(status, 200);
     assert_envelope(&v, 0);
     let text = v["data"].as_str().unwrap();
-    let cli = oryx(s._dir.path())
-        .args([
-            "--root",
-            s.root.to_str().unwrap(),
-            "memory",
-            "context",
-            "--agent",
-            "assistant",
-        ])
-        .output()
-        .unwrap();
+    let console = common::console(&s._dir.path().join("config"), &s.root);
     assert_eq!(
         text,
-        String::from_utf8(cli.stdout).unwrap(),
-        "exactly what `oryx memory context` prints"
+        console.memory_context(Some("assistant")).unwrap(),
+        "exactly the console's memory context (what `oryx memory context` prints)"
     );
 }
 
@@ -319,23 +288,6 @@ fn token_is_required_when_set() {
         r.headers().get("access-control-allow-origin").is_none(),
         "CORS stays off"
     );
-}
-
-#[test]
-fn non_loopback_bind_needs_a_token() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = oryx(dir.path())
-        .args([
-            "--root",
-            dir.path().to_str().unwrap(),
-            "serve",
-            "--bind",
-            "0.0.0.0:0",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("without --token"));
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! `oryx serve --tls-cert FILE --tls-key FILE`: HTTPS with a certificate made for this run, a
-//! client that trusts only it, and clear refusals of missing or unusable files.
-
-use crate::common;
+//! client that trusts only it, and the login cookie and HSTS over TLS. (Refusals of missing or
+//! unusable files: oryx-cli's serve_refusals.)
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+
+use crate::common;
+use crate::common::certificate::certificate;
 
 use serde_json::Value;
 
@@ -16,32 +17,12 @@ struct Setup {
 fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    let out = common::oryx(&dir.path().join("config"))
-        .args(["demo", root.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    common::demo(&root);
     Setup { dir, root }
 }
 
-/// A self-signed certificate for 127.0.0.1 and localhost; returns (cert.pem, key.pem).
-fn certificate(dir: &Path) -> (PathBuf, PathBuf) {
-    let ck =
-        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
-            .unwrap();
-    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
-    std::fs::write(&cert, ck.cert.pem()).unwrap();
-    std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
-    (cert, key)
-}
-
-fn serve_args<'a>(s: &'a Setup, cert: &'a Path, key: &'a Path) -> Vec<&'a str> {
+fn serve_args<'a>(cert: &'a Path, key: &'a Path) -> Vec<&'a str> {
     vec![
-        "--root",
-        s.root.to_str().unwrap(),
-        "serve",
-        "--bind",
-        "127.0.0.1:0",
         "--tls-cert",
         cert.to_str().unwrap(),
         "--tls-key",
@@ -53,10 +34,12 @@ fn serve_args<'a>(s: &'a Setup, cert: &'a Path, key: &'a Path) -> Vec<&'a str> {
 fn serves_https_with_the_given_certificate() {
     let s = setup();
     let (cert, key) = certificate(s.dir.path());
-    let mut cmd = common::oryx(&s.dir.path().join("config"));
-    cmd.args(serve_args(&s, &cert, &key));
-    let (child, base) = common::spawn_serve(cmd);
-    let _server = common::ServerProcess(child);
+    let server = common::serve(
+        &s.dir.path().join("config"),
+        &s.root,
+        &serve_args(&cert, &key),
+    );
+    let base = server.base.clone();
     assert!(base.starts_with("https://127.0.0.1:"), "{base}");
 
     let trusting = reqwest::blocking::Client::builder()
@@ -102,11 +85,10 @@ fn serves_https_with_the_given_certificate() {
 fn over_tls_the_login_cookie_is_secure_and_a_host_name_gets_hsts() {
     let s = setup();
     let (cert, key) = certificate(s.dir.path());
-    let mut cmd = common::oryx(&s.dir.path().join("config"));
-    cmd.args(serve_args(&s, &cert, &key))
-        .args(["--token", "tls-secret"]);
-    let (child, base) = common::spawn_serve(cmd);
-    let _server = common::ServerProcess(child);
+    let mut flags = serve_args(&cert, &key);
+    flags.extend(["--token", "tls-secret"]);
+    let server = common::serve(&s.dir.path().join("config"), &s.root, &flags);
+    let base = server.base.clone();
     let trusting = reqwest::blocking::Client::builder()
         .tls_built_in_root_certs(false)
         .add_root_certificate(
@@ -156,61 +138,4 @@ fn over_tls_the_login_cookie_is_secure_and_a_host_name_gets_hsts() {
         "{:?}",
         r.status()
     );
-}
-
-fn refused(s: &Setup, cert: &Path, key: &Path) -> (Output, String) {
-    let out = common::oryx(&s.dir.path().join("config"))
-        .args(serve_args(s, cert, key))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out, err)
-}
-
-#[test]
-fn missing_or_unusable_files_stop_the_server_naming_the_file() {
-    let s = setup();
-    let (cert, key) = certificate(s.dir.path());
-    let missing = s.dir.path().join("missing.pem");
-    let garbage = s.dir.path().join("garbage.pem");
-    std::fs::write(&garbage, "this is not PEM\n").unwrap();
-    let (_, other_key) = certificate(&{
-        let d = s.dir.path().join("other");
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    });
-    for (cert, key, code, says) in [
-        (&missing, &key, "io", "missing.pem"),
-        (&cert, &missing, "io", "missing.pem"),
-        (&garbage, &key, "invalid_input", "garbage.pem"),
-        (&cert, &garbage, "invalid_input", "garbage.pem"),
-        (
-            &cert,
-            &other_key,
-            "invalid_input",
-            "cannot be used together",
-        ),
-    ] {
-        let (out, err) = refused(&s, cert, key);
-        let what = format!("{} + {}", cert.display(), key.display());
-        assert_ne!(out.status.code(), Some(0), "{what}: {err}");
-        assert!(
-            err.starts_with(&format!("error[{code}]: ")),
-            "{what}: {err}"
-        );
-        assert!(err.contains(says), "{what}: {err}");
-        assert_eq!(err.lines().count(), 1, "{what}: {err:?}");
-        assert!(
-            !err.contains("http"),
-            "{what}: it must not have listened: {err}"
-        );
-    }
-    // One without the other is a usage error.
-    let out = common::oryx(&s.dir.path().join("config"))
-        .args(["--root", s.root.to_str().unwrap(), "serve", "--tls-cert"])
-        .arg(&cert)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--tls-key"));
 }
