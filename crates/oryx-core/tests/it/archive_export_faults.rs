@@ -209,7 +209,7 @@ fn export_under_size_limit(dir: &Path, ignore_sigxfsz: bool) -> std::process::Ou
         .arg(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            &crate::test_name(module_path!(), "limited_export_child"),
+            &crate::common::child::test_name(module_path!(), "limited_export_child"),
             "--ignored",
             "--nocapture",
             "--test-threads=1",

@@ -71,7 +71,7 @@ fn spawn(
     Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            &crate::test_name(module_path!(), "child_writer"),
+            &crate::common::child::test_name(module_path!(), "child_writer"),
             "--ignored",
             "--nocapture",
             "--test-threads=1",

@@ -409,21 +409,9 @@ mod limited {
     use super::*;
     use std::process::Command;
 
-    const ROOT: &str = "ORYX_HISTORY_FAULTS_ROOT";
+    use crate::common::child::set_file_size_limit;
 
-    fn set_file_size_limit(bytes: u64) {
-        // SAFETY: plain libc calls with valid arguments; this process is a dedicated child.
-        unsafe {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            let mut lim = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut lim), 0);
-            lim.rlim_cur = bytes as libc::rlim_t;
-            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
-        }
-    }
+    const ROOT: &str = "ORYX_HISTORY_FAULTS_ROOT";
 
     #[test]
     #[ignore = "run by a_failed_history_write_is_cut_back as a child process"]
@@ -468,7 +456,7 @@ mod limited {
         let out = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                &crate::test_name(module_path!(), "history_limited_child"),
+                &crate::common::child::test_name(module_path!(), "history_limited_child"),
                 "--ignored",
                 "--nocapture",
                 "--test-threads=1",

@@ -4,6 +4,9 @@
 //! Property-test regressions are in tests/proptest-regressions/<module>.txt, where proptest
 //! looks for a source file under a directory with a main.rs.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod archive_export_faults;
 mod archive_round_trip;
 mod concurrent_writers;
@@ -17,12 +20,3 @@ mod runtime_schema;
 mod store_contract;
 mod vector_file_damage;
 mod watch;
-
-/// The name the test harness gives test `f` of `module` (a `module_path!()`): the tests that
-/// re-run this binary as a child process select one test with it, whatever module it is in.
-fn test_name(module: &str, f: &str) -> String {
-    match module.split_once("::") {
-        Some((_crate, path)) => format!("{path}::{f}"),
-        None => f.to_string(),
-    }
-}

@@ -14,34 +14,9 @@ use std::process::Command;
 use oryx_core::memory::{journal, LongTermMemoryStore, MarkdownMemoryStore, Scope};
 use oryx_core::names::Owner;
 
+use crate::common::child::{lift_file_size_limit, set_file_size_limit};
+
 const ROOT: &str = "ORYX_FAULTS_ROOT";
-
-fn set_file_size_limit(bytes: u64) {
-    // SAFETY: plain libc calls with valid arguments; this process is a dedicated child.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut lim), 0);
-        lim.rlim_cur = bytes as libc::rlim_t;
-        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
-    }
-}
-
-fn lift_file_size_limit() {
-    // SAFETY: as above; the soft limit goes back up to the (unchanged) hard limit.
-    unsafe {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut lim), 0);
-        lim.rlim_cur = lim.rlim_max;
-        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
-    }
-}
 
 fn snapshot(path: &Path) -> (Vec<u8>, Vec<u8>) {
     (
@@ -123,7 +98,7 @@ fn failed_appends_leave_the_file_as_it_was() {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            &crate::test_name(module_path!(), "limited_child"),
+            &crate::common::child::test_name(module_path!(), "limited_child"),
             "--ignored",
             "--nocapture",
             "--test-threads=1",
