@@ -1,7 +1,5 @@
 //! The commands through Tauri's mock runtime: real IPC serialisation, real files, no window.
 
-use crate::common;
-
 use crate::common::{app, app_with, invoke};
 use oryx_api::Console;
 use oryx_core::config::Overrides;
@@ -77,7 +75,7 @@ fn settings_switch_backend_at_once() {
 
 #[test]
 fn capabilities_grant_exactly_our_commands_and_the_dialog() {
-    let cap: Value = serde_json::from_str(include_str!("../capabilities/default.json")).unwrap();
+    let cap: Value = serde_json::from_str(include_str!("../../capabilities/default.json")).unwrap();
     let perms: Vec<String> = cap["permissions"]
         .as_array()
         .unwrap()
@@ -100,7 +98,7 @@ fn capabilities_grant_exactly_our_commands_and_the_dialog() {
     a.sort();
     b.sort();
     assert_eq!(a, b);
-    let conf: Value = serde_json::from_str(include_str!("../../tauri.conf.json")).unwrap();
+    let conf: Value = serde_json::from_str(include_str!("../../../tauri.conf.json")).unwrap();
     let csp = conf["app"]["security"]["csp"].as_str().unwrap();
     assert!(
         !csp.contains("unsafe-eval") && !csp.contains("unsafe-inline"),

@@ -97,7 +97,7 @@ fn capabilities_grant_exactly_our_commands_the_folder_picker_and_events() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(files, vec!["default.json"], "one capability file");
-    let cap: Value = serde_json::from_str(include_str!("../capabilities/default.json")).unwrap();
+    let cap: Value = serde_json::from_str(include_str!("../../capabilities/default.json")).unwrap();
     assert_eq!(cap["windows"], json!(["main"]), "{cap}");
     assert!(cap.get("remote").is_none(), "no remote URL gets IPC: {cap}");
     assert!(
@@ -146,7 +146,7 @@ fn capabilities_grant_exactly_our_commands_the_folder_picker_and_events() {
 
 #[test]
 fn only_the_dialog_plugin_is_loaded() {
-    let manifest = include_str!("../Cargo.toml");
+    let manifest = include_str!("../../Cargo.toml");
     let plugins: Vec<&str> = manifest
         .lines()
         .filter_map(|l| l.split('=').next())
@@ -154,7 +154,7 @@ fn only_the_dialog_plugin_is_loaded() {
         .filter(|k| k.starts_with("tauri-plugin-"))
         .collect();
     assert_eq!(plugins, vec!["tauri-plugin-dialog"]);
-    let lib = include_str!("../src/lib.rs");
+    let lib = include_str!("../../src/lib.rs");
     assert_eq!(lib.matches(".plugin(").count(), 1, "one plugin: the dialog");
     assert!(lib.contains(".plugin(tauri_plugin_dialog::init())"));
 }
@@ -173,7 +173,7 @@ fn csp_directives(csp: &str) -> BTreeMap<String, Vec<String>> {
 
 #[test]
 fn csp_allows_no_eval_no_inline_script_and_no_remote_code() {
-    let conf: Value = serde_json::from_str(include_str!("../../tauri.conf.json")).unwrap();
+    let conf: Value = serde_json::from_str(include_str!("../../../tauri.conf.json")).unwrap();
     let security = &conf["app"]["security"];
     let csp = security["csp"].as_str().expect("a CSP is set");
     let d = csp_directives(csp);
@@ -228,7 +228,7 @@ fn csp_allows_no_eval_no_inline_script_and_no_remote_code() {
 
 /// `ui/src/bindings.ts` (kept fresh by tests/bindings.rs): command -> [(argument, TS type)].
 fn bindings_commands() -> BTreeMap<String, Vec<(String, String)>> {
-    let ts = include_str!("../../ui/src/bindings.ts");
+    let ts = include_str!("../../../ui/src/bindings.ts");
     let start = ts.find("export const commands = {").unwrap();
     let end = start + ts[start..].find("\n};").unwrap();
     let mut out = BTreeMap::new();
@@ -276,7 +276,7 @@ fn split_top(s: &str) -> Vec<String> {
 
 /// Field names of `export type <name> = { … };` in the bindings.
 fn type_fields(name: &str) -> Option<Vec<(String, String)>> {
-    let ts = include_str!("../../ui/src/bindings.ts");
+    let ts = include_str!("../../../ui/src/bindings.ts");
     let head = format!("export type {name} = {{\n");
     let start = ts.find(&head)? + head.len();
     let end = start + ts[start..].find("\n};")?;
