@@ -8,7 +8,7 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential openjdk-17-jre-headless li
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk libdbus-1-dev openssl
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: check reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean model embed-reference
 
 ## Every check and test (what .ci/run runs).
@@ -88,10 +88,23 @@ embed-reference: model
 
 ## Regenerates ui/src/bindings.ts from the Rust DTOs (commit the result).
 bindings: ui
-	ORYX_UPDATE_BINDINGS=1 $(CARGO) test -p oryx-desktop --test bindings
+	ORYX_UPDATE_BINDINGS=1 $(CARGO) test -p oryx-desktop --test it bindings::
 
 fmt-check:
 	$(CARGO) fmt --all --check
+
+## The fast inner loop (a few minutes warm): formatting, clippy, and the unit and integration
+## tests of every crate but the desktop app, less the slow ones. Each crate's integration tests
+## are one binary, tests/it/main.rs, a module per subject; SLOW_TESTS names the modules (or
+## tests) to skip here, as libtest filters: a module whose tests take more than ~10 s, kill
+## processes, run at scale or need the embedding model goes there. Tests that need the mem0
+## server are #[ignore]d (make mem0-contract), the browser and desktop suites are e2e-*: none
+## of them run here. `make test` still runs everything.
+SLOW_TESTS := concurrent_writers:: curation_history_faults:: curation_commands:: \
+  serve_process:: ui_fixtures:: commands::semantic_recall
+check: fmt-check
+	$(CARGO) clippy --workspace --exclude oryx-desktop --all-targets -- -D warnings
+	$(CARGO) test --workspace --exclude oryx-desktop -- $(addprefix --skip ,$(SLOW_TESTS))
 
 clippy: ui
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -168,9 +181,9 @@ bench-criterion:
 
 ## The long versions of the reliability tests (8 x 1000 concurrent appends, 240 kills).
 reliability:
-	ORYX_RELIABILITY_SCALE=8 $(CARGO) test -p oryx-core --test reliability -- --nocapture
-	ORYX_RELIABILITY_SCALE=40 $(CARGO) test -p oryx-cli --test concurrency -- --nocapture
-	PROPTEST_CASES=4096 $(CARGO) test -p oryx-core --test properties
+	ORYX_RELIABILITY_SCALE=8 $(CARGO) test -p oryx-core --test it concurrent_writers:: -- --nocapture
+	ORYX_RELIABILITY_SCALE=40 $(CARGO) test -p oryx-cli --test it concurrent_writers:: -- --nocapture
+	PROPTEST_CASES=4096 $(CARGO) test -p oryx-core --test it format_properties::
 	$(MAKE) fuzz FUZZ_SECONDS=300
 
 ## libFuzzer (cargo-fuzz) on the MEMORY.md reader and editor, AGENT.md front matter and saved

@@ -187,7 +187,32 @@ pub fn check_bind(bind: &SocketAddr, token: &Option<String>) -> ApiResult<()> {
     Ok(())
 }
 
+/// Serves until Ctrl-C or SIGTERM, then ends the process (see below).
 pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
+    run(console, opts, None, None)
+}
+
+/// As [`serve`], on a listener the caller bound (`opts.bind` should be its address), until
+/// `stop` resolves: for a host that runs the server inside a process of its own, such as
+/// tests binding port 0 to learn the port first. No signal handler is installed and the
+/// process is never ended.
+pub fn serve_until(
+    console: Console,
+    opts: ServeOptions,
+    listener: std::net::TcpListener,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> ApiResult<()> {
+    run(console, opts, Some(listener), Some(Box::pin(stop)))
+}
+
+type StopFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+fn run(
+    console: Console,
+    opts: ServeOptions,
+    bound: Option<std::net::TcpListener>,
+    stop: Option<StopFuture>,
+) -> ApiResult<()> {
     check_bind(&opts.bind, &opts.token)?;
     // Bad certificate files stop the server before it listens.
     let (tls, fingerprint) = match opts.tls.as_ref().map(tls::acceptor).transpose()? {
@@ -207,14 +232,18 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
             )
         })?;
     let result = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(opts.bind)
-            .await
-            .map_err(|e| {
-                ApiError::new(
-                    ErrorCode::Io,
-                    format!("cannot listen on {}: {e}", opts.bind),
-                )
-            })?;
+        let listener = match bound {
+            Some(l) => l
+                .set_nonblocking(true)
+                .and_then(|()| tokio::net::TcpListener::from_std(l)),
+            None => tokio::net::TcpListener::bind(opts.bind).await,
+        }
+        .map_err(|e| {
+            ApiError::new(
+                ErrorCode::Io,
+                format!("cannot listen on {}: {e}", opts.bind),
+            )
+        })?;
         let addr = listener
             .local_addr()
             .map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
@@ -253,11 +282,23 @@ pub fn serve(console: Console, opts: ServeOptions) -> ApiResult<()> {
         let app = router(state, ui, hosts, &opts.limits);
         let grace = opts.limits.shutdown_grace;
         tokio::spawn(async move {
-            let signal = stop_signal().await;
-            log(&format!("{signal}: stopping"));
+            let signal = match stop {
+                Some(stop) => {
+                    stop.await;
+                    None
+                }
+                None => {
+                    let signal = stop_signal().await;
+                    log(&format!("{signal}: stopping"));
+                    Some(signal)
+                }
+            };
             let _ = stop_tx.send(true);
             // A running migration stops between entries, so the grace period ends it cleanly.
             console_for_stop.cancel_migration();
+            if signal.is_none() {
+                return;
+            }
             // Whatever still holds the process (a thread stuck in a blocking call that a drop
             // waits for), it ends soon after the grace period.
             let deadline = grace + Duration::from_secs(2);

@@ -85,5 +85,5 @@ pub fn invoke(w: &Window, name: &str, args: Value) -> Result<Value, Value> {
 /// The loader of tests/fixtures/traversal.json that the CLI's and server's tests use: one
 /// payload list, one reader of it.
 #[allow(dead_code)]
-#[path = "../../../crates/oryx-cli/tests/common/traversal.rs"]
+#[path = "../../../crates/oryx-server/tests/common/traversal.rs"]
 pub mod traversal;

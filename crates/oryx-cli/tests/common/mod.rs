@@ -2,13 +2,22 @@
 
 #![allow(dead_code)]
 
+#[path = "../../../oryx-server/tests/common/certificate.rs"]
+pub mod certificate;
 pub mod llm;
+// Shared with oryx-server's tests (oryx-cli builds on the server, so they live there).
+#[path = "../../../oryx-server/tests/common/hostile_root.rs"]
+pub mod hostile_root;
+#[path = "../../../oryx-server/tests/common/mem0.rs"]
 pub mod mem0;
+#[path = "../../../oryx-server/tests/common/raw_http.rs"]
+pub mod raw_http;
+#[path = "../../../oryx-server/tests/common/traversal.rs"]
 pub mod traversal;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,6 +31,33 @@ pub fn oryx(config: &Path) -> Command {
         .env_remove("ORYX_TOKEN")
         .env_remove("ORYX_SUMMARY_API_KEY");
     c
+}
+
+/// `oryx` on a [`hostile_root::Env`]: its settings in the env's config folder, and no mem0 of
+/// the caller's environment.
+pub trait OryxOn {
+    fn cmd(&self) -> Command;
+    fn plain(&self, args: &[&str]) -> Output;
+    fn oryx(&self, args: &[&str]) -> Output;
+}
+
+impl OryxOn for hostile_root::Env {
+    fn cmd(&self) -> Command {
+        let mut c = oryx(&self.base().join("config"));
+        c.env_remove("MEM0_BASE_URL").env_remove("MEM0_API_KEY");
+        c
+    }
+
+    fn plain(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    fn oryx(&self, args: &[&str]) -> Output {
+        let root = self.root();
+        let mut all = vec!["--root", root.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.plain(&all)
+    }
 }
 
 /// A started server process, killed when the test lets go of it.

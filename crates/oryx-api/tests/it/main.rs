@@ -1,0 +1,9 @@
+//! oryx-api's integration tests, one binary: a module per subject, helpers in tests/common.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod auto_summary;
+mod damaged_files;
+mod events;
+mod health_paths;

@@ -1,0 +1,18 @@
+//! The `oryx` binary's integration tests, one binary: a module per subject, helpers in
+//! tests/common. They run the real `oryx` (cargo builds it for this crate's tests).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod agent_commands;
+mod broken_roots;
+mod commands;
+mod concurrent_writers;
+mod curation_commands;
+mod export_import_commands;
+mod mem0_unavailable;
+mod path_traversal;
+mod runtime_schema;
+mod serve_process;
+mod serve_refusals;
+mod ui_fixtures;

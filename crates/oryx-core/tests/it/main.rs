@@ -1,0 +1,22 @@
+//! oryx-core's integration tests, one binary: a module per subject (linking one test binary
+//! per file cost a link and ~40 MB of target/ each). A test that needs a process of its own
+//! (process-wide memory figures, environment variables) gets its own file in tests/ instead.
+//! Property-test regressions are in tests/proptest-regressions/<module>.txt, where proptest
+//! looks for a source file under a directory with a main.rs.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod archive_export_faults;
+mod archive_round_trip;
+mod concurrent_writers;
+mod curation;
+mod curation_history_faults;
+mod format_properties;
+mod java_compat;
+mod memory_append_faults;
+mod root_links_and_fifos;
+mod runtime_schema;
+mod store_contract;
+mod vector_file_damage;
+mod watch;
