@@ -1,4 +1,4 @@
-//! A remote console (issue #11, item 8): the app on this computer's root shows, in turn, the
+//! A remote console: the app on this computer's root shows, in turn, the
 //! consoles of two real `oryx serve` processes — one over https with a self-signed certificate
 //! trusted by its fingerprint, one over plain http on loopback — through the same IPC the window
 //! uses; writes land in the remote root, tokens stay out of files, and every refusal changes

@@ -1,6 +1,6 @@
 """A small HTTP front over the real mem0ai library, for OryxOS test suites.
 
-Speaks the self-hosted mem0 REST endpoints of SPEC.md §6 on 127.0.0.1, backed by
+Speaks the self-hosted mem0 REST endpoints of docs/CONTRACT.md §6 on 127.0.0.1, backed by
 mem0's Memory with qdrant in local `path` mode and a deterministic offline
 embedder. The LLM is never called: adds always go through infer=False.
 

@@ -69,7 +69,7 @@ pub fn read_input(path: &Path, max: u64) -> ApiResult<String> {
 /// `path` opened for reading when it is a regular file of at most `max` bytes: a FIFO, socket
 /// or device is refused, never waited on or read without end.
 pub fn open_input(path: &Path, max: u64) -> ApiResult<std::fs::File> {
-    let file = oryx_core::fsx::open_read(path)?.ok_or_else(|| {
+    let file = oryx_core::rooted_fs::open_read(path)?.ok_or_else(|| {
         ApiError::invalid(format!("cannot read {}: no such file", path.display()))
     })?;
     let len = file

@@ -127,7 +127,7 @@ impl Console {
                 settings_path: self.settings_path().display().to_string(),
                 overridden_by,
                 first_run,
-                root_problem: oryx_core::fsx::root_problem(&e.root),
+                root_problem: oryx_core::rooted_fs::root_problem(&e.root),
                 backend_problem: self.services().memory.store().problem(),
                 mem0_base_url: e.mem0_base_url.clone(),
                 notice: self.notice(),
@@ -139,7 +139,7 @@ impl Console {
     /// `agents/`. Writes never create a missing root on their own.
     pub fn create_root(&self) -> ApiResult<RootInspection> {
         let rt = self.services();
-        oryx_core::fsx::create_root(rt.root())?;
+        oryx_core::rooted_fs::create_root(rt.root())?;
         // A root that did not exist could not be watched: live refresh starts now.
         self.events().follow(&rt);
         Ok(inspect(rt.root(), &rt.effective.db_path))

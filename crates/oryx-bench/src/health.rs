@@ -142,7 +142,7 @@ impl Bench {
             drop(std::mem::take(&mut findings));
             let t = Instant::now();
             // Read as the console reads a memory file (in parts at once when it is large).
-            let bytes = oryx_core::fsx::read_memory(&big_file).unwrap();
+            let bytes = oryx_core::rooted_fs::read_memory(&big_file).unwrap();
             from_bytes = health::run_markdown(&bytes, &opts).findings;
             hs.push(t.elapsed());
             drop(bytes);

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::embed::identity::fnv1a;
 use crate::error::{CoreError, IoContext, Result};
 use crate::names::{agent_dir, agents_dir, is_valid_agent_name, validate_agent_name};
-use crate::{frontmatter, fsx, yaml_edit};
+use crate::{frontmatter, rooted_fs, yaml_edit};
 
 /// Identifies one version of a file's text: an edit opened on it is saved only over it.
 pub fn version_of(text: &str) -> String {
@@ -90,14 +90,14 @@ fn require_agent(root: &Path, name: &str) -> Result<PathBuf> {
 
 /// Writes `text` to `dir/name` atomically (temp file + rename), opened without following links.
 fn write_file(file: &Path, text: &str) -> Result<()> {
-    let (dir, name) = fsx::memory_dir(file, false)?
+    let (dir, name) = rooted_fs::memory_dir(file, false)?
         .ok_or_else(|| CoreError::io(file, std::io::ErrorKind::NotFound.into()))?;
     dir.replace(name, text.as_bytes(), || true)?;
     Ok(())
 }
 
 fn read_text(file: &Path) -> Result<Option<String>> {
-    match fsx::open_read(file)? {
+    match rooted_fs::open_read(file)? {
         None => Ok(None),
         Some(mut f) => {
             use std::io::Read;

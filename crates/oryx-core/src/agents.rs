@@ -383,7 +383,7 @@ fn empty_agent(name: &str, dir: PathBuf, warnings: Vec<Warning>) -> Agent {
 /// after the caller's checks cannot lead outside the root.
 fn read_limited(root: &Path, path: &Path) -> Result<Option<String>> {
     use std::io::Read;
-    let Some(file) = crate::fsx::open_read_inside(root, path)? else {
+    let Some(file) = crate::rooted_fs::open_read_inside(root, path)? else {
         return Ok(None);
     };
     let len = file.metadata().at(path)?.len();

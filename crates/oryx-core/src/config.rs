@@ -311,7 +311,7 @@ pub fn load(path: &Path) -> Result<Settings> {
 pub fn load_file<T: DeserializeOwned + Default>(path: &Path) -> Result<T> {
     use std::io::Read;
     // Non-blocking open: a FIFO in place of the file is an error, not a hang.
-    let Some(mut file) = crate::fsx::open_read(path)? else {
+    let Some(mut file) = crate::rooted_fs::open_read(path)? else {
         return Ok(T::default());
     };
     let mut text = String::new();
@@ -566,8 +566,8 @@ mod tests {
     fn a_fifo_in_place_of_the_settings_file_is_an_error_not_a_hang() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
-        crate::fsx::test_support::mkfifo(&path);
-        let err = crate::fsx::test_support::within_deadline(move || load(&path)).unwrap_err();
+        crate::rooted_fs::test_support::mkfifo(&path);
+        let err = crate::rooted_fs::test_support::within_deadline(move || load(&path)).unwrap_err();
         assert!(
             matches!(err, CoreError::NotRegularFile { kind, .. } if kind.contains("FIFO")),
             "{err}"

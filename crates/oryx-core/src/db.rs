@@ -83,7 +83,7 @@ fn configure(conn: &Connection, path: &Path, writable: bool) -> Result<()> {
 /// not an error). A file that is not SQLite is reported as corrupt.
 pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
     // SQLite opens by name: a FIFO or device must be refused before it blocks on it.
-    if !crate::fsx::require_regular_if_exists(path)? {
+    if !crate::rooted_fs::require_regular_if_exists(path)? {
         require_folder(path)?;
         return Ok(None);
     }
@@ -102,7 +102,7 @@ pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
 
 /// Opens (creating when missing) the database and makes sure the runtime's tables exist.
 pub fn open_or_create(path: &Path) -> Result<Connection> {
-    if !crate::fsx::require_regular_if_exists(path)? {
+    if !crate::rooted_fs::require_regular_if_exists(path)? {
         require_folder(path)?;
     }
     let conn = Connection::open(path).at_db(path)?;
@@ -349,7 +349,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_fifo_database_is_refused_not_opened() {
-        use crate::fsx::test_support::{mkfifo, within_deadline};
+        use crate::rooted_fs::test_support::{mkfifo, within_deadline};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("oryxos.db");
         mkfifo(&path);

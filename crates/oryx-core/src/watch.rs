@@ -311,7 +311,7 @@ impl DbProbe {
             generation: self.generation,
         };
         // SQLite opens by name and would block on a FIFO: only a regular file is opened.
-        let identity = match crate::fsx::require_regular_if_exists(&self.db) {
+        let identity = match crate::rooted_fs::require_regular_if_exists(&self.db) {
             Ok(true) => std::fs::metadata(&self.db)
                 .ok()
                 .and_then(|m| file_identity(&m)),
@@ -443,7 +443,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_fifo_in_place_of_the_database_neither_hangs_nor_stops_the_watcher() {
-        use crate::fsx::test_support::{mkfifo, within_deadline};
+        use crate::rooted_fs::test_support::{mkfifo, within_deadline};
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         std::fs::create_dir_all(root.join("agents/a")).unwrap();

@@ -1,4 +1,4 @@
-//! Importing hostile `oryx-export` archives (issue #29): members a runtime would replay (a WAL,
+//! Importing hostile `oryx-export` archives: members a runtime would replay (a WAL,
 //! a journal), declared sizes that lie (zip64 1 TiB, 2^64-1), a deflate bomb, names with a NUL,
 //! folders of the target that are links or files, two agents mapped onto one name, and a
 //! history that would attach to the target's own memory. Each is refused (or dropped) before

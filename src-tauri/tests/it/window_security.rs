@@ -1,4 +1,4 @@
-//! Issue #6, desktop security: the window may call our commands, open the folder picker and
+//! Desktop security: the window may call our commands, open the folder picker and
 //! listen to events, nothing else; the CSP allows no eval or inline script; only the Settings
 //! commands take a filesystem path; every command that takes an agent or session name refuses
 //! traversal payloads through Tauri's mock runtime (real IPC serialisation, real files); and a

@@ -1,4 +1,4 @@
-//! The automatic summary mode (issue #15): `propose` turns unsummarised entries outside the
+//! The automatic summary mode: `propose` turns unsummarised entries outside the
 //! window into a health finding; `apply` has the console append the rules' summary itself when
 //! the runtime's writes push the count over the threshold — once, undoable, originals kept, and
 //! not again after a person undid it.

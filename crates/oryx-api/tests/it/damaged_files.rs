@@ -1,4 +1,4 @@
-//! Hostile input (issue #6): files and databases nobody should have to read. Each bad item gives
+//! Hostile input: files and databases nobody should have to read. Each bad item gives
 //! a clear error for that item, the rest of the console keeps working, and nothing is rewritten.
 
 use std::fs;
@@ -257,7 +257,7 @@ fn a_corrupt_messages_json_is_an_error_for_that_session_only() {
     assert!(!before.is_empty());
 }
 
-/// An older runtime's table without the optional columns lists what it has (SPEC: never fail
+/// An older runtime's table without the optional columns lists what it has (CONTRACT §6: never fail
 /// on a database's age); only a table that is not the runtime's is an error (above).
 #[test]
 fn a_sessions_table_without_optional_columns_still_lists() {
@@ -369,12 +369,12 @@ fn unreadable_databases_are_clear_errors_and_memory_keeps_working() {
     }
 }
 
-/// FIFOs in place of the root's files (issue "Faults and hostile files" §3): every console view
+/// FIFOs in place of the root's files: every console view
 /// answers in time, with an error or a warning on that item, and the rest keeps working.
 #[cfg(unix)]
 #[test]
 fn fifos_in_the_root_are_errors_for_that_item_never_hangs() {
-    use oryx_core::fsx::test_support::{mkfifo, within_deadline};
+    use oryx_core::rooted_fs::test_support::{mkfifo, within_deadline};
     let r = root();
     agent(&r.root, "piped", b"", None);
     fs::remove_file(r.root.join("agents/piped/AGENT.md")).unwrap();
@@ -439,7 +439,7 @@ fn fifos_in_the_root_are_errors_for_that_item_never_hangs() {
 }
 
 /// A root that vanished (or was mistyped) is an error naming it, never an empty console, and no
-/// write recreates it; the settings view says so for the UI's banner (§5).
+/// write recreates it; the settings view says so for the UI's banner.
 #[test]
 fn a_missing_root_is_reported_not_recreated() {
     let r = root();
@@ -522,7 +522,7 @@ fn a_folder_that_is_not_a_root_takes_no_writes() {
     assert!(c.list_agents().unwrap().agents.is_empty());
 }
 
-/// Settings saved by an editor that writes a UTF-8 byte order mark load (§7).
+/// Settings saved by an editor that writes a UTF-8 byte order mark load.
 #[test]
 fn a_settings_file_with_a_byte_order_mark_loads() {
     let r = root();

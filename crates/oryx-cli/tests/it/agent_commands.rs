@@ -1,4 +1,4 @@
-//! Issue #13 through the real `oryx` binary: creating, cloning, editing, skills, archive and
+//! Managing agents through the real `oryx` binary: creating, cloning, editing, skills, archive and
 //! restore, and the user's files, in the documented forms; what is written is what the
 //! runtime's loader reads (checked with the console's own reader of AGENT.md).
 

@@ -1,4 +1,4 @@
-//! The `oryx` binary against hostile roots (issue "Faults and hostile files" §3, §5): FIFOs in
+//! The `oryx` binary against hostile roots: FIFOs in
 //! place of the root's files, and missing or mistyped roots. Each child gets a deadline and is
 //! killed after it, so a regression fails the test instead of hanging the suite.
 #![cfg(unix)]

@@ -1,4 +1,4 @@
-//! Issue #6, concurrent writers through the real entry points: 8 `oryx memory add` processes
+//! Concurrent writers through the real entry points: 8 `oryx memory add` processes
 //! appending archival entries, a ninth rewriting core with `oryx memory add --scope core`, and
 //! the console (`oryx serve`, its REST append) writing at the same time, on one MEMORY.md and on
 //! the sqlite backend. Every confirmed entry must be there once, and the file must parse.

@@ -1,4 +1,4 @@
-//! Issue #12 through the real `oryx` binary: the curation commands in their documented forms
+//! Curation through the real `oryx` binary: the curation commands in their documented forms
 //! (exit codes, `--json`), the file on disk after each step, appends by other processes
 //! surviving edits, and a console killed mid-delete leaving the old or the new file with a
 //! history that agrees.
@@ -444,7 +444,7 @@ fn a_console_killed_mid_delete_leaves_old_or_new_and_a_history_that_agrees() {
     assert!(got_new > 0, "the delete that was let finish is there");
 }
 
-/// Issue #15's CLI form: `memory health --json` lists findings with the entry ids and a fix
+/// Memory health's CLI form: `memory health --json` lists findings with the entry ids and a fix
 /// that is one curation operation; applying it clears the finding.
 #[test]
 fn memory_health_finds_a_planted_secret_and_its_fix_clears_it() {

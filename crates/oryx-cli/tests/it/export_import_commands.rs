@@ -1,4 +1,4 @@
-//! Issue #16 through the real `oryx` binary, in the documented forms: export a root, import it
+//! Export and import through the real `oryx` binary, in the documented forms: export a root, import it
 //! into another root and backend (dry run, then for real, then again adding nothing), an agent
 //! renamed on the way, and memory as of a moment and between two moments.
 

@@ -1,4 +1,4 @@
-//! The runtime's database through the `oryx` binary (SPEC §12): no command changes its schema on
+//! The runtime's database through the `oryx` binary (CONTRACT §12): no command changes its schema on
 //! any backend, and a database from before per-agent memory works for reads and tool calls.
 
 use std::path::{Path, PathBuf};

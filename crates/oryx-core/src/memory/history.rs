@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::change::{EntryDiff, Splice};
 use super::journal::append_lines;
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx;
+use crate::rooted_fs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -365,8 +365,8 @@ impl History {
     pub fn index(&self, owner: Option<&str>) -> Result<Index> {
         let mut text = Vec::new();
         let file = match self.own_dir {
-            true => fsx::open_read(&self.path)?,
-            false => fsx::open_memory(&self.path, fsx::Access::Read)?,
+            true => rooted_fs::open_read(&self.path)?,
+            false => rooted_fs::open_memory(&self.path, rooted_fs::Access::Read)?,
         };
         match file {
             Some(mut f) => {
@@ -478,7 +478,7 @@ impl History {
 
 fn open_append(path: &Path) -> Result<File> {
     // Like the journal: never through a link, never blocking on a FIFO.
-    fsx::open_memory(path, fsx::Access::ReadAppendCreate)?
+    rooted_fs::open_memory(path, rooted_fs::Access::ReadAppendCreate)?
         .ok_or_else(|| crate::error::CoreError::io(path, std::io::ErrorKind::NotFound.into()))
 }
 

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::fs::{self, File};
 
-use crate::fsx;
+use crate::rooted_fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -136,7 +136,7 @@ impl Journal {
     pub fn load(&self, now: i64) -> Result<Vec<Tracked>> {
         let mut text = Vec::new();
         // Like MEMORY.md itself: never through a link, never blocking on a FIFO.
-        match fsx::open_memory(&self.path, fsx::Access::Read)? {
+        match rooted_fs::open_memory(&self.path, rooted_fs::Access::Read)? {
             Some(mut f) => {
                 f.read_to_end(&mut text).at(&self.path)?;
             }
@@ -226,8 +226,8 @@ impl Journal {
             })?;
             text.push(b'\n');
         }
-        let mut f =
-            fsx::open_memory(&self.path, fsx::Access::ReadAppendCreate)?.ok_or_else(|| {
+        let mut f = rooted_fs::open_memory(&self.path, rooted_fs::Access::ReadAppendCreate)?
+            .ok_or_else(|| {
                 CoreError::io(
                     &self.path,
                     std::io::Error::from(std::io::ErrorKind::NotFound),
@@ -238,7 +238,7 @@ impl Journal {
 
     /// Goes back to `len` bytes (undoing records of a write that then failed).
     pub fn truncate(&self, len: u64) -> Result<()> {
-        match fsx::open_memory(&self.path, fsx::Access::ReadAppend)? {
+        match rooted_fs::open_memory(&self.path, rooted_fs::Access::ReadAppend)? {
             Some(f) => f.set_len(len).at(&self.path),
             None => Ok(()),
         }
@@ -278,7 +278,7 @@ impl Journal {
                 text.push(b'\n');
             }
         }
-        let Some((dir, name)) = fsx::memory_dir(&self.path, false)? else {
+        let Some((dir, name)) = rooted_fs::memory_dir(&self.path, false)? else {
             return Ok(());
         };
         dir.replace(name, &text, || true)?;

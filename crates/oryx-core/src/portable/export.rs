@@ -18,10 +18,10 @@ use super::{
     FORMAT, VERSION,
 };
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx;
 use crate::memory::history::history_path;
 use crate::memory::{LongTermMemoryStore, Scope};
 use crate::names::{self, Owner};
+use crate::rooted_fs;
 use crate::sessions::SessionStore;
 use crate::timefmt::{format_entry_ts, now_local};
 
@@ -149,7 +149,7 @@ impl Writer<'_> {
     /// A file of the root, streamed (a MEMORY.md may be 100 MB). It must be the root's own: a
     /// link anywhere on its path that leads out of the root is refused, never packed.
     fn file(&mut self, name: &str, path: &Path, cancel: &AtomicBool) -> Result<()> {
-        let Some(mut f) = fsx::open_read_inside(self.root, path)? else {
+        let Some(mut f) = rooted_fs::open_read_inside(self.root, path)? else {
             return Ok(()); // gone since it was listed
         };
         let big = f.metadata().at(path)?.len() >= 0xFFFF_FFFF;
@@ -249,7 +249,7 @@ fn rel(root: &Path, p: &Path) -> String {
 /// directory or a link that happens to have its name.
 fn check_target(out: &Path) -> Result<()> {
     match std::fs::symlink_metadata(out) {
-        Ok(m) => fsx::require_regular(out, &m),
+        Ok(m) => rooted_fs::require_regular(out, &m),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(CoreError::io(out, e)),
     }

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx::same_file;
+use crate::rooted_fs::same_file;
 
 /// The folder, created when missing.
 pub fn folder(dir: &Path) -> Result<PathBuf> {
@@ -85,7 +85,7 @@ pub fn remove_stale_temps(dir: &Path, prefix: &str) {
 /// it was removed.
 pub fn remove_if_unheld(path: &Path) -> bool {
     // Only regular files are ours; never opened when something else has the name.
-    let Ok(Some(file)) = crate::fsx::open_read(path) else {
+    let Ok(Some(file)) = crate::rooted_fs::open_read(path) else {
         return false;
     };
     if file.try_lock().is_err() {

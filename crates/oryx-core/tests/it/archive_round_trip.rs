@@ -1,4 +1,4 @@
-//! Issue #16: export and import across roots and backends — a round trip markdown → archive →
+//! Export and import across roots and backends — a round trip markdown → archive →
 //! sqlite → archive → markdown loses nothing (a property test), a second import adds nothing,
 //! a dry run and a damaged archive write nothing, and a renamed agent keeps a valid AGENT.md.
 

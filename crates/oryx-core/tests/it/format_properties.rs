@@ -1,4 +1,4 @@
-//! Property tests of the MEMORY.md reader and writer and of AGENT.md front matter (issue #6):
+//! Property tests of the MEMORY.md reader and writer and of AGENT.md front matter:
 //! what we write reads back as written, an edit keeps every other line, the prompt's head/tail
 //! load agrees with the full read, and no input makes any of it panic.
 
@@ -86,7 +86,7 @@ fn file_bytes() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn line_texts(bytes: &[u8]) -> Vec<String> {
-    // Every leading BOM (a rewrite drops them all, SPEC §12).
+    // Every leading BOM (a rewrite drops them all, CONTRACT §12).
     let mut from = 0;
     while bytes[from..].starts_with(b"\xEF\xBB\xBF") {
         from += 3;
@@ -226,7 +226,7 @@ proptest! {
             prop_assert_eq!(&now.archival, &expected.archival);
         }
         let bytes = std::fs::read(&path).unwrap();
-        // A rewrite writes section headings in their canonical form (SPEC §12); every other
+        // A rewrite writes section headings in their canonical form (CONTRACT §12); every other
         // line stays.
         prop_assert!(is_subsequence(&canonical(&line_texts(&base)), &canonical(&line_texts(&bytes))));
     }
@@ -341,7 +341,7 @@ proptest! {
     }
 }
 
-// Issue #13: a front matter key set in place keeps every line it does not own — comments,
+// A front matter key set in place keeps every line it does not own — comments,
 // unknown keys, their order — and reads back as asked.
 fn fm_line() -> impl Strategy<Value = String> {
     prop_oneof![

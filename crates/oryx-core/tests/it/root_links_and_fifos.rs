@@ -6,9 +6,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use oryx_core::fsx::test_support::{mkfifo, within_deadline};
 use oryx_core::memory::{LongTermMemoryStore, MarkdownMemoryStore, Scope};
 use oryx_core::names::Owner;
+use oryx_core::rooted_fs::test_support::{mkfifo, within_deadline};
 use oryx_core::sessions::SessionStore;
 use oryx_core::{agents, names, CoreError};
 
@@ -320,7 +320,7 @@ fn a_missing_root_is_an_error_and_is_never_created() {
     );
 
     // A root created on purpose takes writes.
-    oryx_core::fsx::create_root(&root).unwrap();
+    oryx_core::rooted_fs::create_root(&root).unwrap();
     store
         .append(&Owner::Global, Scope::Archival, "now", None)
         .unwrap();
@@ -340,12 +340,12 @@ fn a_folder_that_is_not_a_root_is_refused_for_writes_until_created_on_purpose() 
     assert!(matches!(e, CoreError::NotARoot { .. }), "{e}");
     assert!(e.to_string().contains("--create-root"), "{e}");
     assert!(!dir.path().join("memory").exists());
-    assert!(oryx_core::fsx::root_problem(dir.path()).is_some());
+    assert!(oryx_core::rooted_fs::root_problem(dir.path()).is_some());
     // Reads of such a folder are harmless and stay empty.
     assert!(store.load_all(&Owner::Global).unwrap().core.is_empty());
 
-    oryx_core::fsx::create_root(dir.path()).unwrap();
-    assert_eq!(oryx_core::fsx::root_problem(dir.path()), None);
+    oryx_core::rooted_fs::create_root(dir.path()).unwrap();
+    assert_eq!(oryx_core::rooted_fs::root_problem(dir.path()), None);
     store
         .append(&Owner::Global, Scope::Archival, "x", None)
         .unwrap();

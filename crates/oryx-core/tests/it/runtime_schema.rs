@@ -1,4 +1,4 @@
-//! The runtime's database stays the runtime's (SPEC §12): no console command changes its schema
+//! The runtime's database stays the runtime's (CONTRACT §12): no console command changes its schema
 //! on any backend, objects an earlier console version added are removed, and a database from
 //! before per-agent memory is read as global memory and upgraded only for a write, the way the
 //! runtime upgrades it.

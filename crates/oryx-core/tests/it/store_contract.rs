@@ -446,7 +446,7 @@ fn hand_edited_legacy_file_reads_leniently_and_is_rewritten_as_the_runtime_reads
     svc.append(&owner, Scope::Core, "new core").unwrap();
     let after = std::fs::read(&path).unwrap();
     let after_text = String::from_utf8(after.clone()).unwrap();
-    // A rewrite writes what the runtime reads (SPEC §12): no BOM, canonical headings, the
+    // A rewrite writes what the runtime reads (CONTRACT §12): no BOM, canonical headings, the
     // file's own CRLF on every line; the preamble's text survives.
     assert!(after.starts_with(
         b"# Legacy notes kept by hand\r\nThis preamble must survive every write.\r\n"

@@ -1,4 +1,4 @@
-//! Issue #6, "nothing is lost": the mem0 store against a failing service. For each fault of the
+//! "Nothing is lost": the mem0 store against a failing service. For each fault of the
 //! real mem0 test server (500s, slow beyond the timeout, malformed JSON) and for a service that is
 //! down (a closed port), every call — append, load_all, load_context, recall — fails within the
 //! timeout plus a small margin, with a message naming the base URL and what went wrong, as

@@ -8,10 +8,10 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::error::Result;
-use crate::fsx;
 use crate::memory::entry::{Entry, Scope};
 use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
 use crate::memory::store::ContextEntries;
+use crate::rooted_fs;
 
 const CHUNK: usize = 64 * 1024;
 /// The most of one line the prompt's tail load keeps: the window needs only the newest line's
@@ -66,7 +66,7 @@ pub(super) fn stream_context(file: File, archival_limit: usize) -> std::io::Resu
 }
 
 pub(super) fn open_blocks(path: &Path) -> Result<Option<BlockReader<File>>> {
-    Ok(fsx::open_memory(path, fsx::Access::Read)?.map(BlockReader::new))
+    Ok(rooted_fs::open_memory(path, rooted_fs::Access::Read)?.map(BlockReader::new))
 }
 
 /// Reads the head up to the archival heading (core lives there) and the archival tail backwards

@@ -208,8 +208,8 @@ impl Planned {
     }
 
     /// The new file as ranges of the old one and inserted bytes (for a kernel copy).
-    pub fn pieces(&self) -> Vec<crate::fsx::Piece<'_>> {
-        use crate::fsx::Piece;
+    pub fn pieces(&self) -> Vec<crate::rooted_fs::Piece<'_>> {
+        use crate::rooted_fs::Piece;
         let mut out = Vec::with_capacity(self.raws.len() * 2 + 1);
         let mut pos = 0;
         for r in &self.raws {

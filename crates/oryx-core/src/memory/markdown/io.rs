@@ -6,7 +6,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx;
+use crate::rooted_fs;
 
 #[cfg(test)]
 thread_local! {
@@ -31,7 +31,7 @@ impl<R: Read> Read for Counted<R> {
 }
 
 pub fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
-    fsx::read_memory(path)
+    rooted_fs::read_memory(path)
 }
 
 pub(super) fn missing(path: &Path) -> CoreError {
@@ -41,7 +41,7 @@ pub(super) fn missing(path: &Path) -> CoreError {
 /// MEMORY.md opened for reading and appending, never through a link (`None`: there is no
 /// file). Appends go through this handle, so they land in exactly the version that was checked.
 pub(super) fn open_rw(path: &Path) -> Result<Option<File>> {
-    fsx::open_memory(path, fsx::Access::ReadAppend)
+    rooted_fs::open_memory(path, rooted_fs::Access::ReadAppend)
 }
 
 pub(super) fn read_all(f: &File, path: &Path) -> Result<Vec<u8>> {

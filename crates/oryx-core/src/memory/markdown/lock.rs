@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::io::missing;
 use crate::error::{IoContext, Result};
-use crate::fsx;
 use crate::memory::format;
+use crate::rooted_fs;
 
 /// What identifies one version of a file: size, modification time and inode (a rename by
 /// another writer changes the inode even when size and time collide).
@@ -140,7 +140,8 @@ pub fn lock_path(path: &Path) -> PathBuf {
 
 pub fn lock(path: &Path) -> Result<FileLock> {
     let lp = lock_path(path);
-    let file = fsx::open_memory(&lp, fsx::Access::ReadWriteCreate)?.ok_or_else(|| missing(&lp))?;
+    let file = rooted_fs::open_memory(&lp, rooted_fs::Access::ReadWriteCreate)?
+        .ok_or_else(|| missing(&lp))?;
     file.lock().at(&lp)?;
     Ok(FileLock { file })
 }

@@ -8,13 +8,13 @@ use std::path::Path;
 
 use super::store::MarkdownMemoryStore;
 use crate::error::{IoContext, Result};
-use crate::fsx;
 use crate::memory::entry::{Entry, Scope};
 use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
 use crate::memory::service::{render_block, MemoryView, WindowStats};
 use crate::memory::store::{contains_ci, LongTermMemoryStore};
 use crate::memory::window;
 use crate::names::Owner;
+use crate::rooted_fs;
 
 /// The most of one entry a paged view holds: a longer one is shown cut to its first 1 MiB
 /// (and counted and searched by that part).
@@ -67,7 +67,7 @@ impl MarkdownMemoryStore {
         mut visit: impl FnMut(usize, Entry) -> ControlFlow<()>,
     ) -> Result<()> {
         let path = self.path(owner);
-        let Some(file) = fsx::open_memory(&path, fsx::Access::Read)? else {
+        let Some(file) = rooted_fs::open_memory(&path, rooted_fs::Access::Read)? else {
             return Ok(());
         };
         scan(

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::io::missing;
 use super::lock::{version, FileStamp};
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx;
+use crate::rooted_fs;
 
 /// Replaces `path` with `bytes` atomically: readers see the old or the new file, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -45,7 +45,7 @@ pub(super) fn replace(path: &Path, bytes: &[u8], expect: Expect) -> Result<Repla
 pub(super) enum NewFile<'a> {
     Parts(&'a [&'a [u8]]),
     /// Ranges of this open file (the version being replaced) and new bytes.
-    Pieces(&'a File, &'a [fsx::Piece<'a>]),
+    Pieces(&'a File, &'a [rooted_fs::Piece<'a>]),
 }
 
 /// [`replace`] with the new file given as consecutive parts.
@@ -55,7 +55,7 @@ pub(super) fn replace_parts(path: &Path, parts: &[&[u8]], expect: Expect) -> Res
 
 pub(super) fn replace_with(path: &Path, new: NewFile<'_>, expect: Expect) -> Result<Replaced> {
     // Opened from the root without following links: the rename lands in the checked folder.
-    let (dir, name) = fsx::memory_dir(path, true)?.ok_or_else(|| missing(path))?;
+    let (dir, name) = rooted_fs::memory_dir(path, true)?.ok_or_else(|| missing(path))?;
     let mut staged = match new {
         NewFile::Parts(parts) => dir.stage_parts(name, parts)?,
         NewFile::Pieces(src, pieces) => dir.stage_pieces(name, src, pieces)?,

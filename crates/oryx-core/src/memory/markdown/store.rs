@@ -25,7 +25,6 @@ use super::rewrite::{
 use super::settle::{append_bytes, note_in_journal, settle, FULL_READ_MAX};
 use super::tail;
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx;
 use crate::memory::entry::{render_line, Entry, Scope, Sections};
 use crate::memory::format::{self, classify, BlockReader, Edit, LineKind, SectionCursor};
 use crate::memory::history;
@@ -35,6 +34,7 @@ use crate::memory::store::{
     contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe,
 };
 use crate::names::{memory_path, Owner};
+use crate::rooted_fs;
 use crate::timefmt::now_local;
 
 /// Files up to this size are simply read whole by the prompt's load.
@@ -90,7 +90,7 @@ impl MarkdownMemoryStore {
         if !journal.exists() {
             return Ok(());
         }
-        let peek = fsx::open_memory(&lock_path(path), fsx::Access::Read)
+        let peek = rooted_fs::open_memory(&lock_path(path), rooted_fs::Access::Read)
             .ok()
             .flatten()
             .and_then(|f| read_hint_from(&f));
@@ -360,7 +360,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
     ) -> Result<Entry> {
         let path = self.path(owner);
         let dir = path.parent().unwrap_or(Path::new("."));
-        fsx::memory_dir(&path, true)?;
+        rooted_fs::memory_dir(&path, true)?;
         let ts = at.unwrap_or_else(now_local);
         let line = render_line(Some(&ts), content);
         let entry = Entry {
@@ -426,7 +426,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         let mut counts = EntryCounts::default();
         // Counting needs only where each line starts: a line is held up to 1 MiB, so the
         // agents list of a gigabyte MEMORY.md stays small.
-        let Some(mut reader) = fsx::open_memory(&path, fsx::Access::Read)?
+        let Some(mut reader) = rooted_fs::open_memory(&path, rooted_fs::Access::Read)?
             .map(|f| BlockReader::with_line_cap(f, COUNT_LINE_CAP))
         else {
             return Ok(counts);
@@ -537,7 +537,7 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
     fn load_context(&self, owner: &Owner, archival_limit: usize) -> Result<ContextEntries> {
         let path = self.path(owner);
         self.settle_for_read(&path)?;
-        let Some(mut file) = fsx::open_memory(&path, fsx::Access::Read)? else {
+        let Some(mut file) = rooted_fs::open_memory(&path, rooted_fs::Access::Read)? else {
             return Ok(ContextEntries::default());
         };
         let len = file.metadata().at(&path)?.len();

@@ -31,10 +31,10 @@ use place::{find_dir, place, plan_files, plan_links};
 pub use report::{ImportOptions, ImportReport, OwnerImport};
 
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx::Dir;
 use crate::memory::{LongTermMemoryStore, Sections};
 use crate::names::{self, Owner};
 use crate::portable::{owner_key, owner_of, Progress};
+use crate::rooted_fs::Dir;
 
 pub fn import(
     archive: &Path,

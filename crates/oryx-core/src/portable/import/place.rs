@@ -13,10 +13,10 @@ use sha2::Digest;
 use super::archive::{copy_hashed, damaged, open_member, AgentFile, Declared, Member, HISTORY};
 use super::report::{ImportOptions, ImportReport};
 use crate::error::{CoreError, IoContext, Result};
-use crate::fsx::{Access, Dir, Staged};
 use crate::memory::Backend;
 use crate::names::{self, Owner};
 use crate::portable::Manifest;
+use crate::rooted_fs::{Access, Dir, Staged};
 
 pub(super) fn os(s: &str) -> &OsStr {
     OsStr::new(s)

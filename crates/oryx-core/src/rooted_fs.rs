@@ -1,5 +1,4 @@
-//! Opening console paths so that what is opened is what was checked (issue "Faults and hostile
-//! files" §2, §3, §5).
+//! Files reached from the root: what is opened is what was checked.
 //!
 //! A path checked and then opened by name can be swapped for a link in between, and opening a
 //! FIFO for reading waits for a writer, forever. So:
