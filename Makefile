@@ -8,11 +8,11 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential openjdk-17-jre-headless li
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk libdbus-1-dev openssl
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: check reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: check commit-subjects reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean model embed-reference
 
 ## Every check and test (what .ci/run runs).
-test: deps ui fmt-check clippy rust-test mem0-contract fuzz ui-check e2e-desktop e2e-browser
+test: deps ui commit-subjects fmt-check clippy rust-test mem0-contract fuzz ui-check e2e-desktop e2e-browser
 	@echo "make test: all checks passed"
 # One pass over a fresh clone gains nothing from incremental caches, which would add GBs to target/.
 test: export CARGO_INCREMENTAL ?= 0
@@ -93,6 +93,15 @@ bindings: ui
 fmt-check:
 	$(CARGO) fmt --all --check
 
+## Commit subjects fit in 72 characters, from the first commit held to that rule on (a clone
+## without that commit in its history, a shallow one say, skips the check and says so).
+SUBJECTS_SINCE := c783958
+commit-subjects:
+	@if ! git rev-parse -q --verify '$(SUBJECTS_SINCE)^{commit}' >/dev/null 2>&1; then \
+	  echo "commit-subjects: $(SUBJECTS_SINCE) is not in this clone's history; skipped"; \
+	else long=$$(git log --format=%s $(SUBJECTS_SINCE)..HEAD | awk 'length > 72'); \
+	  if [ -n "$$long" ]; then echo "commit subjects over 72 characters:"; echo "$$long"; exit 1; fi; fi
+
 ## The fast inner loop (a few minutes warm): formatting, clippy, and the unit and integration
 ## tests of every crate but the desktop app, less the slow ones. Each crate's integration tests
 ## are one binary, tests/it/main.rs, a module per subject; SLOW_TESTS names the modules (or
@@ -102,7 +111,7 @@ fmt-check:
 ## of them run here. `make test` still runs everything.
 SLOW_TESTS := concurrent_writers:: curation_history_faults:: curation_commands:: \
   serve_process:: ui_fixtures:: commands::semantic_recall
-check: fmt-check
+check: commit-subjects fmt-check
 	$(CARGO) clippy --workspace --exclude oryx-desktop --all-targets -- -D warnings
 	$(CARGO) test --workspace --exclude oryx-desktop -- $(addprefix --skip ,$(SLOW_TESTS))
 
