@@ -83,68 +83,132 @@ impl KeyTexts {
         }
     }
 
-    /// Writes the two key texts: their lengths in bytes and in characters.
+    /// Writes the two key texts at the start of the buffers: their lengths in bytes and in
+    /// characters.
     fn write(&mut self, text: &str, near_end: usize) -> [(usize, usize); 2] {
-        self.exact.clear();
-        self.near.clear();
         key_texts(text, near_end, &mut self.exact, &mut self.near)
     }
 }
 
+/// What an ASCII byte is in a key text: a letter in lower case, a digit, or 0 (left out).
+const ASCII_KEY: [u8; 128] = {
+    let mut t = [0; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    t
+};
+
 /// The key texts, a character at a time: each letter or digit in lower case into `exact`, each
-/// letter that starts before `near_end` into `near`. Their lengths in bytes and characters.
+/// letter that starts before `near_end` into `near`. Both are written from their start (grown
+/// when too short, never shortened: what is past the key text is left over); their lengths in
+/// bytes and characters.
 fn key_texts(
     text: &str,
     near_end: usize,
     exact: &mut Vec<u8>,
     near: &mut Vec<u8>,
 ) -> [(usize, usize); 2] {
-    let (mut ce, mut cn) = (0, 0);
-    let mut buf = [0; 4];
+    // A character's lower case takes at most 3 bytes for 2 (`İ`, `Ⱥ`).
+    let room = text.len() * 2 + 4;
+    for buf in [&mut *exact, &mut *near] {
+        if buf.len() < room {
+            buf.resize(room, 0);
+        }
+    }
+    // Slices, so that their lengths stay in registers; every byte is written, whether kept or
+    // not, and what is kept is counted in (no branch on the kind of character, which text
+    // mixes unpredictably).
+    let (e, n) = (&mut exact[..], &mut near[..]);
+    let (mut ne, mut nn, mut ce, mut cn) = (0, 0, 0, 0);
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
-        // ASCII, most of an entry, a byte at a time without decoding or the table.
         let b = bytes[at];
         if b.is_ascii() {
-            if b.is_ascii_alphanumeric() {
-                let l = b.to_ascii_lowercase();
-                exact.push(l);
-                ce += 1;
-                if at < near_end && b.is_ascii_alphabetic() {
-                    near.push(l);
-                    cn += 1;
-                }
-            }
+            let l = ASCII_KEY[b as usize];
+            let keep = usize::from(l != 0);
+            let keep_near = usize::from(l >= b'a' && at < near_end);
+            e[ne] = l;
+            ne += keep;
+            ce += keep;
+            n[nn] = l;
+            nn += keep_near;
+            cn += keep_near;
             at += 1;
             continue;
         }
-        let c = text[at..]
-            .chars()
-            .next()
-            .expect("a character at a boundary");
+        // Another character, decoded from its bytes (the text is UTF-8).
         let here = at;
-        at += c.len_utf8();
+        if matches!(b, 0xe0..=0xef) {
+            let u = u32::from(b & 0x0f) << 12 | cont(bytes[at + 1], 6) | cont(bytes[at + 2], 0);
+            if (0x4e00..=0x9fff).contains(&u) {
+                // CJK unified ideographs, most non-ASCII letters of an entry: letters without
+                // case, their bytes as they are.
+                let c = &bytes[here..here + 3];
+                e[ne..ne + 3].copy_from_slice(c);
+                ne += 3;
+                ce += 1;
+                n[nn..nn + 3].copy_from_slice(c);
+                let keep_near = usize::from(here < near_end);
+                nn += 3 * keep_near;
+                cn += keep_near;
+                at += 3;
+                continue;
+            }
+        }
+        let (len, u) = match b {
+            0xc0..=0xdf => (2, u32::from(b & 0x1f) << 6 | cont(bytes[at + 1], 0)),
+            0xe0..=0xef => (
+                3,
+                u32::from(b & 0x0f) << 12 | cont(bytes[at + 1], 6) | cont(bytes[at + 2], 0),
+            ),
+            _ => (
+                4,
+                u32::from(b & 0x07) << 18
+                    | cont(bytes[at + 1], 12)
+                    | cont(bytes[at + 2], 6)
+                    | cont(bytes[at + 3], 0),
+            ),
+        };
+        at += len;
+        let c = char::from_u32(u).expect("a decoded character");
         let k = class_of(c);
         if k & ALNUM == 0 {
             continue;
         }
         let alpha = here < near_end && k & ALPHA != 0;
-        let mut push = |l: char| {
-            let bytes = l.encode_utf8(&mut buf).as_bytes();
-            exact.extend_from_slice(bytes);
+        let mut push = |l: &[u8]| {
+            e[ne..ne + l.len()].copy_from_slice(l);
+            ne += l.len();
             ce += 1;
             if alpha {
-                near.extend_from_slice(bytes);
+                n[nn..nn + l.len()].copy_from_slice(l);
+                nn += l.len();
                 cn += 1;
             }
         };
-        match k & FOLDS {
-            0 => push(c.to_ascii_lowercase()),
-            _ => c.to_lowercase().for_each(push),
+        if k & FOLDS == 0 {
+            // Its own lower case: its bytes as they are.
+            push(&bytes[here..at]);
+            continue;
+        }
+        let mut buf = [0; 4];
+        for l in c.to_lowercase() {
+            push(l.encode_utf8(&mut buf).as_bytes());
         }
     }
-    [(exact.len(), ce), (near.len(), cn)]
+    [(ne, ce), (nn, cn)]
+}
+
+/// The six bits a UTF-8 continuation byte holds, shifted into place.
+fn cont(b: u8, shift: u32) -> u32 {
+    u32::from(b & 0x3f) << shift
 }
 
 /// `触发「X」⇒ Y` → X (the form the deterministic summariser folds by request).
@@ -217,6 +281,8 @@ mod tests {
         let near_end = footprint_request(text).map_or(text.len(), |r| "触发「".len() + r.len());
         let (mut e, mut n) = (Vec::new(), Vec::new());
         let lens = key_texts(text, near_end, &mut e, &mut n);
+        e.truncate(lens[0].0);
+        n.truncate(lens[1].0);
         (lens, e, n)
     }
 
