@@ -4,9 +4,11 @@
 
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use oryx_core::watch::{Change, Watcher};
+
+use crate::lock::lock;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "specta")]
@@ -69,10 +71,6 @@ pub struct Events {
     pub(crate) subscribers: Arc<Subscribers>,
     /// `None` until someone subscribes; `Some(None)` when the current root cannot be watched.
     pub(crate) watcher: Mutex<Option<Option<Watcher>>>,
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Events {

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::dto::IndexJobDto;
+use crate::lock::lock;
 use crate::{ApiError, ApiResult, ErrorCode};
 
 /// The cancel flag of the migration in progress, if any.
@@ -14,7 +15,7 @@ pub struct MigrationSlot(Mutex<Option<Arc<AtomicBool>>>);
 
 impl MigrationSlot {
     fn lock(&self) -> MutexGuard<'_, Option<Arc<AtomicBool>>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.0)
     }
 
     /// Takes the slot, unless another migration of this console is running (then `conflict`):
@@ -64,7 +65,7 @@ pub(crate) struct IndexJob {
 
 impl IndexJobSlot {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Option<IndexJob>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.0)
     }
 
     pub(crate) fn update(&self, f: impl FnOnce(&mut IndexJobDto)) {

@@ -17,6 +17,7 @@ pub mod events;
 pub mod files;
 pub mod health;
 mod jobs;
+mod lock;
 pub mod memory;
 pub mod memory_page;
 pub mod migrate;

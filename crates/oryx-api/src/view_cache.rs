@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use oryx_core::memory::service::MemoryView;
 use oryx_core::memory::store::contains_ci;
@@ -16,6 +16,7 @@ use oryx_core::names::Owner;
 
 use crate::dto::WindowDto;
 use crate::error::ApiResult;
+use crate::lock::lock;
 
 /// How many parsed views are kept (each holds one owner's entries).
 const CACHE_SIZE: usize = 4;
@@ -104,10 +105,6 @@ pub struct PageCache {
     entries: Mutex<Vec<(Key, Arc<Snapshot>)>>,
     /// Held while a view is built, so concurrent requests for the same file parse it once.
     loading: Mutex<()>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn key_of(memory: &MemoryService, owner: &Owner) -> Option<Key> {

@@ -13,8 +13,9 @@ use std::sync::Arc;
 use oryx_core::names::Owner;
 use oryx_core::watch::{self as core_watch, Change, Watcher};
 
-use crate::events::{lock, Events};
+use crate::events::Events;
 pub use crate::events::{ChangeEvent, ChangeKind, Subscription, DEBOUNCE};
+use crate::lock::lock;
 use crate::services::Services;
 use crate::Console;
 

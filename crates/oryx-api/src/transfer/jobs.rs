@@ -4,13 +4,14 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use oryx_core::portable::{export, staging};
 
 use super::dto::{TransferDto, TransferKind, TransferState};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::lock::lock;
 
 pub(super) struct Job {
     pub(super) state: TransferDto,
@@ -46,10 +47,6 @@ pub struct Transfers {
     pub(super) uploads: Mutex<HashMap<String, Upload>>,
     /// The folder was cleared of what earlier runs left (once per console).
     pub(super) swept: AtomicBool,
-}
-
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 pub(super) fn new_id(prefix: &str) -> String {

@@ -19,8 +19,9 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 mod dto;
 pub(crate) mod jobs;
 
+use crate::lock::lock;
 pub use dto::*;
-use jobs::{count, lock, new_id, unknown_transfer, Upload};
+use jobs::{count, new_id, unknown_transfer, Upload};
 pub use jobs::{Transfers, UPLOAD_LIMIT};
 
 /// Runs `work` on its own thread, reporting progress and the outcome into the job `id`. A
