@@ -12,6 +12,7 @@ pub mod embed;
 pub mod episodic;
 pub mod error;
 pub mod frontmatter;
+mod interleaved_fold;
 pub mod memory;
 pub mod migrate;
 pub mod names;

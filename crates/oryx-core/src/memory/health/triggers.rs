@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 
 use aho_corasick::MatchKind;
 
-use super::interleaved_fold::fold_each;
 use super::stale::STALE_ZH;
+use crate::interleaved_fold::fold_each;
 
 /// What the literals found in an entry say about it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
