@@ -21,6 +21,7 @@ pub mod prompt;
 pub mod provenance;
 pub mod root;
 pub mod rooted_fs;
+pub mod runtime;
 pub mod sessions;
 pub mod timefmt;
 pub mod tools;

@@ -1,0 +1,4 @@
+//! The OryxOS runtime the console manages, as the runtime itself sees it: its provider registry
+//! (and, as they are added, its install layout, configuration and process).
+
+pub mod providers;
