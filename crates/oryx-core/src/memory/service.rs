@@ -9,7 +9,7 @@ use super::entry::{sanitize_content, trim_runtime, Entry, Scope};
 use super::format::{ARCHIVAL_HEADING, CORE_HEADING};
 use super::semantic::{self, RecallConfig, RecallMode, Recalled, SemanticIndex};
 use super::store::{Backend, LongTermMemoryStore};
-use super::window::{self, Window};
+use super::window::{self, Window, WindowRule};
 use crate::error::Result;
 use crate::names::Owner;
 
@@ -19,7 +19,7 @@ pub const RECALL_EMPTY: &str = "没有找到相关记忆";
 #[derive(Clone)]
 pub struct MemoryService {
     store: Arc<dyn LongTermMemoryStore>,
-    archival_limit: usize,
+    rule: WindowRule,
     recall: RecallConfig,
     /// The vectors semantic and hybrid recall rank with (`None`: keyword recall only).
     index: Option<Arc<SemanticIndex>>,
@@ -28,6 +28,9 @@ pub struct MemoryService {
 /// Where the window cuts the archive, in numbers a person can read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WindowStats {
+    /// The rule that cut the window.
+    pub rule: WindowRule,
+    /// The console's character limit (whatever rule is in force).
     pub limit_chars: usize,
     /// Index of the oldest archival entry inside the window.
     pub first_in_window: usize,
@@ -36,6 +39,34 @@ pub struct WindowStats {
     pub outside_entries: usize,
     pub outside_chars: usize,
     pub newest_cut: bool,
+    /// When the entry at `first_in_window` is only partly in: the end of it that reaches the
+    /// prompt.
+    pub partial: Option<String>,
+}
+
+impl WindowStats {
+    /// The figures of `w` over an archive of `total` entries of which `outside_chars`
+    /// characters lie before the window.
+    pub fn of(
+        w: &Window,
+        rule: WindowRule,
+        limit_chars: usize,
+        first_in_window: usize,
+        total: usize,
+        outside_chars: usize,
+    ) -> WindowStats {
+        WindowStats {
+            rule,
+            limit_chars,
+            first_in_window,
+            in_window_entries: total - first_in_window,
+            in_window_chars: w.text.chars().count(),
+            outside_entries: first_in_window,
+            outside_chars,
+            newest_cut: w.newest_cut,
+            partial: w.partial.as_ref().map(|p| p.kept.clone()),
+        }
+    }
 }
 
 /// Every entry of one owner with the window applied (the console's listing).
@@ -77,7 +108,9 @@ impl MemoryService {
     pub fn new(store: Arc<dyn LongTermMemoryStore>, archival_limit: usize) -> Self {
         MemoryService {
             store,
-            archival_limit,
+            rule: WindowRule::WholeEntries {
+                limit: archival_limit,
+            },
             recall: RecallConfig::default(),
             index: None,
         }
@@ -106,30 +139,42 @@ impl MemoryService {
         &self.store
     }
 
+    /// Cuts the window by `rule` from now on (the runtime's rule for a root it reads).
+    pub fn with_window_rule(mut self, rule: WindowRule) -> Self {
+        self.rule = rule;
+        self
+    }
+
+    /// The rule the window is cut by.
+    pub fn window_rule(&self) -> WindowRule {
+        self.rule
+    }
+
+    /// The rule's number (characters, UTF-16 units or entries): what a store's prompt load
+    /// must cover.
     pub fn archival_limit(&self) -> usize {
-        self.archival_limit
+        self.rule.reach()
     }
 
     /// The memory block of prompt part [2]: core whole, archival windowed, headings always present.
     pub fn build_context(&self, owner: &Owner) -> Result<String> {
-        let ctx = self.store.load_context(owner, self.archival_limit)?;
-        let w = window::compute(&ctx.archival_tail, self.archival_limit);
+        let ctx = self.store.load_context(owner, self.rule.reach())?;
+        let w = window::apply(&ctx.archival_tail, self.rule);
         Ok(render_block(&ctx.core, &w))
     }
 
     pub fn view(&self, owner: &Owner) -> Result<MemoryView> {
         let all = self.store.load_all(owner)?;
-        let w = window::compute(&all.archival, self.archival_limit);
-        let outside = &all.archival[..w.first_in_window.min(all.archival.len())];
-        let stats = WindowStats {
-            limit_chars: self.archival_limit,
-            first_in_window: w.first_in_window,
-            in_window_entries: all.archival.len() - outside.len(),
-            in_window_chars: w.text.chars().count(),
-            outside_entries: outside.len(),
-            outside_chars: outside.iter().map(Entry::line_chars).sum(),
-            newest_cut: w.newest_cut,
-        };
+        let w = window::apply(&all.archival, self.rule);
+        let first = w.first_in_window.min(all.archival.len());
+        let stats = WindowStats::of(
+            &w,
+            self.rule,
+            self.rule.limit(),
+            first,
+            all.archival.len(),
+            all.archival[..first].iter().map(Entry::line_chars).sum(),
+        );
         let context = render_block(&all.core, &w);
         let possibly_more = all.possibly_more;
         Ok(MemoryView {

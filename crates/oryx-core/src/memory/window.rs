@@ -1,25 +1,213 @@
-//! The archival window (CONTRACT §3): the longest run of the newest entries whose lines, joined by
-//! `\n`, fit in the limit. Truncation is a view; nothing is removed from storage.
+//! The archival window: which archival entries reach the prompt. Truncation is a view; nothing
+//! is removed from storage. Which rule cuts depends on who reads the memory: a bare `.oryxos`
+//! root keeps the console's own rule (the newest whole entries that fit in a number of
+//! characters); a root the OryxOS runtime reads gets the runtime's rule for its backend (the
+//! markdown store keeps the last 4000 UTF-16 code units of the archival text, cutting inside an
+//! entry if need be; the sqlite and mem0 stores keep the newest 100 archival entries).
+
+use serde::Serialize;
 
 use super::entry::Entry;
+use super::store::Backend;
 
 pub const DEFAULT_ARCHIVAL_LIMIT: usize = 4000;
+/// The runtime's markdown store keeps this many UTF-16 code units of the archival section.
+pub const RUNTIME_ARCHIVAL_UNITS: usize = 4000;
+/// The runtime's sqlite and mem0 stores keep this many of the newest archival entries.
+pub const RUNTIME_ARCHIVAL_ROWS: usize = 100;
 const CUT_MARK: char = '…';
+/// What stands for half of a surrogate pair that the runtime's cut leaves at the window's start:
+/// a Rust string cannot hold it, and an encoder cannot write it as UTF-8 either.
+pub const LONE_SURROGATE: char = '\u{FFFD}';
+
+/// How the archival window is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum WindowRule {
+    /// The newest whole entries whose lines, joined by `\n`, fit in `limit` characters (a newest
+    /// entry longer than that alone is cut from its start and marked).
+    WholeEntries { limit: usize },
+    /// The last `units` UTF-16 code units of the archival lines joined by `\n`: the oldest entry
+    /// reached may be cut anywhere, even inside a surrogate pair.
+    TailUnits { units: usize },
+    /// The newest `rows` archival entries, whole.
+    NewestRows { rows: usize },
+}
+
+impl WindowRule {
+    /// The rule in force: the runtime's own for `backend` when the runtime reads this memory,
+    /// else the console's with `archival_limit` characters.
+    pub fn select(backend: Backend, runtime_windows: bool, archival_limit: usize) -> WindowRule {
+        match (runtime_windows, backend) {
+            (false, _) => WindowRule::WholeEntries {
+                limit: archival_limit,
+            },
+            (true, Backend::Markdown) => WindowRule::TailUnits {
+                units: RUNTIME_ARCHIVAL_UNITS,
+            },
+            (true, Backend::Sqlite | Backend::Mem0) => WindowRule::NewestRows {
+                rows: RUNTIME_ARCHIVAL_ROWS,
+            },
+        }
+    }
+
+    /// The rule's number: characters, code units or entries.
+    pub fn limit(&self) -> usize {
+        match *self {
+            WindowRule::WholeEntries { limit } => limit,
+            WindowRule::TailUnits { units } => units,
+            WindowRule::NewestRows { rows } => rows,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WindowRule::WholeEntries { .. } => "wholeEntries",
+            WindowRule::TailUnits { .. } => "tailUnits",
+            WindowRule::NewestRows { .. } => "newestRows",
+        }
+    }
+
+    /// How much a store's prompt load must read from the newest end to cover the window:
+    /// characters for the first two rules (a line has at least as many UTF-16 units as
+    /// characters, so newest entries of more than `n` characters cover `n` units), entries for
+    /// the last.
+    pub fn reach(&self) -> usize {
+        self.limit()
+    }
+}
+
+/// A bare number is the console's own rule with that many characters.
+impl From<usize> for WindowRule {
+    fn from(limit: usize) -> WindowRule {
+        WindowRule::WholeEntries { limit }
+    }
+}
+
+/// An entry the window reaches only in part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partial {
+    /// Its index (it is `first_in_window`).
+    pub index: usize,
+    /// The end of its line that reaches the prompt.
+    pub kept: String,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
-    /// Index of the oldest entry inside the window; `entries.len()` when the window is empty.
+    /// Index of the oldest entry inside the window, whole or in part; `entries.len()` when the
+    /// window is empty.
     pub first_in_window: usize,
     /// The windowed archival text exactly as injected into the prompt.
     pub text: String,
-    /// The newest entry alone exceeded the limit and was cut from its start.
+    /// The newest entry alone exceeded the console's limit and was cut from its start.
     pub newest_cut: bool,
+    /// The oldest entry reached, when only its end is in.
+    pub partial: Option<Partial>,
 }
 
 impl Window {
     pub fn is_in_window(&self, index: usize) -> bool {
         index >= self.first_in_window
     }
+}
+
+/// The window `rule` cuts from `entries` (oldest first).
+pub fn apply(entries: &[Entry], rule: WindowRule) -> Window {
+    match rule {
+        WindowRule::WholeEntries { limit } => compute(entries, limit),
+        WindowRule::TailUnits { units } => tail_units(entries, units),
+        WindowRule::NewestRows { rows } => {
+            let first = entries.len().saturating_sub(rows);
+            Window {
+                first_in_window: first,
+                text: join_lines(&entries[first..]),
+                newest_cut: false,
+                partial: None,
+            }
+        }
+    }
+}
+
+fn join_lines(entries: &[Entry]) -> String {
+    entries
+        .iter()
+        .map(|e| e.line.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn units_of(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// The last `units` UTF-16 units of the lines joined by `\n`, as the runtime's
+/// `substring(length - units)` takes them.
+fn tail_units(entries: &[Entry], units: usize) -> Window {
+    // Units of the newer entries and the breaks after each older one.
+    let mut after = 0usize;
+    let mut first = entries.len();
+    for (i, e) in entries.iter().enumerate().rev() {
+        let join = usize::from(i + 1 < entries.len());
+        let cost = units_of(&e.line) + join;
+        if after + cost > units {
+            // `left` units reach back past the newer entries: the break after this entry
+            // first, then the end of its line.
+            let left = units - after;
+            let rest = join_lines(&entries[i + 1..]);
+            if left <= join {
+                let text = if left == 1 { format!("\n{rest}") } else { rest };
+                return Window {
+                    first_in_window: i + 1,
+                    text,
+                    newest_cut: false,
+                    partial: None,
+                };
+            }
+            let kept = last_units(&e.line, left - join);
+            let text = if join == 1 {
+                format!("{kept}\n{rest}")
+            } else {
+                kept.clone()
+            };
+            return Window {
+                first_in_window: i,
+                text,
+                newest_cut: false,
+                partial: Some(Partial { index: i, kept }),
+            };
+        }
+        after += cost;
+        first = i;
+    }
+    Window {
+        first_in_window: first.min(entries.len()),
+        text: join_lines(entries),
+        newest_cut: false,
+        partial: None,
+    }
+}
+
+/// The last `n` UTF-16 units of `s`; half of a surrogate pair at the start is [`LONE_SURROGATE`].
+pub fn last_units(s: &str, n: usize) -> String {
+    let mut taken = 0usize;
+    let mut start = s.len();
+    let mut lone = false;
+    for (at, c) in s.char_indices().rev() {
+        let u = c.len_utf16();
+        if taken + u > n {
+            lone = taken < n;
+            break;
+        }
+        taken += u;
+        start = at;
+    }
+    let mut out = String::with_capacity(s.len() - start + 3);
+    if lone {
+        out.push(LONE_SURROGATE);
+    }
+    out.push_str(&s[start..]);
+    out
 }
 
 pub fn compute(entries: &[Entry], limit: usize) -> Window {
@@ -36,10 +224,16 @@ pub fn compute(entries: &[Entry], limit: usize) -> Window {
     }
     if first == entries.len() {
         if let Some(newest) = entries.last().filter(|_| limit > 0) {
+            let text = cut_from_start(&newest.line, limit);
+            let kept = text.strip_prefix(CUT_MARK).unwrap_or(&text).to_string();
             return Window {
                 first_in_window: entries.len() - 1,
-                text: cut_from_start(&newest.line, limit),
+                text,
                 newest_cut: true,
+                partial: Some(Partial {
+                    index: entries.len() - 1,
+                    kept,
+                }),
             };
         }
     }
@@ -52,6 +246,7 @@ pub fn compute(entries: &[Entry], limit: usize) -> Window {
         first_in_window: first,
         text,
         newest_cut: false,
+        partial: None,
     }
 }
 
@@ -60,14 +255,40 @@ pub fn compute(entries: &[Entry], limit: usize) -> Window {
 /// oldest one inside. `entries` in file (time) order; undated entries count for the window but
 /// start no day. One pass: both ends only move forward.
 pub fn reach_back_by_day(entries: &[Entry], limit: usize) -> Vec<(chrono::NaiveDate, f64)> {
+    reach_back_by_day_under(entries, WindowRule::WholeEntries { limit })
+}
+
+/// [`reach_back_by_day`] under any rule; an entry partly in counts as reached.
+pub fn reach_back_by_day_under(
+    entries: &[Entry],
+    rule: WindowRule,
+) -> Vec<(chrono::NaiveDate, f64)> {
+    let size = |e: &Entry| match rule {
+        WindowRule::TailUnits { .. } => units_of(&e.line),
+        _ => e.line_chars(),
+    };
     let mut out: Vec<(chrono::NaiveDate, f64)> = Vec::new();
     let mut first = 0usize;
     let mut used = 0usize;
     for (k, e) in entries.iter().enumerate() {
-        used += e.line_chars() + usize::from(k > first);
-        while used > limit && first < k {
-            used -= entries[first].line_chars() + 1;
-            first += 1;
+        used += size(e) + usize::from(k > first);
+        match rule {
+            WindowRule::WholeEntries { limit } => {
+                while used > limit && first < k {
+                    used -= size(&entries[first]) + 1;
+                    first += 1;
+                }
+            }
+            // The oldest entry is reached while the newer ones and its break leave it a unit.
+            WindowRule::TailUnits { units } => {
+                while first < k && used - size(&entries[first]) >= units {
+                    used -= size(&entries[first]) + 1;
+                    first += 1;
+                }
+            }
+            WindowRule::NewestRows { rows } => {
+                first = first.max((k + 1).saturating_sub(rows));
+            }
         }
         let Some(t) = e.timestamp else { continue };
         let last_of_day = entries[k + 1..]
@@ -172,6 +393,66 @@ mod tests {
         assert_eq!(w.text, "…6789");
         assert_eq!(w.text.chars().count(), 5);
         assert_eq!(w.first_in_window, 1);
+    }
+
+    #[test]
+    fn tail_units_cut_inside_an_entry_and_a_surrogate_pair() {
+        let entries = vec![e("aaaa"), e("b😀cd"), e("eeee")];
+        // "b😀cd\neeee" is 10 units: all of the second entry and its break.
+        let w = apply(&entries, WindowRule::TailUnits { units: 10 });
+        assert_eq!((w.first_in_window, w.partial.as_ref()), (1, None));
+        assert_eq!(w.text, "b😀cd\neeee");
+        // 8 units reach the low half of the emoji.
+        let w = apply(&entries, WindowRule::TailUnits { units: 8 });
+        assert_eq!(w.text, "\u{FFFD}cd\neeee");
+        assert_eq!(w.partial.unwrap().kept, "\u{FFFD}cd");
+        // 5 units: only the break after the second entry.
+        let w = apply(&entries, WindowRule::TailUnits { units: 5 });
+        assert_eq!((w.first_in_window, w.text.as_str()), (2, "\neeee"));
+        let w = apply(&entries, WindowRule::TailUnits { units: 3 });
+        assert_eq!(w.text, "eee");
+        assert_eq!(w.partial.unwrap().index, 2);
+        let w = apply(&entries, WindowRule::TailUnits { units: 100 });
+        assert_eq!((w.first_in_window, w.partial), (0, None));
+    }
+
+    #[test]
+    fn newest_rows() {
+        let entries = vec![e("a"), e("b"), e("c")];
+        let w = apply(&entries, WindowRule::NewestRows { rows: 2 });
+        assert_eq!((w.first_in_window, w.text.as_str()), (1, "b\nc"));
+        assert_eq!(
+            apply(&entries, WindowRule::NewestRows { rows: 9 }).first_in_window,
+            0
+        );
+    }
+
+    #[test]
+    fn reach_back_agrees_with_each_rule() {
+        let start = crate::timefmt::parse_entry_ts("2026-03-01 08:00:00").unwrap();
+        let mut entries = Vec::new();
+        for i in 0..120u32 {
+            let at = start + chrono::Duration::hours(i64::from(i * 5));
+            entries.push(Entry::new(Some(at), "记😀x".repeat(i as usize % 9 + 1)));
+        }
+        for rule in [
+            WindowRule::TailUnits { units: 60 },
+            WindowRule::TailUnits { units: 4000 },
+            WindowRule::NewestRows { rows: 7 },
+        ] {
+            for (day, days) in reach_back_by_day_under(&entries, rule) {
+                let k = entries
+                    .iter()
+                    .rposition(|e| e.timestamp.unwrap().date() == day)
+                    .unwrap();
+                let w = apply(&entries[..=k], rule);
+                let oldest = entries[w.first_in_window].timestamp.unwrap();
+                let newest = entries[k].timestamp.unwrap();
+                let want =
+                    ((newest - oldest).num_seconds() as f64 / 86_400.0 * 100.0).round() / 100.0;
+                assert_eq!(days, want, "{rule:?} {day}");
+            }
+        }
     }
 
     #[test]

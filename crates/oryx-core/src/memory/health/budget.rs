@@ -7,7 +7,7 @@ use super::options::Options;
 use crate::memory::entry::Entry;
 use crate::memory::service::{render_block, MemoryView};
 use crate::memory::store::ContextEntries;
-use crate::memory::window;
+use crate::memory::window::{self, WindowRule};
 
 /// The prompt budget of an owner.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,8 +36,8 @@ pub(super) fn budget(v: &MemoryView, opts: &Options) -> Budget {
 /// The budget from the prompt's own load (core and the newest archival entries, see
 /// [`crate::memory::LongTermMemoryStore::load_context`]): the same as from the owner's whole view,
 /// without reading every entry of a large file into memory.
-pub fn budget_from_context(ctx: &ContextEntries, archival_limit: usize, opts: &Options) -> Budget {
-    let w = window::compute(&ctx.archival_tail, archival_limit);
+pub fn budget_from_context(ctx: &ContextEntries, rule: WindowRule, opts: &Options) -> Budget {
+    let w = window::apply(&ctx.archival_tail, rule);
     let context = render_block(&ctx.core, &w);
     let first = w.first_in_window.min(ctx.archival_tail.len());
     budget_of(&ctx.core, &context, &ctx.archival_tail[first..], opts)

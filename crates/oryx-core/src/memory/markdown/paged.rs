@@ -12,7 +12,7 @@ use crate::memory::entry::{Entry, Scope};
 use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
 use crate::memory::service::{render_block, MemoryView, WindowStats};
 use crate::memory::store::{contains_ci, LongTermMemoryStore};
-use crate::memory::window;
+use crate::memory::window::{self, WindowRule};
 use crate::names::Owner;
 use crate::rooted_fs;
 
@@ -23,10 +23,15 @@ pub const PAGED_LINE_CAP: usize = 1 << 20;
 impl MarkdownMemoryStore {
     /// The view of a large file without its outside-window entries: `archival` holds only the
     /// window's entries, `archival_offset` is the file index of the first of them.
-    pub fn paged_view(&self, owner: &Owner, limit: usize, reason: String) -> Result<MemoryView> {
+    pub fn paged_view(
+        &self,
+        owner: &Owner,
+        rule: WindowRule,
+        reason: String,
+    ) -> Result<MemoryView> {
         // The prompt's own load (it also runs the journal check first).
-        let ctx = self.load_context(owner, limit)?;
-        let w = window::compute(&ctx.archival_tail, limit);
+        let ctx = self.load_context(owner, rule.reach())?;
+        let w = window::apply(&ctx.archival_tail, rule);
         let in_window = &ctx.archival_tail[w.first_in_window.min(ctx.archival_tail.len())..];
         let (mut total, mut chars) = (0usize, 0usize);
         self.scan_archival(owner, |_, e| {
@@ -37,15 +42,14 @@ impl MarkdownMemoryStore {
         // The file may have grown between the two reads: never fewer entries than shown.
         let total = total.max(in_window.len());
         let window_chars: usize = in_window.iter().map(Entry::line_chars).sum();
-        let stats = WindowStats {
-            limit_chars: limit,
-            first_in_window: total - in_window.len(),
-            in_window_entries: in_window.len(),
-            in_window_chars: w.text.chars().count(),
-            outside_entries: total - in_window.len(),
-            outside_chars: chars.saturating_sub(window_chars),
-            newest_cut: w.newest_cut,
-        };
+        let stats = WindowStats::of(
+            &w,
+            rule,
+            rule.limit(),
+            total - in_window.len(),
+            total,
+            chars.saturating_sub(window_chars),
+        );
         Ok(MemoryView {
             backend: self.backend(),
             context: render_block(&ctx.core, &w),
@@ -166,7 +170,13 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let service = MemoryService::new(Arc::new(MarkdownMemoryStore::new(dir.path())), 1000);
         let full = service.view(&owner).unwrap();
-        let paged = store.paged_view(&owner, 1000, "big".into()).unwrap();
+        let paged = store
+            .paged_view(
+                &owner,
+                WindowRule::WholeEntries { limit: 1000 },
+                "big".into(),
+            )
+            .unwrap();
         assert_eq!(paged.core, full.core);
         assert_eq!(paged.window, full.window);
         assert_eq!(paged.context, full.context);

@@ -44,11 +44,23 @@ const COUNT_LINE_CAP: usize = 1 << 20;
 
 pub struct MarkdownMemoryStore {
     root: PathBuf,
+    /// Keyword recall as the runtime does it (it reads this root): the whole line, time stamp
+    /// included, is matched.
+    runtime_recall: bool,
 }
 
 impl MarkdownMemoryStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        MarkdownMemoryStore { root: root.into() }
+        MarkdownMemoryStore {
+            root: root.into(),
+            runtime_recall: false,
+        }
+    }
+
+    /// Recalls by the runtime's rule when `on` (see the field).
+    pub fn with_runtime_recall(mut self, on: bool) -> Self {
+        self.runtime_recall = on;
+        self
     }
 
     pub fn path(&self, owner: &Owner) -> PathBuf {
@@ -58,14 +70,15 @@ impl MarkdownMemoryStore {
     /// The health of the owner's MEMORY.md: the findings checked from its bytes, the same as
     /// over the owner's parsed view (ids included) at a fraction of the time and memory on a
     /// large file (see [`crate::memory::health::run_markdown`]), and the budget (when asked for) from
-    /// the prompt's own load of the file with a window of `archival_limit` characters (see
+    /// the prompt's own load of the file with the window `rule` cuts (see
     /// [`crate::memory::health::budget_from_context`]).
     pub fn health(
         &self,
         owner: &Owner,
         opts: &crate::memory::health::Options,
-        archival_limit: usize,
+        rule: impl Into<crate::memory::window::WindowRule>,
     ) -> Result<crate::memory::health::Report> {
+        let rule = rule.into();
         use crate::memory::health::{budget_from_context, run_markdown, Check};
         let path = self.path(owner);
         self.settle_for_read(&path)?;
@@ -76,8 +89,8 @@ impl MarkdownMemoryStore {
             std::thread::spawn(move || drop(bytes));
         }
         if opts.checks.contains(&Check::Budget) {
-            let ctx = self.load_context(owner, archival_limit)?;
-            report.budget = Some(budget_from_context(&ctx, archival_limit, opts));
+            let ctx = self.load_context(owner, rule.reach())?;
+            report.budget = Some(budget_from_context(&ctx, rule, opts));
         }
         Ok(report)
     }
@@ -461,9 +474,19 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
     }
 
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
+        let needle = keyword.to_lowercase();
+        if self.runtime_recall {
+            // The runtime lowercases each whole archival line and keeps those containing the
+            // lowercased keyword.
+            return Ok(self
+                .load_all(owner)?
+                .archival
+                .into_iter()
+                .filter(|e| e.line.to_lowercase().contains(&needle))
+                .collect());
+        }
         let path = self.path(owner);
         self.settle_for_read(&path)?;
-        let needle = keyword.to_lowercase();
         let probe = Probe::of(&needle);
         let finder = probe
             .as_ref()

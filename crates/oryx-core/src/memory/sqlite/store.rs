@@ -26,6 +26,9 @@ pub struct SqliteMemoryStore {
     pub(super) path: PathBuf,
     /// Where the console's index of this database lives; `None`: no index (reads scan).
     index_dir: Option<PathBuf>,
+    /// Read as the runtime reads (it reads this database): rows in id order, and keyword
+    /// recall by its own query.
+    runtime_order: bool,
     state: Mutex<State>,
 }
 
@@ -65,6 +68,8 @@ struct Source<'a> {
     path: &'a Path,
     /// Yields `id, agent_name, scope, content, created_at`.
     from: &'static str,
+    /// Order rows by id alone, as the runtime's queries do.
+    id_order: bool,
     /// The time-order key of a row.
     ts: String,
     /// The trigram index covers every row of `from`.
@@ -77,6 +82,7 @@ impl<'a> Source<'a> {
             conn: ix.conn(),
             path: ix.path(),
             from: "entries",
+            id_order: false,
             ts: "ts".into(),
             fts: true,
         }
@@ -94,6 +100,7 @@ impl<'a> Source<'a> {
                       FROM memory_entries)"
                 }
             },
+            id_order: false,
             ts: db::epoch_ms_sql("created_at"),
             fts: false,
         }
@@ -102,6 +109,9 @@ impl<'a> Source<'a> {
     /// Time order over rows that mix epoch-ms integers and ISO text (older runtimes), then
     /// insertion.
     fn order_by(&self, direction: &str) -> String {
+        if self.id_order {
+            return format!("ORDER BY id{direction}");
+        }
         format!("ORDER BY {ts}{direction}, id{direction}", ts = self.ts)
     }
 }
@@ -118,8 +128,16 @@ impl SqliteMemoryStore {
         SqliteMemoryStore {
             path: path.into(),
             index_dir,
+            runtime_order: false,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// Reads rows in id order and recalls by the runtime's own query when `on` (the runtime
+    /// reads this database).
+    pub fn with_runtime_order(mut self, on: bool) -> Self {
+        self.runtime_order = on;
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -166,10 +184,12 @@ impl SqliteMemoryStore {
         let indexed = self.sync_index(&mut st, has_agent);
         let st = &*st;
         let rt = st.runtime.as_ref().expect("opened above");
-        match (&st.index, indexed) {
-            (IndexState::Open(ix), true) => f(&Source::index(ix)),
-            _ => f(&Source::runtime(&rt.conn, &self.path, has_agent)),
-        }
+        let mut src = match (&st.index, indexed) {
+            (IndexState::Open(ix), true) => Source::index(ix),
+            _ => Source::runtime(&rt.conn, &self.path, has_agent),
+        };
+        src.id_order = self.runtime_order;
+        f(&src)
     }
 
     /// Opens the index when needed and brings it up to date; `false` when reads must scan the
@@ -496,6 +516,9 @@ impl LongTermMemoryStore for SqliteMemoryStore {
 
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
         let needle = keyword.to_lowercase();
+        if self.runtime_order {
+            return self.runtime_recall(owner, &needle);
+        }
         let rows = self.read(|src| recall_rows(src, owner, &needle))?;
         Ok(rows
             .into_iter()
@@ -504,6 +527,33 @@ impl LongTermMemoryStore for SqliteMemoryStore {
             // The runtime's recall answers with each row's raw content (its load shows
             // `- content`).
             .map(|e| Entry {
+                line: e.content.clone(),
+                ..e
+            })
+            .collect())
+    }
+}
+
+impl SqliteMemoryStore {
+    /// The runtime's keyword recall: its repository's query run as it is, the keyword
+    /// lowercased and put between `%` unescaped (so `%` and `_` in it are wildcards), SQLite's
+    /// `lower()` and `LIKE` folding ASCII letters only, rows in id order; each answers with its
+    /// raw content.
+    fn runtime_recall(&self, owner: &Owner, needle_lower: &str) -> Result<Vec<Entry>> {
+        let pattern = format!("%{needle_lower}%");
+        let rows = self.read(|src| {
+            query(
+                src,
+                src.from,
+                owner,
+                None,
+                "AND scope = 'ARCHIVAL' AND lower(content) LIKE ?2 ORDER BY id",
+                &[&pattern],
+            )
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(_, e, _)| Entry {
                 line: e.content.clone(),
                 ..e
             })

@@ -1,0 +1,7 @@
+package edu.umd.cs.findbugs.annotations;
+
+public @interface SuppressFBWarnings {
+  String[] value() default {};
+
+  String justification() default "";
+}

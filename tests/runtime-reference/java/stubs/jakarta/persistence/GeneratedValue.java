@@ -1,0 +1,5 @@
+package jakarta.persistence;
+
+public @interface GeneratedValue {
+  GenerationType strategy();
+}

@@ -1,0 +1,5 @@
+package jakarta.persistence;
+
+public enum GenerationType {
+  IDENTITY
+}

@@ -1,0 +1,3 @@
+package jakarta.persistence;
+
+public @interface PrePersist {}

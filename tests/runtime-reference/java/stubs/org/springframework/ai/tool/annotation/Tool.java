@@ -1,0 +1,7 @@
+package org.springframework.ai.tool.annotation;
+
+public @interface Tool {
+  String name() default "";
+
+  String description() default "";
+}

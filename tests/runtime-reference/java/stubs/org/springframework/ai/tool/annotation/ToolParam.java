@@ -1,0 +1,5 @@
+package org.springframework.ai.tool.annotation;
+
+public @interface ToolParam {
+  String description() default "";
+}
