@@ -175,7 +175,7 @@ impl Console {
         );
         let profile = oryx_core::agents::get(rt.root(), &a.agent)?;
         let view = rt.memory.view(&owner)?;
-        let limit_chars = rt.effective.archival_limit_chars;
+        let rule = rt.memory.window_rule();
         let sessions = rt.sessions.sessions_of_agent(&a.agent)?;
         let skip = sessions.len().saturating_sub(limit);
         Ok(sessions[skip..]
@@ -188,7 +188,7 @@ impl Console {
                 };
                 let core: Vec<Entry> = view.core.iter().filter(then).cloned().collect();
                 let archival: Vec<Entry> = view.archival.iter().filter(then).cloned().collect();
-                let w = window::compute(&archival, limit_chars);
+                let w = window::apply(&archival, rule);
                 let history = last_turns(&s.messages, profile.max_history_turns);
                 SessionPromptDto {
                     session_id: s.summary.session_id.clone(),

@@ -460,7 +460,7 @@ impl Console {
         let rt = self.services();
         let owner = rt.owner(a.agent.as_deref())?;
         let view = rt.memory.view(&owner)?;
-        let limit = rt.memory.archival_limit();
+        let rule = rt.memory.window_rule();
         // Every entry with its id, section and whether it is in the prompt now.
         struct Row<'a> {
             e: &'a Entry,
@@ -545,7 +545,7 @@ impl Console {
         let new_core = sorted(Scope::Core);
         let new_arch = sorted(Scope::Archival);
         let arch_entries: Vec<Entry> = new_arch.iter().map(|i| rows[*i].e.clone()).collect();
-        let w = window::compute(&arch_entries, limit);
+        let w = window::apply(&arch_entries, rule);
         let core_entries: Vec<Entry> = new_core.iter().map(|i| rows[*i].e.clone()).collect();
         let prompt_after = service::render_block(&core_entries, &w);
         let mut in_after = vec![false; rows.len()];

@@ -122,6 +122,9 @@ pub struct ArchivalEntryDto {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct WindowDto {
+    /// The rule that cuts the window: the console's own for a bare root, the runtime's for a
+    /// root it reads.
+    pub window_rule: WindowRuleDto,
     pub limit_chars: u32,
     /// Index of the oldest archival entry inside the window (the cut line sits above it).
     pub first_in_window: u32,
@@ -130,6 +133,20 @@ pub struct WindowDto {
     pub outside_entries: u32,
     pub outside_chars: u32,
     pub newest_cut: bool,
+    /// The entry at `first_in_window` is only partly in: the end of its line that reaches the
+    /// prompt.
+    pub partial_kept: Option<String>,
+}
+
+/// How the archival window is cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct WindowRuleDto {
+    /// `wholeEntries` (newest whole entries within `limit` characters), `tailUnits` (the last
+    /// `limit` UTF-16 code units of the archival text, which may cut an entry) or `newestRows`
+    /// (the newest `limit` entries).
+    pub kind: String,
+    pub limit: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -206,6 +223,8 @@ pub struct ArchivalItemDto {
     /// Characters of the line as the prompt shows it.
     pub chars: u32,
     pub in_window: bool,
+    /// Only part of the entry reaches the prompt: that part (the end of its line).
+    pub window_part: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

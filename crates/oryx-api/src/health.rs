@@ -147,7 +147,7 @@ impl Console {
             let report = MarkdownMemoryStore::new(rt.root()).health(
                 &owner,
                 &opts,
-                rt.memory.archival_limit(),
+                rt.memory.window_rule(),
             )?;
             (report, None)
         } else {
@@ -324,9 +324,9 @@ impl Console {
             // A paged view holds only part of the archive: no series rather than a wrong one.
             reach_back: match view.paged_reason {
                 Some(_) => Vec::new(),
-                None => oryx_core::memory::window::reach_back_by_day(
+                None => oryx_core::memory::window::reach_back_by_day_under(
                     &view.archival,
-                    view.window.limit_chars,
+                    view.window.rule,
                 )
                 .into_iter()
                 .map(|(d, days)| ReachDto {

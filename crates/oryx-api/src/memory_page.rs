@@ -99,6 +99,9 @@ impl Console {
                 content: e.content.clone(),
                 chars: e.line_chars() as u32,
                 in_window: index >= first_in_window,
+                window_part: (index == first_in_window)
+                    .then(|| snap.view.window.partial.clone())
+                    .flatten(),
             })
             .collect();
         Ok(ArchivalPageDto {

@@ -11,10 +11,11 @@ use std::sync::{Arc, Mutex};
 
 use oryx_core::memory::service::MemoryView;
 use oryx_core::memory::store::contains_ci;
+use oryx_core::memory::window::WindowRule;
 use oryx_core::memory::{Backend, Entry, MarkdownMemoryStore, MemoryService, Stamp};
 use oryx_core::names::Owner;
 
-use crate::dto::WindowDto;
+use crate::dto::{WindowDto, WindowRuleDto};
 use crate::error::ApiResult;
 use crate::lock::lock;
 
@@ -26,7 +27,7 @@ struct Key {
     backend: Backend,
     /// Where the store keeps the owner's entries (names the owner too).
     location: String,
-    limit: usize,
+    limit: WindowRule,
     stamp: Stamp,
 }
 
@@ -113,7 +114,7 @@ fn key_of(memory: &MemoryService, owner: &Owner) -> Option<Key> {
         stamp: store.stamp(owner)?,
         backend: store.backend(),
         location: store.location(owner),
-        limit: memory.archival_limit(),
+        limit: memory.window_rule(),
     })
 }
 
@@ -204,6 +205,10 @@ fn same_source(a: &Key, b: &Key) -> bool {
 pub(crate) fn window_dto(view: &MemoryView) -> WindowDto {
     let w = &view.window;
     WindowDto {
+        window_rule: WindowRuleDto {
+            kind: w.rule.kind().to_string(),
+            limit: w.rule.limit() as u32,
+        },
         limit_chars: w.limit_chars as u32,
         first_in_window: w.first_in_window as u32,
         in_window_entries: w.in_window_entries as u32,
@@ -211,5 +216,6 @@ pub(crate) fn window_dto(view: &MemoryView) -> WindowDto {
         outside_entries: w.outside_entries as u32,
         outside_chars: w.outside_chars as u32,
         newest_cut: w.newest_cut,
+        partial_kept: w.partial.clone(),
     }
 }
