@@ -2,3 +2,6 @@
 //! (and, as they are added, its install layout, configuration and process).
 
 pub mod providers;
+pub mod config;
+pub mod install;
+pub mod process;
