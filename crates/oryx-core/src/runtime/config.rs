@@ -495,6 +495,26 @@ fn child<'v>(v: &'v serde_yaml_ng::Value, name: &str) -> Option<&'v serde_yaml_n
         .map(|(_, v)| v)
 }
 
+/// Atomic replace that keeps the file's permissions (it holds API keys).
+pub fn write_file(path: &Path, text: &str) -> crate::error::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let perms = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".application.yml.")
+        .tempfile_in(dir)
+        .map_err(|e| crate::error::CoreError::io(dir, e))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| crate::error::CoreError::io(path, e))?;
+    if let Some(p) = perms {
+        std::fs::set_permissions(tmp.path(), p).map_err(|e| crate::error::CoreError::io(path, e))?;
+    }
+    tmp.persist(path)
+        .map_err(|e| crate::error::CoreError::io(path, e.error))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

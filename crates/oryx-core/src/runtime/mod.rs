@@ -5,3 +5,4 @@ pub mod providers;
 pub mod config;
 pub mod install;
 pub mod process;
+pub mod schema;
