@@ -80,8 +80,12 @@ impl Console {
         let index_dir = crate::config_dir::index_dir_beside(&settings_path);
         let runtime = match Services::build(file.clone(), &overrides, &index_dir) {
             Ok(rt) => rt,
-            Err(e) if config::effective(&file.settings, &overrides).backend != Backend::Markdown => {
-                let wanted = config::effective(&file.settings, &overrides).backend.as_str();
+            Err(e)
+                if config::effective(&file.settings, &overrides).backend != Backend::Markdown =>
+            {
+                let wanted = config::effective(&file.settings, &overrides)
+                    .backend
+                    .as_str();
                 notice = Some(format!(
                     "The {wanted} backend could not start ({}); showing the markdown backend. \
                      Fix it in Settings.",

@@ -239,38 +239,35 @@ impl Console {
             None => Some(e.db_path.clone()),
         };
         let mut warnings = cfg.warnings.clone();
-        let (providers, providers_from) = match database
-            .as_deref()
-            .map(providers::registry)
-            .transpose()
-        {
-            Ok(Some(Some(rows))) => (
-                rows.into_iter()
-                    .map(|r| RuntimeProviderDto {
-                        name: r.name,
-                        base_url: r.base_url,
-                        api_key: providers::mask(r.api_key.as_deref()),
-                    })
-                    .collect(),
-                "table",
-            ),
-            other => {
-                if let Err(err) = other {
-                    warnings.push(format!("the providers table could not be read: {err}"));
-                }
-                (
-                    cfg.providers
-                        .iter()
-                        .map(|p| RuntimeProviderDto {
-                            name: p.name.clone(),
-                            base_url: p.base_url.clone(),
-                            api_key: providers::mask(p.api_key.as_deref()),
+        let (providers, providers_from) =
+            match database.as_deref().map(providers::registry).transpose() {
+                Ok(Some(Some(rows))) => (
+                    rows.into_iter()
+                        .map(|r| RuntimeProviderDto {
+                            name: r.name,
+                            base_url: r.base_url,
+                            api_key: providers::mask(r.api_key.as_deref()),
                         })
                         .collect(),
-                    "config",
-                )
-            }
-        };
+                    "table",
+                ),
+                other => {
+                    if let Err(err) = other {
+                        warnings.push(format!("the providers table could not be read: {err}"));
+                    }
+                    (
+                        cfg.providers
+                            .iter()
+                            .map(|p| RuntimeProviderDto {
+                                name: p.name.clone(),
+                                base_url: p.base_url.clone(),
+                                api_key: providers::mask(p.api_key.as_deref()),
+                            })
+                            .collect(),
+                        "config",
+                    )
+                }
+            };
         let pending = match inst.as_ref().and_then(|i| self.seen(i)) {
             Some(seen) => values_of(&cfg)
                 .into_iter()
@@ -292,13 +289,14 @@ impl Console {
             root: e.root.display().to_string(),
             config: inst.as_ref().map(|_| cfg.file.display().to_string()),
             config_exists: cfg.file_exists,
-            running: inst.as_ref().and_then(|i| i.process.as_ref()).map(|p| {
-                RunningDto {
+            running: inst
+                .as_ref()
+                .and_then(|i| i.process.as_ref())
+                .map(|p| RunningDto {
                     pid: p.id.pid,
                     port: p.port,
                     start_ticks: p.id.start_ticks,
-                }
-            }),
+                }),
             backend: match &inst {
                 Some(_) => cfg.backend().to_string(),
                 None => e.backend.as_str().to_string(),
@@ -365,7 +363,8 @@ impl Console {
         }
         // The values the running process started with, before the file changes.
         let _ = self.seen(&inst);
-        let before = std::fs::read_to_string(&file).map_err(|e| oryx_core::CoreError::io(&file, e))?;
+        let before =
+            std::fs::read_to_string(&file).map_err(|e| oryx_core::CoreError::io(&file, e))?;
         let path = yaml_path(&before, key);
         let refs: Vec<&str> = path.iter().map(String::as_str).collect();
         let after = oryx_core::yaml_edit::set(&before, &refs, Some(&value))?;
@@ -435,7 +434,10 @@ impl Console {
         };
         drop(rt);
         if let Err(e) = self.replace_settings(file) {
-            eprintln!("oryx: the console keeps its current services ({})", e.message);
+            eprintln!(
+                "oryx: the console keeps its current services ({})",
+                e.message
+            );
         }
     }
 
@@ -472,12 +474,7 @@ impl Console {
     }
 
     /// The value as the runtime would read it, or why it would not.
-    fn checked_value(
-        &self,
-        inst: &Install,
-        key: &str,
-        raw: &str,
-    ) -> ApiResult<serde_json::Value> {
+    fn checked_value(&self, inst: &Install, key: &str, raw: &str) -> ApiResult<serde_json::Value> {
         let v = raw.trim();
         match key {
             rc::BACKEND => {
@@ -499,9 +496,9 @@ impl Console {
             },
             rc::WEIGHT_SEMANTIC | rc::WEIGHT_KEYWORD | rc::WEIGHT_RECENCY => {
                 match v.parse::<f64>() {
-                    Ok(w) if w.is_finite() && w >= 0.0 => Ok(serde_json::Number::from_f64(w)
-                        .expect("finite")
-                        .into()),
+                    Ok(w) if w.is_finite() && w >= 0.0 => {
+                        Ok(serde_json::Number::from_f64(w).expect("finite").into())
+                    }
                     _ => Err(ApiError::invalid(format!(
                         "{key} is a number of 0 or more (a weight of 0 turns its route off), got \
                          {raw:?}"
@@ -533,7 +530,12 @@ fn provider_names(inst: &Install) -> Vec<String> {
         .and_then(|d| providers::registry(&d).ok().flatten())
     {
         Some(rows) => rows.into_iter().map(|r| r.name).collect(),
-        None => inst.config.providers.iter().map(|p| p.name.clone()).collect(),
+        None => inst
+            .config
+            .providers
+            .iter()
+            .map(|p| p.name.clone())
+            .collect(),
     }
 }
 

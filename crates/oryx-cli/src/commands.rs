@@ -118,12 +118,11 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
         Command::Runtime { cmd } => match cmd {
             None => render::runtime_info(&console.runtime_info()?, json),
             Some(RuntimeCmd::Set { key, value }) => render::runtime_change(
-                &console.set_runtime_value(&oryx_api::runtime::SetRuntimeValueArgs { key, value })?,
+                &console
+                    .set_runtime_value(&oryx_api::runtime::SetRuntimeValueArgs { key, value })?,
                 json,
             ),
-            Some(RuntimeCmd::Undo) => {
-                render::runtime_change(&console.undo_runtime_value()?, json)
-            }
+            Some(RuntimeCmd::Undo) => render::runtime_change(&console.undo_runtime_value()?, json),
         },
         Command::Index(cmd) => match cmd {
             IndexCmd::Status => render::index_status(&console.index_status()?, json),

@@ -723,7 +723,11 @@ pub fn runtime_info(r: &oryx_api::runtime::RuntimeInfo, json: bool) {
         source("memory.backend")
     );
     if let Some(db) = &r.database {
-        let state = if r.database_exists { "" } else { " (not created yet)" };
+        let state = if r.database_exists {
+            ""
+        } else {
+            " (not created yet)"
+        };
         println!("database       {db}{state}");
     }
     println!(

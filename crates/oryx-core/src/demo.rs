@@ -28,7 +28,12 @@ const SOUL_MD: &str = "# Soul\n\n好奇、耐心、诚实。不知道就说不�
 /// The sample install's providers: `mock` answers without a key, as the runtime's own mock
 /// provider does; the others hold no key (name, api key, base url, description).
 const PROVIDER_ROWS: &[(&str, Option<&str>, Option<&str>, &str)] = &[
-    ("mock", None, None, "built-in mock provider: no model, no key"),
+    (
+        "mock",
+        None,
+        None,
+        "built-in mock provider: no model, no key",
+    ),
     (
         "deepseek",
         None,

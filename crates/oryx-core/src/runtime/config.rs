@@ -58,8 +58,11 @@ pub const DEFAULTS: &[(&str, &str)] = &[
 ];
 
 /// The jar's `oryxos.providers` (name, api-key, base-url), used when the install's file has none.
-pub const DEFAULT_PROVIDERS: &[(&str, &str, &str)] =
-    &[("deepseek", "${DEEPSEEK_API_KEY:}", "https://api.deepseek.com")];
+pub const DEFAULT_PROVIDERS: &[(&str, &str, &str)] = &[(
+    "deepseek",
+    "${DEEPSEEK_API_KEY:}",
+    "https://api.deepseek.com",
+)];
 
 /// The backends the runtime's `memory.backend` switch knows; anything else is markdown there.
 pub const BACKENDS: &[&str] = &["markdown", "sqlite", "mem0"];
@@ -155,7 +158,11 @@ impl RuntimeConfig {
     /// markdown.
     pub fn backend(&self) -> &'static str {
         let v = self.value(BACKEND);
-        BACKENDS.iter().find(|b| **b == v).copied().unwrap_or("markdown")
+        BACKENDS
+            .iter()
+            .find(|b| **b == v)
+            .copied()
+            .unwrap_or("markdown")
     }
 
     /// The database file `spring.datasource.url` names, relative to the install dir (the
@@ -508,7 +515,8 @@ pub fn write_file(path: &Path, text: &str) -> crate::error::Result<()> {
         .and_then(|_| tmp.as_file().sync_all())
         .map_err(|e| crate::error::CoreError::io(path, e))?;
     if let Some(p) = perms {
-        std::fs::set_permissions(tmp.path(), p).map_err(|e| crate::error::CoreError::io(path, e))?;
+        std::fs::set_permissions(tmp.path(), p)
+            .map_err(|e| crate::error::CoreError::io(path, e))?;
     }
     tmp.persist(path)
         .map_err(|e| crate::error::CoreError::io(path, e.error))?;
@@ -566,7 +574,10 @@ mod tests {
         assert_eq!(c.value(WEIGHT_SEMANTIC), "2.5");
         let c = cfg(
             Some(yaml),
-            &ctx(&[("MEMORY_BACKEND", "mem0"), ("MEMORY_RECALL_TOPK", "3")], &[]),
+            &ctx(
+                &[("MEMORY_BACKEND", "mem0"), ("MEMORY_RECALL_TOPK", "3")],
+                &[],
+            ),
         );
         assert_eq!(c.get(BACKEND).value, "mem0");
         assert_eq!(c.get(BACKEND).source, Source::Env);
@@ -585,10 +596,7 @@ mod tests {
     #[test]
     fn placeholders_resolve_from_env_keys_and_defaults() {
         let yaml = "memory:\n  mem0:\n    base-url: ${MEM0_BASE_URL:}\n    user-id: ${MEM0_USER_ID:oryxos}\n    api-key: ${NOPE}\nknowledge:\n  embedding:\n    provider: zhipu\n";
-        let c = cfg(
-            Some(yaml),
-            &ctx(&[("MEM0_BASE_URL", "http://m:8888")], &[]),
-        );
+        let c = cfg(Some(yaml), &ctx(&[("MEM0_BASE_URL", "http://m:8888")], &[]));
         assert_eq!(c.get(MEM0_BASE_URL).value, "http://m:8888");
         assert_eq!(c.get(MEM0_BASE_URL).source, Source::Env);
         assert_eq!(c.get(MEM0_USER_ID).value, "oryxos");

@@ -198,7 +198,11 @@ mod tests {
         let dir = t.path().to_path_buf();
         std::fs::create_dir_all(dir.join("work/agents")).unwrap();
         std::fs::create_dir_all(dir.join("config")).unwrap();
-        std::fs::write(dir.join("config/application.yml"), "oryxos:\n  root: work\n").unwrap();
+        std::fs::write(
+            dir.join("config/application.yml"),
+            "oryxos:\n  root: work\n",
+        )
+        .unwrap();
         let l = locate(&dir);
         assert_eq!(l.root, dir.join("work"));
         assert_eq!(locate(&dir.join("work")).kind, Kind::Install);

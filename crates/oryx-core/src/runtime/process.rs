@@ -105,7 +105,10 @@ pub fn looks_like_runtime(args: &[String]) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    name.starts_with("java") && args[1..].iter().any(|a| a.to_lowercase().contains("oryxos"))
+    name.starts_with("java")
+        && args[1..]
+            .iter()
+            .any(|a| a.to_lowercase().contains("oryxos"))
 }
 
 /// `serve --port N` or `--port=N`; the default otherwise.
