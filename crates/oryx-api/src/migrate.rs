@@ -164,7 +164,7 @@ impl Console {
         let rt = self.services();
         let mut file = crate::settings_file::SettingsFile {
             settings: rt.settings.clone(),
-            preferences: rt.preferences.clone(),
+            preferences: rt.preferences,
         };
         let install = rt.effective.root_kind == oryx_core::config::Kind::Install;
         drop(rt);

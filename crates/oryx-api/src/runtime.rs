@@ -430,7 +430,7 @@ impl Console {
         let rt = self.services();
         let file = crate::settings_file::SettingsFile {
             settings: rt.settings.clone(),
-            preferences: rt.preferences.clone(),
+            preferences: rt.preferences,
         };
         drop(rt);
         if let Err(e) = self.replace_settings(file) {
