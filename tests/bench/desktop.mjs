@@ -27,7 +27,7 @@ const fx = makeBenchRoot(oryx.path, BIG, 100);
 // Cold start and the agents-list memory on the plain demo root (5 agents, ~140 entries each);
 // the big agent's root only for the Memory-tab figure (its agents list parses a 15 MB file).
 const demoRoot = join(fx.base, "demo");
-execFileSync(oryx.path, ["demo", demoRoot], { stdio: "pipe" });
+execFileSync(oryx.path, ["demo", "--bare", demoRoot], { stdio: "pipe" });
 const useRoot = (root) => writeFileSync(join(fx.config, "settings.json"), JSON.stringify({ root, language: "en" }, null, 2));
 console.error(`app: ${app.path} (${app.profile}); fixture ${fx.root} (${fx.big.name}: ${BIG} entries)`);
 

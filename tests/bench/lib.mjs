@@ -104,7 +104,7 @@ function writeAgent(root, name, description, archivalCount) {
 export function makeBenchRoot(oryx, bigCount, baseCount = 100) {
   const base = mkdtempSync(join(tmpdir(), "oryx-bench-"));
   const root = join(base, "root");
-  execFileSync(oryx, ["demo", root], { stdio: "pipe" });
+  execFileSync(oryx, ["demo", "--bare", root], { stdio: "pipe" });
   const big = writeAgent(root, "bench_big", `Benchmark: ${bigCount} archival entries`, bigCount);
   const small = writeAgent(root, "bench_base", `Benchmark baseline: ${baseCount} archival entries`, baseCount);
   const config = join(base, "config");

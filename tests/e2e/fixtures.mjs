@@ -10,7 +10,7 @@ export const oryxBin = join(repo, "target/debug/oryx");
 export function makeFixtures() {
   const base = mkdtempSync(join(tmpdir(), "oryx-e2e-"));
   const root1 = join(base, "root1");
-  execFileSync(oryxBin, ["demo", root1], { stdio: "pipe" });
+  execFileSync(oryxBin, ["demo", "--bare", root1], { stdio: "pipe" });
   // A second root in the Java runtime's dialect with different agents.
   const root2 = join(base, "root2");
   cpSync(join(repo, "tests/fixtures/java-root"), root2, { recursive: true, verbatimSymlinks: true });

@@ -80,8 +80,12 @@ impl Console {
         let index_dir = crate::config_dir::index_dir_beside(&settings_path);
         let runtime = match Services::build(file.clone(), &overrides, &index_dir) {
             Ok(rt) => rt,
-            Err(e) if file.settings.backend != Backend::Markdown => {
-                let wanted = file.settings.backend.as_str();
+            Err(e)
+                if config::effective(&file.settings, &overrides).backend != Backend::Markdown =>
+            {
+                let wanted = config::effective(&file.settings, &overrides)
+                    .backend
+                    .as_str();
                 notice = Some(format!(
                     "The {wanted} backend could not start ({}); showing the markdown backend. \
                      Fix it in Settings.",
@@ -90,6 +94,8 @@ impl Console {
                 let fallback = SettingsFile {
                     settings: Settings {
                         backend: Backend::Markdown,
+                        // An install's backend is the runtime's unless overridden.
+                        backend_override: Some(Backend::Markdown),
                         ..file.settings
                     },
                     ..file

@@ -798,7 +798,11 @@ impl From<LanguageDto> for Language {
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct SettingsDto {
     pub root: Option<String>,
+    /// The backend of a bare root (an install's is the runtime's `memory.backend`).
     pub backend: BackendDto,
+    /// For an install: view this backend instead of the runtime's (null: the runtime's).
+    #[serde(default)]
+    pub backend_override: Option<BackendDto>,
     pub db_path: Option<String>,
     pub archival_limit_chars: u32,
     pub footprint_enabled: bool,
@@ -870,6 +874,16 @@ pub struct EffectiveDto {
     /// What the desktop app had to repair to open (a corrupt settings file set aside, a backend
     /// that could not start); shown until the settings are saved.
     pub notice: Option<String>,
+    /// `install` (the runtime's configuration decides backend, database and mem0) or
+    /// `bareRoot` (the settings decide).
+    pub root_kind: String,
+    /// The runtime's install dir, for an install.
+    pub install_dir: Option<String>,
+    /// The backend the runtime's agents use, for an install: when it differs from `backend`
+    /// the UI says "the agents use X — you are viewing Y".
+    pub runtime_backend: Option<BackendDto>,
+    /// What made `backend` differ from the runtime's: `--backend` or `settings`.
+    pub backend_override: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -28,6 +28,7 @@ pub mod provenance;
 pub mod recall;
 pub mod remote;
 pub mod run;
+pub mod runtime;
 pub mod services;
 pub mod sessions;
 pub mod settings;

@@ -22,6 +22,11 @@ pub struct MigrateRequest {
     /// One agent; `None` = every agent and the global memory.
     pub agent: Option<String>,
     pub dry_run: bool,
+    /// After a copy with no failure, make `to` the backend in use: for a runtime install its
+    /// `memory.backend` in config/application.yml (the agents switch on the runtime's next
+    /// start), for a bare root the console's settings.
+    #[serde(default)]
+    pub switch: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +56,9 @@ pub struct MigrationReport {
     pub total: OwnerCounts,
     /// The most entries mem0 lists per owner (what `beyond_listing` refers to).
     pub listing_limit: u32,
+    /// With `switch` on an install: the runtime's configuration change.
+    #[serde(default)]
+    pub runtime_change: Option<crate::runtime::RuntimeChange>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,6 +132,7 @@ impl Console {
             owners: report.owners.iter().map(counts).collect(),
             total: counts(&report.totals()),
             listing_limit: oryx_core::memory::mem0::LOAD_LIMIT as u32,
+            runtime_change: None,
         })
     }
 }
@@ -137,13 +146,41 @@ impl Console {
         on_progress: &mut dyn FnMut(MigrationProgress),
     ) -> ApiResult<MigrationReport> {
         let (_running, flag) = self.migration_slot().begin()?;
-        let report = self.migrate(req, &flag, on_progress)?;
+        let mut report = self.migrate(req, &flag, on_progress)?;
+        if req.switch && !report.dry_run && !report.cancelled && report.total.failed == 0 {
+            report.runtime_change = self.switch_backend(req.to)?;
+        }
         // Many owners may have changed: every memory view refetches.
         self.announce(crate::watch::ChangeEvent {
             kind: crate::watch::ChangeKind::Memory,
             agent: None,
         });
         Ok(report)
+    }
+
+    /// Makes `to` the backend in use after a migration: the runtime's for an install (the
+    /// console follows it, dropping a settings override), the settings' for a bare root.
+    fn switch_backend(&self, to: BackendDto) -> ApiResult<Option<crate::runtime::RuntimeChange>> {
+        let rt = self.services();
+        let mut file = crate::settings_file::SettingsFile {
+            settings: rt.settings.clone(),
+            preferences: rt.preferences,
+        };
+        let install = rt.effective.root_kind == oryx_core::config::Kind::Install;
+        drop(rt);
+        if install {
+            let change = self.set_runtime_value(&crate::runtime::SetRuntimeValueArgs {
+                key: oryx_core::runtime::config::BACKEND.into(),
+                value: oryx_core::memory::Backend::from(to).as_str().into(),
+            })?;
+            if file.settings.backend_override.take().is_some() {
+                self.replace_settings(file)?;
+            }
+            return Ok(Some(change));
+        }
+        file.settings.backend = to.into();
+        self.replace_settings(file)?;
+        Ok(None)
     }
 
     /// Asks the running migration to stop between entries; `false` when none runs.
@@ -181,6 +218,7 @@ mod slot_tests {
             to: BackendDto::Sqlite,
             agent: None,
             dry_run: false,
+            switch: false,
         };
         // The first run waits in its progress callback until the second has been refused.
         let (at_first_entry, first_waits) = mpsc::channel::<()>();

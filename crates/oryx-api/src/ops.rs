@@ -17,6 +17,7 @@ use crate::health::*;
 use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
 use crate::provenance::*;
 use crate::recall::{SearchEverywhereArgs, SearchEverywhereDto};
+use crate::runtime::{RuntimeChange, RuntimeInfo, SetRuntimeValueArgs};
 use crate::transfer::*;
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
@@ -490,6 +491,16 @@ operations! {
     bootstrap_files(NoArgs) -> Vec<BootstrapFileDto>, reads: [Agents] => |c, _| c.bootstrap_files();
     /// Stored and effective settings
     get_settings(NoArgs) -> SettingsView => |c, _| c.get_settings();
+    /// The runtime install in effect: its configuration with sources, process, database, providers
+    runtime_info(NoArgs) -> RuntimeInfo => |c, _| c.runtime_info();
+    /// Change one value of the runtime's config/application.yml in place (restart to apply)
+    set_runtime_value(SetRuntimeValueArgs) -> RuntimeChange,
+        changes: |_out| settings_changed()
+        => |c, a| c.set_runtime_value(&a);
+    /// Put back the runtime's configuration as it was before the last set_runtime_value
+    undo_runtime_value(NoArgs) -> RuntimeChange,
+        changes: |_out| settings_changed()
+        => |c, _| c.undo_runtime_value();
     /// Replace the settings (validated, saved atomically; a failure changes nothing)
     update_settings(SettingsDto) -> SettingsView,
         changes: |out| settings_changed()

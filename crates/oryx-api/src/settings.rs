@@ -131,6 +131,10 @@ impl Console {
                 backend_problem: self.services().memory.store().problem(),
                 mem0_base_url: e.mem0_base_url.clone(),
                 notice: self.notice(),
+                root_kind: e.root_kind.as_str().to_string(),
+                install_dir: e.install_dir.as_ref().map(|d| d.display().to_string()),
+                runtime_backend: e.runtime_backend.map(Into::into),
+                backend_override: e.backend_override.clone(),
             },
         }
     }
@@ -187,6 +191,15 @@ pub fn create_sample_root(path: &str) -> ApiResult<RootInspection> {
     Ok(inspect(&root, &root.join(config::DB_FILE)))
 }
 
+/// Writes a sample runtime install (`.oryxos/`, `oryxos.db` beside it, `config/`) into an empty
+/// or new folder; the inspection is of its root and database.
+pub fn create_sample_install(path: &str) -> ApiResult<RootInspection> {
+    let dir = absolute_input(path, "sample install")?;
+    oryx_core::demo::write_install(&dir)?;
+    let dir = workspace::canonical_or_same(dir);
+    Ok(inspect(&dir.join(".oryxos"), &dir.join(config::DB_FILE)))
+}
+
 fn absolute_input(path: &str, what: &str) -> ApiResult<PathBuf> {
     let p = path.trim();
     if p.is_empty() || p.contains('\0') {
@@ -237,6 +250,7 @@ fn to_dto(s: &Settings, p: &Preferences) -> SettingsDto {
     SettingsDto {
         root: s.root.as_ref().map(|p| p.display().to_string()),
         backend: s.backend.into(),
+        backend_override: s.backend_override.map(Into::into),
         db_path: s.db_path.as_ref().map(|p| p.display().to_string()),
         archival_limit_chars: s.archival_limit_chars as u32,
         footprint_enabled: s.footprint_enabled,
@@ -278,6 +292,7 @@ fn from_dto(d: &SettingsDto, current: &Settings) -> ApiResult<SettingsFile> {
     let s = Settings {
         root: non_blank(&d.root).map(|p| PathBuf::from(config::expand_home(&p))),
         backend: d.backend.into(),
+        backend_override: d.backend_override.map(Into::into),
         db_path: non_blank(&d.db_path).map(|p| PathBuf::from(config::expand_home(&p))),
         archival_limit_chars: d.archival_limit_chars as usize,
         footprint_enabled: d.footprint_enabled,

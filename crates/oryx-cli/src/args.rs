@@ -148,8 +148,20 @@ pub(crate) enum Command {
         #[arg(long)]
         reply: String,
     },
-    /// Write a realistic sample root (agents, MEMORY.md files, oryxos.db) into PATH
-    Demo { path: PathBuf },
+    /// Write a sample runtime install into PATH: PATH/.oryxos (agents, MEMORY.md files),
+    /// PATH/oryxos.db (the runtime's tables) and PATH/config/application.yml
+    Demo {
+        path: PathBuf,
+        /// Write a bare .oryxos root into PATH instead (its database inside it)
+        #[arg(long)]
+        bare: bool,
+    },
+    /// The runtime install in effect: its configuration (and each value's source), process,
+    /// database and providers; `runtime set KEY VALUE` changes config/application.yml
+    Runtime {
+        #[command(subcommand)]
+        cmd: Option<RuntimeCmd>,
+    },
     /// Show the settings in effect
     Settings,
     /// The vector index semantic recall uses
@@ -170,6 +182,10 @@ pub(crate) enum Command {
         /// Count what would be copied; write nothing
         #[arg(long)]
         dry_run: bool,
+        /// After a copy without failures, switch to --to: the runtime's memory.backend for an
+        /// install (applies on its next start), the settings' backend for a bare root
+        #[arg(long, conflicts_with = "dry_run")]
+        switch: bool,
     },
     /// Write agents and their memory (entries, MEMORY.md byte for byte, AGENT.md, skills,
     /// bootstrap files) into one archive
@@ -506,4 +522,14 @@ pub(crate) enum IndexCmd {
     },
     /// Drop every vector of this root (they are rebuilt on demand)
     Clear,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum RuntimeCmd {
+    /// Change one value of the runtime's config/application.yml in place: memory.backend,
+    /// memory.recall.top-k, memory.recall.weight.<semantic|keyword|recency>,
+    /// embedding.provider or embedding.model
+    Set { key: String, value: String },
+    /// Put back config/application.yml as it was before the last `runtime set`
+    Undo,
 }

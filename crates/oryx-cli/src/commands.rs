@@ -10,8 +10,8 @@ use crate::args::*;
 use crate::render;
 
 pub fn run(args: Args) -> ApiResult<ExitCode> {
-    if let Command::Demo { path } = &args.command {
-        return demo(path, args.json);
+    if let Command::Demo { path, bare } = &args.command {
+        return demo(path, *bare, args.json);
     }
     let overrides = Overrides {
         root: args.root.clone(),
@@ -115,6 +115,15 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             json,
         ),
         Command::Settings => render::settings(&console.get_settings()?, json),
+        Command::Runtime { cmd } => match cmd {
+            None => render::runtime_info(&console.runtime_info()?, json),
+            Some(RuntimeCmd::Set { key, value }) => render::runtime_change(
+                &console
+                    .set_runtime_value(&oryx_api::runtime::SetRuntimeValueArgs { key, value })?,
+                json,
+            ),
+            Some(RuntimeCmd::Undo) => render::runtime_change(&console.undo_runtime_value()?, json),
+        },
         Command::Index(cmd) => match cmd {
             IndexCmd::Status => render::index_status(&console.index_status()?, json),
             IndexCmd::Build { agent } => {
@@ -135,6 +144,7 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
             agent,
             all,
             dry_run,
+            switch,
         } => {
             if agent.is_none() && !all {
                 return Err(ApiError::invalid("choose --agent NAME or --all"));
@@ -144,6 +154,7 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                 to: backend_dto(to),
                 agent,
                 dry_run,
+                switch,
             };
             let report = crate::progress::run_migration(&console, &req, json)?;
             render::migration(&report, json);
@@ -525,7 +536,7 @@ fn refs(ids: Vec<String>) -> Vec<EntryRef> {
         .collect()
 }
 
-fn demo(path: &std::path::Path, json: bool) -> ApiResult<ExitCode> {
+fn demo(path: &std::path::Path, bare: bool, json: bool) -> ApiResult<ExitCode> {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -533,7 +544,15 @@ fn demo(path: &std::path::Path, json: bool) -> ApiResult<ExitCode> {
             .map_err(|e| ApiError::new(oryx_api::ErrorCode::Io, e.to_string()))?
             .join(path)
     };
-    let inspection = oryx_api::settings::create_sample_root(&abs.to_string_lossy())?;
-    render::demo(&inspection, json);
+    if bare {
+        let inspection = oryx_api::settings::create_sample_root(&abs.to_string_lossy())?;
+        render::demo(&inspection, None, json);
+    } else {
+        let inspection = oryx_api::settings::create_sample_install(&abs.to_string_lossy())?;
+        let dir = std::path::Path::new(&inspection.path)
+            .parent()
+            .map(|d| d.display().to_string());
+        render::demo(&inspection, dir.as_deref(), json);
+    }
     Ok(ExitCode::SUCCESS)
 }

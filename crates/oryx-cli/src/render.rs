@@ -678,14 +678,102 @@ pub fn settings(v: &SettingsView, json: bool) {
     }
 }
 
-pub fn demo(i: &RootInspection, json: bool) {
+/// `install`: the install dir the sample root is in (`None`: a bare root).
+pub fn demo(i: &RootInspection, install: Option<&str>, json: bool) {
     if json {
         return print_json(i);
     }
-    println!("sample root written to {}", i.path);
+    match install {
+        Some(dir) => {
+            println!("sample install written to {dir}");
+            println!("root: {}", i.path);
+        }
+        None => println!("sample root written to {}", i.path),
+    }
     println!("agents: {}", i.agents.join(", "));
     println!("database: {}", i.db_path);
-    println!("try: oryx --root {} agents", i.path);
+    println!("try: oryx --root {} agents", install.unwrap_or(&i.path));
+}
+
+pub fn runtime_info(r: &oryx_api::runtime::RuntimeInfo, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    let source = |k: &str| r.sources.get(k).map(String::as_str).unwrap_or("default");
+    match &r.install {
+        Some(dir) => println!("install        {dir}"),
+        None => println!("install        none (a bare .oryxos root)"),
+    }
+    println!("root           {}", r.root);
+    if let Some(c) = &r.config {
+        let state = if r.config_exists {
+            ""
+        } else {
+            " (missing: the start script creates it from the example)"
+        };
+        println!("config         {c}{state}");
+    }
+    match &r.running {
+        Some(p) => println!("running        pid {} on port {}", p.pid, p.port),
+        None => println!("running        no"),
+    }
+    println!(
+        "backend        {} ({})",
+        r.backend,
+        source("memory.backend")
+    );
+    if let Some(db) = &r.database {
+        let state = if r.database_exists {
+            ""
+        } else {
+            " (not created yet)"
+        };
+        println!("database       {db}{state}");
+    }
+    println!(
+        "embedding      {} {} ({})",
+        if r.embedding.provider.is_empty() {
+            "none"
+        } else {
+            &r.embedding.provider
+        },
+        r.embedding.model,
+        source("embedding.provider")
+    );
+    let n = |v: Option<f64>| v.map_or("?".to_string(), |v| v.to_string());
+    println!(
+        "recall         top-k {} weights semantic {} keyword {} recency {}",
+        r.recall.top_k.map_or("?".to_string(), |k| k.to_string()),
+        n(r.recall.weights.semantic),
+        n(r.recall.weights.keyword),
+        n(r.recall.weights.recency)
+    );
+    println!("mem0           {} user {}", r.mem0.base_url, r.mem0.user_id);
+    println!("providers ({})", r.providers_from);
+    for p in &r.providers {
+        println!(
+            "  {:<16} {} {}",
+            p.name,
+            p.base_url.as_deref().unwrap_or("-"),
+            p.api_key
+        );
+    }
+    for p in &r.pending {
+        println!(
+            "pending        {}: running {:?}, configured {:?} (restart the runtime to apply)",
+            p.key, p.running, p.configured
+        );
+    }
+    for w in &r.warnings {
+        println!("warning        {w}");
+    }
+}
+
+pub fn runtime_change(c: &oryx_api::runtime::RuntimeChange, json: bool) {
+    if json {
+        return print_json(c);
+    }
+    println!("{}", c.message);
 }
 
 fn backend_name(b: BackendDto) -> &'static str {

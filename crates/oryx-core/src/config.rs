@@ -12,6 +12,8 @@ use crate::memory::semantic::{RecallConfig, RecallMode};
 use crate::memory::window::DEFAULT_ARCHIVAL_LIMIT;
 use crate::memory::Backend;
 pub use crate::root::DB_FILE;
+pub use crate::runtime::install::Kind;
+use crate::runtime::install::{self, Install};
 
 pub const ENV_ROOT: &str = "ORYXOS_ROOT";
 pub const ENV_DB: &str = "ORYXOS_DB";
@@ -134,8 +136,13 @@ pub const MIN_AUTO_SUMMARY_THRESHOLD: usize = 2;
 pub struct Settings {
     /// The `.oryxos` root; `None` means the default `~/.oryxos`.
     pub root: Option<PathBuf>,
+    /// The backend of a bare root. An install's backend is the runtime's `memory.backend`.
     pub backend: Backend,
-    /// The runtime's database; `None` means `<root>/oryxos.db`.
+    /// For an install: view this backend instead of the one the runtime runs (the agents keep
+    /// using the runtime's; the console says so).
+    pub backend_override: Option<Backend>,
+    /// The runtime's database; `None` means the one the install's `spring.datasource.url`
+    /// names, or `<root>/oryxos.db` for a bare root.
     pub db_path: Option<PathBuf>,
     pub archival_limit_chars: usize,
     pub footprint_enabled: bool,
@@ -157,6 +164,7 @@ impl Default for Settings {
         Settings {
             root: None,
             backend: Backend::Markdown,
+            backend_override: None,
             db_path: None,
             archival_limit_chars: DEFAULT_ARCHIVAL_LIMIT,
             footprint_enabled: true,
@@ -404,6 +412,15 @@ pub struct Effective {
     pub root: PathBuf,
     pub db_path: PathBuf,
     pub backend: Backend,
+    /// An install (the runtime's configuration decides) or a bare root (the settings decide).
+    pub root_kind: Kind,
+    /// The install dir holding the root, its database and `config/`.
+    pub install_dir: Option<PathBuf>,
+    /// The backend the runtime's agents use (an install only); `backend` differs from it when
+    /// the console was told to view another one.
+    pub runtime_backend: Option<Backend>,
+    /// What made `backend` differ from the runtime's: `--backend` or `settings`.
+    pub backend_override: Option<String>,
     pub archival_limit_chars: usize,
     pub footprint_enabled: bool,
     pub mem0_base_url: Option<String>,
@@ -440,36 +457,72 @@ fn absolute(p: PathBuf) -> PathBuf {
     }
 }
 
+/// For an install, the backend, the database and mem0 follow the runtime's configuration; a
+/// `--backend` flag or the settings' `backendOverride` views another backend and says so.
 pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
-    let root = over
+    let given = over
         .root
         .clone()
         .or_else(|| env_path(ENV_ROOT))
         .map(absolute)
         .or_else(|| settings.root.clone())
         .unwrap_or_else(default_root);
+    let located = install::locate(&given);
+    let runtime = located.install_dir.as_deref().map(Install::read);
+    let root = located.root;
     let db_path = over
         .db_path
         .clone()
         .or_else(|| env_path(ENV_DB))
         .map(absolute)
         .or_else(|| settings.db_path.clone())
+        .or_else(|| {
+            runtime
+                .as_ref()
+                .map(|i| i.database().unwrap_or_else(|| i.dir.join(DB_FILE)))
+        })
         .unwrap_or_else(|| root.join(DB_FILE));
+    let runtime_backend = runtime
+        .as_ref()
+        .map(|i| Backend::parse_lenient(i.config.backend()));
+    let (backend, backend_override) = match (over.backend, runtime_backend) {
+        (Some(b), _) => (b, Some("--backend".to_string())),
+        (None, Some(rb)) => match settings.backend_override {
+            Some(b) => (b, Some("settings".to_string())),
+            None => (rb, None),
+        },
+        (None, None) => (settings.backend, None),
+    };
+    // The runtime's mem0 values where it has them; the settings' fill what it leaves empty.
+    let rt_value = |key: &str| {
+        runtime
+            .as_ref()
+            .map(|i| i.config.value(key).trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    use crate::runtime::config as rc;
     Effective {
         db_path,
-        backend: over.backend.unwrap_or(settings.backend),
+        backend,
+        root_kind: located.kind,
+        install_dir: located.install_dir,
+        runtime_backend,
+        backend_override,
         archival_limit_chars: settings.archival_limit_chars,
         footprint_enabled: settings.footprint_enabled,
         mem0_base_url: over
             .mem0_url
             .clone()
+            .or_else(|| rt_value(rc::MEM0_BASE_URL))
             .or_else(|| env_string(ENV_MEM0_URL))
             .or_else(|| settings.mem0.base_url.clone()),
-        mem0_user_id: settings.mem0.user_id.clone(),
-        mem0_api_key: env_string(ENV_MEM0_KEY).or_else(|| settings.mem0.api_key.clone()),
+        mem0_user_id: rt_value(rc::MEM0_USER_ID).unwrap_or_else(|| settings.mem0.user_id.clone()),
+        mem0_api_key: rt_value(rc::MEM0_API_KEY)
+            .or_else(|| env_string(ENV_MEM0_KEY))
+            .or_else(|| settings.mem0.api_key.clone()),
         mem0_timeout_ms: settings.mem0.timeout_ms,
         memory_full_parse_max_bytes: settings.memory_full_parse_max_bytes,
-        runtime_windows: false,
+        runtime_windows: located.kind == Kind::Install,
         recall: settings.recall.into(),
         episodic: settings.episodic,
         root,
@@ -593,6 +646,54 @@ mod tests {
         );
         assert_eq!(e.root, PathBuf::from("/flag/root"));
         assert_eq!(e.db_path, PathBuf::from("/flag/root/oryxos.db"));
+    }
+
+    /// An install's database and backend are the runtime's; an override is reported.
+    #[test]
+    fn an_install_follows_the_runtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let inst = dir.path();
+        std::fs::create_dir_all(inst.join(".oryxos/agents")).unwrap();
+        std::fs::create_dir_all(inst.join("config")).unwrap();
+        std::fs::write(
+            inst.join("config/application.yml"),
+            "memory:\n  backend: sqlite\n  mem0:\n    user-id: team\n",
+        )
+        .unwrap();
+        for given in [inst.to_path_buf(), inst.join(".oryxos")] {
+            let s = Settings {
+                root: Some(given),
+                backend: Backend::Mem0,
+                ..Settings::default()
+            };
+            let e = effective(&s, &Overrides::default());
+            assert_eq!(e.root_kind, Kind::Install);
+            assert_eq!(e.root, inst.join(".oryxos"));
+            assert_eq!(e.db_path, inst.join("oryxos.db"));
+            assert_eq!(e.backend, Backend::Sqlite);
+            assert_eq!(e.runtime_backend, Some(Backend::Sqlite));
+            assert_eq!(e.backend_override, None);
+            assert_eq!(e.mem0_user_id, "team");
+        }
+        let s = Settings {
+            root: Some(inst.to_path_buf()),
+            backend_override: Some(Backend::Markdown),
+            ..Settings::default()
+        };
+        let e = effective(&s, &Overrides::default());
+        assert_eq!(e.backend, Backend::Markdown);
+        assert_eq!(e.backend_override.as_deref(), Some("settings"));
+        let e = effective(
+            &s,
+            &Overrides {
+                backend: Some(Backend::Mem0),
+                db_path: Some(inst.join("other.db")),
+                ..Overrides::default()
+            },
+        );
+        assert_eq!(e.backend, Backend::Mem0);
+        assert_eq!(e.backend_override.as_deref(), Some("--backend"));
+        assert_eq!(e.db_path, inst.join("other.db"));
     }
 
     #[test]

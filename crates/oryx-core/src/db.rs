@@ -101,9 +101,19 @@ pub fn open_existing(path: &Path) -> Result<Option<Connection>> {
 }
 
 /// Opens (creating when missing) the database and makes sure the runtime's tables exist.
+///
+/// The database of a runtime install is the runtime's to create (its first start runs its whole
+/// schema): when it is missing, a write is refused with where the runtime would create it.
 pub fn open_or_create(path: &Path) -> Result<Connection> {
     if !crate::rooted_fs::require_regular_if_exists(path)? {
         require_folder(path)?;
+        if crate::runtime::install::is_install_database(path) {
+            return Err(CoreError::Conflict(format!(
+                "the runtime's database {} does not exist yet; the runtime creates it on its \
+                 first start (bin/start.sh), so the console writes nothing until then",
+                path.display()
+            )));
+        }
     }
     let conn = Connection::open(path).at_db(path)?;
     configure(&conn, path, true).map_err(|e| corrupt_if_not_db(e, path))?;

@@ -11,6 +11,7 @@ use crate::config::DB_FILE;
 use crate::error::{CoreError, IoContext, Result};
 use crate::memory::{LongTermMemoryStore, MarkdownMemoryStore, Scope, SqliteMemoryStore};
 use crate::names::Owner;
+use crate::runtime::schema::RUNTIME_DDL;
 use crate::sessions::{NewInvocation, NewSession, SessionStore};
 use crate::timefmt::{local_to_epoch_ms, now_local};
 
@@ -23,6 +24,68 @@ pub struct DemoSummary {
 const USER_MD: &str = "# 关于我\n\n- 名字：林晓（Lin Xiao），后端工程师，在上海。\n- 喜欢简洁、直接的回答；代码示例优先用 Rust 或 Java。\n- 工作时间 09:30–19:00（UTC+8），周末不要安排会议。\n";
 const AGENTS_MD: &str = "# Agents\n\nAll agents share these rules:\n\n1. Be concise. Prefer one short paragraph over a list.\n2. Use save_memory for durable facts about the user; never store secrets.\n3. Recall before you save to avoid duplicates.\n";
 const SOUL_MD: &str = "# Soul\n\n好奇、耐心、诚实。不知道就说不知道。\n";
+
+/// The sample install's providers: `mock` answers without a key, as the runtime's own mock
+/// provider does; the others hold no key (name, api key, base url, description).
+const PROVIDER_ROWS: &[(&str, Option<&str>, Option<&str>, &str)] = &[
+    (
+        "mock",
+        None,
+        None,
+        "built-in mock provider: no model, no key",
+    ),
+    (
+        "deepseek",
+        None,
+        Some("https://api.deepseek.com"),
+        "DeepSeek (fill in the API key)",
+    ),
+];
+
+/// The sample install's configuration, shaped like the runtime's
+/// `config/application.yml.example`: the keys a deployment adjusts, each explained.
+const APPLICATION_YML: &str = r#"# OryxOS runtime configuration (sample install written by `oryx demo`).
+# The runtime reads this file on start (bin/start.sh passes config/ to Spring);
+# what is not here comes from the defaults inside the runtime's jar.
+
+# ── Service ──────────────────────────────────────────────
+server:
+  port: 8080                    # not used under bin/start.sh: `serve --port` decides (default 8080)
+
+# ── Database ─────────────────────────────────────────────
+spring:
+  datasource:
+    url: jdbc:sqlite:oryxos.db  # sessions, tool calls, sqlite memory; relative to the start folder
+
+# ── Embeddings (semantic recall of memory and knowledge) ──
+# provider names an entry of the provider registry; empty = keyword recall only.
+embedding:
+  provider: mock
+  model: ''
+
+# ── Long-term memory ─────────────────────────────────────
+memory:
+  backend: markdown             # markdown (files under .oryxos) | sqlite (oryxos.db) | mem0 (service)
+  recall:                       # weighted fusion, used when embedding.provider is set
+    top-k: 20                   # most entries a recall returns
+    weight:
+      semantic: 1.0             # raise to favour meaning over words
+      keyword: 1.0
+      recency: 1.0              # raise to favour recent entries
+  mem0:
+    base-url: ${MEM0_BASE_URL:} # only for backend mem0; from the environment
+    user-id: ${MEM0_USER_ID:oryxos}
+    api-key: ${MEM0_API_KEY:}
+
+# ── Workspace and providers ──────────────────────────────
+oryxos:
+  root: .oryxos                 # agents/, memory/, skills/ live here
+  providers:                    # seeded into the providers table on first start
+    - name: deepseek
+      api-key: ""               # your DeepSeek API key
+      base-url: https://api.deepseek.com
+    - name: mock                # answers without a model or a key: for trying things out
+"#;
 
 struct AgentSpec {
     name: &'static str,
@@ -88,16 +151,63 @@ const SKILLS: &[(&str, &str)] = &[
     ("summarize", "Summarise long text into a few sentences"),
 ];
 
-/// Writes the sample into `root` (which must be empty or missing) and its `oryxos.db`.
+/// Writes the sample into `root` (which must be empty or missing) and its `oryxos.db`: a bare
+/// root, with no install around it.
 pub fn write_sample(root: &Path) -> Result<DemoSummary> {
-    if root.exists() && fs::read_dir(root).at(root)?.next().is_some() {
+    require_empty(root, "sample root")?;
+    fs::create_dir_all(root).at(root)?;
+    let root = root.canonicalize().at(root)?;
+    write_sample_at(&root, &root.join(DB_FILE))
+}
+
+/// Writes a runtime install into `dir` (empty or missing), laid out as the runtime's start
+/// script runs it: `.oryxos/` (the sample root), `oryxos.db` beside it with the runtime's
+/// tables and provider rows, and `config/application.yml`.
+pub fn write_install(dir: &Path) -> Result<DemoSummary> {
+    require_empty(dir, "sample install")?;
+    fs::create_dir_all(dir).at(dir)?;
+    let dir = dir.canonicalize().at(dir)?;
+    write(&dir, "config/application.yml", APPLICATION_YML)?;
+    fs::create_dir_all(dir.join("logs")).at(&dir)?;
+    fs::create_dir_all(dir.join("bin")).at(&dir)?;
+    let db_path = dir.join(DB_FILE);
+    let conn = rusqlite::Connection::open(&db_path).map_err(|e| CoreError::Database {
+        path: db_path.clone(),
+        source: e,
+    })?;
+    let now = crate::timefmt::local_to_epoch_ms(&now_local());
+    conn.execute_batch(RUNTIME_DDL)
+        .and_then(|_| {
+            for (name, key, url, desc) in PROVIDER_ROWS {
+                conn.execute(
+                    "INSERT INTO providers (name, api_key, base_url, description, created_at, \
+                     updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                    rusqlite::params![name, key, url, desc, now],
+                )?;
+            }
+            Ok(())
+        })
+        .map_err(|e| CoreError::Database {
+            path: db_path.clone(),
+            source: e,
+        })?;
+    drop(conn);
+    let root = dir.join(".oryxos");
+    fs::create_dir_all(&root).at(&root)?;
+    write_sample_at(&root, &db_path)
+}
+
+fn require_empty(dir: &Path, what: &str) -> Result<()> {
+    if dir.exists() && fs::read_dir(dir).at(dir)?.next().is_some() {
         return Err(CoreError::Conflict(format!(
-            "{} is not empty; choose a new folder for the sample root",
-            root.display()
+            "{} is not empty; choose a new folder for the {what}",
+            dir.display()
         )));
     }
-    fs::create_dir_all(root).at(root)?;
-    let root = &root.canonicalize().at(root)?;
+    Ok(())
+}
+
+fn write_sample_at(root: &Path, db_path: &Path) -> Result<DemoSummary> {
     for (name, text) in [
         ("USER.md", USER_MD),
         ("AGENTS.md", AGENTS_MD),
@@ -114,9 +224,8 @@ pub fn write_sample(root: &Path) -> Result<DemoSummary> {
     }
     fs::create_dir_all(root.join("archive")).at(root)?;
     let md = MarkdownMemoryStore::new(root);
-    let db_path = root.join(DB_FILE);
-    let sql = SqliteMemoryStore::new(&db_path);
-    let sessions = SessionStore::new(&db_path);
+    let sql = SqliteMemoryStore::new(db_path);
+    let sessions = SessionStore::new(db_path);
     // At a fixed time of day, so the sample's entries fall on the same days whatever the hour it
     // is written at (per-day counts, the window's reach); 29 days back at 09:00 keeps every entry
     // within the last 30 days.

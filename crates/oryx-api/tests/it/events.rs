@@ -156,6 +156,7 @@ fn every_subscriber_gets_each_event_and_a_migration_is_announced() {
         to: oryx_api::dto::BackendDto::Sqlite,
         agent: None,
         dry_run: true,
+        switch: false,
     };
     c.run_migration(&req, &mut |_| {}).unwrap();
     let all_memory = ChangeEvent {

@@ -23,7 +23,7 @@ impl Env {
             root: dir.path().join("root"),
             _dir: dir,
         };
-        let out = env.run(&["demo", env.root.to_str().unwrap()]);
+        let out = env.run(&["demo", "--bare", env.root.to_str().unwrap()]);
         assert!(out.status.success());
         env
     }

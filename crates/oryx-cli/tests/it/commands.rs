@@ -23,7 +23,7 @@ impl Env {
     }
 
     fn sample(&self) -> &Self {
-        let out = self.oryx_plain(&["demo", self.root().to_str().unwrap()]);
+        let out = self.oryx_plain(&["demo", "--bare", self.root().to_str().unwrap()]);
         assert!(out.status.success(), "{}", stderr(&out));
         self
     }
@@ -92,7 +92,7 @@ fn demo_then_agents_shows_agents() {
     assert_eq!(assistant["memory"]["core"], 4);
     assert_eq!(assistant["memory"]["archival"], 140);
     assert_eq!(assistant["skills"].as_array().unwrap().len(), 2);
-    let again = env.oryx_plain(&["demo", env.root().to_str().unwrap()]);
+    let again = env.oryx_plain(&["demo", "--bare", env.root().to_str().unwrap()]);
     assert_eq!(code(&again), 1, "a non-empty folder is refused");
     assert!(stderr(&again).starts_with("error[conflict]"));
 }

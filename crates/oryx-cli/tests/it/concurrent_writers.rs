@@ -71,7 +71,7 @@ fn run(backend: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (config, root): (PathBuf, PathBuf) = (dir.path().join("config"), dir.path().join("root"));
     let demo = oryx(&config, &root, "markdown")
-        .args(["demo", root.to_str().unwrap()])
+        .args(["demo", "--bare", root.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(demo.status.success());

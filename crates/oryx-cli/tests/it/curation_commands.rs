@@ -29,7 +29,7 @@ impl Env {
         };
         let out = env
             .cmd(backend)
-            .args(["demo", env.root.to_str().unwrap()])
+            .args(["demo", "--bare", env.root.to_str().unwrap()])
             .output()
             .unwrap();
         assert!(

@@ -55,7 +55,7 @@ fn export_then_import_into_another_root_and_backend_in_the_documented_forms() {
     let config = dir.path().join("config");
     let src = dir.path().join("src");
     let out = common::oryx(&config)
-        .args(["demo", src.to_str().unwrap()])
+        .args(["demo", "--bare", src.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -155,7 +155,7 @@ fn memory_as_of_a_moment_and_the_diff_between_two() {
     let config = dir.path().join("config");
     let root = dir.path().join("root");
     let out = common::oryx(&config)
-        .args(["demo", root.to_str().unwrap()])
+        .args(["demo", "--bare", root.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -489,7 +489,7 @@ fn local(iso: &str) -> String {
 fn demo_root(config: &Path, dir: &Path) -> PathBuf {
     let root = dir.join("demo");
     let out = common::oryx(config)
-        .args(["demo", root.to_str().unwrap()])
+        .args(["demo", "--bare", root.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success());

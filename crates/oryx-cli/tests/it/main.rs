@@ -12,6 +12,7 @@ mod curation_commands;
 mod export_import_commands;
 mod mem0_unavailable;
 mod path_traversal;
+mod runtime_install;
 mod runtime_schema;
 mod serve_process;
 mod serve_refusals;

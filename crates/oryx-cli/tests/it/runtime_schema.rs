@@ -26,7 +26,7 @@ impl Env {
         };
         let out = env
             .cmd()
-            .args(["demo", env.root().to_str().unwrap()])
+            .args(["demo", "--bare", env.root().to_str().unwrap()])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));

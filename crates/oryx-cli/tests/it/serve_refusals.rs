@@ -109,7 +109,7 @@ fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     let out = common::oryx(&dir.path().join("config"))
-        .args(["demo", root.to_str().unwrap()])
+        .args(["demo", "--bare", root.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");

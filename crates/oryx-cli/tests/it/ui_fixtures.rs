@@ -406,7 +406,7 @@ fn record_state(states: &BTreeMap<String, State>, state: &State) -> Value {
     if first.demo {
         let out = common::oryx(&place.config)
             .env("TZ", "UTC")
-            .args(["demo", place.root().to_str().unwrap()])
+            .args(["demo", "--bare", place.root().to_str().unwrap()])
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
