@@ -343,6 +343,15 @@ impl Console {
         )?)
     }
 
+    /// The names of the agents the runtime would load, in agent order.
+    pub fn runtime_loaded_agents(&self) -> ApiResult<Vec<String>> {
+        Ok(agents::list(self.services().root())?
+            .into_iter()
+            .filter(runtime_loads)
+            .map(|a| a.name)
+            .collect())
+    }
+
     /// The agent, when the runtime would load it; else not found, as the runtime answers.
     pub fn loaded_agent(&self, name: &str) -> ApiResult<Agent> {
         let a = self.strict_agent(name)?;

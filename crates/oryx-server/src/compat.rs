@@ -24,7 +24,7 @@ pub const ROUTES: &[(&str, &str, &str)] = &[
     ("post", "/api/v1/auth/login", "{username, password}: any user name, the --token as password; sets the oryxos_session cookie"),
     ("post", "/api/v1/auth/logout", "Clears the oryxos_session cookie"),
     ("get", "/api/v1/info", "{application, providers}; open without a token, then providers is empty"),
-    ("get", "/api/v1/profiles", "[{name, description, provider, model, tools}]"),
+    ("get", "/api/v1/profiles", "[{name, description, provider, model, tools}]: the agents the runtime loads"),
     ("get", "/api/v1/tools", "[{name, description, inputSchema, agents}]: the memory tools with their schema, and every tool an AGENT.md lists"),
     ("get", "/api/v1/providers", "[{name, apiKey, baseUrl, description}]: the runtime's provider registry, keys masked to their last four characters"),
     ("get", "/api/v1/skills", "[{name, description, body}] from skills/*/SKILL.md"),

@@ -1,8 +1,6 @@
 //! The runtime's catalog screens: info, profiles, tools, providers, skills, knowledge bases,
 //! schedules with their runs, and the root's file tree.
 
-use std::collections::BTreeMap;
-
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
@@ -22,14 +20,18 @@ pub struct Info {
     providers: Vec<String>,
 }
 
-/// Provider names the agents use, with the agents using each.
-fn providers_in_use(c: &oryx_api::Console) -> oryx_api::ApiResult<BTreeMap<String, Vec<String>>> {
-    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for a in c.list_agents()?.agents {
-        if let Some(p) = a.provider {
-            out.entry(p).or_default().push(a.name);
-        }
-    }
+/// The providers the agents the runtime loads name, sorted, each once (the runtime's info).
+fn providers_in_use(c: &oryx_api::Console) -> oryx_api::ApiResult<Vec<String>> {
+    let loaded = c.runtime_loaded_agents()?;
+    let mut out: Vec<String> = c
+        .list_agents()?
+        .agents
+        .into_iter()
+        .filter(|a| loaded.contains(&a.name))
+        .filter_map(|a| a.provider)
+        .collect();
+    out.sort();
+    out.dedup();
     Ok(out)
 }
 
@@ -45,7 +47,7 @@ pub async fn info(State(s): State<AppState>, headers: HeaderMap) -> Reply<Info> 
         blocking(&s, |c| {
             Ok(Info {
                 application: "oryxos",
-                providers: providers_in_use(c)?.into_keys().collect(),
+                providers: providers_in_use(c)?,
             })
         })
         .await,
@@ -61,12 +63,15 @@ pub struct Profile {
     tools: Vec<String>,
 }
 
+/// The agents the runtime loads (its profile registry).
 pub async fn profiles(State(s): State<AppState>) -> Reply<Vec<Profile>> {
     Reply(
         blocking(&s, |c| {
+            let loaded = c.runtime_loaded_agents()?;
             Ok(c.list_agents()?
                 .agents
                 .into_iter()
+                .filter(|a| loaded.contains(&a.name))
                 .map(|a| Profile {
                     name: a.name,
                     description: a.description,

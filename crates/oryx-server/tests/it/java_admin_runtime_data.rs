@@ -147,6 +147,13 @@ fn runtime_root(root: &Path) {
         "---\nname: drafty\nschedules:\n  - key: tick\n    name: Tick\n    cron: \"0 * * * * *\"\n---\nNo provider yet.\n",
     )
     .unwrap();
+    // Nor one whose front matter does not parse, whatever it names.
+    std::fs::create_dir_all(root.join("agents/broken")).unwrap();
+    std::fs::write(
+        root.join("agents/broken/AGENT.md"),
+        "---\nname: broken\nprovider: [openai\n---\nBody.\n",
+    )
+    .unwrap();
 }
 
 fn get(s: &Served, path: &str) -> (u16, Value) {
@@ -301,11 +308,24 @@ fn every_screen_shows_the_runtimes_own_rows_and_files() {
         .contains("the console does not run MCP servers"));
     assert_eq!(ok(&s, "/api/v1/mcp-servers/catalog"), json!([]));
 
-    // An agent the runtime would not load (no provider) has no memory, runs or schedules here.
-    for tab in ["memory", "executions"] {
-        let (status, v) = get(&s, &format!("/api/v1/agents/drafty/{tab}"));
-        assert_eq!(status, 404, "{tab}: {v}");
-        assert_eq!(v["error_code"], "agent_not_found");
+    // An agent the runtime would not load (no provider) is no profile and has no memory, runs
+    // or schedules here.
+    let profiles = ok(&s, "/api/v1/profiles");
+    assert!(
+        !profiles
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "drafty"),
+        "{profiles}"
+    );
+    assert_eq!(profiles.as_array().unwrap().len(), 4);
+    for agent in ["drafty", "broken"] {
+        for tab in ["memory", "executions"] {
+            let (status, v) = get(&s, &format!("/api/v1/agents/{agent}/{tab}"));
+            assert_eq!(status, 404, "{agent} {tab}: {v}");
+            assert_eq!(v["error_code"], "agent_not_found");
+        }
     }
     assert!(ok(&s, "/api/v1/agents/assistant/memory").is_string());
 
