@@ -114,6 +114,16 @@ pub fn tasks(db_path: &Path) -> Result<Vec<ScheduleState>> {
         .collect())
 }
 
+/// Whether the runtime's scheduler accepts the declaration: its cron trigger refuses a missing
+/// expression and any that has not six fields (second minute hour day month weekday), and the
+/// runtime then skips the schedule (no row is added or updated). Field values and zone ids are
+/// not checked here.
+pub fn registers(s: &Schedule) -> bool {
+    s.cron
+        .as_deref()
+        .is_some_and(|c| c.split_whitespace().count() == 6)
+}
+
 /// The schedules the runtime lists once it has registered `declared` (each loaded agent with
 /// the schedules its AGENT.md declares): registered rows first in the table's order, then the
 /// declarations it has no row for yet, in agent order.
@@ -123,6 +133,7 @@ pub fn merge(rows: Vec<ScheduleState>, declared: &[(String, Vec<Schedule>)]) -> 
             .iter()
             .filter(|(a, _)| a == agent)
             .flat_map(|(_, s)| s.iter())
+            .filter(|s| registers(s))
             .find(|s| s.key == key)
     };
     let mut out = Vec::new();
@@ -139,7 +150,7 @@ pub fn merge(rows: Vec<ScheduleState>, declared: &[(String, Vec<Schedule>)]) -> 
         }
     }
     for (agent, schedules) in declared {
-        for s in schedules {
+        for s in schedules.iter().filter(|s| registers(s)) {
             if out
                 .iter()
                 .any(|r| &r.profile_name == agent && r.key == s.key)
@@ -278,6 +289,19 @@ mod tests {
         assert_eq!(new.schedule_id, None);
         assert!(new.enabled);
         assert_eq!(new.run_count, 0);
+    }
+
+    #[test]
+    fn a_declaration_the_scheduler_refuses_changes_nothing() {
+        let (_d, path) = db();
+        let mut bad = declared("brief", "Renamed");
+        bad.cron = Some("0 9 * * *".into());
+        let mut missing = declared("new", "New");
+        missing.cron = None;
+        let merged = merge(tasks(&path).unwrap(), &[("a".into(), vec![bad, missing])]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0].name, "Old name");
+        assert_eq!(merged[0].cron.as_deref(), Some("0 0 8 * * *"));
     }
 
     #[test]
