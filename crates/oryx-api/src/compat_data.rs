@@ -1,7 +1,8 @@
 //! Read-only views the Java runtime's admin UI asks for (skills, tools, the root's file tree,
-//! schedules, knowledge links, sessions with millisecond times). The REST host turns them into
-//! the runtime's JSON shapes; here they are plain data shaped from what oryx-core reads of the
-//! root (`oryx_core::workspace`, `agents`) and the database.
+//! schedules and their runs, agent runs, providers, knowledge bases, notify channels, the
+//! sandbox whitelist, MCP servers, sessions with millisecond times). The REST host turns them
+//! into the runtime's JSON shapes; here they are plain data shaped from what oryx-core reads of
+//! the root (`oryx_core::workspace`, `agents`) and of the runtime's database (`runtime::*`).
 
 use std::path::Path;
 
@@ -13,6 +14,13 @@ use oryx_core::workspace::{self, WorkspaceFileError};
 use serde_json::Value;
 
 pub use oryx_core::agents::Schedule;
+pub use oryx_core::runtime::executions::{AgentExecution, ExecutionStatus};
+pub use oryx_core::runtime::knowledge::{Document as KnowledgeDocument, IndexSummary};
+pub use oryx_core::runtime::mcp::{McpServer, McpServers};
+pub use oryx_core::runtime::notify::NotifyChannel;
+pub use oryx_core::runtime::sandbox::Whitelist;
+pub use oryx_core::runtime::schedules::{ScheduleState, TaskExecution};
+use oryx_core::runtime::{executions, knowledge, mcp, notify, providers, sandbox, schedules};
 // The tree's types live with the walk in core; re-exported so hosts keep their imports.
 pub use oryx_core::workspace::{LinkStatus, NodeKind, TreeLimits, TreeNode, MAX_TEXT_FILE};
 
@@ -232,6 +240,193 @@ impl Console {
             s.messages.iter().map(message_dto).collect(),
         ))
     }
+}
+
+/// The runtime's admin UI shows at most this many runs of a schedule, and of an agent.
+pub const SCHEDULE_RUNS_SHOWN: usize = 100;
+pub const AGENT_RUNS_SHOWN: usize = 50;
+
+/// A provider as the runtime's registry holds it, its key masked as its admin UI masks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderView {
+    pub name: String,
+    pub masked_key: String,
+    pub base_url: Option<String>,
+    pub description: Option<String>,
+}
+
+/// A knowledge base as the runtime lists it: KNOWLEDGE.md and the index figures of its backend
+/// (the built-in `local` one; another backend is one the runtime does not ship, so it has no
+/// figures and no capabilities).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnowledgeBaseInfo {
+    pub name: String,
+    pub description: String,
+    pub backend: String,
+    pub index: IndexSummary,
+    pub local: bool,
+}
+
+/// Whether the runtime would load this agent. For now: it has an AGENT.md whose front matter
+/// parses and names a provider. The one place that decides it for the compatible routes, so a
+/// fuller rule replaces this body only.
+pub fn runtime_loads(a: &Agent) -> bool {
+    a.has_agent_md
+        && !a
+            .warnings
+            .iter()
+            .any(|w| w.code == oryx_core::warning::WarningCode::FrontMatterInvalid)
+        && a.provider.as_deref().is_some_and(|p| !p.trim().is_empty())
+}
+
+impl Console {
+    /// The runtime's provider registry; empty until the runtime has created it.
+    pub fn runtime_providers(&self) -> ApiResult<Vec<ProviderView>> {
+        let rt = self.services();
+        Ok(providers::registry(&rt.effective.db_path)?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| ProviderView {
+                masked_key: providers::mask(p.api_key.as_deref()),
+                name: p.name,
+                base_url: p.base_url,
+                description: p.description,
+            })
+            .collect())
+    }
+
+    /// The schedules the runtime lists: its table merged with what the agents it loads declare.
+    pub fn runtime_schedules(&self) -> ApiResult<Vec<ScheduleState>> {
+        let rt = self.services();
+        let declared: Vec<(String, Vec<Schedule>)> = agents::list(rt.root())?
+            .into_iter()
+            .filter(runtime_loads)
+            .map(|a| {
+                let s = a.schedule_entries();
+                (a.name, s)
+            })
+            .collect();
+        Ok(schedules::merge(
+            schedules::tasks(&rt.effective.db_path)?,
+            &declared,
+        ))
+    }
+
+    /// The runs of one listed schedule, newest first; `None` when no listed schedule has this id.
+    pub fn schedule_runs(&self, id: &str, limit: usize) -> ApiResult<Option<Vec<TaskExecution>>> {
+        let rt = self.services();
+        let listed = self
+            .runtime_schedules()?
+            .into_iter()
+            .find(|s| schedule_id(s) == id);
+        let Some(s) = listed else {
+            return Ok(None);
+        };
+        match s.schedule_id {
+            Some(sid) => Ok(Some(schedules::executions(
+                &rt.effective.db_path,
+                &sid,
+                limit,
+            )?)),
+            None => Ok(Some(Vec::new())),
+        }
+    }
+
+    /// An agent's runs, newest first; an agent the runtime would not load is not found.
+    pub fn agent_runs(&self, name: &str) -> ApiResult<Vec<AgentExecution>> {
+        self.loaded_agent(name)?;
+        let rt = self.services();
+        Ok(executions::for_agent(
+            &rt.effective.db_path,
+            name,
+            AGENT_RUNS_SHOWN,
+        )?)
+    }
+
+    /// The names of the agents the runtime would load, in agent order.
+    pub fn runtime_loaded_agents(&self) -> ApiResult<Vec<String>> {
+        Ok(agents::list(self.services().root())?
+            .into_iter()
+            .filter(runtime_loads)
+            .map(|a| a.name)
+            .collect())
+    }
+
+    /// The agent, when the runtime would load it; else not found, as the runtime answers.
+    pub fn loaded_agent(&self, name: &str) -> ApiResult<Agent> {
+        let a = self.strict_agent(name)?;
+        if runtime_loads(&a) {
+            Ok(a)
+        } else {
+            Err(ApiError::new(
+                ErrorCode::AgentNotFound,
+                format!("the runtime does not load agent {name:?} (it needs an AGENT.md whose front matter parses and names a provider)"),
+            ))
+        }
+    }
+
+    /// The knowledge bases the runtime registers, with their index figures.
+    pub fn runtime_knowledge(&self) -> ApiResult<Vec<KnowledgeBaseInfo>> {
+        let rt = self.services();
+        let mut out = Vec::new();
+        for m in knowledge::manifests(rt.root())? {
+            let local = m.backend == knowledge::LOCAL_BACKEND;
+            let docs = if local {
+                knowledge::documents(&rt.effective.db_path, &m.name)?
+            } else {
+                Vec::new()
+            };
+            out.push(KnowledgeBaseInfo {
+                index: knowledge::summarize(&docs),
+                name: m.name,
+                description: m.description,
+                backend: m.backend,
+                local,
+            });
+        }
+        Ok(out)
+    }
+
+    /// One base with its documents; not found when the runtime does not register it.
+    pub fn runtime_knowledge_base(
+        &self,
+        name: &str,
+    ) -> ApiResult<(KnowledgeBaseInfo, Vec<KnowledgeDocument>)> {
+        let rt = self.services();
+        let base = self
+            .runtime_knowledge()?
+            .into_iter()
+            .find(|b| b.name == name)
+            .ok_or_else(|| {
+                ApiError::new(ErrorCode::NotFound, format!("no knowledge base {name:?}"))
+            })?;
+        let docs = if base.local {
+            knowledge::documents(&rt.effective.db_path, name)?
+        } else {
+            Vec::new()
+        };
+        Ok((base, docs))
+    }
+
+    pub fn notify_channels(&self) -> ApiResult<Vec<NotifyChannel>> {
+        Ok(notify::channels(&self.services().effective.db_path)?)
+    }
+
+    pub fn sandbox_whitelist(&self) -> ApiResult<Whitelist> {
+        Ok(sandbox::whitelist(&self.services().effective.db_path)?)
+    }
+
+    pub fn mcp_servers(&self) -> McpServers {
+        mcp::servers(self.services().root())
+    }
+}
+
+/// A listed schedule's id: the runtime's own, or `agent:key` for one it has not registered yet
+/// (the key is unique within an agent, so this is as stable).
+pub fn schedule_id(s: &ScheduleState) -> String {
+    s.schedule_id
+        .clone()
+        .unwrap_or_else(|| format!("{}:{}", s.profile_name, s.key))
 }
 
 fn row(s: &oryx_core::sessions::SessionSummary) -> SessionRow {

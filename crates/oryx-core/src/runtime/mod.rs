@@ -1,8 +1,17 @@
-//! The OryxOS runtime the console manages, as the runtime itself sees it: its provider registry
-//! (and, as they are added, its install layout, configuration and process).
+//! The OryxOS runtime the console manages, as the runtime itself sees it: its install layout,
+//! configuration and process, and what its database and files hold (provider registry,
+//! schedules and their runs, executions, knowledge bases, notify channels, sandbox whitelist,
+//! MCP servers).
 
 pub mod config;
+pub mod executions;
 pub mod install;
+pub mod knowledge;
+pub mod mcp;
+pub mod notify;
 pub mod process;
 pub mod providers;
+pub mod sandbox;
+pub mod schedules;
 pub mod schema;
+mod tables;

@@ -7,6 +7,7 @@ use oryx_api::dto::AgentSummary;
 use oryx_api::ErrorCode;
 use serde::Serialize;
 
+use super::iso_ms;
 use super::sessions::{java_session, JavaSession};
 use crate::{blocking, path_param, AppState, Reply};
 
@@ -14,7 +15,7 @@ use crate::{blocking, path_param, AppState, Reply};
 const CONSOLE_SESSION: (&str, &str) = ("admin", "console");
 
 #[derive(Serialize)]
-pub struct JavaSchedule {
+struct JavaSchedule {
     key: String,
     name: String,
     cron: Option<String>,
@@ -22,7 +23,7 @@ pub struct JavaSchedule {
     message: Option<String>,
 }
 
-pub fn java_schedule(s: Schedule) -> JavaSchedule {
+fn java_schedule(s: Schedule) -> JavaSchedule {
     JavaSchedule {
         key: s.key,
         name: s.name,
@@ -100,12 +101,17 @@ pub async fn one(
     .await
 }
 
-/// The memory block exactly as `oryx memory context` prints it.
+/// The memory block exactly as `oryx memory context` prints it; an agent the runtime would not
+/// load is not found, as the runtime answers.
 pub async fn memory(
     State(s): State<AppState>,
     name: Result<Path<String>, PathRejection>,
 ) -> Reply<String> {
-    with_name(&s, name, |c, name| c.memory_context(Some(name))).await
+    with_name(&s, name, |c, name| {
+        c.loaded_agent(name)?;
+        c.memory_context(Some(name))
+    })
+    .await
 }
 
 #[derive(Serialize)]
@@ -194,13 +200,17 @@ pub async fn knowledge(
     name: Result<Path<String>, PathRejection>,
 ) -> Reply<KnowledgeBindings> {
     with_name(&s, name, |c, name| {
+        let bases = c.runtime_knowledge()?;
         Ok(KnowledgeBindings {
             bindings: c
                 .agent_knowledge(name)?
                 .into_iter()
                 .map(|name| KnowledgeBindingView {
+                    description: bases
+                        .iter()
+                        .find(|b| b.name == name)
+                        .map(|b| b.description.clone()),
                     name,
-                    description: None,
                 })
                 .collect(),
             issues: Vec::new(),
@@ -230,14 +240,40 @@ pub async fn session(
     .await
 }
 
-/// Executions are recorded by a running runtime only.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentExecutionView {
+    id: i64,
+    agent_name: String,
+    source: String,
+    session_id: Option<String>,
+    started_at: Option<String>,
+    ended_at: Option<String>,
+    status: &'static str,
+    duration_ms: Option<i64>,
+    error_message: Option<String>,
+}
+
+/// The agent's runs as the runtime recorded them, newest first (at most 50).
 pub async fn executions(
     State(s): State<AppState>,
     name: Result<Path<String>, PathRejection>,
-) -> Reply<Vec<serde_json::Value>> {
+) -> Reply<Vec<AgentExecutionView>> {
     with_name(&s, name, |c, name| {
-        c.strict_agent(name)?;
-        Ok(Vec::new())
+        Ok(c.agent_runs(name)?
+            .into_iter()
+            .map(|e| AgentExecutionView {
+                status: e.status().as_str(),
+                id: e.id,
+                agent_name: e.agent_name,
+                source: e.source,
+                session_id: e.session_id,
+                started_at: iso_ms(e.started_at_ms),
+                ended_at: iso_ms(e.ended_at_ms),
+                duration_ms: e.duration_ms,
+                error_message: e.error_message,
+            })
+            .collect())
     })
     .await
 }

@@ -1,29 +1,14 @@
-//! Screens whose data only a running runtime holds (MCP servers, notify channels, the sandbox
-//! whitelist): they answer empty, so the admin UI shows empty tables instead of error panels.
+//! Screens whose data the console does not have: the runtime's built-in MCP catalog answers
+//! empty, so the admin UI shows an empty table instead of an error panel; and the skill links
+//! the runtime would skip.
 
 use axum::extract::State;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::{blocking, AppState, Reply};
 
 pub async fn empty_list() -> Reply<Vec<Value>> {
     Reply(Ok(Vec::new()))
-}
-
-#[derive(Serialize)]
-pub struct Whitelist {
-    file: Vec<String>,
-    shell: Vec<String>,
-    http: Vec<String>,
-}
-
-pub async fn whitelist() -> Reply<Whitelist> {
-    Reply(Ok(Whitelist {
-        file: Vec::new(),
-        shell: Vec::new(),
-        http: Vec::new(),
-    }))
 }
 
 /// Every agent's skill links the runtime would skip, in the shape of its binding check.

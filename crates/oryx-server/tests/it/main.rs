@@ -10,6 +10,7 @@ mod auth;
 mod cross_origin;
 mod error_envelope;
 mod java_admin_routes;
+mod java_admin_runtime_data;
 mod limits;
 mod mem0_unavailable;
 mod migrate;
