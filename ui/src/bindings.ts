@@ -191,6 +191,8 @@ export type AgentSummary_Deserialize = {
 	warnings: WarningDto[],
 	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
 	unreviewed?: number | null,
+	/**  Whether the runtime loads this agent folder, by its loader's own rules. */
+	runtime: RuntimeLoadDto_Deserialize,
 };
 
 export type AgentSummary_Serialize = {
@@ -212,6 +214,8 @@ export type AgentSummary_Serialize = {
 	warnings: WarningDto[],
 	/**  Entries added or changed since the agent's last review; `None`: never reviewed. */
 	unreviewed: number | null,
+	/**  Whether the runtime loads this agent folder, by its loader's own rules. */
+	runtime: RuntimeLoadDto_Serialize,
 };
 
 export type ApiError = {
@@ -377,14 +381,30 @@ export type ArchivalPageQuery_Serialize = {
 	keyword: string | null,
 };
 
+/**  How an archived folder is named. */
+export type ArchiveForm = 
+/**  `archive/<name>`: the runtime's, when the name was free. */
+"runtime" | 
+/**  `archive/<name>-<epochMillis>[-N]`: the runtime's when `archive/<name>` was taken. */
+"runtime_stamped" | 
+/**  `archive/<name>.<yyyyMMdd-HHmmss>`: the console's before it archived as the runtime does. */
+"console";
+
 export type ArchivedArgs = {
 	archived_name: string,
 };
 
 export type ArchivedDto = {
+	/**
+	 *  The folder under `archive/`: `<name>` or `<name>-<epochMillis>[-N]` (the runtime's
+	 *  forms), or `<name>.<yyyyMMdd-HHmmss>` (the console's before).
+	 */
 	archived_name: string,
 	name: string,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`; for `archive/<name>` the folder's modification time. */
 	archived_at: string,
+	/**  `runtime`, `runtime_stamped` or `console`: which of the forms above. */
+	form: ArchiveForm,
 };
 
 export type AsOfArgs = AsOfArgs_Serialize | AsOfArgs_Deserialize;
@@ -626,6 +646,11 @@ export type CreateAgentArgs_Deserialize = {
 	with_memory?: boolean,
 	/**  Create it although an archived agent has this name (the user was asked). */
 	reuse_archived_name?: boolean,
+	/**
+	 *  Write it although the runtime would not load it (a draft); otherwise such a create is
+	 *  refused with the runtime's reason.
+	 */
+	draft?: boolean,
 };
 
 export type CreateAgentArgs_Serialize = {
@@ -646,6 +671,11 @@ export type CreateAgentArgs_Serialize = {
 	with_memory: boolean,
 	/**  Create it although an archived agent has this name (the user was asked). */
 	reuse_archived_name: boolean,
+	/**
+	 *  Write it although the runtime would not load it (a draft); otherwise such a create is
+	 *  refused with the runtime's reason.
+	 */
+	draft: boolean,
 };
 
 /**  Entries per day by section, for the growth charts. */
@@ -1631,6 +1661,25 @@ export type NameArgs = {
 	name: string,
 };
 
+/**  What a new agent is offered: the runtime's provider names and the one it picks by default. */
+export type NewAgentChoicesDto = NewAgentChoicesDto_Serialize | NewAgentChoicesDto_Deserialize;
+
+/**  What a new agent is offered: the runtime's provider names and the one it picks by default. */
+export type NewAgentChoicesDto_Deserialize = {
+	/**  The registry's names, sorted; `None` while the runtime has no registry yet. */
+	providers?: string[] | null,
+	/**  The registry's first name, else `deepseek` (the runtime's own fallback). */
+	default_provider: string,
+};
+
+/**  What a new agent is offered: the runtime's provider names and the one it picks by default. */
+export type NewAgentChoicesDto_Serialize = {
+	/**  The registry's names, sorted; `None` while the runtime has no registry yet. */
+	providers: string[] | null,
+	/**  The registry's first name, else `deepseek` (the runtime's own fallback). */
+	default_provider: string,
+};
+
 /**  An operation that takes nothing (`{}`). */
 export type NoArgs = Record<string, never>;
 
@@ -1647,6 +1696,7 @@ export type Operations = Operations_Serialize | Operations_Deserialize;
 export type Operations_Deserialize = {
 	list_agents: Signature<NoArgs, AgentList_Deserialize>,
 	get_agent: Signature<NameArgs, AgentDetail_Deserialize>,
+	new_agent_choices: Signature<NoArgs, NewAgentChoicesDto_Deserialize>,
 	create_agent: Signature<CreateAgentArgs_Deserialize, AgentDetail_Deserialize>,
 	agent_file: Signature<NameArgs, AgentFileDto>,
 	validate_agent_file: Signature<ValidateAgentArgs, FieldErrorDto[]>,
@@ -1720,6 +1770,7 @@ export type Operations_Deserialize = {
 export type Operations_Serialize = {
 	list_agents: Signature<NoArgs, AgentList_Serialize>,
 	get_agent: Signature<NameArgs, AgentDetail_Serialize>,
+	new_agent_choices: Signature<NoArgs, NewAgentChoicesDto_Serialize>,
 	create_agent: Signature<CreateAgentArgs_Serialize, AgentDetail_Serialize>,
 	agent_file: Signature<NameArgs, AgentFileDto>,
 	validate_agent_file: Signature<ValidateAgentArgs, FieldErrorDto[]>,
@@ -2178,6 +2229,19 @@ export type RecalledDto_Serialize = {
 	score: number | null,
 };
 
+/**  Why the runtime skips an agent folder. Serialised snake_case; the UI has a sentence for each. */
+export type Refusal = "agent_md_missing" | 
+/**  `detail`: why the console could not read it. */
+"agent_md_unreadable" | 
+/**  `detail`: the parser's message. */
+"front_matter_invalid" | "name_missing" | "provider_missing" | "provider_name_empty" | "provider_model_empty" | 
+/**  `provider`, `known`: the registry's names, comma separated. */
+"provider_unknown" | 
+/**  `index`, `detail`: the schedule's problem. */
+"schedule_invalid" | 
+/**  `declared`, `name`. */
+"name_mismatch";
+
 /**  A server the desktop remembers. */
 export type RememberedServerDto = RememberedServerDto_Serialize | RememberedServerDto_Deserialize;
 
@@ -2308,6 +2372,50 @@ export type RootSkillDto_Deserialize = {
 export type RootSkillDto_Serialize = {
 	name: string,
 	description: string | null,
+};
+
+/**
+ *  Whether the runtime's agent loader takes an agent folder (it skips any other, saying so
+ *  only in its log).
+ */
+export type RuntimeLoadDto = RuntimeLoadDto_Serialize | RuntimeLoadDto_Deserialize;
+
+/**
+ *  Whether the runtime's agent loader takes an agent folder (it skips any other, saying so
+ *  only in its log).
+ */
+export type RuntimeLoadDto_Deserialize = {
+	loads: boolean,
+	/**  The first rule it breaks, as a stable code (`provider_unknown`, …); `None` when it loads. */
+	reason?: Refusal | null,
+	/**  The English sentence for `reason`. */
+	message?: string | null,
+	/**  The values the reason's sentence names (`provider`, `known`, `declared`, `index`, …). */
+	params: { [key in string]: string },
+	/**
+	 *  False when the runtime's provider registry is not known yet (its database has no
+	 *  `providers` table): the provider's existence was not checked.
+	 */
+	provider_checked: boolean,
+};
+
+/**
+ *  Whether the runtime's agent loader takes an agent folder (it skips any other, saying so
+ *  only in its log).
+ */
+export type RuntimeLoadDto_Serialize = {
+	loads: boolean,
+	/**  The first rule it breaks, as a stable code (`provider_unknown`, …); `None` when it loads. */
+	reason: Refusal | null,
+	/**  The English sentence for `reason`. */
+	message: string | null,
+	/**  The values the reason's sentence names (`provider`, `known`, `declared`, `index`, …). */
+	params: { [key in string]: string },
+	/**
+	 *  False when the runtime's provider registry is not known yet (its database has no
+	 *  `providers` table): the provider's existence was not checked.
+	 */
+	provider_checked: boolean,
 };
 
 /**  How a text would be stored, before storing it. */
@@ -2990,6 +3098,7 @@ async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; dat
 export const OP_READS = {
 	list_agents: { memory: "*", agents: "*", sessions: "*" },
 	get_agent: { memory: "name", agents: "*" },
+	new_agent_choices: { agents: "*" },
 	create_agent: {},
 	agent_file: { agents: "*" },
 	validate_agent_file: {},

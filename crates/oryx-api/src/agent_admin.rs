@@ -44,6 +44,10 @@ pub struct CreateAgentArgs {
     /// Create it although an archived agent has this name (the user was asked).
     #[serde(default)]
     pub reuse_archived_name: bool,
+    /// Write it although the runtime would not load it (a draft); otherwise such a create is
+    /// refused with the runtime's reason.
+    #[serde(default)]
+    pub draft: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -113,9 +117,24 @@ pub struct SkillsArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ArchivedDto {
+    /// The folder under `archive/`: `<name>` or `<name>-<epochMillis>[-N]` (the runtime's
+    /// forms), or `<name>.<yyyyMMdd-HHmmss>` (the console's before).
     pub archived_name: String,
     pub name: String,
+    /// Local time, `yyyy-MM-dd HH:mm:ss`; for `archive/<name>` the folder's modification time.
     pub archived_at: String,
+    /// `runtime`, `runtime_stamped` or `console`: which of the forms above.
+    pub form: admin::ArchiveForm,
+}
+
+/// What a new agent is offered: the runtime's provider names and the one it picks by default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct NewAgentChoicesDto {
+    /// The registry's names, sorted; `None` while the runtime has no registry yet.
+    pub providers: Option<Vec<String>>,
+    /// The registry's first name, else `deepseek` (the runtime's own fallback).
+    pub default_provider: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -164,6 +183,7 @@ fn archived_dto(a: admin::Archived) -> ArchivedDto {
         archived_name: a.archived_name,
         name: a.name,
         archived_at: a.archived_at,
+        form: a.form,
     }
 }
 
@@ -204,10 +224,22 @@ impl Console {
             from: a.from.clone().filter(|s| !s.is_empty()),
             with_memory: a.with_memory,
             reuse_archived_name: a.reuse_archived_name,
+            draft: a.draft,
+            providers: crate::agents::runtime_providers(&rt),
         };
         admin::create(rt.root(), &spec)?;
         drop(rt);
         self.get_agent(&a.name)
+    }
+
+    /// The providers a new agent can name, as the runtime's registry holds them.
+    pub fn new_agent_choices(&self) -> ApiResult<NewAgentChoicesDto> {
+        let rt = self.services();
+        let providers = crate::agents::runtime_providers(&rt);
+        Ok(NewAgentChoicesDto {
+            default_provider: oryx_core::runtime_load::default_provider(providers.as_deref()),
+            providers,
+        })
     }
 
     pub fn agent_file(&self, name: &str) -> ApiResult<AgentFileDto> {

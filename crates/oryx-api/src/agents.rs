@@ -14,6 +14,7 @@ impl Console {
     pub fn list_agents(&self) -> ApiResult<AgentList> {
         let rt = self.services();
         let agents = agents::list(rt.root())?;
+        let providers = runtime_providers(&rt);
         Ok(AgentList {
             root: rt.root().display().to_string(),
             backend: rt.effective.backend.into(),
@@ -23,7 +24,9 @@ impl Console {
                 agents
                     .iter()
                     .map(|a| {
-                        let mut s = summary(&rt, a, || last.get(&a.name).copied().flatten());
+                        let mut s = summary(&rt, a, providers.as_deref(), || {
+                            last.get(&a.name).copied().flatten()
+                        });
                         s.unreviewed = self.unreviewed_count(&rt, &a.name);
                         s
                     })
@@ -38,7 +41,10 @@ impl Console {
         let agent = agents::get(rt.root(), name)?;
         Ok(AgentDetail {
             summary: {
-                let mut s = summary(&rt, &agent, || last_session_activity(&rt, &agent));
+                let providers = runtime_providers(&rt);
+                let mut s = summary(&rt, &agent, providers.as_deref(), || {
+                    last_session_activity(&rt, &agent)
+                });
                 s.unreviewed = self.unreviewed_count(&rt, &agent.name);
                 s
             },
@@ -75,9 +81,18 @@ fn yaml(v: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// The runtime's provider names, from its registry; `None` while it has none (a database
+/// without the `providers` table, or one that cannot be read: the check is then skipped).
+pub(crate) fn runtime_providers(rt: &Services) -> Option<Vec<String>> {
+    oryx_core::runtime_load::registry_names(&rt.effective.db_path)
+        .ok()
+        .flatten()
+}
+
 fn summary(
     rt: &Services,
     a: &Agent,
+    providers: Option<&[String]>,
     last_session: impl FnOnce() -> Option<chrono::NaiveDateTime>,
 ) -> AgentSummary {
     let owner = Owner::Agent(a.name.clone());
@@ -114,6 +129,7 @@ fn summary(
         last_activity_from,
         has_agent_md: a.has_agent_md,
         warnings: warning_dtos(&a.warnings),
+        runtime: a.runtime.against(providers).into(),
     }
 }
 

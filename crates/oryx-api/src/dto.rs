@@ -502,6 +502,41 @@ pub struct AgentSummary {
     pub warnings: Vec<WarningDto>,
     /// Entries added or changed since the agent's last review; `None`: never reviewed.
     pub unreviewed: Option<u32>,
+    /// Whether the runtime loads this agent folder, by its loader's own rules.
+    pub runtime: RuntimeLoadDto,
+}
+
+/// Whether the runtime's agent loader takes an agent folder (it skips any other, saying so
+/// only in its log).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RuntimeLoadDto {
+    pub loads: bool,
+    /// The first rule it breaks, as a stable code (`provider_unknown`, …); `None` when it loads.
+    pub reason: Option<oryx_core::runtime_load::Refusal>,
+    /// The English sentence for `reason`.
+    pub message: Option<String>,
+    /// The values the reason's sentence names (`provider`, `known`, `declared`, `index`, …).
+    pub params: std::collections::BTreeMap<String, String>,
+    /// False when the runtime's provider registry is not known yet (its database has no
+    /// `providers` table): the provider's existence was not checked.
+    pub provider_checked: bool,
+}
+
+impl From<oryx_core::runtime_load::RuntimeLoad> for RuntimeLoadDto {
+    fn from(r: oryx_core::runtime_load::RuntimeLoad) -> Self {
+        let (reason, message, params) = match r.reason {
+            Some(x) => (Some(x.code), Some(x.message), x.params),
+            None => (None, None, Default::default()),
+        };
+        Self {
+            loads: r.loads,
+            reason,
+            message,
+            params,
+            provider_checked: r.provider_checked,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

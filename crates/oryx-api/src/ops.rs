@@ -298,7 +298,11 @@ operations! {
     get_agent(NameArgs) -> AgentDetail,
         reads: [Memory(name), Agents]
         => |c, a| c.get_agent(&a.name);
-    /// Create an agent (or clone one with `from`), writing an AGENT.md the runtime loads
+    /// The providers a new agent can name (the runtime's registry) and its default one
+    new_agent_choices(NoArgs) -> NewAgentChoicesDto,
+        reads: [Agents]
+        => |c, _| c.new_agent_choices();
+    /// Create an agent: the runtime's scaffold, or a clone with `from` (unloadable: only as a draft)
     create_agent(CreateAgentArgs) -> AgentDetail,
         changes: |out| agents_changed(Some(&out.summary.name))
         => |c, a| c.create_agent(&a);

@@ -427,15 +427,21 @@ pub(crate) enum MemoryCmd {
 pub(crate) enum AgentCmd {
     /// Show one agent: front matter, skills, bootstrap files
     Show { name: String },
-    /// Create an agent whose AGENT.md the runtime loads (--from: clone an agent)
+    /// Create an agent from the runtime's own scaffold (--from: clone an agent); one the
+    /// runtime would not load is refused with its reason unless --draft
     Create {
         name: String,
         #[arg(long, value_name = "T")]
         description: Option<String>,
+        /// The model (required for an agent the runtime loads)
         #[arg(long, value_name = "M")]
         model: Option<String>,
+        /// A provider of the runtime's registry (default: its first name, as the runtime picks)
         #[arg(long, value_name = "P")]
         provider: Option<String>,
+        /// Write it even if the runtime would not load it yet
+        #[arg(long)]
+        draft: bool,
         /// Copy this agent's front matter and body
         #[arg(long, value_name = "AGENT")]
         from: Option<String>,

@@ -65,6 +65,9 @@ pub fn agents(list: &AgentList, json: bool) {
             or_dash(&a.last_activity),
             or_dash(&a.description)
         );
+        if let Some(m) = &a.runtime.message {
+            println!("  ! not loaded by the runtime: {m}");
+        }
         for w in &a.warnings {
             println!("  ! {w}");
         }
@@ -78,6 +81,18 @@ pub fn agents(list: &AgentList, json: bool) {
     );
 }
 
+/// What the runtime does with an agent folder, when it is not simply "loads it".
+fn runtime_line(r: &oryx_api::dto::RuntimeLoadDto) -> Option<String> {
+    match (&r.message, r.provider_checked) {
+        (Some(m), _) => Some(format!("not loaded by the runtime: {m}")),
+        (None, false) => Some(
+            "the runtime has no provider registry yet: whether it knows this provider is not checked"
+                .into(),
+        ),
+        (None, true) => None,
+    }
+}
+
 pub fn agent(a: &AgentDetail, json: bool) {
     if json {
         return print_json(a);
@@ -89,6 +104,10 @@ pub fn agent(a: &AgentDetail, json: bool) {
         "provider      {} / {}",
         or_dash(&s.provider),
         or_dash(&s.model)
+    );
+    println!(
+        "runtime       {}",
+        runtime_line(&s.runtime).unwrap_or_else(|| "loads this agent".into())
     );
     println!("tools         {}", s.tools.join(", "));
     println!("bootstrap     {}", a.bootstrap.join(", "));
@@ -331,10 +350,11 @@ pub fn archived(list: &[oryx_api::agent_admin::ArchivedDto], json: bool) {
         println!("no archived agents");
     }
     for a in list {
-        println!(
-            "{:<40} {:<24} archived {}",
-            a.archived_name, a.name, a.archived_at
-        );
+        let at = match a.archived_at.as_str() {
+            "" => "-",
+            t => t,
+        };
+        println!("{:<40} {:<24} archived {at}", a.archived_name, a.name);
     }
 }
 

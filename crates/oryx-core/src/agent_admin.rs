@@ -46,16 +46,23 @@ pub struct NewAgent {
     pub with_memory: bool,
     /// Create it although an archived agent has this name (the user was asked).
     pub reuse_archived_name: bool,
+    /// Write it although the runtime would not load it (a draft to finish later).
+    pub draft: bool,
+    /// The runtime's provider names (its registry); `None` when unknown: the provider's
+    /// existence is then not checked and the default provider is the runtime's fallback.
+    pub providers: Option<Vec<String>>,
 }
 
 /// An agent in `archive/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Archived {
-    /// The folder's name under `archive/`: `<name>.<yyyyMMdd-HHmmss>`.
+    /// The folder's name under `archive/` (see [`ArchiveForm`]).
     pub archived_name: String,
     pub name: String,
-    /// Local time, `yyyy-MM-dd HH:mm:ss`.
+    /// Local time, `yyyy-MM-dd HH:mm:ss`: from the folder's name, or for `archive/<name>` the
+    /// folder's modification time (empty when unknown).
     pub archived_at: String,
+    pub form: ArchiveForm,
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> CoreError + '_ {
@@ -211,15 +218,92 @@ fn refuse_invalid(text: &str, name: &str) -> Result<()> {
     ))
 }
 
-/// The AGENT.md a new agent gets.
-fn new_agent_md(spec: &NewAgent, base: Option<&str>) -> Result<String> {
-    let (fm, body) = match base {
-        Some(text) => {
-            let (fm, body) = frontmatter::split(text);
-            (fm.unwrap_or("").to_string(), body.to_string())
-        }
-        None => (String::new(), String::new()),
+/// The body of the runtime's AGENT.md scaffold.
+const SCAFFOLD_BODY: &str = "在这里写这个 Agent 的任务指令（正文）。被触发时它会照做。
+- 已绑定 Skill 的 name、description 与本地 SKILL.md 入口会自动列入提示；需要时再用 read_file 按需读正文；
+- 参考资料放 REFERENCE.md，拿不准时用 read_file 读；
+- 脚本放 scripts/，正文让 shell/python 跑，产出进上下文、代码不进；
+- 任务产出的文件（研报 / 汇总 / 导出）用 write_file 写到本 Agent 的 output/ 目录，便于在管理台查看与下载。
+";
+
+/// The other files of the runtime's scaffold, by path inside the agent's folder.
+const SCAFFOLD_FILES: [(&str, &str); 3] = [
+    (
+        "scripts/example.py",
+        "#!/usr/bin/env python3
+\"\"\"示例脚本：Agent 用 shell 跑它拿确定性数据；产出（stdout 的 JSON）进上下文、代码本身不进。\"\"\"
+import json
+import sys
+
+json.dump({\"hello\": \"world\"}, sys.stdout, ensure_ascii=False)
+",
+    ),
+    (
+        "REFERENCE.md",
+        "# 参考资料
+把字段字典、已知边界、阈值、联系人放这里。Agent 拿不准某个细节时，用底座的 read_file 读它。
+",
+    ),
+    (
+        "output/README.md",
+        "# 产出目录（output/）
+这个 Agent 每次任务产出的文件（如每日研报、汇总、导出）用 write_file 写到本目录，
+文件名建议带日期（如 report-2026-07-23.md），便于在管理台「输出」tab 查看与下载。
+本说明文件可删。
+",
+    ),
+];
+
+/// The runtime's scaffold AGENT.md for a new agent: name, description, identity, provider and
+/// model, tools `read_file`, `shell`, `notify`, bootstrap `AGENTS.md` and the default settings,
+/// then the scaffold's body. An empty `model` is written empty (the runtime would write a
+/// placeholder it then loads and sends to the provider).
+pub fn scaffold_md(name: &str, description: Option<&str>, provider: &str, model: &str) -> String {
+    // Each text as one YAML scalar (quoted where it must be), so no input can add a key.
+    let q = |s: &str| {
+        serde_yaml_ng::to_string(&s)
+            .expect("text serialises")
+            .trim_end()
+            .to_string()
     };
+    let description = description
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or("描述这个 Agent 做什么");
+    format!(
+        "---\nname: {}\ndescription: {}\nidentity:\n  agent_name: {}\n  prompt: {}\nprovider:\n  \
+         name: {}\n  model: {}\ntools:\n  - read_file\n  - shell\n  - notify\nbootstrap:\n  - \
+         AGENTS.md\nsettings:\n  max_iterations: 10\n  max_history_turns: {}\n---\n\n{SCAFFOLD_BODY}\n",
+        q(name),
+        q(description),
+        q(name),
+        q("你是一个乐于助人的助手。"),
+        q(provider),
+        q(model),
+        crate::agents::DEFAULT_MAX_HISTORY_TURNS,
+    )
+}
+
+/// The AGENT.md a new agent gets: the runtime's scaffold (or `base`, a clone's source) with
+/// the fields `spec` gives.
+fn new_agent_md(spec: &NewAgent, base: Option<&str>) -> Result<String> {
+    let scaffold;
+    let base_text = match base {
+        Some(text) => text,
+        None => {
+            let provider = spec.provider.clone().unwrap_or_else(|| {
+                crate::runtime_load::default_provider(spec.providers.as_deref())
+            });
+            scaffold = scaffold_md(
+                &spec.name,
+                spec.description.as_deref(),
+                &provider,
+                spec.model.as_deref().unwrap_or(""),
+            );
+            &scaffold
+        }
+    };
+    let (fm, body) = frontmatter::split(base_text);
+    let (fm, body) = (fm.unwrap_or("").to_string(), body.to_string());
     let mut fm = yaml_edit::set(&fm, &["name"], Some(&Value::String(spec.name.clone())))?;
     let mut set = |path: &[&str], v: Value| -> Result<()> {
         fm = yaml_edit::set(&fm, path, Some(&yaml_value(&v)))?;
@@ -256,14 +340,35 @@ fn new_agent_md(spec: &NewAgent, base: Option<&str>) -> Result<String> {
     let body = match &spec.body {
         Some(b) if !b.is_empty() && !b.ends_with('\n') => format!("{b}\n"),
         Some(b) => b.clone(),
-        None if base.is_some() => body,
-        None => format!("# {}\n", spec.name),
+        None => body,
     };
     let nl = if fm.ends_with('\n') { "" } else { "\n" };
     Ok(format!("---\n{fm}{nl}---\n{body}"))
 }
 
-/// Creates `agents/<name>/` with its AGENT.md (from `spec.from` when given).
+/// What the runtime would say of the agent `spec` describes, were it written (the files a
+/// create would write are not written).
+pub fn runtime_load_of_new(
+    root: &Path,
+    spec: &NewAgent,
+) -> Result<crate::runtime_load::RuntimeLoad> {
+    let base = match &spec.from {
+        Some(from) => {
+            let src = require_agent(root, from)?;
+            Some(read_text(&src.join("AGENT.md"))?.unwrap_or_default())
+        }
+        None => None,
+    };
+    let text = new_agent_md(spec, base.as_deref())?;
+    Ok(
+        crate::runtime_load::assess(&text, &spec.name, &frontmatter::process_env)
+            .against(spec.providers.as_deref()),
+    )
+}
+
+/// Creates `agents/<name>/`: the runtime's scaffold (AGENT.md, `scripts/example.py`,
+/// `REFERENCE.md`, `output/README.md`), or with `spec.from` a copy of that agent's AGENT.md.
+/// Refused when the runtime would not load it, unless `spec.draft`.
 pub fn create(root: &Path, spec: &NewAgent) -> Result<()> {
     crate::root::require_root(root)?;
     validate_agent_name(&spec.name)?;
@@ -296,6 +401,19 @@ pub fn create(root: &Path, spec: &NewAgent) -> Result<()> {
     };
     let text = new_agent_md(spec, base.as_deref())?;
     refuse_invalid(&text, &spec.name)?;
+    let verdict = crate::runtime_load::assess(&text, &spec.name, &frontmatter::process_env)
+        .against(spec.providers.as_deref());
+    if let (Some(r), false) = (&verdict.reason, spec.draft) {
+        return Err(CoreError::InvalidInput(format!(
+            "the runtime would not load this agent ({}: {}); save it as a draft to write it \
+             anyway",
+            serde_json::to_value(r.code)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            r.message
+        )));
+    }
     let agents = agents_dir(root);
     if !real_dir(&agents)? {
         std::fs::create_dir(&agents).map_err(io(&agents))?;
@@ -306,6 +424,15 @@ pub fn create(root: &Path, spec: &NewAgent) -> Result<()> {
     std::fs::create_dir(&staging).map_err(io(&staging))?;
     let made = (|| -> Result<()> {
         std::fs::write(staging.join("AGENT.md"), &text).map_err(io(&staging))?;
+        if base.is_none() {
+            for (rel, content) in SCAFFOLD_FILES {
+                let path = staging.join(rel);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(io(parent))?;
+                }
+                std::fs::write(&path, content).map_err(io(&path))?;
+            }
+        }
         if let (Some(from), true) = (&spec.from, spec.with_memory) {
             let mem = agent_dir(root, from).join("MEMORY.md");
             if real_file(&mem)? {
@@ -500,40 +627,122 @@ fn archive_dir(root: &Path) -> PathBuf {
     root.join("archive")
 }
 
-fn parse_archived(folder: &str) -> Option<Archived> {
-    let (name, stamp) = folder.rsplit_once('.')?;
-    if !is_valid_agent_name(name) {
-        return None;
+/// How an archived folder is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveForm {
+    /// `archive/<name>`: the runtime's, when the name was free.
+    Runtime,
+    /// `archive/<name>-<epochMillis>[-N]`: the runtime's when `archive/<name>` was taken.
+    RuntimeStamped,
+    /// `archive/<name>.<yyyyMMdd-HHmmss>`: the console's before it archived as the runtime does.
+    Console,
+}
+
+/// The runtime keeps archived skills in `archive/skills/`: never an agent.
+const SKILLS_NAMESPACE: &str = "skills";
+
+/// The name and time a folder of `archive/` stands for, by its name's form; `declared` is the
+/// name its AGENT.md gives (it tells `archive/a-1700000000000` archived directly from one
+/// stamped `a`).
+fn parse_archived_as(
+    folder: &str,
+    declared: Option<&str>,
+    modified: Option<chrono::NaiveDateTime>,
+) -> Option<Archived> {
+    let mut forms: Vec<(String, Option<chrono::NaiveDateTime>, ArchiveForm)> = Vec::new();
+    if let Some((name, stamp)) = folder.rsplit_once('.') {
+        if let Ok(t) = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%d-%H%M%S") {
+            forms.push((name.to_string(), Some(t), ArchiveForm::Console));
+        }
     }
-    let t = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%d-%H%M%S").ok()?;
+    // `<name>-<millis>` or `<name>-<millis>-<N>` (N from 2).
+    let parts: Vec<&str> = folder.rsplitn(3, '-').collect();
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut stamped = |name: &str, millis: &str| {
+        if let Some(t) = millis
+            .parse::<i64>()
+            .ok()
+            .filter(|_| millis.len() >= 10)
+            .and_then(chrono::DateTime::from_timestamp_millis)
+        {
+            let local = t.with_timezone(&chrono::Local).naive_local();
+            forms.push((name.to_string(), Some(local), ArchiveForm::RuntimeStamped));
+        }
+    };
+    if parts.len() == 3 && digits(parts[0]) && digits(parts[1]) {
+        stamped(parts[2], parts[1]);
+    }
+    if parts.len() >= 2 && digits(parts[0]) {
+        if let Some((name, millis)) = folder.rsplit_once('-') {
+            stamped(name, millis);
+        }
+    }
+    if folder != SKILLS_NAMESPACE {
+        forms.push((folder.to_string(), modified, ArchiveForm::Runtime));
+    }
+    forms.retain(|(name, _, _)| is_valid_agent_name(name));
+    let pick = declared
+        .and_then(|d| forms.iter().position(|(n, _, _)| n == d))
+        .unwrap_or(0);
+    let (name, at, form) = forms.into_iter().nth(pick)?;
     Some(Archived {
         archived_name: folder.to_string(),
-        name: name.to_string(),
-        archived_at: crate::timefmt::format_entry_ts(&t),
+        name,
+        archived_at: at
+            .map(|t| crate::timefmt::format_entry_ts(&t))
+            .unwrap_or_default(),
+        form,
     })
 }
 
-/// Moves `agents/<name>` to `archive/<name>.<yyyyMMdd-HHmmss>`. Its sessions and its sqlite or
-/// mem0 memory stay where they are.
+/// An archived folder as [`parse_archived_as`] reads it, its AGENT.md and time looked up.
+fn read_archived(arch: &Path, folder: &str) -> Option<Archived> {
+    let path = arch.join(folder);
+    let declared = read_text(&path.join("AGENT.md"))
+        .ok()
+        .flatten()
+        .and_then(|t| {
+            let (fm, _) = frontmatter::split(&t);
+            frontmatter::get_str(&frontmatter::parse(fm?).ok()?, &["name"])
+        });
+    let modified = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .ok()
+        .map(|t| chrono::DateTime::<chrono::Local>::from(t).naive_local());
+    parse_archived_as(folder, declared.as_deref(), modified)
+}
+
+/// Moves `agents/<name>` into `archive/` as the runtime does: `archive/<name>` when that is
+/// free (and the name is not `skills`, the runtime's skill archive), else
+/// `archive/<name>-<epochMillis>`, then `-2`, `-3`, … Its sessions and its sqlite or mem0
+/// memory stay where they are.
 pub fn archive(root: &Path, name: &str) -> Result<Archived> {
     let dir = require_agent(root, name)?;
     let arch = archive_dir(root);
     if !real_dir(&arch)? {
         std::fs::create_dir(&arch).map_err(io(&arch))?;
     }
-    let mut now = crate::timefmt::now_local();
-    loop {
-        let folder = format!("{name}.{}", now.format("%Y%m%d-%H%M%S"));
-        let target = arch.join(&folder);
-        if std::fs::symlink_metadata(&target).is_err() {
-            std::fs::rename(&dir, &target).map_err(io(&dir))?;
-            return Ok(parse_archived(&folder).expect("made in that form"));
+    let free = |p: &Path| std::fs::symlink_metadata(p).is_err();
+    let mut folder = name.to_string();
+    if name == SKILLS_NAMESPACE || !free(&arch.join(&folder)) {
+        let base = format!("{name}-{}", chrono::Utc::now().timestamp_millis());
+        folder = base.clone();
+        let mut n = 2;
+        while !free(&arch.join(&folder)) {
+            folder = format!("{base}-{n}");
+            n += 1;
         }
-        now += chrono::Duration::seconds(1);
     }
+    let target = arch.join(&folder);
+    std::fs::rename(&dir, &target).map_err(io(&dir))?;
+    read_archived(&arch, &folder).ok_or_else(|| {
+        CoreError::InvalidInput(format!("{folder} does not read back as an archived agent"))
+    })
 }
 
-/// Archived agents, newest first.
+/// Archived agents (every form), newest first.
 pub fn list_archived(root: &Path) -> Result<Vec<Archived>> {
     let arch = archive_dir(root);
     if !real_dir(&arch)? {
@@ -543,21 +752,30 @@ pub fn list_archived(root: &Path) -> Result<Vec<Archived>> {
         .map_err(io(&arch))?
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_dir())
-        .filter_map(|e| parse_archived(&e.file_name().to_string_lossy()))
+        .filter_map(|e| read_archived(&arch, &e.file_name().to_string_lossy()))
         .collect();
-    out.sort_by(|a, b| b.archived_at.cmp(&a.archived_at).then(a.name.cmp(&b.name)));
+    out.sort_by(|a, b| {
+        b.archived_at
+            .cmp(&a.archived_at)
+            .then(a.archived_name.cmp(&b.archived_name))
+    });
     Ok(out)
 }
 
 fn require_archived(root: &Path, archived_name: &str) -> Result<(Archived, PathBuf)> {
-    let a = parse_archived(archived_name)
-        .ok_or_else(|| CoreError::NotFound(format!("no archived agent {archived_name:?}")))?;
-    let path = archive_dir(root).join(archived_name);
-    if !real_dir(&archive_dir(root))? || !real_dir(&path)? {
-        return Err(CoreError::NotFound(format!(
-            "no archived agent {archived_name:?}"
-        )));
+    let gone = || CoreError::NotFound(format!("no archived agent {archived_name:?}"));
+    if archived_name.is_empty()
+        || archived_name.contains(['/', '\\', '\0'])
+        || archived_name.starts_with('.')
+    {
+        return Err(gone());
     }
+    let arch = archive_dir(root);
+    let path = arch.join(archived_name);
+    if !real_dir(&arch)? || !real_dir(&path)? {
+        return Err(gone());
+    }
+    let a = read_archived(&arch, archived_name).ok_or_else(gone)?;
     Ok((a, path))
 }
 
@@ -755,6 +973,145 @@ mod tests {
         ));
         delete_archived(r, &a.archived_name, rm.files).unwrap();
         assert!(list_archived(r).unwrap().is_empty());
+    }
+
+    #[test]
+    fn create_writes_the_runtimes_scaffold_and_refuses_what_it_would_not_load() {
+        let d = root();
+        let r = d.path();
+        let known = Some(vec!["mock".to_string(), "deepseek".to_string()]);
+        let spec = NewAgent {
+            name: "scaf".into(),
+            model: Some("deepseek-chat".into()),
+            providers: known.clone(),
+            ..NewAgent::default()
+        };
+        create(r, &spec).unwrap();
+        let dir = agent_dir(r, "scaf");
+        for f in [
+            "AGENT.md",
+            "scripts/example.py",
+            "REFERENCE.md",
+            "output/README.md",
+        ] {
+            assert!(dir.join(f).is_file(), "{f}");
+        }
+        let a = crate::agents::get(r, "scaf").unwrap();
+        // The default provider is the registry's first name in sorted order.
+        assert_eq!(a.provider.as_deref(), Some("deepseek"));
+        assert_eq!(a.tools, ["read_file", "shell", "notify"]);
+        assert_eq!(a.bootstrap, ["AGENTS.md"]);
+        assert_eq!(a.front_matter["settings"]["max_iterations"], 10);
+        assert_eq!(a.front_matter["identity"]["agent_name"], "scaf");
+        assert!(a.runtime.against(known.as_deref()).loads);
+        let text = std::fs::read_to_string(dir.join("AGENT.md")).unwrap();
+        assert!(
+            text.starts_with("---\nname: scaf\ndescription: 描述这个 Agent 做什么\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("---\n\n在这里写这个 Agent 的任务指令"),
+            "{text}"
+        );
+
+        // No model, or a provider the registry lacks: refused with the reason, unless a draft.
+        for (name, provider, model, code) in [
+            ("nomodel", None, None, "provider_model_empty"),
+            ("badprov", Some("openai"), Some("m"), "provider_unknown"),
+        ] {
+            let mut spec = NewAgent {
+                name: name.into(),
+                provider: provider.map(str::to_string),
+                model: model.map(str::to_string),
+                providers: known.clone(),
+                ..NewAgent::default()
+            };
+            let e = create(r, &spec).unwrap_err().to_string();
+            assert!(e.contains(code) && e.contains("draft"), "{e}");
+            assert!(!agent_dir(r, name).exists());
+            spec.draft = true;
+            create(r, &spec).unwrap();
+            let a = crate::agents::get(r, name).unwrap();
+            assert!(!a.runtime.against(known.as_deref()).loads);
+        }
+        // A description cannot add keys.
+        let spec = NewAgent {
+            name: "inj".into(),
+            description: Some("x\nschedules: []".into()),
+            model: Some("m".into()),
+            ..NewAgent::default()
+        };
+        create(r, &spec).unwrap();
+        let a = crate::agents::get(r, "inj").unwrap();
+        assert_eq!(a.description.as_deref(), Some("x\nschedules: []"));
+        assert!(a.front_matter.get("schedules").is_none());
+    }
+
+    #[test]
+    fn archives_in_the_runtimes_forms_and_lists_every_form() {
+        let d = root();
+        let r = d.path();
+        let arch = r.join("archive");
+        // Folders the runtime and the console made earlier.
+        for (folder, name) in [
+            ("old", "old"),
+            ("old-1700000000000", "old"),
+            ("old-1700000000000-2", "old"),
+            ("my-agent-1700000001000", "my-agent"),
+            ("legacy.20240102-030405", "legacy"),
+            ("x-1700000000000", "x-1700000000000"),
+        ] {
+            std::fs::create_dir_all(arch.join(folder)).unwrap();
+            std::fs::write(
+                arch.join(folder).join("AGENT.md"),
+                format!("---\nname: {name}\n---\n"),
+            )
+            .unwrap();
+        }
+        std::fs::create_dir_all(arch.join("skills/s-20240101")).unwrap();
+        let list = list_archived(r).unwrap();
+        let got: std::collections::BTreeMap<_, _> = list
+            .iter()
+            .map(|a| (a.archived_name.as_str(), (a.name.as_str(), a.form)))
+            .collect();
+        use ArchiveForm::*;
+        assert_eq!(
+            got,
+            [
+                ("legacy.20240102-030405", ("legacy", Console)),
+                ("my-agent-1700000001000", ("my-agent", RuntimeStamped)),
+                ("old", ("old", Runtime)),
+                ("old-1700000000000", ("old", RuntimeStamped)),
+                ("old-1700000000000-2", ("old", RuntimeStamped)),
+                ("x-1700000000000", ("x-1700000000000", Runtime)),
+            ]
+            .into_iter()
+            .collect()
+        );
+        let legacy = list.iter().find(|a| a.form == Console).unwrap();
+        assert_eq!(legacy.archived_at, "2024-01-02 03:04:05");
+
+        // The runtime's form: archive/<name> when free, else <name>-<millis>[-N].
+        let a = archive(r, "researcher").unwrap();
+        assert_eq!((a.archived_name.as_str(), a.form), ("researcher", Runtime));
+        assert_eq!(restore(r, "researcher", None).unwrap(), "researcher");
+        std::fs::create_dir_all(arch.join("researcher")).unwrap();
+        let a = archive(r, "researcher").unwrap();
+        assert_eq!((a.name.as_str(), a.form), ("researcher", RuntimeStamped));
+        assert!(a.archived_name.starts_with("researcher-"), "{a:?}");
+
+        // Every form restores.
+        for folder in [
+            "old-1700000000000-2",
+            "legacy.20240102-030405",
+            "my-agent-1700000001000",
+        ] {
+            let name = restore(r, folder, None).unwrap();
+            assert!(agent_dir(r, &name).join("AGENT.md").is_file(), "{folder}");
+        }
+        assert_eq!(restore(r, "old", Some("old2")).unwrap(), "old2");
+        assert!(restore(r, "skills", None).is_err());
+        assert!(restore(r, ".", None).is_err());
     }
 
     #[test]

@@ -46,6 +46,9 @@ pub struct Agent {
     pub body: String,
     pub skills: Vec<Skill>,
     pub warnings: Vec<Warning>,
+    /// What the runtime's agent loader says of this folder (its provider registry aside:
+    /// [`crate::runtime_load::Assessment::against`] adds it).
+    pub runtime: crate::runtime_load::Assessment,
 }
 
 /// One `schedules` entry as the runtime's profile loader reads it.
@@ -245,7 +248,9 @@ fn read_agent(root: &Path, name: &str) -> Agent {
             W::AgentDirOutsideRoot,
             "agent directory is a link that points outside the root; its files are not read",
         ));
-        return empty_agent(name, dir, warnings);
+        let mut a = empty_agent(name, dir, warnings);
+        a.runtime = crate::runtime_load::unreadable("the folder is a link out of the root");
+        return a;
     }
     let md_path = dir.join("AGENT.md");
     let text = match read_limited(root, &md_path) {
@@ -254,6 +259,7 @@ fn read_agent(root: &Path, name: &str) -> Agent {
             warnings.push(Warning::new(W::AgentMdMissing, "AGENT.md is missing"));
             let mut a = empty_agent(name, dir.clone(), warnings);
             a.skills = read_skills(root, &dir, &mut a.warnings);
+            a.runtime = crate::runtime_load::missing();
             return a;
         }
         Err(e) => {
@@ -264,7 +270,9 @@ fn read_agent(root: &Path, name: &str) -> Agent {
                 )
                 .with("detail", &e),
             );
-            return empty_agent(name, dir, warnings);
+            let mut a = empty_agent(name, dir, warnings);
+            a.runtime = crate::runtime_load::unreadable(&e.to_string());
+            return a;
         }
     };
     agent_from(root, name, dir, &text, warnings)
@@ -300,6 +308,10 @@ fn agent_from(
         }
         None => Value::Object(Default::default()),
     };
+    // The typed fields as the runtime reads them: `${VAR}` resolved. The whole front matter is
+    // kept as written, so a secret a placeholder stands for is not shown.
+    let raw_fm = fm;
+    let fm = frontmatter::resolve_placeholders(&raw_fm, &frontmatter::process_env);
     if let Some(declared) = frontmatter::get_str(&fm, &["name"]) {
         if declared != name {
             warnings.push(
@@ -347,10 +359,11 @@ fn agent_from(
         max_history_turns,
         schedules,
         channels: fm.get("channels").cloned().unwrap_or(Value::Null),
-        front_matter: fm,
+        front_matter: raw_fm,
         body: body.to_string(),
         skills: Vec::new(),
         warnings,
+        runtime: crate::runtime_load::assess(text, name, &frontmatter::process_env),
     };
     agent.skills = read_skills(root, &dir, &mut agent.warnings);
     agent
@@ -376,6 +389,7 @@ fn empty_agent(name: &str, dir: PathBuf, warnings: Vec<Warning>) -> Agent {
         body: String::new(),
         skills: Vec::new(),
         warnings,
+        runtime: crate::runtime_load::missing(),
     }
 }
 

@@ -85,6 +85,60 @@ pub fn get_str_list(v: &Value, key: &str) -> Vec<String> {
     }
 }
 
+/// Replaces `${VAR}` in every text value (not in keys) the way the runtime's profile loader does
+/// before it reads AGENT.md's front matter: `VAR` is `[A-Za-z0-9_]+`, a variable `lookup` does
+/// not know stays as written, and there is no `${VAR:default}` form (that text stays as is).
+pub fn resolve_placeholders(v: &Value, lookup: &dyn Fn(&str) -> Option<String>) -> Value {
+    match v {
+        Value::String(s) => Value::String(resolve_in_text(s, lookup)),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|i| resolve_placeholders(i, lookup))
+                .collect(),
+        ),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, i)| (k.clone(), resolve_placeholders(i, lookup)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The placeholders of one text resolved (see [`resolve_placeholders`]).
+pub fn resolve_in_text(s: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let var_len = after
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        if var_len > 0 && after.as_bytes().get(var_len) == Some(&b'}') {
+            let var = &after[..var_len];
+            match lookup(var) {
+                Some(value) => out.push_str(&value),
+                None => out.push_str(&rest[start..start + 3 + var_len]),
+            }
+            rest = &after[var_len + 1..];
+        } else {
+            out.push_str("${");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The console's own environment, as the lookup for [`resolve_placeholders`]: the runtime reads
+/// its process environment, which on one machine is most often the same.
+pub fn process_env(var: &str) -> Option<String> {
+    std::env::var(var).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +164,30 @@ mod tests {
         assert_eq!(get_str_list(&v, "tools"), vec!["x", "y"]);
         assert!(parse("name: [unclosed").is_err());
         assert!(parse("- a list").is_err());
+    }
+
+    #[test]
+    fn placeholders_resolve_as_the_runtime_resolves_them() {
+        let env = |k: &str| (k == "MODEL").then(|| "gpt-4o".to_string());
+        assert_eq!(resolve_in_text("${MODEL}", &env), "gpt-4o");
+        assert_eq!(
+            resolve_in_text("a-${MODEL}-${MODEL}", &env),
+            "a-gpt-4o-gpt-4o"
+        );
+        // Unknown variables and the `:default` form stay as written.
+        assert_eq!(resolve_in_text("${NOPE}", &env), "${NOPE}");
+        assert_eq!(resolve_in_text("${MODEL:x}", &env), "${MODEL:x}");
+        assert_eq!(
+            resolve_in_text("${} ${ MODEL} $MODEL {MODEL}", &env),
+            "${} ${ MODEL} $MODEL {MODEL}"
+        );
+        assert_eq!(resolve_in_text("${${MODEL}}", &env), "${gpt-4o}");
+        let v = parse("provider:\n  model: ${MODEL}\n  n: 3\ntools: [\"${MODEL}\"]\n${MODEL}: k\n")
+            .unwrap();
+        let r = resolve_placeholders(&v, &env);
+        assert_eq!(r["provider"]["model"], "gpt-4o");
+        assert_eq!(r["provider"]["n"], 3);
+        assert_eq!(r["tools"][0], "gpt-4o");
+        assert_eq!(r["${MODEL}"], "k", "keys are not resolved");
     }
 }

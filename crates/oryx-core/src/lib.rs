@@ -22,6 +22,7 @@ pub mod provenance;
 pub mod root;
 pub mod rooted_fs;
 pub mod runtime;
+pub mod runtime_load;
 pub mod sessions;
 pub mod timefmt;
 pub mod tools;

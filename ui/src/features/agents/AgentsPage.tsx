@@ -25,6 +25,7 @@ import { ImportDialog } from "../transfer/ImportDialog";
 import { ArchivedSection } from "./ArchivedSection";
 import { ArchiveToast } from "./ArchiveToast";
 import { CreateAgentDialog } from "./CreateAgentDialog";
+import { NotLoadedBadge } from "./RuntimeLoad";
 import "./agents.css";
 
 const col = createColumnHelper<AgentSummary>();
@@ -38,6 +39,7 @@ function columns(t: TFunction, num: (n: number) => string) {
         return (
           <>
             <span className="cell-name">{c.getValue()}</span>
+            <NotLoadedBadge name={c.getValue()} runtime={c.row.original.runtime} />
             {n !== null && n > 0 ? (
               <span className="tag tag-new agent-new" title={t("agents.newTitle", { n: num(n) })} data-testid={`agent-new-${c.getValue()}`}>
                 {t("agents.new", { n: num(n) })}

@@ -21,9 +21,10 @@ type Form = {
   body: string;
   from: string;
   withMemory: boolean;
+  draft: boolean;
 };
 
-const EMPTY: Form = { name: "", description: "", provider: "", model: "", temperature: "", maxHistory: "", tools: "", bootstrap: [], body: "", from: "", withMemory: false };
+const EMPTY: Form = { name: "", description: "", provider: "", model: "", temperature: "", maxHistory: "", tools: "", bootstrap: [], body: "", from: "", withMemory: false, draft: false };
 
 /** The `create_agent` arguments: only what the user filled in. */
 export function createArgs(f: Form, reuseArchivedName: boolean): CreateAgentArgs {
@@ -47,6 +48,7 @@ export function createArgs(f: Form, reuseArchivedName: boolean): CreateAgentArgs
     if (f.withMemory) a.with_memory = true;
   }
   if (reuseArchivedName) a.reuse_archived_name = true;
+  if (f.draft) a.draft = true;
   return a;
 }
 
@@ -55,6 +57,9 @@ export function CreateAgentDialog({ onClose }: { onClose: () => void }) {
   const b = useBackend();
   const agents = useOp("list_agents", {});
   const files = useOp("bootstrap_files", {});
+  const choices = useOp("new_agent_choices", {});
+  const registry = choices.data?.providers ?? null;
+  const defaultProvider = choices.data?.default_provider ?? "";
   const invalidate = useInvalidateAgents();
   const formId = useId();
   const [f, setF] = useState<Form>(EMPTY);
@@ -122,9 +127,28 @@ export function CreateAgentDialog({ onClose }: { onClose: () => void }) {
         <label htmlFor={`${formId}-desc`}>{t("overview.description")}</label>
         <input id={`${formId}-desc`} type="text" value={f.description} onChange={(e) => set("description", e.target.value)} data-testid="create-description" />
         <label htmlFor={`${formId}-provider`}>{t("overview.provider")}</label>
-        <input id={`${formId}-provider`} type="text" value={f.provider} onChange={(e) => set("provider", e.target.value)} data-testid="create-provider" />
+        <div>
+          {registry !== null ? (
+            <select id={`${formId}-provider`} value={f.provider || defaultProvider} onChange={(e) => set("provider", e.target.value)} data-testid="create-provider">
+              {registry.length === 0 ? <option value={defaultProvider}>{defaultProvider}</option> : null}
+              {registry.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input id={`${formId}-provider`} type="text" value={f.provider} placeholder={defaultProvider} onChange={(e) => set("provider", e.target.value)} data-testid="create-provider" />
+          )}
+          <div className="field-hint" data-testid="create-provider-hint">
+            {registry !== null ? t("create.providerRegistry", { provider: defaultProvider }) : t("create.providerNoRegistry", { provider: defaultProvider })}
+          </div>
+        </div>
         <label htmlFor={`${formId}-model`}>{t("overview.model")}</label>
-        <input id={`${formId}-model`} type="text" value={f.model} onChange={(e) => set("model", e.target.value)} data-testid="create-model" />
+        <div>
+          <input id={`${formId}-model`} type="text" value={f.model} onChange={(e) => set("model", e.target.value)} data-testid="create-model" />
+          <div className="field-hint">{t("create.modelHint")}</div>
+        </div>
         <label htmlFor={`${formId}-temp`}>{t("overview.temperature")}</label>
         <input id={`${formId}-temp`} type="number" step="0.1" min="0" max="2" value={f.temperature} onChange={(e) => set("temperature", e.target.value)} data-testid="create-temperature" />
         <label htmlFor={`${formId}-hist`}>{t("overview.maxHistory")}</label>
@@ -169,6 +193,19 @@ export function CreateAgentDialog({ onClose }: { onClose: () => void }) {
         </div>
         <label htmlFor={`${formId}-body`}>{t("create.body")}</label>
         <textarea id={`${formId}-body`} rows={5} className="mono" value={f.body} onChange={(e) => set("body", e.target.value)} data-testid="create-body" />
+        <span className="form-grid-label" />
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={f.draft}
+            onChange={(e) => {
+              set("draft", e.target.checked);
+              create.reset();
+            }}
+            data-testid="create-draft"
+          />
+          {t("create.draft")}
+        </label>
       </form>
       {err ? (
         <div className="banner banner-err" role="alert" data-testid="create-error">

@@ -18,6 +18,7 @@ import { AgentEditor } from "./AgentEditor";
 import { announceArchived } from "./ArchiveToast";
 import { useInvalidateAgents } from "./manage";
 import { SkillsPicker } from "./SkillsPicker";
+import { RuntimeBanner } from "./RuntimeLoad";
 
 export function OverviewTab({ name }: { name: string }) {
   const q = useOp("get_agent", { name });
@@ -103,7 +104,7 @@ function Overview({ a }: { a: AgentDetail }) {
       </div>
       {editing ? <AgentEditor a={a} onDone={() => setEditing(false)} /> : null}
       <WarningList warnings={s.warnings} testId="overview-warnings" />
-      {!s.has_agent_md ? <div className="banner banner-warn">{t("overview.noAgentMd")}</div> : null}
+      <RuntimeBanner runtime={s.runtime} />
       <div className="overview-grid">
         <section className="card">
           <h2>{t("overview.frontMatter")}</h2>

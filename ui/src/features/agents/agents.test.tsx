@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
+import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
 
 describe("Agents table", () => {
@@ -102,5 +103,30 @@ describe("Agents table", () => {
     renderApp("#/agents", "root_gone");
     expect(await screen.findByTestId("error-code")).toHaveTextContent(/^[a-z_]+$/);
     expect(screen.getByRole("button", { name: /Retry/ })).toBeInTheDocument();
+  });
+});
+
+describe("Agents the runtime does not load", () => {
+  it("badges them in the list and says why on the overview, in the user's language", async () => {
+    const list = recordedResult("demo", "list_agents", {});
+    const refused = {
+      loads: false,
+      reason: "provider_unknown" as const,
+      message: 'provider "nope" is not in the runtime\'s provider registry (it has: openai)',
+      params: { provider: "nope", known: "openai" },
+      provider_checked: true,
+    };
+    const { backend } = renderApp("#/agents");
+    backend.stub("list_agents", () => ({ ...list, agents: list.agents.map((a) => (a.name === "assistant" ? { ...a, runtime: refused } : a)) }));
+    const badge = await screen.findByTestId("agent-not-loaded-assistant");
+    expect(badge).toHaveTextContent("not loaded by the runtime");
+    expect(badge).toHaveAttribute("title", "The provider “nope” is not in the runtime's provider registry (it has: openai).");
+    expect(screen.queryByTestId("agent-not-loaded-researcher")).toBeNull();
+    const detail = recordedResult("demo", "get_agent", { name: "assistant" });
+    backend.stub("get_agent", () => ({ ...detail, summary: { ...detail.summary, runtime: refused } }));
+    window.location.hash = "#/agents/assistant/overview";
+    const banner = await screen.findByTestId("overview-not-loaded");
+    expect(banner).toHaveTextContent("The runtime does not load this agent");
+    expect(banner).toHaveTextContent("The provider “nope” is not in the runtime's provider registry");
   });
 });

@@ -11,6 +11,9 @@ import { renderApp } from "../../test/render";
 const ASSISTANT = () => recordedResult("demo", "get_agent", { name: "assistant" });
 const FILE_TEXT = "---\nname: assistant\nprovider:\n  name: openai\n  model: gpt-4o-mini\n---\nBody.\n";
 
+/** The runtime's registry as `new_agent_choices` answers it: none yet, unless a test says. */
+const NO_REGISTRY = { providers: null, default_provider: "deepseek" };
+
 const sent = (calls: { op: string; args: unknown }[], op: string) => calls.filter((c) => c.op === op).map((c) => c.args);
 
 async function openOverview() {
@@ -28,8 +31,39 @@ async function openEditor() {
 }
 
 describe("New agent", () => {
+  it("offers the runtime's providers, and sends a draft only when asked", async () => {
+    const { backend } = renderApp("#/agents");
+    backend.stub("new_agent_choices", () => ({ providers: ["deepseek", "mock"], default_provider: "deepseek" }));
+    await screen.findByTestId("agent-row-assistant");
+    let answer: () => unknown = () => {
+      throw new BackendError("invalid_input", "the runtime would not load this agent (provider_model_empty: provider.model is empty: the runtime skips this agent); save it as a draft to write it anyway");
+    };
+    backend.stub("create_agent", () => answer());
+    fireEvent.click(screen.getByTestId("agent-new"));
+    const dialog = await screen.findByTestId("create-agent");
+    await waitFor(() => expect(within(dialog).getByTestId("create-provider").tagName).toBe("SELECT"));
+    const provider = within(dialog).getByTestId("create-provider");
+    expect([...provider.querySelectorAll("option")].map((o) => o.textContent)).toEqual(["deepseek", "mock"]);
+    expect(provider).toHaveValue("deepseek");
+    expect(within(dialog).getByTestId("create-provider-hint")).toHaveTextContent("the runtime's default is deepseek");
+    fireEvent.change(within(dialog).getByTestId("create-name"), { target: { value: "fresh" } });
+    fireEvent.change(provider, { target: { value: "mock" } });
+    fireEvent.click(within(dialog).getByTestId("create-submit"));
+    expect(await within(dialog).findByTestId("create-error-message")).toHaveTextContent("provider_model_empty");
+    answer = () => ({ ...ASSISTANT(), summary: { ...ASSISTANT().summary, name: "fresh" } });
+    fireEvent.click(within(dialog).getByTestId("create-draft"));
+    fireEvent.click(within(dialog).getByTestId("create-submit"));
+    await waitFor(() => expect(window.location.hash).toBe("#/agents/fresh/overview"));
+    expect(sent(backend.calls, "create_agent")).toEqual([
+      { name: "fresh", provider: "mock" },
+      { name: "fresh", provider: "mock", draft: true },
+    ]);
+  });
+
+
   it("sends what was filled in as create_agent's arguments and opens the new agent", async () => {
     const { backend } = renderApp("#/agents");
+    backend.stub("new_agent_choices", () => NO_REGISTRY);
     await screen.findByTestId("agent-row-assistant");
     backend.stub("create_agent", () => ({ ...ASSISTANT(), summary: { ...ASSISTANT().summary, name: "helper" } }));
     fireEvent.click(screen.getByTestId("agent-new"));
@@ -72,6 +106,7 @@ describe("New agent", () => {
 
   it("shows the console's conflict and creates anyway over an archived agent's name", async () => {
     const { backend } = renderApp("#/agents");
+    backend.stub("new_agent_choices", () => NO_REGISTRY);
     await screen.findByTestId("agent-row-assistant");
     let n = 0;
     backend.stub("create_agent", () => {
@@ -93,6 +128,7 @@ describe("New agent", () => {
 
   it("closes on Escape without creating anything", async () => {
     const { backend } = renderApp("#/agents");
+    backend.stub("new_agent_choices", () => NO_REGISTRY);
     await screen.findByTestId("agent-row-assistant");
     fireEvent.click(screen.getByTestId("agent-new"));
     const dialog = await screen.findByTestId("create-agent");
