@@ -8,6 +8,7 @@ use std::path::Path;
 
 use oryx_core::agents::{self, Agent};
 use oryx_core::frontmatter;
+use oryx_core::runtime_load::registry_names;
 use oryx_core::sessions::SessionFilter;
 use oryx_core::timefmt::local_to_epoch_ms;
 use oryx_core::workspace::{self, WorkspaceFileError};
@@ -267,16 +268,10 @@ pub struct KnowledgeBaseInfo {
     pub local: bool,
 }
 
-/// Whether the runtime would load this agent. For now: it has an AGENT.md whose front matter
-/// parses and names a provider. The one place that decides it for the compatible routes, so a
-/// fuller rule replaces this body only.
-pub fn runtime_loads(a: &Agent) -> bool {
-    a.has_agent_md
-        && !a
-            .warnings
-            .iter()
-            .any(|w| w.code == oryx_core::warning::WarningCode::FrontMatterInvalid)
-        && a.provider.as_deref().is_some_and(|p| !p.trim().is_empty())
+/// Whether the runtime would load this agent, by its loader's rules against its provider
+/// registry (`None`: no registry yet, the provider's existence is not checked).
+pub fn runtime_loads(a: &Agent, providers: Option<&[String]>) -> bool {
+    a.runtime.against(providers).loads
 }
 
 impl Console {
@@ -298,9 +293,10 @@ impl Console {
     /// The schedules the runtime lists: its table merged with what the agents it loads declare.
     pub fn runtime_schedules(&self) -> ApiResult<Vec<ScheduleState>> {
         let rt = self.services();
+        let names = registry_names(&rt.effective.db_path)?;
         let declared: Vec<(String, Vec<Schedule>)> = agents::list(rt.root())?
             .into_iter()
-            .filter(runtime_loads)
+            .filter(|a| runtime_loads(a, names.as_deref()))
             .map(|a| {
                 let s = a.schedule_entries();
                 (a.name, s)
@@ -345,9 +341,11 @@ impl Console {
 
     /// The names of the agents the runtime would load, in agent order.
     pub fn runtime_loaded_agents(&self) -> ApiResult<Vec<String>> {
-        Ok(agents::list(self.services().root())?
+        let rt = self.services();
+        let names = registry_names(&rt.effective.db_path)?;
+        Ok(agents::list(rt.root())?
             .into_iter()
-            .filter(runtime_loads)
+            .filter(|a| runtime_loads(a, names.as_deref()))
             .map(|a| a.name)
             .collect())
     }
@@ -355,13 +353,13 @@ impl Console {
     /// The agent, when the runtime would load it; else not found, as the runtime answers.
     pub fn loaded_agent(&self, name: &str) -> ApiResult<Agent> {
         let a = self.strict_agent(name)?;
-        if runtime_loads(&a) {
-            Ok(a)
-        } else {
-            Err(ApiError::new(
+        let names = registry_names(&self.services().effective.db_path)?;
+        match a.runtime.against(names.as_deref()).reason {
+            None => Ok(a),
+            Some(why) => Err(ApiError::new(
                 ErrorCode::AgentNotFound,
-                format!("the runtime does not load agent {name:?} (it needs an AGENT.md whose front matter parses and names a provider)"),
-            ))
+                format!("the runtime does not load agent {name:?}: {}", why.message),
+            )),
         }
     }
 

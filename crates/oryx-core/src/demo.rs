@@ -26,8 +26,21 @@ const AGENTS_MD: &str = "# Agents\n\nAll agents share these rules:\n\n1. Be conc
 const SOUL_MD: &str = "# Soul\n\n好奇、耐心、诚实。不知道就说不知道。\n";
 
 /// The sample install's providers: `mock` answers without a key, as the runtime's own mock
-/// provider does; the others hold no key (name, api key, base url, description).
+/// provider does; the others hold no key (name, api key, base url, description). Every provider
+/// a sample agent names is here, so the runtime loads every sample agent.
 const PROVIDER_ROWS: &[(&str, Option<&str>, Option<&str>, &str)] = &[
+    (
+        "anthropic",
+        None,
+        Some("https://api.anthropic.com"),
+        "Anthropic (fill in the API key)",
+    ),
+    (
+        "deepseek",
+        None,
+        Some("https://api.deepseek.com"),
+        "DeepSeek (fill in the API key)",
+    ),
     (
         "mock",
         None,
@@ -35,10 +48,10 @@ const PROVIDER_ROWS: &[(&str, Option<&str>, Option<&str>, &str)] = &[
         "built-in mock provider: no model, no key",
     ),
     (
-        "deepseek",
+        "openai",
         None,
-        Some("https://api.deepseek.com"),
-        "DeepSeek (fill in the API key)",
+        Some("https://api.openai.com"),
+        "OpenAI (fill in the API key)",
     ),
 ];
 
@@ -81,10 +94,16 @@ memory:
 oryxos:
   root: .oryxos                 # agents/, memory/, skills/ live here
   providers:                    # seeded into the providers table on first start
+    - name: anthropic
+      api-key: ""               # your Anthropic API key
+      base-url: https://api.anthropic.com
     - name: deepseek
       api-key: ""               # your DeepSeek API key
       base-url: https://api.deepseek.com
     - name: mock                # answers without a model or a key: for trying things out
+    - name: openai
+      api-key: ""               # your OpenAI API key
+      base-url: https://api.openai.com
 "#;
 
 struct AgentSpec {
