@@ -654,7 +654,7 @@ export const en = {
   "settings.recall.try": "Compare the modes on the Recall page",
   "settings.episodic": "Episodic memory",
   "settings.episodic.enabled": "Add relevant past conversations to the prompt",
-  "settings.episodic.hint": "Messages of the agent's past sessions closest to the current message go into the prompt after the memory block (part [5]). Needs the embedding model.",
+  "settings.episodic.hint": "The console suggests messages of the agent's past sessions closest to the current message, shown beside the prompt; the runtime does not send them. Needs the embedding model.",
   "settings.episodic.topK": "Most messages",
   "settings.episodic.topKHint": "How many past messages at most (1–20).",
   "settings.episodic.budget": "Character budget",

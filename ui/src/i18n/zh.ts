@@ -656,7 +656,7 @@ export const zh: Record<MessageKey, string> = {
   "settings.recall.try": "在记忆检索页对比三种模式",
   "settings.episodic": "情景记忆",
   "settings.episodic.enabled": "把相关的历史对话加入提示词",
-  "settings.episodic.hint": "与当前消息最接近的过往会话消息会放在提示词的记忆块之后（第 [5] 部分）。需要嵌入模型。",
+  "settings.episodic.hint": "控制台会给出与当前消息最接近的过往会话消息，显示在提示词旁边；运行时不会发送它们。需要嵌入模型。",
   "settings.episodic.topK": "最多条数",
   "settings.episodic.topKHint": "最多加入多少条历史消息（1–20）。",
   "settings.episodic.budget": "字符预算",
