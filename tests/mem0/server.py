@@ -2,7 +2,8 @@
 
 Speaks the self-hosted mem0 REST endpoints of docs/CONTRACT.md §6 on 127.0.0.1, backed by
 mem0's Memory with qdrant in local `path` mode and a deterministic offline
-embedder. The LLM is never called: adds always go through infer=False.
+embedder. The LLM is never called: adds always go through infer=False (an add asking for
+infer=true is stored verbatim, as an LLM keeping the fact whole would, and noted in /__adds).
 
 Usage: python server.py PORT   (normally started by serve.sh)
 """
@@ -108,6 +109,8 @@ FAULT_MODES = ("none", "error500", "slow", "malformed")
 # instead of sleeping for as long as a slow fault might still hold one.
 IN_FLIGHT = {"n": 0}
 IN_FLIGHT_LOCK = threading.Lock()
+# Every add as (user_id, infer asked for), oldest first: tests check what a client asked for.
+ADDS = []
 API_KEY = os.environ.get("MEM0_TEST_API_KEY") or None
 # Minimum similarity for /search hits when the request gives no "threshold";
 # unset means mem0's own default (0.1).
@@ -201,6 +204,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if path == "/__faults":  # test control: exempt from faults and auth
                 return self._faults(method)
+            if path == "/__adds" and method == "GET":  # test control too
+                with LOCK:
+                    return self._send(200, [{"user_id": u, "infer": i} for u, i in ADDS])
             with IN_FLIGHT_LOCK:
                 IN_FLIGHT["n"] += 1
             try:
@@ -301,12 +307,15 @@ class Handler(BaseHTTPRequestHandler):
         if (not isinstance(messages, list) or not messages
                 or not all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages)):
             raise HttpError(400, "messages must be a non-empty list of {role, content}")
-        if body.get("infer", True) is not False:
-            raise HttpError(400, "this test server stores verbatim only: send \"infer\": false")
+        infer = body.get("infer", True)
+        if not isinstance(infer, bool):
+            raise HttpError(400, "infer must be a boolean")
         metadata = body.get("metadata")
         if metadata is not None and not isinstance(metadata, dict):
             raise HttpError(400, "metadata must be an object")
         with LOCK:
+            ADDS.append((user, infer))
+            # No LLM here: what infer=true would distil is kept verbatim.
             return MEMORY.add(messages, user_id=user, metadata=metadata, infer=False)
 
     def _search(self, body):

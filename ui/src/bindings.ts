@@ -686,6 +686,11 @@ export type DayCountDto = {
 	archival: number,
 };
 
+export type DeclaredToolDto = {
+	name: string,
+	offer: ToolOfferDto,
+};
+
 export type DeleteArchivedArgs = {
 	archived_name: string,
 	/**  The file count `archived_removal` showed: anything added since refuses the delete. */
@@ -915,6 +920,13 @@ export type EpisodicPreviewDto_Deserialize = {
 	top_k: number,
 	budget_chars: number,
 	hits: EpisodicHitDto_Deserialize[],
+	/**
+	 *  The fragments as the console would add them to a prompt (empty: none found). The
+	 *  runtime never sends this: it is the console's suggestion, not part of the prompt.
+	 */
+	text: string,
+	chars: number,
+	tokens_estimate: number,
 };
 
 /**  What the prompt's episodic part was built from (when episodic memory is on). */
@@ -927,6 +939,13 @@ export type EpisodicPreviewDto_Serialize = {
 	top_k: number,
 	budget_chars: number,
 	hits: EpisodicHitDto_Serialize[],
+	/**
+	 *  The fragments as the console would add them to a prompt (empty: none found). The
+	 *  runtime never sends this: it is the console's suggestion, not part of the prompt.
+	 */
+	text: string,
+	chars: number,
+	tokens_estimate: number,
 };
 
 export type EpisodicResultDto = EpisodicResultDto_Serialize | EpisodicResultDto_Deserialize;
@@ -1948,7 +1967,7 @@ export type OwnerIndexDto_Serialize = {
 	error: string | null,
 };
 
-export type PartKindDto = "system" | "memory" | "history" | "tools" | "episodic";
+export type PartKindDto = "system" | "memory" | "history" | "tools";
 
 export type PathArgs = {
 	path: string,
@@ -2017,7 +2036,12 @@ export type PromptDto_Deserialize = {
 	max_history_turns: number,
 	bootstrap_loaded: string[],
 	warnings: WarningDto[],
-	/**  Set when episodic memory is on in Settings. */
+	/**  The runtime's one system message: parts [1] and [2] exactly as it sends them. */
+	system_text: string,
+	/**  The agent's declared tools in order, each with what the runtime does with it. */
+	tools: DeclaredToolDto[],
+	skipped_bindings: SkippedBindingDto[],
+	/**  Set when episodic memory is on in Settings: the console's suggestion, not in the parts. */
 	episodic?: EpisodicPreviewDto_Deserialize | null,
 	/**  For a prompt replay, the moment the prompt is built as of (`None`: now). */
 	asof?: string | null,
@@ -2041,7 +2065,12 @@ export type PromptDto_Serialize = {
 	max_history_turns: number,
 	bootstrap_loaded: string[],
 	warnings: WarningDto[],
-	/**  Set when episodic memory is on in Settings. */
+	/**  The runtime's one system message: parts [1] and [2] exactly as it sends them. */
+	system_text: string,
+	/**  The agent's declared tools in order, each with what the runtime does with it. */
+	tools: DeclaredToolDto[],
+	skipped_bindings: SkippedBindingDto[],
+	/**  Set when episodic memory is on in Settings: the console's suggestion, not in the parts. */
 	episodic: EpisodicPreviewDto_Serialize | null,
 	/**  For a prompt replay, the moment the prompt is built as of (`None`: now). */
 	asof: string | null,
@@ -2861,6 +2890,14 @@ export type SkillsArgs_Serialize = {
 	remove: string[],
 };
 
+/**  A skill or knowledge binding the runtime leaves out of the prompt. */
+export type SkippedBindingDto = {
+	/**  `skill` or `knowledge`. */
+	kind: string,
+	name: string,
+	reason: string,
+};
+
 export type SnapDto = SnapDto_Serialize | SnapDto_Deserialize;
 
 export type SnapDto_Deserialize = {
@@ -2953,6 +2990,15 @@ export type ToolInvocationDto_Serialize = {
 	duration_ms: number | null,
 	created_at: string | null,
 };
+
+/**  What the runtime does with one of an agent's declared tools. */
+export type ToolOfferDto = 
+/**  A built-in tool: offered. */
+"builtin" | 
+/**  Offered only while a connected MCP server provides it (the runtime's live state). */
+"if_mcp_provides" | 
+/**  Unknown to the runtime: dropped without a word to the model. */
+"dropped";
 
 /**  An export or import job as the UI polls it. */
 export type TransferDto = TransferDto_Serialize | TransferDto_Deserialize;

@@ -688,7 +688,6 @@ pub enum PartKindDto {
     Memory,
     History,
     Tools,
-    Episodic,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -734,6 +733,41 @@ pub struct EpisodicPreviewDto {
     pub top_k: u32,
     pub budget_chars: u32,
     pub hits: Vec<EpisodicHitDto>,
+    /// The fragments as the console would add them to a prompt (empty: none found). The
+    /// runtime never sends this: it is the console's suggestion, not part of the prompt.
+    pub text: String,
+    pub chars: u32,
+    pub tokens_estimate: u32,
+}
+
+/// What the runtime does with one of an agent's declared tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOfferDto {
+    /// A built-in tool: offered.
+    Builtin,
+    /// Offered only while a connected MCP server provides it (the runtime's live state).
+    IfMcpProvides,
+    /// Unknown to the runtime: dropped without a word to the model.
+    Dropped,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct DeclaredToolDto {
+    pub name: String,
+    pub offer: ToolOfferDto,
+}
+
+/// A skill or knowledge binding the runtime leaves out of the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct SkippedBindingDto {
+    /// `skill` or `knowledge`.
+    pub kind: String,
+    pub name: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -749,7 +783,12 @@ pub struct PromptDto {
     pub max_history_turns: i32,
     pub bootstrap_loaded: Vec<String>,
     pub warnings: Vec<WarningDto>,
-    /// Set when episodic memory is on in Settings.
+    /// The runtime's one system message: parts [1] and [2] exactly as it sends them.
+    pub system_text: String,
+    /// The agent's declared tools in order, each with what the runtime does with it.
+    pub tools: Vec<DeclaredToolDto>,
+    pub skipped_bindings: Vec<SkippedBindingDto>,
+    /// Set when episodic memory is on in Settings: the console's suggestion, not in the parts.
     pub episodic: Option<EpisodicPreviewDto>,
     /// For a prompt replay, the moment the prompt is built as of (`None`: now).
     pub asof: Option<String>,

@@ -1,10 +1,14 @@
-//! Prompt preview: parts [1]–[4] as the agent would receive them.
+//! Prompt preview: parts [1]–[4] as the agent would receive them, and beside them the console's
+//! episodic suggestion, which the runtime never sends.
 
 use oryx_core::agents;
-use oryx_core::prompt::{self, PartKind};
+use oryx_core::prompt::{self, offered::Offer, PartKind};
 
 use crate::console::Console;
-use crate::dto::{warning_dtos, EpisodicPreviewDto, PartKindDto, PromptDto, PromptPartDto};
+use crate::dto::{
+    warning_dtos, DeclaredToolDto, EpisodicPreviewDto, PartKindDto, PromptDto, PromptPartDto,
+    SkippedBindingDto, ToolOfferDto,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::ops::PromptArgs;
 
@@ -81,7 +85,6 @@ impl Console {
         };
         let ep = rt.effective.episodic;
         let mut preview = None;
-        let mut part = String::new();
         if ep.enabled {
             let query = query.map(str::to_string).or_else(|| {
                 session.as_ref().and_then(|s| {
@@ -103,22 +106,18 @@ impl Console {
                 )?,
                 _ => Vec::new(),
             };
-            part = oryx_core::episodic::render_part(&hits, ep.budget_chars);
+            let text = oryx_core::episodic::render_part(&hits, ep.budget_chars);
             preview = Some(EpisodicPreviewDto {
                 query,
                 top_k: ep.top_k as u32,
                 budget_chars: ep.budget_chars as u32,
                 hits: hits.iter().map(crate::recall::episodic_hit_dto).collect(),
+                chars: text.chars().count() as u32,
+                tokens_estimate: estimate_tokens(&text),
+                text,
             });
         }
-        let p = prompt::build(
-            rt.root(),
-            &a,
-            &rt.memory,
-            session.as_ref(),
-            &part,
-            replay.as_ref(),
-        )?;
+        let p = prompt::build(rt.root(), &a, &rt.memory, session.as_ref(), replay.as_ref())?;
         let from_git: Vec<String> = agent_commit
             .map(|c| format!("AGENT.md (commit {c})"))
             .into_iter()
@@ -134,7 +133,6 @@ impl Console {
                     PartKind::Memory => PartKindDto::Memory,
                     PartKind::History => PartKindDto::History,
                     PartKind::Tools => PartKindDto::Tools,
-                    PartKind::Episodic => PartKindDto::Episodic,
                 },
                 chars: part.chars as u32,
                 tokens_estimate: estimate_tokens(&part.text),
@@ -152,6 +150,28 @@ impl Console {
             max_history_turns: p.max_history_turns.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             bootstrap_loaded: p.bootstrap_loaded,
             warnings: warning_dtos(&p.warnings),
+            system_text: p.system_prompt,
+            tools: p
+                .tools
+                .iter()
+                .map(|t| DeclaredToolDto {
+                    name: t.name.clone(),
+                    offer: match t.offer {
+                        Offer::Builtin => ToolOfferDto::Builtin,
+                        Offer::IfMcpProvides => ToolOfferDto::IfMcpProvides,
+                        Offer::Dropped => ToolOfferDto::Dropped,
+                    },
+                })
+                .collect(),
+            skipped_bindings: p
+                .skipped_bindings
+                .iter()
+                .map(|b| SkippedBindingDto {
+                    kind: b.kind.to_string(),
+                    name: b.name.clone(),
+                    reason: b.reason.clone(),
+                })
+                .collect(),
             episodic: preview,
             asof: replay
                 .as_ref()

@@ -597,10 +597,6 @@ mod tests {
             .prompt_preview("assistant", None, Some("certificate?"))
             .unwrap();
         assert!(p.episodic.is_none(), "off by default");
-        assert!(p
-            .parts
-            .iter()
-            .all(|x| x.kind != crate::dto::PartKindDto::Episodic));
         let mut s = c.get_settings().unwrap().settings;
         s.episodic_enabled = true;
         s.episodic_top_k = 2;
@@ -610,13 +606,11 @@ mod tests {
             .unwrap();
         let ep = p.episodic.unwrap();
         assert!(!ep.hits.is_empty());
-        let part = p
-            .parts
-            .iter()
-            .find(|x| x.kind == crate::dto::PartKindDto::Episodic)
-            .unwrap();
-        assert!(part.text.starts_with("## 相关历史对话"), "{}", part.text);
-        assert!(part.text.contains("TLS certificate"));
+        // The console's suggestion, beside the prompt: never in what the runtime sends.
+        assert!(ep.text.starts_with("## 相关历史对话"), "{}", ep.text);
+        assert!(ep.text.contains("TLS certificate"));
+        assert!(!p.system_text.contains("相关历史对话"));
+        assert_eq!(p.parts.len(), 4);
         let p = c.prompt_preview("assistant", None, None).unwrap();
         assert_eq!(
             p.episodic.unwrap().query,

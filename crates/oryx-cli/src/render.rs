@@ -628,7 +628,6 @@ pub fn prompt(p: &PromptDto, json: bool) {
             PartKindDto::Memory => "memory",
             PartKindDto::History => "conversation history",
             PartKindDto::Tools => "available tools",
-            PartKindDto::Episodic => "relevant past conversations (episodic memory)",
         };
         println!(
             "===== [{}] {name} — {} chars, ~{} tokens =====",
@@ -640,14 +639,35 @@ pub fn prompt(p: &PromptDto, json: bool) {
         "total {} chars, ~{} tokens",
         p.total_chars, p.total_tokens_estimate
     );
+    for t in &p.tools {
+        match t.offer {
+            ToolOfferDto::Builtin => {}
+            ToolOfferDto::IfMcpProvides => println!(
+                "tool {}: offered only while a connected MCP server provides it (the runtime's live state; the console cannot see it)",
+                t.name
+            ),
+            ToolOfferDto::Dropped => println!(
+                "tool {}: not a runtime tool and no MCP server is configured; the runtime drops it",
+                t.name
+            ),
+        }
+    }
+    for b in &p.skipped_bindings {
+        println!("{} {} is not in the prompt: {}", b.kind, b.name, b.reason);
+    }
     if let Some(ep) = &p.episodic {
         match &ep.query {
-            Some(q) => println!(
-                "episodic memory: {} of at most {} fragments for {q:?} (budget {} chars)",
-                ep.hits.len(),
-                ep.top_k,
-                ep.budget_chars
-            ),
+            Some(q) => {
+                println!(
+                    "\n===== the console's episodic suggestion (not sent by the runtime) — {} of at most {} fragments for {q:?}, budget {} chars =====",
+                    ep.hits.len(),
+                    ep.top_k,
+                    ep.budget_chars
+                );
+                if !ep.text.is_empty() {
+                    println!("{}", ep.text);
+                }
+            }
             None => println!(
                 "episodic memory is on, but there is no message to match: give --session or --query"
             ),

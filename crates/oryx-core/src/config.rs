@@ -167,7 +167,7 @@ impl Default for Settings {
             backend_override: None,
             db_path: None,
             archival_limit_chars: DEFAULT_ARCHIVAL_LIMIT,
-            footprint_enabled: true,
+            footprint_enabled: false,
             mem0: Mem0Settings::default(),
             memory_full_parse_max_bytes: DEFAULT_FULL_PARSE_MAX_BYTES,
             recall: RecallSettings::default(),

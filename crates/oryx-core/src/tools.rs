@@ -80,7 +80,7 @@ pub fn save_scope(raw: &str) -> Option<Scope> {
 
 /// `Character.isWhitespace`: Unicode space separators except the no-break ones, and the ASCII
 /// controls \t \n \u{b} \u{c} \r and \u{1c}–\u{1f}.
-fn is_java_whitespace(c: char) -> bool {
+pub(crate) fn is_java_whitespace(c: char) -> bool {
     match c {
         '\u{a0}' | '\u{2007}' | '\u{202f}' => false,
         '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{1c}'..='\u{1f}' => true,
@@ -233,9 +233,19 @@ impl ToolExecutor {
                         "记忆内容不能为空".into(),
                     ));
                 }
-                self.memory
-                    .append(owner, scope, &content)
-                    .map_err(store_err)?;
+                match self.memory.store().as_mem0() {
+                    // mem0 gets what the runtime sends it: archival saves are distilled there.
+                    Some(mem0) => {
+                        let content =
+                            crate::memory::sanitize_content(&content).map_err(store_err)?;
+                        mem0.agent_save(owner, scope, &content).map_err(store_err)?;
+                    }
+                    None => {
+                        self.memory
+                            .append(owner, scope, &content)
+                            .map_err(store_err)?;
+                    }
+                }
                 Ok((SAVED.to_string(), None))
             }
             RECALL_MEMORY => {
@@ -247,12 +257,29 @@ impl ToolExecutor {
                     ));
                 }
                 let keyword = str_arg(&input, "keyword");
-                self.memory
-                    .recall_answer(owner, &keyword)
-                    .map_err(store_err)
+                match self.memory.store().as_mem0() {
+                    // The runtime answers from mem0's own search, in mem0's order.
+                    Some(mem0) => {
+                        let hits = mem0.agent_recall(owner, &keyword).map_err(store_err)?;
+                        Ok((mem0_recall_text(&hits), None))
+                    }
+                    None => self
+                        .memory
+                        .recall_answer(owner, &keyword)
+                        .map_err(store_err),
+                }
             }
             _ => unreachable!("unknown tools are answered above"),
         }
+    }
+}
+
+/// The runtime's answer: the items' texts one per line, or its "nothing found" sentence.
+fn mem0_recall_text(hits: &[String]) -> String {
+    if hits.is_empty() {
+        crate::memory::service::RECALL_EMPTY.to_string()
+    } else {
+        hits.join("\n")
     }
 }
 

@@ -444,6 +444,8 @@ fn fifos_in_the_root_are_errors_for_that_item_never_hangs() {
 fn a_missing_root_is_reported_not_recreated() {
     let r = root();
     let gone = r.root.parent().unwrap().join("gone/deep");
+    // Footprints are off by default; on, their write must fail too.
+    fs::write(&r.settings, r#"{"footprintEnabled": true}"#).unwrap();
     let c = Console::open(
         Some(r.settings.clone()),
         Overrides {

@@ -322,6 +322,14 @@ fn sessions_session_and_prompt() {
 fn footprint_appends_a_compact_archival_line() {
     let env = Env::new();
     env.sample();
+    // Footprints are off by default (the runtime no longer writes them): switch them on.
+    let config = env.dir.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("settings.json"),
+        r#"{"footprintEnabled": true}"#,
+    )
+    .unwrap();
     let long = "长".repeat(300);
     let out = env.ok(&[
         "footprint",

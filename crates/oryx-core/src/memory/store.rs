@@ -98,6 +98,11 @@ pub trait LongTermMemoryStore: Send + Sync {
     /// Where an owner's entries are stored, for display: a file, a table, a server.
     fn location(&self, owner: &Owner) -> String;
 
+    /// The mem0 store, whose agent tools behave unlike the console's own writes.
+    fn as_mem0(&self) -> Option<&super::mem0::Mem0MemoryStore> {
+        None
+    }
+
     /// Identifies the version of an owner's stored entries: equal stamps mean nothing was
     /// written in between, so a parsed view may be reused. `None`: the store cannot tell
     /// cheaply (a server), and nothing may be cached.

@@ -336,6 +336,63 @@ fn timestamps_are_kept_when_given(f: Fixture) {
     assert_eq!(all.archival[0].timestamp, Some(ts));
 }
 
+// ---- mem0 only: what the agent tools send, as the runtime's mem0 store sends it ----
+
+#[test]
+#[ignore = "needs the mem0 test server: make mem0-contract"]
+fn mem0_tool_saves_ask_mem0_to_infer_archival_and_recall_is_its_search() {
+    let f = mem0();
+    let owner = f.agent("a");
+    let ctx = ToolContext {
+        agent: Some("a".into()),
+        session_id: Some("cli:u:a".into()),
+    };
+    let ex = f.executor();
+    for input in [
+        r#"{"content":"the user lives in Hangzhou"}"#,
+        r#"{"content":"the user is called Li","scope":"core"}"#,
+    ] {
+        assert_eq!(
+            ex.execute(&ctx, "save_memory", input).unwrap().output,
+            "已记住"
+        );
+    }
+    f.service()
+        .append(&owner, Scope::Archival, "a note the console wrote")
+        .unwrap();
+    let user = f.store.as_mem0().unwrap().user_for(&owner);
+    assert!(user.ends_with(":a"), "{user}");
+    let url = std::env::var("ORYX_MEM0_URL").unwrap();
+    let adds: Vec<serde_json::Value> = reqwest::blocking::get(format!("{url}/__adds"))
+        .unwrap()
+        .json()
+        .unwrap();
+    let infer: Vec<_> = adds
+        .iter()
+        .filter(|a| a["user_id"] == user.as_str())
+        .map(|a| a["infer"].as_bool().unwrap())
+        .collect();
+    assert_eq!(
+        infer,
+        [true, false, false],
+        "archival tool save, core, console"
+    );
+    // mem0's search by meaning answers, with no keyword check on top: "living" is in no entry.
+    let out = ex
+        .execute(&ctx, "recall_memory", r#"{"keyword":"living Hangzhou"}"#)
+        .unwrap();
+    assert!(
+        out.output.contains("the user lives in Hangzhou"),
+        "{}",
+        out.output
+    );
+    assert!(!out.output.contains("called Li"), "core is never recalled");
+    let out = ex
+        .execute(&ctx, "recall_memory", r#"{"keyword":"zzqx"}"#)
+        .unwrap();
+    assert_eq!(out.output, "没有找到相关记忆");
+}
+
 // ---- markdown only: the Java dialect ----
 
 fn fixture_root() -> PathBuf {

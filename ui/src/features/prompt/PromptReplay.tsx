@@ -12,13 +12,12 @@ import { usePromptReplay } from "../provenance/hooks";
 import "../provenance/provenance.css";
 import { diffLines, foldSame } from "./lineDiff";
 
-const KINDS: readonly PartKindDto[] = ["system", "memory", "history", "tools", "episodic"];
+const KINDS: readonly PartKindDto[] = ["system", "memory", "history", "tools"];
 const PART_LABEL: Record<PartKindDto, MessageKey> = {
   system: "prompt.part.system",
   memory: "prompt.part.memory",
   history: "prompt.part.history",
   tools: "prompt.part.tools",
-  episodic: "prompt.part.episodic",
 };
 
 function chars(p: PromptDto, kind: PartKindDto): number | null {

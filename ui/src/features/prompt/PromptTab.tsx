@@ -1,6 +1,6 @@
 import { useState } from "react";
 
-import type { EpisodicPreviewDto, PartKindDto, PromptDto } from "../../backend/types";
+import type { DeclaredToolDto, EpisodicPreviewDto, PartKindDto, PromptDto, SkippedBindingDto, ToolOfferDto } from "../../backend/types";
 import { CopyButton } from "../../components/CopyButton";
 import { useDebounced } from "../../components/hooks";
 import { Loadable } from "../../components/States";
@@ -15,7 +15,12 @@ const PART_LABEL: Record<PartKindDto, MessageKey> = {
   memory: "prompt.part.memory",
   history: "prompt.part.history",
   tools: "prompt.part.tools",
-  episodic: "prompt.part.episodic",
+};
+
+const OFFER_LABEL: Record<ToolOfferDto, MessageKey> = {
+  builtin: "prompt.toolBuiltin",
+  if_mcp_provides: "prompt.toolIfMcp",
+  dropped: "prompt.toolDropped",
 };
 
 /** All parts as one text, in order, as the agent receives them. */
@@ -45,6 +50,7 @@ export function PromptTab({ agent }: { agent: string }) {
             ))}
           </select>
         </label>
+        {q.data ? <CopyButton text={q.data.system_text} label={t("prompt.copySystem")} testId="prompt-copy-system" /> : null}
         {q.data ? <CopyButton text={joinParts(q.data)} label={t("prompt.copyAll")} testId="prompt-copy-all" /> : null}
       </div>
       <Loadable query={q} rows={10}>
@@ -91,7 +97,9 @@ function PromptView({ p, match, onMatch }: { p: PromptDto; match: string; onMatc
         </div>
         {p.bootstrap_loaded.length ? <div className="muted small">{t("prompt.bootstrapLoaded", { files: p.bootstrap_loaded.join(", ") })}</div> : null}
       </div>
-      {p.episodic ? <EpisodicMatch ep={p.episodic} match={match} onMatch={onMatch} /> : null}
+      <div className="muted small" data-testid="prompt-system-note">
+        {t("prompt.systemText")}
+      </div>
       {p.parts.map((x) => (
         <section key={x.index} className="card part" data-testid={`prompt-part-${x.index}`}>
           <div className="part-head">
@@ -102,25 +110,66 @@ function PromptView({ p, match, onMatch }: { p: PromptDto; match: string; onMatc
             <span className="spacer" />
             <CopyButton text={x.text} testId={`prompt-copy-${x.index}`} />
           </div>
+          {x.kind === "system" && p.skipped_bindings.length ? <SkippedBindings items={p.skipped_bindings} /> : null}
+          {x.kind === "tools" && p.tools.length ? <DeclaredTools tools={p.tools} /> : null}
           {x.text ? <pre className="part-text">{x.text}</pre> : <div className="muted part-empty">{t("prompt.empty")}</div>}
         </section>
       ))}
+      {p.episodic ? <EpisodicMatch ep={p.episodic} match={match} onMatch={onMatch} /> : null}
     </>
   );
 }
 
-/** With episodic memory on: the message its part is chosen for (typed, or the session's last user
- * message), what was chosen and the past messages it found. */
+/** Skill and knowledge bindings the runtime leaves out, with its reason. */
+function SkippedBindings({ items }: { items: SkippedBindingDto[] }) {
+  const { t } = useI18n();
+  return (
+    <ul className="prompt-notes" data-testid="prompt-skipped-bindings">
+      {items.map((b) => (
+        <li key={`${b.kind}/${b.name}`} className="muted small">
+          {t("prompt.skippedBinding", { kind: t(b.kind === "knowledge" ? "prompt.kind.knowledge" : "prompt.kind.skill"), name: b.name, reason: b.reason })}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The agent's declared tools and what the runtime does with each. */
+function DeclaredTools({ tools }: { tools: DeclaredToolDto[] }) {
+  const { t } = useI18n();
+  return (
+    <div className="prompt-notes" data-testid="prompt-declared-tools">
+      <span className="field-label">{t("prompt.toolsDeclared")}</span>
+      <ul>
+        {tools.map((x, i) => (
+          <li key={`${x.name}-${i}`} className={x.offer === "builtin" ? "muted small" : "small"} data-testid={`prompt-tool-${x.offer}`}>
+            <code>{x.name}</code> — {t(OFFER_LABEL[x.offer])}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** With episodic memory on, beside the prompt (the runtime never sends it): the message the
+ * console's suggestion is chosen for (typed, or the session's last user message), what was chosen
+ * and the past messages it found. */
 function EpisodicMatch({ ep, match, onMatch }: { ep: EpisodicPreviewDto; match: string; onMatch: (v: string) => void }) {
   const { t, num } = useI18n();
   return (
     <section className="card prompt-episodic" data-testid="prompt-episodic-card">
       <div className="part-head">
         <span className="part-index seg-episodic" aria-hidden="true" />
-        <h3>
-          <label htmlFor="prompt-episodic-query">{t("prompt.episodicMatch")}</label>
-        </h3>
+        <h3>{t("prompt.episodicSuggestion")}</h3>
+        <span className="spacer" />
+        {ep.text ? <CopyButton text={ep.text} testId="prompt-copy-episodic" /> : null}
       </div>
+      <div className="muted small" data-testid="prompt-episodic-not-sent">
+        {t("prompt.episodicNotSent")}
+      </div>
+      <label htmlFor="prompt-episodic-query" className="field-label">
+        {t("prompt.episodicMatch")}
+      </label>
       <input
         id="prompt-episodic-query"
         type="search"
@@ -149,6 +198,7 @@ function EpisodicMatch({ ep, match, onMatch }: { ep: EpisodicPreviewDto; match: 
           </div>
         )
       ) : null}
+      {ep.text ? <pre className="part-text">{ep.text}</pre> : null}
     </section>
   );
 }

@@ -20,6 +20,10 @@ describe("Prompt tab", () => {
     const w = (el: HTMLElement) => parseFloat(el.style.width);
     expect(w(seg1) / w(seg2)).toBeCloseTo(p.parts[0]!.chars / p.parts[1]!.chars, 5);
     expect(screen.queryByTestId("prompt-bar-3")).toBeNull(); // an empty part has no segment
+    // The runtime's one system message is parts [1] and [2]; each declared tool says its fate.
+    expect(p.system_text).toBe(`${p.parts[0]!.text}${p.parts[1]!.text}\n`);
+    const tools = screen.getByTestId("prompt-declared-tools");
+    expect(within(tools).getAllByTestId("prompt-tool-builtin").map((x) => x.textContent)).toEqual(p.tools.map((x) => `${x.name} — offered`));
   });
 
   it("includes the history of the chosen session as part [3]", async () => {
@@ -68,11 +72,14 @@ describe("Prompt tab with episodic memory on", () => {
     expect(hit).toHaveTextContent(h.session_id);
     expect(within(hit!).getByTestId("episodic-score")).toHaveTextContent(h.score!.toFixed(2));
     expect(hit).toHaveAttribute("href", `#/sessions/${encodeURIComponent(h.session_id)}?m=${h.message_index}&q=${encodeURIComponent("证书续期")}`);
-    // The part itself, as the agent receives it, after the memory block.
-    const part = screen.getByTestId("prompt-part-5");
-    expect(part).toHaveTextContent("Relevant past conversations");
-    expect(part).toHaveTextContent("Remind me to renew the TLS certificate");
-    expect(expected.parts.map((x) => x.index)).toEqual([1, 2, 5, 3, 4]);
+    // The fragments are the console's suggestion, beside the prompt: never one of its parts.
+    const card = screen.getByTestId("prompt-episodic-card");
+    expect(card).toHaveTextContent("The console's suggestion: relevant past conversations");
+    expect(screen.getByTestId("prompt-episodic-not-sent")).toHaveTextContent("the runtime never sends this");
+    expect(card.querySelector("pre")).toHaveTextContent("Remind me to renew the TLS certificate");
+    expect(expected.parts.map((x) => x.index)).toEqual([1, 2, 3, 4]);
+    expect(expected.system_text).not.toContain("相关历史对话");
+    expect(screen.queryByTestId("prompt-part-5")).toBeNull();
 
     // Escape empties the box: back to the session's last user message (none here).
     fireEvent.keyDown(box, { key: "Escape" });

@@ -81,6 +81,9 @@ export function Mem0Fields({
       <h3 id="settings-mem0-title" className="subsection-title">
         {t("settings.mem0.title")}
       </h3>
+      <p className="field-hint" data-testid="settings-mem0-writes">
+        {t("settings.mem0.writes")}
+      </p>
       <div className="form-grid">
         <label htmlFor="settings-mem0-url">{t("settings.mem0.url")}</label>
         <div>

@@ -159,7 +159,7 @@ describe("Settings", () => {
     const { backend } = renderApp("#/settings");
     const section = await screen.findByTestId("settings-episodic");
     expect(section).toHaveTextContent("Episodic memory");
-    expect(section).toHaveTextContent("go into the prompt after the memory block");
+    expect(section).toHaveTextContent("shown beside the prompt; the runtime does not send them");
     const on = screen.getByTestId("settings-episodic-enabled");
     expect(on).not.toBeChecked();
     expect(screen.getByTestId("settings-episodic-top-k")).toHaveValue(3);

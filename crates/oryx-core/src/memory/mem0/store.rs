@@ -186,10 +186,56 @@ impl Mem0MemoryStore {
         ts
     }
 
+    /// save_memory as the runtime's mem0 store makes it: core kept verbatim (`infer: false`),
+    /// archival handed to mem0 to distil and reconcile with what it holds (`infer: true`), the
+    /// section as the only metadata. The console's own writes ([`LongTermMemoryStore::append`])
+    /// stay verbatim.
+    pub fn agent_save(&self, owner: &Owner, scope: Scope, content: &str) -> Result<()> {
+        let req = self
+            .client()?
+            .post(self.url("/memories"))
+            .json(&agent_save_body(&self.user_for(owner), scope, content));
+        self.send("add a memory", req).map(|_| ())
+    }
+
+    /// recall_memory as the runtime's mem0 store answers it: mem0's own search over the
+    /// archival section (filtered by the server, and core items dropped again here as the
+    /// runtime does, for servers whose filters fail), in mem0's order, with no keyword check
+    /// on top.
+    pub fn agent_recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<String>> {
+        let req = self
+            .client()?
+            .post(self.url("/search"))
+            .json(&agent_recall_body(&self.user_for(owner), keyword));
+        let found = self.send("search memories", req)?;
+        Ok(items_of(&found)
+            .into_iter()
+            .filter(|i| i.scope != Some(Scope::Core))
+            .map(|i| i.memory)
+            .collect())
+    }
+
     /// Checks that the service answers, for Settings' "test connection".
     pub fn ping(&self) -> Result<usize> {
         Ok(self.list(&Owner::Global)?.0.len())
     }
+}
+
+fn agent_save_body(user: &str, scope: Scope, content: &str) -> Value {
+    json!({
+        "messages": [{"role": "user", "content": content}],
+        "user_id": user,
+        "metadata": {"scope": scope.db_value()},
+        "infer": scope == Scope::Archival,
+    })
+}
+
+fn agent_recall_body(user: &str, keyword: &str) -> Value {
+    json!({
+        "query": keyword,
+        "user_id": user,
+        "filters": {"scope": "ARCHIVAL"},
+    })
 }
 
 fn root_cause(e: &reqwest::Error) -> String {
@@ -299,6 +345,10 @@ impl LongTermMemoryStore for Mem0MemoryStore {
 
     fn location(&self, _owner: &Owner) -> String {
         self.cfg.base_url.clone()
+    }
+
+    fn as_mem0(&self) -> Option<&Mem0MemoryStore> {
+        Some(self)
     }
 
     fn append(
@@ -467,6 +517,111 @@ mod tests {
         assert!(matches!(err, CoreError::BackendUnavailable(_)), "{err}");
         assert!(err.to_string().contains("http://127.0.0.1:9"), "{err}");
         assert_eq!(s.problem(), Some(err.to_string()), "the banner's reason");
+    }
+
+    /// A one-request HTTP server: answers `reply` and hands back the request it got.
+    fn fake_mem0(reply: &'static str) -> (String, std::thread::JoinHandle<String>) {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let handle = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut head = String::new();
+            let mut len = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+                head.push_str(&line);
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            let mut stream = reader.into_inner();
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            )
+            .unwrap();
+            head + &String::from_utf8(body).unwrap()
+        });
+        (url, handle)
+    }
+
+    fn store_at(url: &str, key: Option<&str>) -> Mem0MemoryStore {
+        Mem0MemoryStore::new(Mem0Config {
+            base_url: url.into(),
+            user_id: "oryxos".into(),
+            api_key: key.map(str::to_string),
+            timeout: Duration::from_secs(5),
+        })
+    }
+
+    fn json_body(request: &str) -> Value {
+        serde_json::from_str(request.split("\r\n\r\n").nth(1).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn agent_saves_are_sent_as_the_runtime_sends_them() {
+        let owner = Owner::Agent("ops".into());
+        for (scope, infer) in [(Scope::Archival, true), (Scope::Core, false)] {
+            let (url, got) = fake_mem0(r#"{"results":[]}"#);
+            store_at(&url, Some("k1"))
+                .agent_save(&owner, scope, "用户住在杭州")
+                .unwrap();
+            let req = got.join().unwrap();
+            assert!(req.starts_with("POST /memories "), "{req}");
+            let lower = req.to_ascii_lowercase();
+            assert!(lower.contains("authorization: bearer k1\r\n"), "{req}");
+            assert!(lower.contains("x-api-key: k1\r\n"), "{req}");
+            assert_eq!(
+                json_body(&req),
+                json!({
+                    "messages": [{"role": "user", "content": "用户住在杭州"}],
+                    "user_id": "oryxos:ops",
+                    "metadata": {"scope": scope.db_value()},
+                    "infer": infer,
+                })
+            );
+        }
+        // The console's own writes stay verbatim.
+        let (url, got) = fake_mem0(r#"{"results":[]}"#);
+        store_at(&url, None)
+            .append(&Owner::Global, Scope::Archival, "x", None)
+            .unwrap();
+        let body = json_body(&got.join().unwrap());
+        assert_eq!(body["infer"], false);
+        assert_eq!(
+            body["user_id"], "oryxos",
+            "the global memory has the bare user id"
+        );
+    }
+
+    #[test]
+    fn agent_recall_is_mem0_search_over_archival_without_a_keyword_check() {
+        let (url, got) = fake_mem0(
+            r#"{"results":[
+                {"id":"1","memory":"lives in Hangzhou","score":0.8,"metadata":{"scope":"ARCHIVAL"}},
+                {"id":"2","memory":"core fact","score":0.7,"metadata":{"scope":"CORE"}},
+                {"id":"3","memory":"moved house in May","score":0.5}
+            ]}"#,
+        );
+        let hits = store_at(&url, None)
+            .agent_recall(&Owner::Agent("ops".into()), "home city")
+            .unwrap();
+        assert_eq!(hits, ["lives in Hangzhou", "moved house in May"]);
+        let req = got.join().unwrap();
+        assert!(req.starts_with("POST /search "), "{req}");
+        assert_eq!(
+            json_body(&req),
+            json!({"query": "home city", "user_id": "oryxos:ops", "filters": {"scope": "ARCHIVAL"}})
+        );
     }
 
     #[test]
