@@ -299,6 +299,8 @@ export type ArchivalItemDto_Deserialize = {
 	/**  Characters of the line as the prompt shows it. */
 	chars: number,
 	in_window: boolean,
+	/**  Only part of the entry reaches the prompt: that part (the end of its line). */
+	window_part?: string | null,
 };
 
 export type ArchivalItemDto_Serialize = {
@@ -311,6 +313,8 @@ export type ArchivalItemDto_Serialize = {
 	/**  Characters of the line as the prompt shows it. */
 	chars: number,
 	in_window: boolean,
+	/**  Only part of the entry reaches the prompt: that part (the end of its line). */
+	window_part: string | null,
 };
 
 export type ArchivalPageDto = ArchivalPageDto_Serialize | ArchivalPageDto_Deserialize;
@@ -1474,7 +1478,7 @@ export type MemoryOverviewDto_Deserialize = {
 	core: EntryDto_Deserialize[],
 	/**  How many archival entries there are. */
 	archival_total: number,
-	window: WindowDto,
+	window: WindowDto_Deserialize,
 	/**  Prompt part [2] exactly as built from these entries. */
 	context: string,
 	/**  mem0 returned a full page of `listing_limit`: there may be entries not shown. */
@@ -1501,7 +1505,7 @@ export type MemoryOverviewDto_Serialize = {
 	core: EntryDto_Serialize[],
 	/**  How many archival entries there are. */
 	archival_total: number,
-	window: WindowDto,
+	window: WindowDto_Serialize,
 	/**  Prompt part [2] exactly as built from these entries. */
 	context: string,
 	/**  mem0 returned a full page of `listing_limit`: there may be entries not shown. */
@@ -1555,7 +1559,7 @@ export type MemoryViewDto_Deserialize = {
 	source: string,
 	core: EntryDto_Deserialize[],
 	archival: ArchivalEntryDto_Deserialize[],
-	window: WindowDto,
+	window: WindowDto_Deserialize,
 	/**  Prompt part [2] exactly as built from these entries. */
 	context: string,
 	/**  mem0 returned a full page of 1000: there may be entries not shown. */
@@ -1575,7 +1579,7 @@ export type MemoryViewDto_Serialize = {
 	source: string,
 	core: EntryDto_Serialize[],
 	archival: ArchivalEntryDto_Serialize[],
-	window: WindowDto,
+	window: WindowDto_Serialize,
 	/**  Prompt part [2] exactly as built from these entries. */
 	context: string,
 	/**  mem0 returned a full page of 1000: there may be entries not shown. */
@@ -3111,7 +3115,14 @@ export type WarningDto = {
 	message: string,
 };
 
-export type WindowDto = {
+export type WindowDto = WindowDto_Serialize | WindowDto_Deserialize;
+
+export type WindowDto_Deserialize = {
+	/**
+	 *  The rule that cuts the window: the console's own for a bare root, the runtime's for a
+	 *  root it reads.
+	 */
+	window_rule: WindowRuleDto,
 	limit_chars: number,
 	/**  Index of the oldest archival entry inside the window (the cut line sits above it). */
 	first_in_window: number,
@@ -3120,6 +3131,43 @@ export type WindowDto = {
 	outside_entries: number,
 	outside_chars: number,
 	newest_cut: boolean,
+	/**
+	 *  The entry at `first_in_window` is only partly in: the end of its line that reaches the
+	 *  prompt.
+	 */
+	partial_kept?: string | null,
+};
+
+export type WindowDto_Serialize = {
+	/**
+	 *  The rule that cuts the window: the console's own for a bare root, the runtime's for a
+	 *  root it reads.
+	 */
+	window_rule: WindowRuleDto,
+	limit_chars: number,
+	/**  Index of the oldest archival entry inside the window (the cut line sits above it). */
+	first_in_window: number,
+	in_window_entries: number,
+	in_window_chars: number,
+	outside_entries: number,
+	outside_chars: number,
+	newest_cut: boolean,
+	/**
+	 *  The entry at `first_in_window` is only partly in: the end of its line that reaches the
+	 *  prompt.
+	 */
+	partial_kept: string | null,
+};
+
+/**  How the archival window is cut. */
+export type WindowRuleDto = {
+	/**
+	 *  `wholeEntries` (newest whole entries within `limit` characters), `tailUnits` (the last
+	 *  `limit` UTF-16 code units of the archival text, which may cut an entry) or `newestRows`
+	 *  (the newest `limit` entries).
+	 */
+	kind: string,
+	limit: number,
 };
 
 /* Tauri Specta runtime */

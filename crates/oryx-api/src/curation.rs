@@ -469,7 +469,6 @@ impl Console {
             in_before: bool,
             picked: bool,
         }
-        let first = view.window.first_in_window;
         let mut rows: Vec<Row> = view
             .core
             .iter()
@@ -485,7 +484,7 @@ impl Console {
                 e,
                 id: view.archival_id(i + view.archival_offset, e),
                 scope: Scope::Archival,
-                in_before: i + view.archival_offset >= first,
+                in_before: view.window.is_in_window(i + view.archival_offset),
                 picked: false,
             }))
             .collect();
@@ -553,7 +552,7 @@ impl Console {
             in_after[*i] = true;
         }
         for (k, i) in new_arch.iter().enumerate() {
-            in_after[*i] = k >= w.first_in_window;
+            in_after[*i] = w.is_in_window(k);
         }
         let (mut leaving, mut entering) = (0u32, 0u32);
         for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.picked) {

@@ -24,7 +24,6 @@ impl Console {
             rt.effective.memory_full_parse_max_bytes,
         )?;
         let view = &snap.view;
-        let first_in_window = view.window.first_in_window;
         Ok(MemoryViewDto {
             agent: owner.agent_name().map(str::to_string),
             backend: view.backend.into(),
@@ -44,7 +43,7 @@ impl Console {
                     timestamp: crate::dto::ts(&e.timestamp),
                     content: e.content.clone(),
                     line: e.line.clone(),
-                    in_window: i + view.archival_offset >= first_in_window,
+                    in_window: view.window.is_in_window(i + view.archival_offset),
                 })
                 .collect(),
             window: view_cache::window_dto(view),

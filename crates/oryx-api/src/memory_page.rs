@@ -98,7 +98,7 @@ impl Console {
                 timestamp: crate::dto::ts(&e.timestamp),
                 content: e.content.clone(),
                 chars: e.line_chars() as u32,
-                in_window: index >= first_in_window,
+                in_window: snap.view.window.is_in_window(index),
                 window_part: (index == first_in_window)
                     .then(|| snap.view.window.partial.clone())
                     .flatten(),

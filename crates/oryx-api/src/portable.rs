@@ -285,8 +285,10 @@ impl Console {
                 .collect()
         };
         let (core, archival): (Vec<_>, Vec<_>) = (of(Scope::Core), of(Scope::Archival));
-        let limit = self.services().effective.archival_limit_chars;
-        let w = oryx_core::memory::window::compute(&archival, limit);
+        // The rule in force: rebuilt entries are laid out as the runtime writes them (one per
+        // line, joined by `\n`), so its markdown window is their last units of that text.
+        let rule = self.services().memory.window_rule();
+        let w = oryx_core::memory::window::apply(&archival, rule);
         let context = oryx_core::memory::service::render_block(&core, &w);
         Block {
             core,

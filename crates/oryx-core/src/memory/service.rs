@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::entry::{sanitize_content, trim_runtime, Entry, Scope};
 use super::format::{ARCHIVAL_HEADING, CORE_HEADING};
 use super::semantic::{self, RecallConfig, RecallMode, Recalled, SemanticIndex};
-use super::store::{Backend, LongTermMemoryStore};
+use super::store::{Backend, ContextEntries, LongTermMemoryStore};
 use super::window::{self, Window, WindowRule};
 use crate::error::Result;
 use crate::names::Owner;
@@ -34,6 +34,9 @@ pub struct WindowStats {
     pub limit_chars: usize,
     /// Index of the oldest archival entry inside the window.
     pub first_in_window: usize,
+    /// One past the newest archival entry inside the window (the count of entries, unless the
+    /// runtime's archival text ends before them).
+    pub end_in_window: usize,
     pub in_window_entries: usize,
     pub in_window_chars: usize,
     pub outside_entries: usize,
@@ -45,27 +48,46 @@ pub struct WindowStats {
 }
 
 impl WindowStats {
-    /// The figures of `w` over an archive of `total` entries of which `outside_chars`
-    /// characters lie before the window.
-    pub fn of(
+    /// The figures of `w` over the archival entries `archival`.
+    pub fn of(w: &Window, rule: WindowRule, limit_chars: usize, archival: &[Entry]) -> WindowStats {
+        let total = archival.len();
+        let first = w.first_in_window.min(total);
+        let end = w.end_in_window.clamp(first, total);
+        let chars = |es: &[Entry]| es.iter().map(Entry::line_chars).sum::<usize>();
+        WindowStats::counted(
+            w,
+            rule,
+            limit_chars,
+            (first, end, total),
+            chars(&archival[..first]) + chars(&archival[end..]),
+        )
+    }
+
+    /// The figures of `w` whose entries `first..end` of `total` are in, with `outside_chars`
+    /// characters in the others.
+    pub fn counted(
         w: &Window,
         rule: WindowRule,
         limit_chars: usize,
-        first_in_window: usize,
-        total: usize,
+        (first, end, total): (usize, usize, usize),
         outside_chars: usize,
     ) -> WindowStats {
         WindowStats {
             rule,
             limit_chars,
-            first_in_window,
-            in_window_entries: total - first_in_window,
+            first_in_window: first,
+            end_in_window: end,
+            in_window_entries: end - first,
             in_window_chars: w.text.chars().count(),
-            outside_entries: first_in_window,
+            outside_entries: total - (end - first),
             outside_chars,
             newest_cut: w.newest_cut,
             partial: w.partial.as_ref().map(|p| p.kept.clone()),
         }
+    }
+
+    pub fn is_in_window(&self, index: usize) -> bool {
+        index >= self.first_in_window && index < self.end_in_window
     }
 }
 
@@ -159,23 +181,27 @@ impl MemoryService {
     /// The memory block of prompt part [2]: core whole, archival windowed, headings always present.
     pub fn build_context(&self, owner: &Owner) -> Result<String> {
         let ctx = self.store.load_context(owner, self.rule.reach())?;
-        let w = window::apply(&ctx.archival_tail, self.rule);
-        Ok(render_block(&ctx.core, &w))
+        Ok(prompt_of(&ctx, self.rule).1)
     }
 
     pub fn view(&self, owner: &Owner) -> Result<MemoryView> {
         let all = self.store.load_all(owner)?;
-        let w = window::apply(&all.archival, self.rule);
-        let first = w.first_in_window.min(all.archival.len());
-        let stats = WindowStats::of(
-            &w,
-            self.rule,
-            self.rule.limit(),
-            first,
-            all.archival.len(),
-            all.archival[..first].iter().map(Entry::line_chars).sum(),
-        );
-        let context = render_block(&all.core, &w);
+        let (w, context) = match self.rule {
+            // The runtime's markdown window is cut from the raw text: the prompt's own load.
+            WindowRule::TailUnits { .. } => {
+                let ctx = self.store.load_context(owner, self.rule.reach())?;
+                let (w, context) = prompt_of(&ctx, self.rule);
+                // The load holds the newest entries (a large file's only from its tail).
+                let offset = all.archival.len().saturating_sub(ctx.archival_tail.len());
+                (w.shifted(offset), context)
+            }
+            _ => {
+                let w = window::apply(&all.archival, self.rule);
+                let context = render_block(&all.core, &w);
+                (w, context)
+            }
+        };
+        let stats = WindowStats::of(&w, self.rule, self.rule.limit(), &all.archival);
         let possibly_more = all.possibly_more;
         Ok(MemoryView {
             backend: self.backend(),
@@ -268,6 +294,26 @@ pub fn recall_result_text(hits: &[Entry]) -> String {
         .map(|e| e.line.as_str())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The window `rule` cuts from a prompt's load, and the memory block it makes: from the raw
+/// text when the load carries the runtime's markdown reading and the rule is its window.
+pub fn prompt_of(ctx: &ContextEntries, rule: WindowRule) -> (Window, String) {
+    match (rule, &ctx.runtime_text) {
+        (WindowRule::TailUnits { units }, Some(rt)) => {
+            let w = window::cut_raw(&rt.archival, units);
+            let block = format!(
+                "{CORE_HEADING}\n{}\n{ARCHIVAL_HEADING}\n{}",
+                rt.core, w.text
+            );
+            (w, block)
+        }
+        _ => {
+            let w = window::apply(&ctx.archival_tail, rule);
+            let block = render_block(&ctx.core, &w);
+            (w, block)
+        }
+    }
 }
 
 /// The runtime's frame: `## 核心记忆\n<core lines>\n## 归档记忆\n<archival window>`, so an empty

@@ -62,6 +62,17 @@ impl std::str::FromStr for Backend {
 pub struct ContextEntries {
     pub core: Vec<Entry>,
     pub archival_tail: Vec<Entry>,
+    /// Both sections as the runtime's markdown store reads them (set by that store when it
+    /// follows the runtime): the prompt is then made of this raw text; `archival.spans` lines
+    /// up with `archival_tail`.
+    pub runtime_text: Option<RuntimeText>,
+}
+
+/// A MEMORY.md's sections as raw text (see `memory/markdown/runtime_text.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuntimeText {
+    pub core: String,
+    pub archival: super::window::RawArchival,
 }
 
 /// A change a store is asked to make.
@@ -136,6 +147,7 @@ pub trait LongTermMemoryStore: Send + Sync {
         Ok(ContextEntries {
             core: all.core,
             archival_tail: all.archival,
+            runtime_text: None,
         })
     }
 

@@ -98,6 +98,10 @@ pub struct Window {
     /// Index of the oldest entry inside the window, whole or in part; `entries.len()` when the
     /// window is empty.
     pub first_in_window: usize,
+    /// One past the newest entry inside the window: `entries.len()`, except where the
+    /// runtime's archival text ends before the console's archival entries do (a second
+    /// archival heading ends it for the runtime).
+    pub end_in_window: usize,
     /// The windowed archival text exactly as injected into the prompt.
     pub text: String,
     /// The newest entry alone exceeded the console's limit and was cut from its start.
@@ -108,7 +112,79 @@ pub struct Window {
 
 impl Window {
     pub fn is_in_window(&self, index: usize) -> bool {
-        index >= self.first_in_window
+        index >= self.first_in_window && index < self.end_in_window
+    }
+
+    /// The same window over a list that holds `offset` more entries before these.
+    pub fn shifted(mut self, offset: usize) -> Window {
+        self.first_in_window += offset;
+        self.end_in_window += offset;
+        if let Some(p) = &mut self.partial {
+            p.index += offset;
+        }
+        self
+    }
+}
+
+/// The archival section as the runtime reads it (raw text, see
+/// `memory/markdown/runtime_text.rs`) and where the console's archival entries stand in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawArchival {
+    /// The stripped section text, or an end of it holding more than the window.
+    pub text: String,
+    /// For each of the console's archival entries: the byte range of its line (trimmed) in
+    /// `text`; `None` for an entry outside the runtime's section (or before `text`).
+    pub spans: Vec<Option<std::ops::Range<usize>>>,
+}
+
+/// The runtime's markdown window over raw text: its last `units` UTF-16 units, and which of
+/// the console's entries reach into it, whole or in part.
+pub fn cut_raw(raw: &RawArchival, units: usize) -> Window {
+    let text = last_units(&raw.text, units);
+    let lone = text.starts_with(LONE_SURROGATE) && !raw.text.ends_with(text.as_str());
+    let body = if lone {
+        &text[LONE_SURROGATE.len_utf8()..]
+    } else {
+        &text[..]
+    };
+    // Where the kept text starts in `raw.text`, and where the character it cuts starts.
+    let kept_at = raw.text.len() - body.len();
+    let cut_at = if lone {
+        raw.text[..kept_at]
+            .char_indices()
+            .next_back()
+            .map_or(0, |(i, _)| i)
+    } else {
+        kept_at
+    };
+    let inside: Vec<usize> = raw
+        .spans
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.as_ref().filter(|s| s.end > cut_at).map(|_| i))
+        .collect();
+    let n = raw.spans.len();
+    let (first, end) = match (inside.first(), inside.last()) {
+        (Some(&f), Some(&l)) => (f, l + 1),
+        _ => (n, n),
+    };
+    let partial = inside.first().and_then(|&i| {
+        let span = raw.spans[i].clone()?;
+        (span.start < kept_at || (lone && span.start <= cut_at)).then(|| {
+            let mut kept = String::new();
+            if lone {
+                kept.push(LONE_SURROGATE);
+            }
+            kept.push_str(&raw.text[kept_at.max(span.start)..span.end]);
+            Partial { index: i, kept }
+        })
+    });
+    Window {
+        first_in_window: first,
+        end_in_window: end,
+        text,
+        newest_cut: false,
+        partial,
     }
 }
 
@@ -121,6 +197,7 @@ pub fn apply(entries: &[Entry], rule: WindowRule) -> Window {
             let first = entries.len().saturating_sub(rows);
             Window {
                 first_in_window: first,
+                end_in_window: entries.len(),
                 text: join_lines(&entries[first..]),
                 newest_cut: false,
                 partial: None,
@@ -159,6 +236,7 @@ fn tail_units(entries: &[Entry], units: usize) -> Window {
                 let text = if left == 1 { format!("\n{rest}") } else { rest };
                 return Window {
                     first_in_window: i + 1,
+                    end_in_window: entries.len(),
                     text,
                     newest_cut: false,
                     partial: None,
@@ -172,6 +250,7 @@ fn tail_units(entries: &[Entry], units: usize) -> Window {
             };
             return Window {
                 first_in_window: i,
+                end_in_window: entries.len(),
                 text,
                 newest_cut: false,
                 partial: Some(Partial { index: i, kept }),
@@ -182,6 +261,7 @@ fn tail_units(entries: &[Entry], units: usize) -> Window {
     }
     Window {
         first_in_window: first.min(entries.len()),
+        end_in_window: entries.len(),
         text: join_lines(entries),
         newest_cut: false,
         partial: None,
@@ -228,6 +308,7 @@ pub fn compute(entries: &[Entry], limit: usize) -> Window {
             let kept = text.strip_prefix(CUT_MARK).unwrap_or(&text).to_string();
             return Window {
                 first_in_window: entries.len() - 1,
+                end_in_window: entries.len(),
                 text,
                 newest_cut: true,
                 partial: Some(Partial {
@@ -244,6 +325,7 @@ pub fn compute(entries: &[Entry], limit: usize) -> Window {
         .join("\n");
     Window {
         first_in_window: first,
+        end_in_window: entries.len(),
         text,
         newest_cut: false,
         partial: None,
@@ -414,6 +496,32 @@ mod tests {
         assert_eq!(w.partial.unwrap().index, 2);
         let w = apply(&entries, WindowRule::TailUnits { units: 100 });
         assert_eq!((w.first_in_window, w.partial), (0, None));
+    }
+
+    #[test]
+    fn the_raw_cut_says_which_entries_reach_in() {
+        // Three entries, a blank line and a foreign heading between, and one out of reach.
+        let text = "- aaaa  \n\n- b😀cd\n## Notes\n- eeee";
+        let at = |s: &str| text.find(s).map(|i| i..i + s.len());
+        let raw = RawArchival {
+            text: text.into(),
+            spans: vec![at("- aaaa"), at("- b😀cd"), at("- eeee"), None],
+        };
+        let w = cut_raw(&raw, 100);
+        assert_eq!(
+            (w.first_in_window, w.end_in_window, w.partial),
+            (0, 3, None)
+        );
+        assert_eq!(w.text, text);
+        // 19 units reach the low half of the emoji.
+        let w = cut_raw(&raw, 19);
+        assert_eq!(w.text, "\u{FFFD}cd\n## Notes\n- eeee");
+        assert_eq!((w.first_in_window, w.end_in_window), (1, 3));
+        assert_eq!(w.partial.unwrap().kept, "\u{FFFD}cd");
+        // Trailing spaces after an entry reach in without it.
+        let w = cut_raw(&raw, text.encode_utf16().count() - 6);
+        assert!(!w.is_in_window(0) && !w.is_in_window(3));
+        assert_eq!((w.first_in_window, w.partial), (1, None));
     }
 
     #[test]

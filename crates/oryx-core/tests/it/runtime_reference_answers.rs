@@ -45,7 +45,7 @@ fn check_recall(svc: &MemoryService, owner: &Owner, case: &Value, what: &str) {
 fn markdown_block_and_recall_match_the_runtime() {
     let all = answers();
     let cases = all["markdown"].as_array().unwrap();
-    assert!(cases.len() >= 5);
+    assert!(cases.len() >= 14);
     for case in cases {
         let name = case["name"].as_str().unwrap();
         let file = case["file"].as_str().unwrap();
@@ -61,14 +61,33 @@ fn markdown_block_and_recall_match_the_runtime() {
             load,
             "{name}: the block"
         );
-        assert_eq!(svc.view(&owner).unwrap().context, load, "{name}: the view");
+        let view = svc.view(&owner).unwrap();
+        assert_eq!(view.context, load, "{name}: the view");
+        // The entries said to be in reach the block: whole, or the part said to.
+        for (i, e) in view.archival.iter().enumerate() {
+            if !view.window.is_in_window(i) {
+                continue;
+            }
+            match &view.window.partial {
+                Some(kept) if i == view.window.first_in_window => {
+                    let kept = kept.trim_start_matches('\u{FFFD}');
+                    assert!(e.line.ends_with(kept) && load.contains(kept), "{name}: {i}");
+                }
+                _ => assert!(load.contains(&e.line), "{name}: entry {i} in the block"),
+            }
+        }
+        if name == "hand-second-archival-heading" {
+            assert_eq!(view.window.end_in_window, view.archival.len() - 1);
+        }
         check_recall(&svc, &owner, case, name);
 
         // A large file is read from its end: older entries before the window change nothing.
         if case["archivalUtf16Length"].as_u64().unwrap() > 4000 {
-            let (head, tail) = file.split_once("## 归档记忆\n").unwrap();
-            let older = "- [2025-01-01 00:00:00] older entry 旧\n".repeat(12_000);
-            let big = format!("{head}## 归档记忆\n{older}{tail}");
+            let nl = if file.contains("\r\n") { "\r\n" } else { "\n" };
+            let at = file.find("## 归档记忆").unwrap();
+            let body = at + file[at..].find('\n').unwrap() + 1;
+            let older = format!("- [2025-01-01 00:00:00] older entry 旧{nl}").repeat(12_000);
+            let big = format!("{}{older}{}", &file[..body], &file[body..]);
             assert!(big.len() > 400_000);
             std::fs::write(agent_dir.join("MEMORY.md"), big).unwrap();
             let svc = service(dir.path(), Backend::Markdown, None);
@@ -76,6 +95,11 @@ fn markdown_block_and_recall_match_the_runtime() {
                 svc.build_context(&owner).unwrap(),
                 load,
                 "{name}: large file"
+            );
+            assert_eq!(
+                svc.view(&owner).unwrap().context,
+                load,
+                "{name}: large view"
             );
         }
     }

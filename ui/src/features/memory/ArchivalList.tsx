@@ -373,6 +373,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                 className={cls}
                 data-testid="archival-row"
                 data-in-window={e.in_window ? "true" : "false"}
+                data-window-part={e.window_part != null ? "partial" : undefined}
                 data-entry-index={it}
                 data-entry-id={e.id}
                 data-target={e.id === actions.target ? "true" : undefined}
@@ -433,13 +434,23 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                     <span role="cell" className="c-content" title={isExpanded ? undefined : e.content}>
                       {actions.isNew(e.id) ? <NewBadge /> : null}
                       <Highlighted text={e.content} keyword={keyword} />
+                      {isExpanded && e.window_part != null ? (
+                        <span className="window-part" data-testid="window-part">
+                          <span className="muted">{t("memory.windowPartLabel")} </span>
+                          <code>{e.window_part}</code>
+                        </span>
+                      ) : null}
                     </span>
                     <span role="cell" className="c-chars">
                       {num(e.chars)}
                     </span>
                     <span role="cell" className="c-win">
                       {e.in_window ? (
-                        newestCut && it === newestIndex ? (
+                        e.window_part != null && !(newestCut && it === newestIndex) ? (
+                          <span className="tag tag-warn" title={t("memory.partlyInTitle", { part: e.window_part })}>
+                            {t("memory.partlyIn")}
+                          </span>
+                        ) : newestCut && it === newestIndex ? (
                           <span className="tag tag-warn">{t("memory.cutFromStart")}</span>
                         ) : (
                           <span className="tag tag-ok">{t("memory.inWindow")}</span>

@@ -4,7 +4,7 @@ import { displayCount, posOfRow, rowAt, rowOfIndex, shapeOf } from "./archival";
 
 const overview = (total: number, first: number) => ({
   archival_total: total,
-  window: { limit_chars: 100, first_in_window: first, in_window_entries: total - first, in_window_chars: 0, outside_entries: first, outside_chars: 0, newest_cut: false },
+  window: { limit_chars: 100, first_in_window: first, in_window_entries: total - first, in_window_chars: 0, outside_entries: first, outside_chars: 0, newest_cut: false, window_rule: { kind: "wholeEntries", limit: 100 }, partial_kept: null },
 });
 
 describe("the paged archival list", () => {

@@ -5,9 +5,9 @@ use serde::Serialize;
 
 use super::options::Options;
 use crate::memory::entry::Entry;
-use crate::memory::service::{render_block, MemoryView};
+use crate::memory::service::{prompt_of, MemoryView};
 use crate::memory::store::ContextEntries;
-use crate::memory::window::{self, WindowRule};
+use crate::memory::window::WindowRule;
 
 /// The prompt budget of an owner.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -25,10 +25,12 @@ pub struct Budget {
 /// The budget of an owner's view: its prompt, core, and the archival entries in its window.
 pub(super) fn budget(v: &MemoryView, opts: &Options) -> Budget {
     let first = v.window.first_in_window.saturating_sub(v.archival_offset);
+    let end = v.window.end_in_window.saturating_sub(v.archival_offset);
+    let first = first.min(v.archival.len());
     budget_of(
         &v.core,
         &v.context,
-        &v.archival[first.min(v.archival.len())..],
+        &v.archival[first..end.clamp(first, v.archival.len())],
         opts,
     )
 }
@@ -37,10 +39,11 @@ pub(super) fn budget(v: &MemoryView, opts: &Options) -> Budget {
 /// [`crate::memory::LongTermMemoryStore::load_context`]): the same as from the owner's whole view,
 /// without reading every entry of a large file into memory.
 pub fn budget_from_context(ctx: &ContextEntries, rule: WindowRule, opts: &Options) -> Budget {
-    let w = window::apply(&ctx.archival_tail, rule);
-    let context = render_block(&ctx.core, &w);
-    let first = w.first_in_window.min(ctx.archival_tail.len());
-    budget_of(&ctx.core, &context, &ctx.archival_tail[first..], opts)
+    let (w, context) = prompt_of(ctx, rule);
+    let n = ctx.archival_tail.len();
+    let first = w.first_in_window.min(n);
+    let end = w.end_in_window.clamp(first, n);
+    budget_of(&ctx.core, &context, &ctx.archival_tail[first..end], opts)
 }
 
 /// The budget of a prompt (`context`) made of `core` and the archival entries `in_window`.

@@ -7,10 +7,12 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use super::runtime_text;
 use crate::error::Result;
-use crate::memory::entry::{Entry, Scope};
+use crate::memory::entry::{is_runtime_space, trim_runtime, Entry, Scope};
 use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
-use crate::memory::store::ContextEntries;
+use crate::memory::store::{ContextEntries, RuntimeText};
+use crate::memory::window::RawArchival;
 use crate::rooted_fs;
 
 const CHUNK: usize = 64 * 1024;
@@ -87,6 +89,7 @@ pub(super) fn load_head_and_tail(
     Ok(Some(ContextEntries {
         core,
         archival_tail: tail,
+        runtime_text: None,
     }))
 }
 
@@ -186,4 +189,146 @@ fn read_tail(
     }
     newest_first.reverse();
     Ok(Some(newest_first))
+}
+
+/// The prompt's load of a large file the runtime reads, from its head and its end: the head up
+/// to the runtime's first archival heading (its core section must lie there), and the end of
+/// the file back until more than `units` characters of archival text are held. `None` when the
+/// file's shape needs a full read: no such heading in the head, text after it on its line, or
+/// any line after it that the runtime or the console may take for a heading (the runtime's
+/// section would end there, or the console's entries would not all be archival). The part
+/// between is scanned for headings without being kept.
+pub(super) fn load_runtime_head_and_tail(
+    file: &mut File,
+    len: u64,
+    units: usize,
+) -> std::io::Result<Option<ContextEntries>> {
+    let Some((head, core_text, body_start)) = read_runtime_head(file, len)? else {
+        return Ok(None);
+    };
+    let core = format::parse(&head).sections.core;
+    let mut pos = len;
+    // Chunks read, the newest first, while they are kept.
+    let mut kept: Vec<Vec<u8>> = Vec::new();
+    let mut keeping = true;
+    // The first bytes of the chunk after the one being read: a heading split between them.
+    let mut later: Vec<u8> = Vec::new();
+    let mut line_start = len;
+    while pos > body_start {
+        let start = pos.saturating_sub(CHUNK as u64).max(body_start);
+        let mut chunk = vec![0u8; (pos - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut chunk)?;
+        pos = start;
+        let probe = [&chunk[..], &later[..]].concat();
+        if runtime_text::may_hold_heading(&probe) || may_hold_console_heading(&chunk) {
+            return Ok(None);
+        }
+        later = chunk[..chunk.len().min(32)].to_vec();
+        if keeping {
+            kept.push(chunk);
+            let at_start = pos == body_start;
+            let joined: Vec<u8> = kept.iter().rev().flatten().copied().collect();
+            let from = if at_start {
+                0
+            } else {
+                match memchr::memchr(b'\n', &joined) {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            let held = std::str::from_utf8(&joined[from..])
+                .map(|t| t.trim_end_matches(is_runtime_space).chars().count())
+                .unwrap_or(usize::MAX);
+            if at_start || held > units {
+                keeping = false;
+                line_start = pos + from as u64;
+                kept = vec![joined[from..].to_vec()];
+            }
+        }
+    }
+    let bytes = kept.pop().unwrap_or_default();
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Ok(None);
+    };
+    let section = if line_start == body_start {
+        trim_runtime(text)
+    } else {
+        text.trim_end_matches(is_runtime_space)
+    };
+    let a0 = section.as_ptr() as usize - text.as_ptr() as usize;
+    let a1 = a0 + section.len();
+    let mut archival_tail = Vec::new();
+    let mut spans = Vec::new();
+    for span in format::lines(&bytes, 0) {
+        let line = &text[span.start..span.end];
+        if classify(line) != LineKind::Text {
+            continue;
+        }
+        let trimmed = trim_runtime(line);
+        let s = span.start + (line.len() - line.trim_start_matches(is_runtime_space).len());
+        let e = s + trimmed.len();
+        archival_tail.push(format::parse_entry(line));
+        spans.push((s >= a0 && e <= a1).then(|| s - a0..e - a0));
+    }
+    Ok(Some(ContextEntries {
+        core,
+        archival_tail,
+        runtime_text: Some(RuntimeText {
+            core: core_text,
+            archival: RawArchival {
+                text: section.to_string(),
+                spans,
+            },
+        }),
+    }))
+}
+
+/// The head up to and including the runtime's first archival heading line, the runtime's core
+/// section text, and where the line after the heading starts.
+fn read_runtime_head(file: &mut File, len: u64) -> std::io::Result<Option<(Vec<u8>, String, u64)>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut head = Vec::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        head.extend_from_slice(&buf[..n]);
+        let complete = memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1);
+        let Ok(text) = std::str::from_utf8(&head[..complete]) else {
+            return Ok(None);
+        };
+        if let Some(at) = memchr::memmem::find(text.as_bytes(), format::ARCHIVAL_HEADING.as_bytes())
+        {
+            // The first archival heading (as the runtime finds it) must end its `\n` line.
+            let line_end = at + memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(0, |i| i + 1);
+            let with = &text[..line_end];
+            if trim_runtime(&text[at + format::ARCHIVAL_HEADING.len()..line_end]).is_empty() {
+                if let Some(core) = runtime_text::head_sections(with) {
+                    head.truncate(line_end);
+                    return Ok(Some((head, core, line_end as u64)));
+                }
+            }
+            return Ok(None);
+        }
+        if head.len() as u64 >= len || head.len() > format::LINE_CAP {
+            return Ok(None);
+        }
+    }
+}
+
+/// Whether a line of `chunk` may be a heading for the console (a `#` after nothing but
+/// whitespace on its line); a `#` whose line starts before the chunk counts as one.
+fn may_hold_console_heading(chunk: &[u8]) -> bool {
+    memchr::memchr_iter(b'#', chunk).any(|at| {
+        let before = &chunk[..at];
+        let line = memchr::memrchr(b'\n', before).map_or(before, |i| &before[i + 1..]);
+        match std::str::from_utf8(line) {
+            Ok(s) => s.chars().all(is_runtime_space),
+            // Cut inside a character at the chunk's start: undecided, so yes.
+            Err(_) => true,
+        }
+    })
 }

@@ -6,6 +6,7 @@ mod io;
 mod lock;
 pub mod paged;
 mod rewrite;
+pub mod runtime_text;
 mod settle;
 mod store;
 pub mod tail;

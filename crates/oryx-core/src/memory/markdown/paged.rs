@@ -10,9 +10,9 @@ use super::store::MarkdownMemoryStore;
 use crate::error::{IoContext, Result};
 use crate::memory::entry::{Entry, Scope};
 use crate::memory::format::{self, classify, BlockReader, LineKind, SectionCursor};
-use crate::memory::service::{render_block, MemoryView, WindowStats};
+use crate::memory::service::{prompt_of, MemoryView, WindowStats};
 use crate::memory::store::{contains_ci, LongTermMemoryStore};
-use crate::memory::window::{self, WindowRule};
+use crate::memory::window::WindowRule;
 use crate::names::Owner;
 use crate::rooted_fs;
 
@@ -31,31 +31,41 @@ impl MarkdownMemoryStore {
     ) -> Result<MemoryView> {
         // The prompt's own load (it also runs the journal check first).
         let ctx = self.load_context(owner, rule.reach())?;
-        let w = window::apply(&ctx.archival_tail, rule);
-        let in_window = &ctx.archival_tail[w.first_in_window.min(ctx.archival_tail.len())..];
+        let (w, context) = prompt_of(&ctx, rule);
+        let tail = &ctx.archival_tail;
+        let (first, end) = (
+            w.first_in_window.min(tail.len()),
+            w.end_in_window.min(tail.len()),
+        );
+        let in_window = &tail[first..end.max(first)];
         let (mut total, mut chars) = (0usize, 0usize);
         self.scan_archival(owner, |_, e| {
             total += 1;
             chars += e.line_chars();
             ControlFlow::Continue(())
         })?;
-        // The file may have grown between the two reads: never fewer entries than shown.
-        let total = total.max(in_window.len());
+        // The file may have grown between the two reads: never fewer entries than loaded.
+        let total = total.max(tail.len());
+        let offset = total - tail.len();
         let window_chars: usize = in_window.iter().map(Entry::line_chars).sum();
-        let stats = WindowStats::of(
+        let w = w.shifted(offset);
+        let stats = WindowStats::counted(
             &w,
             rule,
             rule.limit(),
-            total - in_window.len(),
-            total,
+            (
+                w.first_in_window,
+                w.end_in_window.max(w.first_in_window),
+                total,
+            ),
             chars.saturating_sub(window_chars),
         );
         Ok(MemoryView {
             backend: self.backend(),
-            context: render_block(&ctx.core, &w),
+            context,
             core: ctx.core,
             archival: in_window.to_vec(),
-            archival_offset: total - in_window.len(),
+            archival_offset: offset + first,
             window: stats,
             possibly_more: false,
             paged_reason: Some(reason),

@@ -15,13 +15,14 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDateTime;
 
-use super::context::{load_head_and_tail, open_blocks, stream_context};
+use super::context::{load_head_and_tail, load_runtime_head_and_tail, open_blocks, stream_context};
 use super::curate as markdown_curate;
 use super::io::{read_all, read_or_empty};
 use super::lock::{lock, lock_path, read_hint_from, version, FileLock, Hint};
 use super::rewrite::{
     remove_stray_temp_files, replace, replace_with, Expect, NewFile, Replaced, REWRITE_ATTEMPTS,
 };
+use super::runtime_text;
 use super::settle::{append_bytes, note_in_journal, settle, FULL_READ_MAX};
 use super::tail;
 use crate::error::{CoreError, IoContext, Result};
@@ -31,7 +32,7 @@ use crate::memory::history;
 use crate::memory::journal::{self, Journal, Record};
 use crate::memory::store::Request;
 use crate::memory::store::{
-    contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe,
+    contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe, RuntimeText,
 };
 use crate::names::{memory_path, Owner};
 use crate::rooted_fs;
@@ -475,18 +476,16 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
 
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
         let needle = keyword.to_lowercase();
-        if self.runtime_recall {
-            // The runtime lowercases each whole archival line and keeps those containing the
-            // lowercased keyword.
-            return Ok(self
-                .load_all(owner)?
-                .archival
-                .into_iter()
-                .filter(|e| e.line.to_lowercase().contains(&needle))
-                .collect());
-        }
         let path = self.path(owner);
         self.settle_for_read(&path)?;
+        if self.runtime_recall {
+            // The runtime searches the lines of its raw archival text, each as it stands.
+            let bytes = read_or_empty(&path)?;
+            return Ok(runtime_text::recall(
+                &String::from_utf8_lossy(&bytes),
+                keyword,
+            ));
+        }
         let probe = Probe::of(&needle);
         let finder = probe
             .as_ref()
@@ -564,6 +563,9 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             return Ok(ContextEntries::default());
         };
         let len = file.metadata().at(&path)?.len();
+        if self.runtime_recall {
+            return self.load_runtime_context(&path, &mut file, len, archival_limit);
+        }
         if len > SMALL_FILE {
             if let Some(ctx) = load_head_and_tail(&mut file, len, archival_limit).at(&path)? {
                 return Ok(ctx);
@@ -577,6 +579,35 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
         Ok(ContextEntries {
             core: sections.core,
             archival_tail: sections.archival,
+            runtime_text: None,
+        })
+    }
+}
+
+impl MarkdownMemoryStore {
+    /// The prompt's load as the runtime reads the file: its raw sections, and the console's
+    /// entries lined up with them. A large file is read from its head and its end where its
+    /// shape allows, else whole.
+    fn load_runtime_context(
+        &self,
+        path: &Path,
+        file: &mut std::fs::File,
+        len: u64,
+        units: usize,
+    ) -> Result<ContextEntries> {
+        if len > SMALL_FILE {
+            if let Some(ctx) = load_runtime_head_and_tail(file, len, units).at(path)? {
+                return Ok(ctx);
+            }
+        }
+        let bytes = read_all(file, path)?;
+        let parsed = format::parse(&bytes);
+        let runtime_text = runtime_text::of_file(&bytes, &parsed.archival_lines)
+            .map(|(core, archival)| RuntimeText { core, archival });
+        Ok(ContextEntries {
+            core: parsed.sections.core,
+            archival_tail: parsed.sections.archival,
+            runtime_text,
         })
     }
 }

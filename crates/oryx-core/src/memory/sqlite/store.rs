@@ -479,6 +479,7 @@ impl LongTermMemoryStore for SqliteMemoryStore {
             Ok(ContextEntries {
                 core,
                 archival_tail: tail,
+                runtime_text: None,
             })
         })
     }

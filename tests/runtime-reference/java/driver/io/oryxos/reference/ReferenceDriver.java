@@ -87,7 +87,79 @@ public final class ReferenceDriver {
     cases.add(
         markdownCase(dir, "newest-entry-longer-than-window", core,
             List.of(line(0, "old one"), line(1, "long " + "记😀z".repeat(1500))), s -> true));
+    handEditedCases(dir, cases, core, mixed);
     return cases;
+  }
+
+  private static final List<String> HAND_KEYWORDS =
+      List.of("tea", "TEA", "notes", "## ", " ", "pad", "after", "core later", "- [", "");
+
+  /**
+   * Files edited by hand: the runtime reads raw section text, so blank lines, trailing spaces,
+   * line endings, other headings and duplicate headings all change what it cuts.
+   */
+  private static void handEditedCases(
+      Path dir, List<Map<String, Object>> cases, List<String> core, IntFunction<String> mixed)
+      throws Exception {
+    List<String> arch = archive(90, mixed);
+    String coreText = String.join("\n", core);
+    // Trailing spaces, blank lines, an indented entry, whitespace after the last entry.
+    StringBuilder spaced = new StringBuilder();
+    for (int i = 0; i < arch.size(); i++) {
+      String l = arch.get(i);
+      spaced.append(i % 5 == 4 ? "  " + l : l).append(i % 3 == 0 ? "   " : "").append('\n');
+      if (i % 7 == 0) {
+        spaced.append(i % 2 == 0 ? "\n" : " \t \n");
+      }
+    }
+    cases.add(rawCase(dir, "hand-trailing-spaces-and-blank-lines",
+        "## 核心记忆  \n\n" + coreText + "  \n\n## 归档记忆\n\n" + spaced + "\n   \n\n", HAND_KEYWORDS));
+    cases.add(rawCase(dir, "hand-crlf",
+        ("## 核心记忆\n" + coreText + "\n## 归档记忆\n" + String.join("\n", arch) + "\n")
+            .replace("\n", "\r\n"), HAND_KEYWORDS));
+    List<String> withNotes = new ArrayList<>(arch);
+    withNotes.add(80, "## Notes on tea");
+    withNotes.add(81, "free text under another heading");
+    withNotes.add(40, "### 核心记忆");
+    cases.add(rawCase(dir, "hand-foreign-heading",
+        "## 核心记忆\n" + coreText + "\n## 归档记忆\n" + String.join("\n", withNotes) + "\n", HAND_KEYWORDS));
+    cases.add(rawCase(dir, "hand-second-archival-heading",
+        "## 核心记忆\n" + coreText + "\n## 归档记忆\n" + String.join("\n", arch)
+            + "\n## 归档记忆\n" + line(200, "after the second heading, tea") + "\n", HAND_KEYWORDS));
+    cases.add(rawCase(dir, "hand-core-after-archival",
+        "## 归档记忆\n" + String.join("\n", arch) + "\n## 核心记忆 \n" + line(201, "core later") + "\n",
+        HAND_KEYWORDS));
+    cases.add(rawCase(dir, "hand-bom",
+        "\uFEFF## 核心记忆\n" + coreText + "\n## 归档记忆\n" + String.join("\n", arch) + "\n", HAND_KEYWORDS));
+    cases.add(rawCase(dir, "hand-console-dialect-headings",
+        "## Core\n" + coreText + "\n## 归档记忆\n" + String.join("\n", arch)
+            + "\n   ## 归档记忆   \n" + line(202, "after an indented heading, tea")
+            + "\n## Archival\n" + line(203, "after a dialect heading, tea") + "\n", HAND_KEYWORDS));
+    cases.add(rawCase(dir, "hand-short-mixed-endings",
+        "## 核心记忆\r\n" + coreText + "\r\n## 归档记忆 \t\r\n\r\n" + line(3, "tea one  ") + "\r\n"
+            + line(4, "two\rtea inside a carriage return") + "\n\n  " + line(5, "tea three") + "\t \n",
+        HAND_KEYWORDS));
+  }
+
+  /** A file as written by hand, read by the runtime's store. */
+  private static Map<String, Object> rawCase(Path dir, String name, String file, List<String> keywords)
+      throws Exception {
+    Path agentDir = dir.resolve(name).resolve("agents").resolve("alpha");
+    Files.createDirectories(agentDir);
+    Files.writeString(agentDir.resolve("MEMORY.md"), file, StandardCharsets.UTF_8);
+    LongTermMemoryStore store = new MarkdownMemoryStore(dir.resolve(name));
+    // The section the runtime cuts, by its own method.
+    java.lang.reflect.Method extract =
+        MarkdownMemoryStore.class.getDeclaredMethod("extractSection", String.class, String.class);
+    extract.setAccessible(true);
+    String section = (String) extract.invoke(null, file, "## 归档记忆");
+    Map<String, Object> c = new LinkedHashMap<>();
+    c.put("name", name);
+    c.put("agent", "alpha");
+    c.put("file", file);
+    c.put("archivalUtf16Length", section.length());
+    putRuns(c, store, "alpha", keywords);
+    return c;
   }
 
   private static String line(int minute, String content) {
