@@ -87,9 +87,13 @@ embed-reference: model
 	"$(EMBED_VENV)/bin/python" tests/embed/make_reference.py tests/embed/reference.json
 
 ## Reruns the OryxOS runtime's own memory classes over the window/recall fixtures and rewrites
-## tests/runtime-reference/answers.json (commit the result). RUNTIME_SRC: its git repository.
-RUNTIME_SRC ?= /work/.mirror/oryx-labs+oryxos/repo
+## tests/runtime-reference/answers.json (commit the result), made by the runtime's own memory
+## classes. RUNTIME_SRC: a git repository of the runtime (cloned at RUNTIME_REV when missing).
+RUNTIME_REV := a27474c
+RUNTIME_SRC ?= $(CURDIR)/target/oryxos-src
 runtime-reference:
+	@[ -e "$(RUNTIME_SRC)" ] || { git clone --quiet https://github.com/oryx-labs/oryxos "$(RUNTIME_SRC)" && \
+	  git -C "$(RUNTIME_SRC)" checkout --quiet $(RUNTIME_REV); }
 	tests/runtime-reference/make_reference.sh "$(RUNTIME_SRC)"
 
 ## Regenerates ui/src/bindings.ts from the Rust DTOs (commit the result).

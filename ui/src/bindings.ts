@@ -791,6 +791,20 @@ export type EffectiveDto_Deserialize = {
 	 *  that could not start); shown until the settings are saved.
 	 */
 	notice?: string | null,
+	/**
+	 *  `install` (the runtime's configuration decides backend, database and mem0) or
+	 *  `bareRoot` (the settings decide).
+	 */
+	root_kind: string,
+	/**  The runtime's install dir, for an install. */
+	install_dir?: string | null,
+	/**
+	 *  The backend the runtime's agents use, for an install: when it differs from `backend`
+	 *  the UI says "the agents use X — you are viewing Y".
+	 */
+	runtime_backend?: BackendDto | null,
+	/**  What made `backend` differ from the runtime's: `--backend` or `settings`. */
+	backend_override?: string | null,
 };
 
 /**  What the services actually use after defaults, environment and flags. */
@@ -820,6 +834,20 @@ export type EffectiveDto_Serialize = {
 	 *  that could not start); shown until the settings are saved.
 	 */
 	notice: string | null,
+	/**
+	 *  `install` (the runtime's configuration decides backend, database and mem0) or
+	 *  `bareRoot` (the settings decide).
+	 */
+	root_kind: string,
+	/**  The runtime's install dir, for an install. */
+	install_dir: string | null,
+	/**
+	 *  The backend the runtime's agents use, for an install: when it differs from `backend`
+	 *  the UI says "the agents use X — you are viewing Y".
+	 */
+	runtime_backend: BackendDto | null,
+	/**  What made `backend` differ from the runtime's: `--backend` or `settings`. */
+	backend_override: string | null,
 };
 
 /**  The embedding model the console recalls with. */
@@ -831,6 +859,11 @@ export type EmbedModelDto = {
 	loaded: boolean,
 	/**  Bytes of its files on disk. */
 	size_bytes: number | null,
+};
+
+export type EmbeddingDto = {
+	provider: string,
+	model: string,
 };
 
 export type EntryDto = EntryDto_Serialize | EntryDto_Deserialize;
@@ -1342,6 +1375,11 @@ export type Json = unknown;
 
 export type LanguageDto = "system" | "zh" | "en";
 
+export type Mem0Dto = {
+	baseUrl: string,
+	userId: string,
+};
+
 /**  The answer of Settings' "test connection" for mem0. */
 export type Mem0Status = Mem0Status_Serialize | Mem0Status_Deserialize;
 
@@ -1626,6 +1664,12 @@ export type MigrateRequest_Deserialize = {
 	/**  One agent; `None` = every agent and the global memory. */
 	agent?: string | null,
 	dry_run: boolean,
+	/**
+	 *  After a copy with no failure, make `to` the backend in use: for a runtime install its
+	 *  `memory.backend` in config/application.yml (the agents switch on the runtime's next
+	 *  start), for a bare root the console's settings.
+	 */
+	switch?: boolean,
 };
 
 export type MigrateRequest_Serialize = {
@@ -1634,6 +1678,12 @@ export type MigrateRequest_Serialize = {
 	/**  One agent; `None` = every agent and the global memory. */
 	agent: string | null,
 	dry_run: boolean,
+	/**
+	 *  After a copy with no failure, make `to` the backend in use: for a runtime install its
+	 *  `memory.backend` in config/application.yml (the agents switch on the runtime's next
+	 *  start), for a bare root the console's settings.
+	 */
+	switch: boolean,
 };
 
 export type MigrationProgress = {
@@ -1653,6 +1703,8 @@ export type MigrationReport_Deserialize = {
 	total: OwnerCounts_Deserialize,
 	/**  The most entries mem0 lists per owner (what `beyond_listing` refers to). */
 	listing_limit: number,
+	/**  With `switch` on an install: the runtime's configuration change. */
+	runtime_change?: RuntimeChange_Deserialize | null,
 };
 
 export type MigrationReport_Serialize = {
@@ -1664,6 +1716,8 @@ export type MigrationReport_Serialize = {
 	total: OwnerCounts_Serialize,
 	/**  The most entries mem0 lists per owner (what `beyond_listing` refers to). */
 	listing_limit: number,
+	/**  With `switch` on an install: the runtime's configuration change. */
+	runtime_change: RuntimeChange_Serialize | null,
 };
 
 export type MoveArgs = MoveArgs_Serialize | MoveArgs_Deserialize;
@@ -1780,6 +1834,9 @@ export type Operations_Deserialize = {
 	episodic_search: Signature<EpisodicArgs_Deserialize, EpisodicResultDto_Deserialize>,
 	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
 	get_settings: Signature<NoArgs, SettingsView_Deserialize>,
+	runtime_info: Signature<NoArgs, RuntimeInfo_Deserialize>,
+	set_runtime_value: Signature<SetRuntimeValueArgs, RuntimeChange_Deserialize>,
+	undo_runtime_value: Signature<NoArgs, RuntimeChange_Deserialize>,
 	update_settings: Signature<SettingsDto_Deserialize, SettingsView_Deserialize>,
 	inspect_root: Signature<InspectArgs_Deserialize, RootInspection>,
 	create_sample_root: Signature<PathArgs, RootInspection>,
@@ -1854,6 +1911,9 @@ export type Operations_Serialize = {
 	episodic_search: Signature<EpisodicArgs_Serialize, EpisodicResultDto_Serialize>,
 	bootstrap_files: Signature<NoArgs, BootstrapFileDto[]>,
 	get_settings: Signature<NoArgs, SettingsView_Serialize>,
+	runtime_info: Signature<NoArgs, RuntimeInfo_Serialize>,
+	set_runtime_value: Signature<SetRuntimeValueArgs, RuntimeChange_Serialize>,
+	undo_runtime_value: Signature<NoArgs, RuntimeChange_Serialize>,
 	update_settings: Signature<SettingsDto_Serialize, SettingsView_Serialize>,
 	inspect_root: Signature<InspectArgs_Serialize, RootInspection>,
 	create_sample_root: Signature<PathArgs, RootInspection>,
@@ -1975,6 +2035,13 @@ export type PartKindDto = "system" | "memory" | "history" | "tools";
 
 export type PathArgs = {
 	path: string,
+};
+
+/**  A value changed in the file that the running process has not loaded yet. */
+export type PendingDto = {
+	key: string,
+	running: string,
+	configured: string,
 };
 
 export type PromptArgs = PromptArgs_Serialize | PromptArgs_Deserialize;
@@ -2195,6 +2262,20 @@ export type RecallArgs_Serialize = {
 	limit: number | null,
 };
 
+export type RecallDto = RecallDto_Serialize | RecallDto_Deserialize;
+
+export type RecallDto_Deserialize = {
+	/**  `None` when the configured text is not a number the runtime can read. */
+	topK?: number | null,
+	weights: WeightsDto_Deserialize,
+};
+
+export type RecallDto_Serialize = {
+	/**  `None` when the configured text is not a number the runtime can read. */
+	topK: number | null,
+	weights: WeightsDto_Serialize,
+};
+
 export type RecallModeDto = "keyword" | "semantic" | "hybrid";
 
 export type RecallResult = RecallResult_Serialize | RecallResult_Deserialize;
@@ -2407,6 +2488,103 @@ export type RootSkillDto_Serialize = {
 	description: string | null,
 };
 
+export type RunningDto = {
+	pid: number,
+	port: number,
+	/**  With the pid, tells this process from a later one. */
+	startTicks: string,
+};
+
+export type RuntimeChange = RuntimeChange_Serialize | RuntimeChange_Deserialize;
+
+export type RuntimeChange_Deserialize = {
+	key: string,
+	/**  The value in effect before (`None`: the file did not set it). */
+	previous?: string | null,
+	value: string,
+	file: string,
+	/**  The runtime is running: the change applies when it is restarted. */
+	restartNeeded: boolean,
+	/**  A higher source (an environment variable, a `-D` property) still decides the value. */
+	overriddenBy?: string | null,
+	message: string,
+};
+
+export type RuntimeChange_Serialize = {
+	key: string,
+	/**  The value in effect before (`None`: the file did not set it). */
+	previous: string | null,
+	value: string,
+	file: string,
+	/**  The runtime is running: the change applies when it is restarted. */
+	restartNeeded: boolean,
+	/**  A higher source (an environment variable, a `-D` property) still decides the value. */
+	overriddenBy: string | null,
+	message: string,
+};
+
+export type RuntimeInfo = RuntimeInfo_Serialize | RuntimeInfo_Deserialize;
+
+export type RuntimeInfo_Deserialize = {
+	/**  `install` or `bareRoot`. */
+	kind: string,
+	/**  The install dir; `None` for a bare root. */
+	install?: string | null,
+	root: string,
+	/**  `config/application.yml` of the install. */
+	config?: string | null,
+	configExists: boolean,
+	running?: RunningDto | null,
+	/**  The backend the runtime runs (an unknown configured value is markdown there). */
+	backend: string,
+	database?: string | null,
+	databaseExists: boolean,
+	embedding: EmbeddingDto,
+	recall: RecallDto_Deserialize,
+	mem0: Mem0Dto,
+	providers: RuntimeProviderDto_Deserialize[],
+	/**
+	 *  `table` (the database's registry, what the runtime reads) or `config` (what it would
+	 *  seed on its first start).
+	 */
+	providersFrom: string,
+	/**  Each key's source: `default`, `file`, `env` or `cmdline`. */
+	sources: { [key in string]: string },
+	/**  Values changed in the file since the running process started (restart to apply). */
+	pending: PendingDto[],
+	warnings: string[],
+};
+
+export type RuntimeInfo_Serialize = {
+	/**  `install` or `bareRoot`. */
+	kind: string,
+	/**  The install dir; `None` for a bare root. */
+	install: string | null,
+	root: string,
+	/**  `config/application.yml` of the install. */
+	config: string | null,
+	configExists: boolean,
+	running: RunningDto | null,
+	/**  The backend the runtime runs (an unknown configured value is markdown there). */
+	backend: string,
+	database: string | null,
+	databaseExists: boolean,
+	embedding: EmbeddingDto,
+	recall: RecallDto_Serialize,
+	mem0: Mem0Dto,
+	providers: RuntimeProviderDto_Serialize[],
+	/**
+	 *  `table` (the database's registry, what the runtime reads) or `config` (what it would
+	 *  seed on its first start).
+	 */
+	providersFrom: string,
+	/**  Each key's source: `default`, `file`, `env` or `cmdline`. */
+	sources: { [key in string]: string },
+	/**  Values changed in the file since the running process started (restart to apply). */
+	pending: PendingDto[],
+	warnings: string[],
+};
+
 /**
  *  Whether the runtime's agent loader takes an agent folder (it skips any other, saying so
  *  only in its log).
@@ -2449,6 +2627,22 @@ export type RuntimeLoadDto_Serialize = {
 	 *  `providers` table): the provider's existence was not checked.
 	 */
 	provider_checked: boolean,
+};
+
+export type RuntimeProviderDto = RuntimeProviderDto_Serialize | RuntimeProviderDto_Deserialize;
+
+export type RuntimeProviderDto_Deserialize = {
+	name: string,
+	baseUrl?: string | null,
+	/**  Masked as the runtime's admin UI masks it. */
+	apiKey: string,
+};
+
+export type RuntimeProviderDto_Serialize = {
+	name: string,
+	baseUrl: string | null,
+	/**  Masked as the runtime's admin UI masks it. */
+	apiKey: string,
 };
 
 /**  How a text would be stored, before storing it. */
@@ -2757,13 +2951,21 @@ export type SetKeyArgs_Serialize = {
 	version: string | null,
 };
 
+export type SetRuntimeValueArgs = {
+	key: string,
+	value: string,
+};
+
 /**  The stored settings (what the user chose) — `None` fields mean "the default". */
 export type SettingsDto = SettingsDto_Serialize | SettingsDto_Deserialize;
 
 /**  The stored settings (what the user chose) — `None` fields mean "the default". */
 export type SettingsDto_Deserialize = {
 	root?: string | null,
+	/**  The backend of a bare root (an install's is the runtime's `memory.backend`). */
 	backend: BackendDto,
+	/**  For an install: view this backend instead of the runtime's (null: the runtime's). */
+	backend_override?: BackendDto | null,
 	db_path?: string | null,
 	archival_limit_chars: number,
 	footprint_enabled: boolean,
@@ -2802,7 +3004,10 @@ export type SettingsDto_Deserialize = {
 /**  The stored settings (what the user chose) — `None` fields mean "the default". */
 export type SettingsDto_Serialize = {
 	root: string | null,
+	/**  The backend of a bare root (an install's is the runtime's `memory.backend`). */
 	backend: BackendDto,
+	/**  For an install: view this backend instead of the runtime's (null: the runtime's). */
+	backend_override: BackendDto | null,
 	db_path: string | null,
 	archival_limit_chars: number,
 	footprint_enabled: boolean,
@@ -3115,6 +3320,20 @@ export type WarningDto = {
 	message: string,
 };
 
+export type WeightsDto = WeightsDto_Serialize | WeightsDto_Deserialize;
+
+export type WeightsDto_Deserialize = {
+	semantic?: number | null,
+	keyword?: number | null,
+	recency?: number | null,
+};
+
+export type WeightsDto_Serialize = {
+	semantic: number | null,
+	keyword: number | null,
+	recency: number | null,
+};
+
 export type WindowDto = WindowDto_Serialize | WindowDto_Deserialize;
 
 export type WindowDto_Deserialize = {
@@ -3253,6 +3472,9 @@ export const OP_READS = {
 	episodic_search: { sessions: "*" },
 	bootstrap_files: { agents: "*" },
 	get_settings: {},
+	runtime_info: {},
+	set_runtime_value: {},
+	undo_runtime_value: {},
 	update_settings: {},
 	inspect_root: {},
 	create_sample_root: {},

@@ -42,7 +42,7 @@ pub struct RunningDto {
     pub pid: u32,
     pub port: u16,
     /// With the pid, tells this process from a later one.
-    pub start_ticks: u64,
+    pub start_ticks: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,7 +67,7 @@ pub struct WeightsDto {
 #[serde(rename_all = "camelCase")]
 pub struct RecallDto {
     /// `None` when the configured text is not a number the runtime can read.
-    pub top_k: Option<i64>,
+    pub top_k: Option<i32>,
     pub weights: WeightsDto,
 }
 
@@ -295,7 +295,7 @@ impl Console {
                 .map(|p| RunningDto {
                     pid: p.id.pid,
                     port: p.port,
-                    start_ticks: p.id.start_ticks,
+                    start_ticks: p.id.start_ticks.to_string(),
                 }),
             backend: match &inst {
                 Some(_) => cfg.backend().to_string(),

@@ -185,6 +185,10 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("bootstrap_files", json!({})),
         ("get_settings", json!({})),
         ("update_settings", stored.clone()),
+        ("runtime_info", json!({})),
+        ("set_runtime_value", json!({"key": "server.port", "value": "1"})),
+        ("set_runtime_value", json!({"key": "memory.backend", "value": "redis"})),
+        ("undo_runtime_value", json!({})),
         ("inspect_root", json!({"path": root.display().to_string()})),
         ("inspect_root", json!({"path": "relative/path"})),
         ("test_mem0", stored.clone()),
@@ -219,6 +223,8 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         // Agent management: reads, and writes each host is refused the same way.
         ("create_agent", json!({"name": "../x"})),
         ("create_agent", json!({"name": "assistant"})),
+        ("create_agent", json!({"name": "assistant", "draft": true})),
+        ("new_agent_choices", json!({})),
         ("agent_file", json!({"name": "assistant"})),
         (
             "validate_agent_file",

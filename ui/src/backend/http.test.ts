@@ -34,7 +34,7 @@ describe("http backend", () => {
     const fn = mockFetch(200, { code: 0, message: "success", data: { cancelled: false }, timestamp: 1 });
     const b = createHttpBackend();
     expect(b.supportsMigrationProgress).toBe(true);
-    const req = { from: "markdown", to: "mem0", agent: null, dry_run: true } as const;
+    const req = { from: "markdown", to: "mem0", agent: null, dry_run: true, switch: false } as const;
     await b.migrate(req, vi.fn());
     await b.call("test_mem0", { mem0_base_url: "http://m" } as never);
     const posts = fn.mock.calls.map((c) => c as unknown as [string, RequestInit]).filter(([, init]) => init.method === "POST");
@@ -122,7 +122,7 @@ describe("http backend migration progress and cancel", () => {
     const onProgress = vi.fn();
     const changes = vi.fn();
     const stopChanges = b.onChange(changes);
-    const run = b.migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false }, onProgress);
+    const run = b.migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false, switch: false }, onProgress);
     await vi.waitFor(() => expect(srv.fn.mock.calls.some(([u]) => (u as string).endsWith("/migrate"))).toBe(true));
     const urls = srv.fn.mock.calls.map(([u]) => u as string);
     expect(urls.indexOf("/api/v1/console/events")).toBeLessThan(urls.indexOf("/api/v1/console/migrate"));
@@ -162,7 +162,7 @@ describe("http backend migration progress and cancel", () => {
     const srv = migrateServer();
     srv.cancelStatus.value = 409;
     const b = createHttpBackend();
-    const run = b.migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false }, () => {});
+    const run = b.migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false, switch: false }, () => {});
     await vi.waitFor(() => expect(srv.fn.mock.calls.some(([u]) => (u as string).endsWith("/migrate"))).toBe(true));
     const cancel = b.cancelMigration();
     await new Promise((r) => setTimeout(r, 150));
@@ -176,7 +176,7 @@ describe("http backend migration progress and cancel", () => {
 
   it("a second migration on the server is a conflict error", async () => {
     const srv = migrateServer();
-    const run = createHttpBackend().migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false }, () => {});
+    const run = createHttpBackend().migrate({ from: "markdown", to: "sqlite", agent: null, dry_run: false, switch: false }, () => {});
     srv.finish(409, { code: 409, message: "a migration is already running on this server", data: null, error_code: "conflict" });
     const err = (await run.catch((e: unknown) => e)) as BackendError;
     expect(err).toBeInstanceOf(BackendError);

@@ -72,7 +72,7 @@ describe("tauri backend", () => {
     });
     const seen: unknown[] = [];
     const b = createTauriBackend();
-    const req = { from: "markdown", to: "sqlite", agent: null, dry_run: false } as const;
+    const req = { from: "markdown", to: "sqlite", agent: null, dry_run: false, switch: false } as const;
     await expect(b.migrate(req, (p) => seen.push(p))).resolves.toEqual({ cancelled: false });
     expect(invoke.mock.calls[0]![0]).toBe("migrate");
     expect(invoke.mock.calls[0]![1]).toMatchObject({ req });

@@ -1,3 +1,4 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, type ReactNode } from "react";
 
 import { useBackend } from "../backend";
@@ -172,9 +173,40 @@ export function Layout({ route, view, children }: { route: Route; view: Settings
             </div>
           ) : null}
           {view?.effective.backend_problem ? <BackendProblem view={view} /> : null}
+          {view ? <BackendOverride view={view} /> : null}
           {children}
         </main>
       </div>
+    </div>
+  );
+}
+
+/** On a runtime install the console shows another backend than the agents use (a `--backend`
+ * flag or a saved override): said on every page, with the way back when the settings did it. */
+function BackendOverride({ view }: { view: SettingsView }) {
+  const { t } = useI18n();
+  const backend = useBackend();
+  const qc = useQueryClient();
+  const e = view.effective;
+  if (e.root_kind !== "install" || !e.runtime_backend || e.runtime_backend === e.backend) return null;
+  const names = { runtime: e.runtime_backend, viewing: e.backend };
+  return (
+    <div className="banner banner-warn" role="status" data-testid="backend-override">
+      <Icon name="warning" />
+      <div>
+        <strong>{t("runtime.override", names)}</strong>
+        <div className="banner-sub">{t("runtime.overrideHint", { ...names, by: e.backend_override ?? "" })}</div>
+      </div>
+      {e.backend_override === "settings" ? (
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => void backend.call("update_settings", { ...view.settings, backend_override: null }).then(() => qc.invalidateQueries())}
+          data-testid="backend-override-clear"
+        >
+          {t("runtime.overrideClear", names)}
+        </button>
+      ) : null}
     </div>
   );
 }

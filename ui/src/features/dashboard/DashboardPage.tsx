@@ -16,6 +16,7 @@ import { Loadable } from "../../components/States";
 import { useI18n, type MessageKey, type TFunction } from "../../i18n";
 import { href, replaceRoute } from "../../router";
 import { useSessionsPerDay } from "../charts/hooks";
+import { RuntimePanel } from "../runtime/RuntimePanel";
 import { useDays } from "../charts/Chart";
 import { lazyChart, SessionsChart } from "../charts/lazy";
 import "../charts/charts.css";
@@ -90,6 +91,7 @@ export function DashboardPage({ days }: { days?: number }) {
         <h1>{t("dashboard.title")}</h1>
         <span className="page-sub">{t("dashboard.subtitle")}</span>
       </div>
+      <RuntimePanel compact />
       <section className="card" aria-labelledby="dashboard-health-title">
         <h2 id="dashboard-health-title">{t("dashboard.health.title")}</h2>
         <Loadable query={health} rows={6}>

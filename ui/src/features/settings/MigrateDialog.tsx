@@ -2,8 +2,8 @@
 // run), copy it with progress, count again to verify, and only then save the new backend.
 import { useEffect, useRef, useState, type ReactNode } from "react";
 
-import { BackendError } from "../../backend";
-import type { BackendDto, Mem0Status, MigrationProgress, MigrationReport, OwnerCounts, SettingsDto, SettingsView } from "../../backend/types";
+import { BackendError, useBackend } from "../../backend";
+import type { BackendDto, Mem0Status, MigrationProgress, MigrationReport, OwnerCounts, RuntimeChange, SettingsDto, SettingsView } from "../../backend/types";
 import { Dialog } from "../../components/Dialog";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
@@ -28,6 +28,8 @@ export type MigrateDialogProps = {
   settings: SettingsDto;
   /** Other edits were saved before the dialog opened (with the backend unchanged). */
   presaved: boolean;
+  /** A runtime install: the switch writes `memory.backend` into the runtime's configuration. */
+  install?: boolean;
   onSaved: (v: SettingsView) => void | Promise<void>;
   onClose: () => void;
 };
@@ -67,7 +69,7 @@ export function backendLabel(t: TFunction, b: BackendDto): string {
   return t(b === "markdown" ? "settings.backend.markdown" : b === "sqlite" ? "settings.backend.sqlite" : "settings.backend.mem0");
 }
 
-export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }: MigrateDialogProps) {
+export function MigrateDialog({ from, to, settings, presaved, install = false, onSaved, onClose }: MigrateDialogProps) {
   const { t, num, lang } = useI18n();
   // Chinese sentences end in "。" and take no space after it.
   const gap = lang === "zh" ? "" : " ";
@@ -83,6 +85,9 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
   const [runError, setRunError] = useState<unknown>(null);
   const [verifyError, setVerifyError] = useState<unknown>(null);
   const [closeAfterSave, setCloseAfterSave] = useState(false);
+  const backend = useBackend();
+  /** The runtime's configuration as the switch left it (an install only). */
+  const [runtimeChange, setRuntimeChange] = useState<RuntimeChange | null>(null);
   // Switching into mem0: whether it answers at all (the console's connection test), and the
   // user's explicit "switch anyway" while it does not.
   const [reach, setReach] = useState<Mem0Status | null>(null);
@@ -90,7 +95,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
   const started = useRef(false);
 
   const names = { from: backendLabel(t, from), to: backendLabel(t, to) };
-  const dryRun = () => migration.migrate({ from, to, agent: null, dry_run: true }, () => {});
+  const dryRun = () => migration.migrate({ from, to, agent: null, dry_run: true, switch: false }, () => {});
   // A test that itself fails (invalid settings) says nothing about reachability.
   const testTarget = () => (to === "mem0" ? migration.testMem0(settings).catch(() => null) : Promise.resolve(null));
 
@@ -128,9 +133,13 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
     setError(null);
     setStage("saving");
     try {
+      // An install: the agents follow memory.backend in the runtime's configuration. Written
+      // first (recorded, undoable from Settings → Runtime); the settings then drop an override.
+      if (install && !runtimeChange) setRuntimeChange(await backend.call("set_runtime_value", { key: "memory.backend", value: to }));
       const v = await writes.updateSettings(settings);
       await onSaved(v);
-      if (close) onClose();
+      // What the runtime must do next is said before the dialog goes.
+      if (close && !install) onClose();
       else setStage("done");
     } catch (e) {
       setError(e);
@@ -148,7 +157,7 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
     setVerifyError(null);
     let r: MigrationReport | null = null;
     try {
-      r = await migration.migrate({ from, to, agent: null, dry_run: false }, (p) => setProgress(p));
+      r = await migration.migrate({ from, to, agent: null, dry_run: false, switch: false }, (p) => setProgress(p));
       setRun(r);
     } catch (e) {
       setRunError(e);
@@ -463,10 +472,16 @@ export function MigrateDialog({ from, to, settings, presaved, onSaved, onClose }
     case "done":
       body = (
         <>
-          <Verified verify={verify!} run={run} to={to} />
+          {verify ? <Verified verify={verify} run={run} to={to} /> : null}
           <p className="saved" role="status" data-testid="migrate-switched">
             <Icon name="check" /> {t("migrate.switched", names)}
           </p>
+          {runtimeChange ? (
+            <p data-testid="migrate-runtime-change" data-restart={runtimeChange.restartNeeded ? "true" : "false"}>
+              {t("migrate.runtimeWritten", { file: runtimeChange.file, to: names.to })}{gap}
+              {runtimeChange.restartNeeded ? <strong>{t("runtime.restart")}</strong> : t("migrate.runtimeNextStart")}
+            </p>
+          ) : null}
         </>
       );
       footer = (

@@ -11,6 +11,7 @@ import { useSettings } from "../../queries/hooks";
 import { opKey } from "../../queries/ops";
 import { href, replaceRoute } from "../../router";
 import { ConnectServer } from "../remote/ConnectServer";
+import { RuntimePanel } from "../runtime/RuntimePanel";
 import { useSettingsWrites } from "./hooks";
 import { Mem0Fields, mem0Problems, parseTimeout } from "./Mem0Fields";
 import { backendLabel, MigrateDialog, type MigrateDialogProps } from "./MigrateDialog";
@@ -95,6 +96,7 @@ export function SettingsPage({ focus }: { focus?: "backend" }) {
       <div className="page-head">
         <h1>{t("settings.title")}</h1>
       </div>
+      <RuntimePanel />
       <Loadable query={q} rows={10}>
         {(view) => <SettingsForm view={view} focus={focus} />}
       </Loadable>
@@ -107,7 +109,11 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
   const { t } = useI18n();
   const writes = useSettingsWrites();
   const qc = useQueryClient();
-  const [draft, setDraft] = useState<SettingsDto>(view.settings);
+  // For a runtime install the backend is the runtime's (memory.backend in its configuration):
+  // the form starts from it, and a switch rewrites that value (the dialog does it).
+  const install = view.effective.root_kind === "install";
+  const currentBackend: BackendDto = install ? (view.effective.runtime_backend ?? view.effective.backend) : view.settings.backend;
+  const [draft, setDraft] = useState<SettingsDto>({ ...view.settings, backend: currentBackend });
   const [root, setRoot] = useState(view.settings.root ?? view.effective.root);
   const [windowText, setWindowText] = useState(String(view.settings.archival_limit_chars));
   const [timeoutText, setTimeoutText] = useState(String(view.settings.mem0_timeout_ms));
@@ -208,13 +214,16 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
 
   const save = useMutation({
     mutationFn: async (next: SettingsDto) => {
-      if (next.backend === stored.backend) return { view: await writes.updateSettings(next), switching: null };
+      if (next.backend === currentBackend) return { view: await writes.updateSettings({ ...next, backend: stored.backend }), switching: null };
       // Switching backends: the memories stay behind unless copied, so the dialog decides. It
       // migrates with the stored settings: save the other changes first, backend unchanged.
       const presave = changesMigrationSources(next, stored);
       const base = presave ? await writes.updateSettings({ ...next, backend: stored.backend }) : null;
-      const target = base ? { ...base.settings, backend: next.backend } : next;
-      return { view: base, switching: { from: stored.backend, to: next.backend, settings: target, presaved: presave } };
+      // An install keeps its settings' backend (a bare root's) and drops a console override:
+      // the agents' backend is what the runtime's configuration will say.
+      const target = base ? { ...base.settings, backend: install ? stored.backend : next.backend } : { ...next, backend: install ? stored.backend : next.backend };
+      if (install) target.backend_override = null;
+      return { view: base, switching: { from: currentBackend, to: next.backend, settings: target, presaved: presave, install } };
     },
     onMutate: () => setErrField(null),
     onError: (_e, next) => {
@@ -318,15 +327,20 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
                 />
                 <span className="radio-title">
                   {b.label}
-                  {stored.backend === b.key ? <span className="tag tag-muted">{t("settings.backend.current")}</span> : null}
+                  {currentBackend === b.key ? <span className="tag tag-muted">{t(install ? "settings.backend.agentsUse" : "settings.backend.current")}</span> : null}
                 </span>
                 <span className="radio-hint">{b.hint}</span>
               </label>
             ))}
           </div>
-          {draft.backend !== stored.backend ? (
+          {install ? (
+            <div className="field-hint" data-testid="settings-backend-runtime">
+              {t("settings.backend.runtimeHint", { file: `${eff.install_dir ?? ""}/config/application.yml` })}
+            </div>
+          ) : null}
+          {draft.backend !== currentBackend ? (
             <div className="field-hint" data-testid="settings-switch-hint">
-              <Icon name="warning" size={13} /> {t("settings.switchHint", { from: backendLabel(t, stored.backend), to: backendLabel(t, draft.backend) })}
+              <Icon name="warning" size={13} /> {t(install ? "settings.switchHintRuntime" : "settings.switchHint", { from: backendLabel(t, currentBackend), to: backendLabel(t, draft.backend) })}
             </div>
           ) : null}
         </fieldset>
@@ -579,7 +593,7 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
         ) : null}
         {notSwitched && !saved && !save.isPending ? (
           <span className="muted" role="status" data-testid="settings-not-switched">
-            {t("settings.notSwitched", { backend: backendLabel(t, stored.backend) })}
+            {t("settings.notSwitched", { backend: backendLabel(t, currentBackend) })}
           </span>
         ) : null}
         <span className="spacer" />
@@ -598,7 +612,9 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
         onClose={() => {
           setDialog(null);
           // Closed before the switch: say so; the radio keeps the choice for another try.
-          setNotSwitched(qc.getQueryData<SettingsView>(["settings"])?.settings.backend !== dialog.to);
+          const after = qc.getQueryData<SettingsView>(opKey("get_settings", {}));
+          const now = after ? (after.effective.root_kind === "install" ? after.effective.runtime_backend : after.settings.backend) : null;
+          setNotSwitched(now !== dialog.to);
         }}
       />
     ) : null}

@@ -9,7 +9,7 @@ const LONG = { timeout: 8000 };
 
 /** What the real console answered to the dry run markdown → sqlite on the demo root. */
 function dryRun(): MigrationReport {
-  return recordedResult("demo", "migrate" as never, { from: "markdown", to: "sqlite", agent: null, dry_run: true } as never) as unknown as MigrationReport;
+  return recordedResult("demo", "migrate" as never, { from: "markdown", to: "sqlite", agent: null, dry_run: true, switch: false } as never) as unknown as MigrationReport;
 }
 
 /** Settings page, choose `to`, press Save: the dialog opens with the dry run. */
@@ -70,7 +70,7 @@ describe("Switching the memory backend", () => {
     // Nothing saved yet: the dialog decides.
     expect(updates(backend)).toEqual([]);
     expect(screen.getByTestId("backend-badge")).toHaveTextContent("markdown");
-    expect(backend.calls.find((c) => c.op === "migrate")!.args).toEqual({ from: "markdown", to: "sqlite", agent: null, dry_run: true });
+    expect(backend.calls.find((c) => c.op === "migrate")!.args).toEqual({ from: "markdown", to: "sqlite", agent: null, dry_run: true, switch: false });
   });
 
   it("copies with a determinate progress bar, verifies 0 missing, then saves the new backend", async () => {
@@ -180,7 +180,7 @@ describe("Switching the memory backend", () => {
     expect(banner).toHaveTextContent("Connection refused");
     expect(backend.calls.filter((c) => c.op === "test_mem0").map((c) => (c.args as SettingsDto).backend)).toEqual(["mem0"]);
     // Every owner failed to be read from mem0 (the console's dry run) and its test says it is down.
-    const dry = recordedResult("mem0_url", "migrate" as never, { from: "markdown", to: "mem0", agent: null, dry_run: true } as never) as unknown as MigrationReport;
+    const dry = recordedResult("mem0_url", "migrate" as never, { from: "markdown", to: "mem0", agent: null, dry_run: true, switch: false } as never) as unknown as MigrationReport;
     expect(dry.owners.every((o) => o.error)).toBe(true);
 
     // Not the usual "will show only what it already holds": what switching anyway really does.
