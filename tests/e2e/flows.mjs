@@ -418,7 +418,7 @@ export const flows = [
         await ui.waitVisible(badge);
         const [why] = await ui.attrs(badge, "title");
         if (!/provider/i.test(why ?? "")) throw new Error(`the badge's reason is ${why}`);
-        await ui.click('[data-testid="agent-row-no-provider"]');
+        await ui.goto("#/agents/no-provider/overview");
         await ui.waitVisible('[data-testid="overview-not-loaded"]');
         const banner = await ui.text('[data-testid="overview-not-loaded"]');
         if (!/provider/i.test(banner)) throw new Error(`the overview says ${banner}`);
@@ -435,7 +435,7 @@ export const flows = [
     async (ui, fx) => {
       // A runtime that is running (as bin/start.sh leaves it: a java process naming the oryxos
       // jar, its pid in bin/oryxos.pid): the switch applies at its next start, and the console says so.
-      const runtime = spawn("bash", ["-c", 'exec -a java python3 -c "import time; time.sleep(900)" -jar oryxos-boot-e2e.jar serve --port 18080'], { stdio: "ignore" });
+      const runtime = spawn("perl", ["-e", "sleep 900", "--", "-jar", "oryxos-boot-e2e.jar", "serve", "--port", "18080"], { argv0: "java", stdio: "ignore" });
       const pidFile = join(fx.install1, "bin", "oryxos.pid");
       writeFileSync(pidFile, `${runtime.pid}\n`);
       try {

@@ -174,11 +174,19 @@ impl Console {
     /// What a folder holds, so Settings can show it before the user switches to it.
     pub fn inspect_root(&self, path: &str, db_path: Option<&str>) -> ApiResult<RootInspection> {
         let root = absolute_input(path, "root")?;
+        // An install (or its .oryxos) is inspected as the console will open it: its root, and
+        // the database its runtime's spring.datasource.url names.
+        let located = oryx_core::runtime::install::locate(&root);
         let db = match db_path.filter(|d| !d.trim().is_empty()) {
             Some(d) => absolute_input(d, "database path")?,
-            None => root.join(config::DB_FILE),
+            None => match &located.install_dir {
+                Some(dir) => oryx_core::runtime::install::Install::read(dir)
+                    .database()
+                    .unwrap_or_else(|| dir.join(config::DB_FILE)),
+                None => root.join(config::DB_FILE),
+            },
         };
-        Ok(inspect(&root, &db))
+        Ok(inspect(&located.root, &db))
     }
 }
 

@@ -614,7 +614,7 @@ export const en = {
   "index.keep": "Keep it",
   "settings.title": "Settings",
   "settings.root": ".oryxos root",
-  "settings.rootHint": "The folder holding agents/, memory/ and USER.md.",
+  "settings.rootHint": "An OryxOS install (the folder bin/start.sh runs in: .oryxos, oryxos.db, config/) or a .oryxos folder holding agents/, memory/ and USER.md.",
   "settings.browse": "Browse…",
   "settings.inspect": "Inspect",
   "settings.found": "Found",

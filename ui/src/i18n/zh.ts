@@ -616,7 +616,7 @@ export const zh: Record<MessageKey, string> = {
   "index.keep": "保留",
   "settings.title": "设置",
   "settings.root": ".oryxos 根目录",
-  "settings.rootHint": "包含 agents/、memory/ 和 USER.md 的文件夹。",
+  "settings.rootHint": "OryxOS 安装目录（bin/start.sh 运行的文件夹：.oryxos、oryxos.db、config/），或包含 agents/、memory/ 和 USER.md 的 .oryxos 文件夹。",
   "settings.browse": "浏览…",
   "settings.inspect": "检查",
   "settings.found": "检查结果",

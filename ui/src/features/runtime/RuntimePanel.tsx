@@ -42,7 +42,9 @@ const SOURCE_LABEL: Record<string, MessageKey> = {
 /** `compact`: the dashboard's summary (no editing, no provider table). */
 export function RuntimePanel({ compact = false }: { compact?: boolean }) {
   const { t } = useI18n();
-  const info = useOp("runtime_info", {});
+  // Polled: the runtime starts and stops, and its configuration is edited by hand, without a
+  // change event the console could follow.
+  const info = useOp("runtime_info", {}, { refetchInterval: 5_000 });
   return (
     <section className="card runtime-panel" aria-labelledby="runtime-title" data-testid="runtime-panel">
       <h2 id="runtime-title">{t("runtime.title")}</h2>

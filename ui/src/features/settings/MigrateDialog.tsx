@@ -478,7 +478,7 @@ export function MigrateDialog({ from, to, settings, presaved, install = false, o
           </p>
           {runtimeChange ? (
             <p data-testid="migrate-runtime-change" data-restart={runtimeChange.restartNeeded ? "true" : "false"}>
-              {t("migrate.runtimeWritten", { file: runtimeChange.file, to: names.to })}{gap}
+              {t("migrate.runtimeWritten", { file: runtimeChange.file, to: runtimeChange.value })}{gap}
               {runtimeChange.restartNeeded ? <strong>{t("runtime.restart")}</strong> : t("migrate.runtimeNextStart")}
             </p>
           ) : null}

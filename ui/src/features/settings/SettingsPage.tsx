@@ -197,7 +197,8 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
 
   /** Shows what was saved; `keepBackend` keeps the radio on a backend not switched to yet. */
   const applySaved = async (v: SettingsView, keepBackend?: BackendDto) => {
-    setDraft({ ...v.settings, backend: keepBackend ?? v.settings.backend });
+    const agentsUse = v.effective.root_kind === "install" ? (v.effective.runtime_backend ?? v.effective.backend) : v.settings.backend;
+    setDraft({ ...v.settings, backend: keepBackend ?? agentsUse });
     setRoot(v.settings.root ?? v.effective.root);
     setWindowText(String(v.settings.archival_limit_chars));
     setTimeoutText(String(v.settings.mem0_timeout_ms));
@@ -368,7 +369,7 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
               className="mono"
               spellCheck={false}
               value={draft.db_path ?? ""}
-              placeholder={`${root.trim() || eff.root}/oryxos.db`}
+              placeholder={install ? eff.db_path : `${root.trim() || eff.root}/oryxos.db`}
               onChange={(e) => edit({ db_path: e.target.value || null })}
               aria-invalid={errField === "db" || undefined}
               aria-describedby={describedBy(errField === "db" && "settings-db-error", "settings-db-hint")}
@@ -376,7 +377,7 @@ function SettingsForm({ view, focus }: { view: SettingsView; focus?: "backend" }
             />
             {fieldError("db")}
             <div className="field-hint" id="settings-db-hint">
-              {t("settings.dbPathHint", { path: `${root.trim() || eff.root}/oryxos.db` })}
+              {t("settings.dbPathHint", { path: install ? eff.db_path : `${root.trim() || eff.root}/oryxos.db` })}
             </div>
           </div>
           <label htmlFor="settings-window">{t("settings.window")}</label>
