@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS knowledge_chunks (
 const RUNTIME_ROWS: &str = "
 INSERT INTO providers VALUES ('openai', 'sk-abcdef123456', 'https://api.openai.com/v1', 'OpenAI', 0, 0);
 INSERT INTO providers VALUES ('deepseek', NULL, 'https://api.deepseek.com', NULL, 0, 0);
+INSERT INTO providers VALUES ('anthropic', NULL, 'https://api.anthropic.com', NULL, 0, 0);
 INSERT INTO scheduled_tasks VALUES ('5b0e4c1e-0000-4000-8000-000000000001', 'assistant',
     'morning-brief', 'Old name', '0 0 8 * * *', NULL, 'old', 0, 0, 1700086400000,
     1700000000123, 'failed', 2, 0);
@@ -182,6 +183,7 @@ fn every_screen_shows_the_runtimes_own_rows_and_files() {
     assert_eq!(
         ok(&s, "/api/v1/providers"),
         json!([
+            {"name": "anthropic", "apiKey": "", "baseUrl": "https://api.anthropic.com", "description": null},
             {"name": "deepseek", "apiKey": "", "baseUrl": "https://api.deepseek.com", "description": null},
             {"name": "openai", "apiKey": "****3456", "baseUrl": "https://api.openai.com/v1", "description": "OpenAI"},
         ])
