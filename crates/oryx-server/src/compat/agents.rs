@@ -61,9 +61,11 @@ pub async fn list(State(s): State<AppState>) -> Reply<Vec<JavaAgent>> {
         blocking(&s, |c| {
             let list = c.list_agents()?;
             let mut schedules = c.schedules()?;
+            // The runtime lists its profile registry: the agents its loader accepted.
             Ok(list
                 .agents
                 .iter()
+                .filter(|a| a.runtime.loads)
                 .map(|a| {
                     let own = schedules
                         .iter_mut()
@@ -95,6 +97,7 @@ pub async fn one(
     name: Result<Path<String>, PathRejection>,
 ) -> Reply<JavaAgent> {
     with_name(&s, name, |c, name| {
+        c.loaded_agent(name)?;
         let d = c.get_agent(name)?;
         Ok(java_agent(&d.summary, c.agent_schedules(name)?))
     })

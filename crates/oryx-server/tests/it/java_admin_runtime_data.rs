@@ -322,6 +322,23 @@ fn every_screen_shows_the_runtimes_own_rows_and_files() {
         "{profiles}"
     );
     assert_eq!(profiles.as_array().unwrap().len(), 4);
+    // The agents list is the runtime's profile registry too, and an agent outside it is not found.
+    let agents = ok(&s, "/api/v1/agents");
+    let names: Vec<&str> = agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 4, "{agents}");
+    assert!(
+        !names.contains(&"drafty") && !names.contains(&"broken"),
+        "{agents}"
+    );
+    for agent in ["drafty", "broken"] {
+        let (status, v) = get(&s, &format!("/api/v1/agents/{agent}"));
+        assert_eq!(status, 404, "{agent}: {v}");
+    }
     for agent in ["drafty", "broken"] {
         for tab in ["memory", "executions"] {
             let (status, v) = get(&s, &format!("/api/v1/agents/{agent}/{tab}"));
