@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Reference answers from the OryxOS runtime's own memory classes.
 #
-# Compiles the runtime's MarkdownMemoryStore, SqliteMemoryStore, MemoryServiceImpl and
-# MemoryTools (and the small types they use) straight from the runtime's source, together with
+# Compiles the runtime's MarkdownMemoryStore, SqliteMemoryStore, MemoryServiceImpl,
+# MemoryTools, MockEmbeddingModel and VectorCodec (and the small types they use) straight from the runtime's source, together with
 # stand-ins we write for what they need from Spring, JPA and the parts of the runtime not under
 # test (java/stubs), runs our driver (java/driver) over its fixtures, and writes answers.json.
 # The console's tests read answers.json; rerun this (make runtime-reference) when the runtime
@@ -41,6 +41,8 @@ done
 # The runtime's classes under test, and the small types they use, as they are in its source.
 runtime_files=(
   oryxos-core/src/main/java/io/oryxos/core/agent/ToolExecutionContext.java
+  oryxos-core/src/main/java/io/oryxos/core/embedding/TextEmbedder.java
+  oryxos-core/src/main/java/io/oryxos/core/embedding/VectorCodec.java
   oryxos-core/src/main/java/io/oryxos/core/memory/MemoryEntryView.java
   oryxos-core/src/main/java/io/oryxos/core/memory/MemoryRecallCapability.java
   oryxos-core/src/main/java/io/oryxos/core/memory/MemoryScope.java
@@ -50,6 +52,7 @@ runtime_files=(
   oryxos-memory/src/main/java/io/oryxos/memory/SqliteMemoryStore.java
   oryxos-memory/src/main/java/io/oryxos/memory/MemoryServiceImpl.java
   oryxos-memory/src/main/java/io/oryxos/memory/builtin/MemoryTools.java
+  oryxos-provider/src/main/java/io/oryxos/provider/MockEmbeddingModel.java
   oryxos-storage/src/main/java/io/oryxos/storage/MemoryEntry.java
   oryxos-storage/src/main/java/io/oryxos/storage/MemoryEntryRepository.java
   oryxos-storage/src/main/resources/schema.sql

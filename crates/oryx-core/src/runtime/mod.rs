@@ -8,6 +8,8 @@ pub mod executions;
 pub mod install;
 pub mod knowledge;
 pub mod mcp;
+pub mod memory_vectors;
+pub mod mock_embedding;
 pub mod notify;
 pub mod process;
 pub mod providers;

@@ -156,3 +156,41 @@ fn sqlite_block_and_recall_match_the_runtime() {
         check_recall(&svc, &owner, run, &what);
     }
 }
+
+/// The runtime's `mock` embedding provider, float for float (its bits, not an approximation), and
+/// the `memory_vectors.embedding` blob its `VectorCodec` makes of it.
+#[test]
+fn mock_embedding_vectors_match_the_runtime_bit_for_bit() {
+    use oryx_core::runtime::mock_embedding::{embed, DIMENSIONS, MODEL_ID};
+    let answers = answers();
+    let cases = answers["mockEmbedding"]
+        .as_array()
+        .expect("mockEmbedding cases");
+    assert!(cases.len() >= 5, "{} cases", cases.len());
+    for case in cases {
+        let text = case["text"].as_str().unwrap();
+        assert_eq!(case["modelId"], MODEL_ID);
+        assert_eq!(case["dimensions"], DIMENSIONS);
+        let got: Vec<String> = embed(text)
+            .iter()
+            .map(|f| format!("{:08x}", f.to_bits()))
+            .collect();
+        let want: Vec<&str> = case["bits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_str().unwrap())
+            .collect();
+        let head: String = text.chars().take(40).collect();
+        assert_eq!(got, want, "the mock vector of {head:?}");
+        let blob: String = oryx_core::runtime::memory_vectors::encode(&embed(text))
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            blob,
+            case["blobHex"].as_str().unwrap(),
+            "the blob of {head:?}"
+        );
+    }
+}

@@ -51,7 +51,45 @@ public final class ReferenceDriver {
     root.put("loneSurrogate", "U+FFFD");
     root.put("markdown", markdownCases(work.resolve("markdown")));
     root.put("sqlite", sqliteCases(schema, work.resolve("sqlite.db")));
+    root.put("mockEmbedding", mockEmbeddingCases());
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), root);
+  }
+
+  // ---------------------------------------------------------------- mock embedding
+
+  /** The runtime's `mock` provider's vectors, each float as its IEEE bits (exact to compare). */
+  private static List<Map<String, Object>> mockEmbeddingCases() {
+    io.oryxos.provider.MockEmbeddingModel model = new io.oryxos.provider.MockEmbeddingModel();
+    List<String> texts =
+        List.of(
+            "",
+            "a",
+            "用户住在北京",
+            "- [2026-03-01 08:00:00] deploy to the kubernetes cluster",
+            "emoji 😀 and CJK 记忆 mixed",
+            "alpha|ARCHIVAL|the same text twice",
+            "x".repeat(5000));
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (String text : texts) {
+      float[] v = model.embed(text);
+      List<String> bits = new ArrayList<>();
+      for (float f : v) {
+        bits.add(String.format("%08x", Float.floatToRawIntBits(f)));
+      }
+      Map<String, Object> c = new LinkedHashMap<>();
+      c.put("text", text);
+      c.put("modelId", model.modelId());
+      c.put("dimensions", model.dimensions());
+      c.put("bits", bits);
+      // The memory_vectors.embedding blob the runtime writes for it.
+      StringBuilder blob = new StringBuilder();
+      for (byte b : io.oryxos.core.embedding.VectorCodec.encode(v)) {
+        blob.append(String.format("%02x", b));
+      }
+      c.put("blobHex", blob.toString());
+      out.add(c);
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- markdown
