@@ -11,7 +11,6 @@ use crate::config::DB_FILE;
 use crate::error::{CoreError, IoContext, Result};
 use crate::memory::{LongTermMemoryStore, MarkdownMemoryStore, Scope, SqliteMemoryStore};
 use crate::names::Owner;
-use crate::runtime::schema::RUNTIME_DDL;
 use crate::sessions::{NewInvocation, NewSession, SessionStore};
 use crate::timefmt::{local_to_epoch_ms, now_local};
 
@@ -195,7 +194,7 @@ pub fn write_install(dir: &Path) -> Result<DemoSummary> {
         source: e,
     })?;
     let now = crate::timefmt::local_to_epoch_ms(&now_local());
-    conn.execute_batch(RUNTIME_DDL)
+    crate::runtime::schema::create(&conn)
         .and_then(|_| {
             for (name, key, url, desc) in PROVIDER_ROWS {
                 conn.execute(

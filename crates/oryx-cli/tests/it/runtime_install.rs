@@ -42,8 +42,7 @@ impl Install {
             // The install's database is the runtime's to create: write it here as it would.
             assert!(conn.is_err());
             let conn = rusqlite_free_open(&d.join("oryxos.db"));
-            conn.execute_batch(oryx_core::runtime::schema::RUNTIME_DDL)
-                .unwrap();
+            oryx_core::runtime::schema::create(&conn).unwrap();
             conn.execute_batch(
                 "INSERT INTO providers VALUES ('mock', NULL, NULL, NULL, 0, 0);
                  INSERT INTO providers VALUES ('zhipu', 'zk-12345678', 'https://z', NULL, 0, 0);",

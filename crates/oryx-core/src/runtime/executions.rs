@@ -102,7 +102,7 @@ mod tests {
         let path = dir.path().join("oryxos.db");
         assert!(for_agent(&path, "a", 50).unwrap().is_empty());
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(super::super::tables::TEST_DDL).unwrap();
+        crate::runtime::schema::create(&conn).unwrap();
         conn.execute_batch(
             "INSERT INTO agent_executions (agent_name, source, session_id, started_at, ended_at, \
                success, error_message, duration_ms) VALUES \

@@ -210,7 +210,7 @@ mod tests {
         assert!(documents(&path, "docs").unwrap().is_empty());
         assert_eq!(summarize(&[]).status, "空");
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(super::super::tables::TEST_DDL).unwrap();
+        crate::runtime::schema::create(&conn).unwrap();
         conn.execute_batch(
             "INSERT INTO knowledge_documents (kb_name, rel_path, content_sha256, status, \
                failure_reason, chunk_count, generation, indexed_at, created_at, updated_at) VALUES \

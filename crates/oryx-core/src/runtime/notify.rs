@@ -44,7 +44,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("oryxos.db");
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(super::super::tables::TEST_DDL).unwrap();
+        crate::runtime::schema::create(&conn).unwrap();
         conn.execute_batch(
             "INSERT INTO notify_channels VALUES ('ops', 'feishu', 'https://open.feishu.cn/x', 'Ops', 0, 0);
              INSERT INTO notify_channels VALUES ('alerts', 'webhook', 'https://h/1', NULL, 0, 0);",

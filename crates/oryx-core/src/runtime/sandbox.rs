@@ -52,7 +52,7 @@ mod tests {
         let path = dir.path().join("oryxos.db");
         assert_eq!(whitelist(&path).unwrap(), Whitelist::default());
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(super::super::tables::TEST_DDL).unwrap();
+        crate::runtime::schema::create(&conn).unwrap();
         conn.execute_batch(
             "INSERT INTO sandbox_whitelist (category, entry_value, created_at) VALUES \
              ('SHELL', 'ls', 0), ('FILE', '/srv/data', 0), ('HTTP', '*.example.com', 0), \

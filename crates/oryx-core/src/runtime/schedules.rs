@@ -230,7 +230,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("oryxos.db");
         let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(super::super::tables::TEST_DDL).unwrap();
+        crate::runtime::schema::create(&conn).unwrap();
         conn.execute_batch(
             "INSERT INTO scheduled_tasks VALUES ('u-1', 'a', 'brief', 'Old name', '0 0 8 * * *', \
                NULL, 'old', 0, 0, 1700000600000, 1700000000000, 'failed', 3, 0);

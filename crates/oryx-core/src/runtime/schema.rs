@@ -1,9 +1,21 @@
 //! The runtime's whole schema, for writing a database as the runtime's first start leaves it
-//! (the sample install). Data, not logic: the tables and indexes of
-//! `oryxos-storage/src/main/resources/schema.sql` at runtime version a27474c, comments left out.
-//! The console's own reads and writes use `db::RUNTIME_SCHEMA` (the three tables it touches).
+//! (the sample install, tests of the runtime's tables). Data, not logic: the tables and indexes
+//! of `oryxos-storage/src/main/resources/schema.sql` at runtime version a27474c, comments left
+//! out. The three tables the console itself reads and writes are `db::RUNTIME_SCHEMA`; the
+//! rest are here.
 
-pub const RUNTIME_DDL: &str = "
+use rusqlite::Connection;
+
+use crate::db::RUNTIME_SCHEMA;
+
+/// Creates every table and index of the runtime's schema that is missing.
+pub fn create(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(RUNTIME_SCHEMA)?;
+    conn.execute_batch(OTHER_TABLES)
+}
+
+/// The runtime's tables beyond [`RUNTIME_SCHEMA`].
+const OTHER_TABLES: &str = "
 CREATE TABLE IF NOT EXISTS llm_calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     session_id VARCHAR(255) NOT NULL,
@@ -18,30 +30,6 @@ CREATE TABLE IF NOT EXISTS llm_calls (
     created_at TIMESTAMP NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_llm_calls_session ON llm_calls (session_id);
-CREATE TABLE IF NOT EXISTS tool_invocations (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id VARCHAR(255) NOT NULL,
-    tool_name VARCHAR(128) NOT NULL,
-    input_json TEXT,
-    result_json TEXT,
-    success BOOLEAN NOT NULL,
-    error_message TEXT,
-    duration_ms INTEGER NOT NULL,
-    created_at TIMESTAMP NOT NULL
-);
-CREATE INDEX IF NOT EXISTS idx_tool_invocations_session ON tool_invocations (session_id);
-CREATE TABLE IF NOT EXISTS sessions (
-    session_id VARCHAR(512) PRIMARY KEY,
-    profile_name VARCHAR(255) NOT NULL,
-    channel VARCHAR(64) NOT NULL,
-    user_id VARCHAR(255) NOT NULL,
-    messages_json TEXT,
-    status VARCHAR(32) NOT NULL,
-    created_at TIMESTAMP NOT NULL,
-    last_active_at TIMESTAMP,
-    archived_at TIMESTAMP
-);
-CREATE INDEX IF NOT EXISTS idx_sessions_profile ON sessions (profile_name);
 CREATE TABLE IF NOT EXISTS scheduled_tasks (
     schedule_id VARCHAR(36) PRIMARY KEY,
     profile_name VARCHAR(255) NOT NULL,
@@ -82,14 +70,6 @@ CREATE TABLE IF NOT EXISTS agent_executions (
     duration_ms INTEGER
 );
 CREATE INDEX IF NOT EXISTS idx_agent_executions_agent ON agent_executions (agent_name);
-CREATE TABLE IF NOT EXISTS memory_entries (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    agent_name VARCHAR(128) NOT NULL DEFAULT '__global__',
-    scope VARCHAR(16) NOT NULL,
-    content TEXT NOT NULL,
-    created_at TIMESTAMP NOT NULL
-);
-CREATE INDEX IF NOT EXISTS idx_memory_scope ON memory_entries (scope);
 CREATE TABLE IF NOT EXISTS memory_vectors (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     entry_hash VARCHAR(64) NOT NULL,

@@ -92,40 +92,6 @@ pub(crate) fn select_list(cols: &[String], wanted: &[&str]) -> String {
         .join(", ")
 }
 
-/// The runtime's `schema.sql` for the tables its admin screens read, for tests.
-#[cfg(test)]
-pub(crate) const TEST_DDL: &str = "
-CREATE TABLE scheduled_tasks (
-    schedule_id VARCHAR(36) PRIMARY KEY, profile_name VARCHAR(255) NOT NULL,
-    schedule_key VARCHAR(255) NOT NULL, display_name VARCHAR(255) NOT NULL,
-    cron VARCHAR(128) NOT NULL, zone VARCHAR(64), message TEXT,
-    enabled BOOLEAN NOT NULL DEFAULT 1, retired BOOLEAN NOT NULL DEFAULT 0,
-    next_run_at TIMESTAMP, last_run_at TIMESTAMP, last_status VARCHAR(16),
-    run_count INTEGER NOT NULL DEFAULT 0, updated_at TIMESTAMP NOT NULL,
-    UNIQUE (profile_name, schedule_key));
-CREATE TABLE task_executions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, schedule_id VARCHAR(36),
-    legacy_task_key VARCHAR(255), legacy_migrated BOOLEAN NOT NULL DEFAULT 0,
-    session_id VARCHAR(512), started_at TIMESTAMP NOT NULL, success BOOLEAN NOT NULL,
-    error_message TEXT, duration_ms INTEGER NOT NULL);
-CREATE TABLE agent_executions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, agent_name VARCHAR(255) NOT NULL,
-    source VARCHAR(32) NOT NULL, session_id VARCHAR(512), started_at TIMESTAMP NOT NULL,
-    ended_at TIMESTAMP, success BOOLEAN, error_message TEXT, duration_ms INTEGER);
-CREATE TABLE notify_channels (
-    name VARCHAR(128) PRIMARY KEY, type VARCHAR(32) NOT NULL, url TEXT NOT NULL,
-    description TEXT, created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL);
-CREATE TABLE sandbox_whitelist (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, category VARCHAR(16) NOT NULL,
-    entry_value TEXT NOT NULL, created_at TIMESTAMP NOT NULL, UNIQUE (category, entry_value));
-CREATE TABLE knowledge_documents (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, kb_name VARCHAR(128) NOT NULL,
-    rel_path VARCHAR(512) NOT NULL, content_sha256 VARCHAR(64) NOT NULL,
-    status VARCHAR(16) NOT NULL, failure_reason TEXT, chunk_count INTEGER NOT NULL DEFAULT 0,
-    generation INTEGER NOT NULL DEFAULT 0, indexed_at TIMESTAMP, created_at TIMESTAMP NOT NULL,
-    updated_at TIMESTAMP NOT NULL, UNIQUE (kb_name, rel_path, generation));
-";
-
 #[cfg(test)]
 mod tests {
     use super::*;

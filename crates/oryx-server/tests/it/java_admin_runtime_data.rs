@@ -9,48 +9,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-/// The runtime's `schema.sql` for the tables these screens read.
-const RUNTIME_DDL: &str = "
-CREATE TABLE IF NOT EXISTS scheduled_tasks (
-    schedule_id VARCHAR(36) PRIMARY KEY, profile_name VARCHAR(255) NOT NULL,
-    schedule_key VARCHAR(255) NOT NULL, display_name VARCHAR(255) NOT NULL,
-    cron VARCHAR(128) NOT NULL, zone VARCHAR(64), message TEXT,
-    enabled BOOLEAN NOT NULL DEFAULT 1, retired BOOLEAN NOT NULL DEFAULT 0,
-    next_run_at TIMESTAMP, last_run_at TIMESTAMP, last_status VARCHAR(16),
-    run_count INTEGER NOT NULL DEFAULT 0, updated_at TIMESTAMP NOT NULL,
-    UNIQUE (profile_name, schedule_key));
-CREATE TABLE IF NOT EXISTS task_executions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, schedule_id VARCHAR(36),
-    legacy_task_key VARCHAR(255), legacy_migrated BOOLEAN NOT NULL DEFAULT 0,
-    session_id VARCHAR(512), started_at TIMESTAMP NOT NULL, success BOOLEAN NOT NULL,
-    error_message TEXT, duration_ms INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS agent_executions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, agent_name VARCHAR(255) NOT NULL,
-    source VARCHAR(32) NOT NULL, session_id VARCHAR(512), started_at TIMESTAMP NOT NULL,
-    ended_at TIMESTAMP, success BOOLEAN, error_message TEXT, duration_ms INTEGER);
-CREATE INDEX IF NOT EXISTS idx_agent_executions_agent ON agent_executions (agent_name);
-CREATE TABLE IF NOT EXISTS notify_channels (
-    name VARCHAR(128) PRIMARY KEY, type VARCHAR(32) NOT NULL, url TEXT NOT NULL,
-    description TEXT, created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL);
-CREATE TABLE IF NOT EXISTS providers (
-    name VARCHAR(128) PRIMARY KEY, api_key TEXT, base_url TEXT, description TEXT,
-    created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL);
-CREATE TABLE IF NOT EXISTS sandbox_whitelist (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, category VARCHAR(16) NOT NULL,
-    entry_value TEXT NOT NULL, created_at TIMESTAMP NOT NULL, UNIQUE (category, entry_value));
-CREATE TABLE IF NOT EXISTS knowledge_documents (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, kb_name VARCHAR(128) NOT NULL,
-    rel_path VARCHAR(512) NOT NULL, content_sha256 VARCHAR(64) NOT NULL,
-    status VARCHAR(16) NOT NULL, failure_reason TEXT, chunk_count INTEGER NOT NULL DEFAULT 0,
-    generation INTEGER NOT NULL DEFAULT 0, indexed_at TIMESTAMP, created_at TIMESTAMP NOT NULL,
-    updated_at TIMESTAMP NOT NULL, UNIQUE (kb_name, rel_path, generation));
-CREATE TABLE IF NOT EXISTS knowledge_chunks (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, document_id INTEGER NOT NULL,
-    kb_name VARCHAR(128) NOT NULL, seq INTEGER NOT NULL, page_no INTEGER, content TEXT NOT NULL,
-    embedding BLOB, dim INTEGER, embedding_model VARCHAR(128),
-    generation INTEGER NOT NULL DEFAULT 0, created_at TIMESTAMP NOT NULL);
-";
-
 /// One row in each table, as a runtime that ran for a while leaves them.
 const RUNTIME_ROWS: &str = "
 INSERT INTO providers VALUES ('openai', 'sk-abcdef123456', 'https://api.openai.com/v1', 'OpenAI', 0, 0);
@@ -115,7 +73,7 @@ fn serve(prepare: impl FnOnce(&Path)) -> Served {
 /// an `mcp_servers.yaml`, and an agent the runtime would not load (no provider).
 fn runtime_root(root: &Path) {
     let conn = oryx_core::db::Connection::open(root.join("oryxos.db")).unwrap();
-    conn.execute_batch(RUNTIME_DDL).unwrap();
+    oryx_core::runtime::schema::create(&conn).unwrap();
     conn.execute_batch(RUNTIME_ROWS).unwrap();
     drop(conn);
     let kb = root.join("knowledge/handbook");
