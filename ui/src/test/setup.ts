@@ -1,8 +1,12 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach, expect } from "vitest";
 
 import { takeMisses } from "./render";
+
+// A loaded CI machine can take more than the default second to resolve a lazy chunk (recharts):
+// findBy/waitFor wait up to 10 s; a test still fails as soon as the wait runs out.
+configure({ asyncUtilTimeout: 10000 });
 
 // jsdom has no layout: give the virtual scroll container a viewport so the virtualizer renders rows.
 Object.defineProperty(HTMLElement.prototype, "clientHeight", {

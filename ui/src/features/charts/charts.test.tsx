@@ -29,6 +29,7 @@ async function openCharts() {
   const section = await screen.findByTestId("overview-charts");
   await within(section).findByTestId("chart-growth");
   await within(section).findByTestId("chart-composition");
+  await within(section).findByTestId("chart-reach");
   return { ...r, section };
 }
 

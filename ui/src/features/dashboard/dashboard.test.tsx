@@ -114,7 +114,8 @@ describe("Dashboard", () => {
       secrets: 1,
     }));
     await openDashboard("#/dashboard?days=3650", many);
-    const chart = screen.getByTestId("chart-findings");
+    // The chart is a lazy chunk: it can arrive after the table.
+    const chart = await screen.findByTestId("chart-findings");
     expect(within(chart).getByRole("heading")).toHaveTextContent("Findings per agent");
     const rows = within(screen.getByTestId("chart-findings-table")).getAllByRole("row").slice(1);
     expect(rows).toHaveLength(20);
