@@ -2,7 +2,9 @@
 # Reference answers from the OryxOS runtime's own memory classes.
 #
 # Compiles the runtime's MarkdownMemoryStore, SqliteMemoryStore, MemoryServiceImpl,
-# MemoryTools, MockEmbeddingModel and VectorCodec (and the small types they use) straight from the runtime's source, together with
+# MemoryTools, MockEmbeddingModel and VectorCodec, its fused recall (MemoryRecallEngine,
+# RetrievalPipeline, MemoryVectorIndex, DeferredTextEmbedder, the memory_vectors entity and
+# repository) and the small types they use straight from the runtime's source, together with
 # stand-ins we write for what they need from Spring, JPA and the parts of the runtime not under
 # test (java/stubs), runs our driver (java/driver) over its fixtures, and writes answers.json.
 # The console's tests read answers.json; rerun this (make runtime-reference) when the runtime
@@ -47,14 +49,20 @@ runtime_files=(
   oryxos-core/src/main/java/io/oryxos/core/memory/MemoryRecallCapability.java
   oryxos-core/src/main/java/io/oryxos/core/memory/MemoryScope.java
   oryxos-core/src/main/java/io/oryxos/core/memory/MemoryService.java
+  oryxos-core/src/main/java/io/oryxos/core/retrieval/RetrievalPipeline.java
+  oryxos-memory/src/main/java/io/oryxos/memory/DeferredTextEmbedder.java
   oryxos-memory/src/main/java/io/oryxos/memory/LongTermMemoryStore.java
   oryxos-memory/src/main/java/io/oryxos/memory/MarkdownMemoryStore.java
   oryxos-memory/src/main/java/io/oryxos/memory/SqliteMemoryStore.java
   oryxos-memory/src/main/java/io/oryxos/memory/MemoryServiceImpl.java
+  oryxos-memory/src/main/java/io/oryxos/memory/MemoryRecallEngine.java
+  oryxos-memory/src/main/java/io/oryxos/memory/MemoryVectorIndex.java
   oryxos-memory/src/main/java/io/oryxos/memory/builtin/MemoryTools.java
   oryxos-provider/src/main/java/io/oryxos/provider/MockEmbeddingModel.java
   oryxos-storage/src/main/java/io/oryxos/storage/MemoryEntry.java
   oryxos-storage/src/main/java/io/oryxos/storage/MemoryEntryRepository.java
+  oryxos-storage/src/main/java/io/oryxos/storage/MemoryVectorEntity.java
+  oryxos-storage/src/main/java/io/oryxos/storage/MemoryVectorRepository.java
   oryxos-storage/src/main/resources/schema.sql
 )
 rm -rf "$build"
@@ -76,9 +84,10 @@ cp="$jars/jackson-databind.jar:$jars/jackson-core.jar:$jars/jackson-annotations.
 mapfile -t sources < <(find "$build/runtime" "$here/java" -name '*.java' | sort)
 "$java" -cp "$ecj" org.eclipse.jdt.internal.compiler.batch.Main -17 -proc:none -nowarn \
   -encoding UTF-8 -cp "$cp" -d "$build/classes" "${sources[@]}"
+# The markdown store reads entry times in the JVM's zone: UTC, as answers.json records.
 # Debian's sqlite-jdbc loads its native part from the JNI folder (libxerial-sqlite-jdbc-jni).
 jni="$(dirname "$(find /usr/lib -name libsqlitejdbc.so -print -quit 2>/dev/null || true)")"
-"$java" -Dfile.encoding=UTF-8 -Djava.library.path="$jni" -Dorg.sqlite.lib.path="$jni" \
+"$java" -Dfile.encoding=UTF-8 -Duser.timezone=UTC -Djava.library.path="$jni" -Dorg.sqlite.lib.path="$jni" \
   -Dorg.sqlite.lib.name=libsqlitejdbc.so -cp "$build/classes:$cp" io.oryxos.reference.ReferenceDriver \
   "$build/runtime/oryxos-storage/src/main/resources/schema.sql" "$here/answers.json" \
   "$build/work" "$commit"

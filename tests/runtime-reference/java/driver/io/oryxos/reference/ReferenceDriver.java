@@ -27,7 +27,8 @@ import java.util.function.Predicate;
 /**
  * Builds memory fixtures, runs the runtime's own memory classes over them (the markdown and
  * sqlite stores behind the runtime's MemoryServiceImpl, without an embedding provider, and its
- * recall_memory tool) and writes what they answer as JSON.
+ * recall_memory tool; with one, its fused recall: {@link RecallCases}) and writes what they
+ * answer as JSON.
  *
  * <p>Arguments: the runtime's schema.sql, the output file, a work directory, the runtime commit.
  *
@@ -52,6 +53,9 @@ public final class ReferenceDriver {
     root.put("markdown", markdownCases(work.resolve("markdown")));
     root.put("sqlite", sqliteCases(schema, work.resolve("sqlite.db")));
     root.put("mockEmbedding", mockEmbeddingCases());
+    // The markdown store reads entry times in the JVM's zone (make_reference.sh runs it in UTC).
+    root.put("timezone", java.time.ZoneId.systemDefault().getId());
+    root.put("recall", RecallCases.build(schema, work.resolve("recall")));
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), root);
   }
 
