@@ -14,6 +14,7 @@ pub mod mock_embedding;
 pub mod notify;
 pub mod process;
 pub mod providers;
+pub mod recall;
 pub mod sandbox;
 pub mod schedules;
 pub mod schema;

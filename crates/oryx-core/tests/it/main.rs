@@ -17,6 +17,7 @@ mod java_compat;
 mod memory_append_faults;
 mod root_links_and_fifos;
 mod runtime_install;
+mod runtime_recall_answers;
 mod runtime_reference_answers;
 mod runtime_schema;
 mod store_contract;
