@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_admin;
+pub mod agent_recall;
 pub mod agents;
 pub mod auto_summary;
 pub mod charts;

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 
 use crate::agent_admin::*;
+use crate::agent_recall::{AgentRecallArgs, AgentRecallDto};
 use crate::charts::*;
 use crate::curation::*;
 use crate::dto::*;
@@ -450,6 +451,9 @@ operations! {
     apply_summary(ApplySummaryArgs) -> ChangeDto,
         changes: |out| memory_changed(&out.agent)
         => |c, a| c.apply_summary(&a);
+    /// What recall_memory gives the agent, as its runtime answers, and why; a trial of weights
+    agent_recall(AgentRecallArgs) -> AgentRecallDto, reads: [Memory(agent), Sessions]
+        => |c, a| c.agent_recall(given(&a.agent), &a.keyword, a.trial);
     /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
     recall_memory(RecallArgs) -> RecallResult, reads: [Memory(agent), Sessions]
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);

@@ -295,8 +295,10 @@ pub(crate) enum MemoryCmd {
         scope: ScopeArg,
         text: String,
     },
-    /// Recall as the recall_memory tool does (the mode in Settings), or in the mode given.
-    /// keyword: archival entries containing QUERY; semantic/hybrid: entries closest in meaning
+    /// Recall as the agent's recall_memory does (an install: the runtime's engine; a bare root:
+    /// the mode in Settings), or in the mode given. runtime: the runtime's answer with each
+    /// result's routes; keyword: archival entries containing QUERY; semantic/hybrid: the
+    /// console's own search, entries closest in meaning
     Recall {
         #[arg(long)]
         agent: Option<String>,
@@ -496,6 +498,8 @@ pub(crate) enum FileCmd {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub(crate) enum ModeArg {
+    /// What the agent gets: the runtime's engine as its install configures it
+    Runtime,
     Keyword,
     Semantic,
     Hybrid,

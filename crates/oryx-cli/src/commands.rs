@@ -301,10 +301,18 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             limit,
             keyword,
         } => {
-            let mode = mode.map(|m| match m {
-                ModeArg::Keyword => RecallModeDto::Keyword,
-                ModeArg::Semantic => RecallModeDto::Semantic,
-                ModeArg::Hybrid => RecallModeDto::Hybrid,
+            if matches!(mode, None | Some(ModeArg::Runtime)) {
+                let r = console.agent_recall(agent.as_deref(), &keyword, None)?;
+                // A bare root has no runtime: without a mode it recalls as Settings say.
+                if !(r.bare_root && mode.is_none()) {
+                    return Ok(render::agent_recall(&r, json));
+                }
+            }
+            let mode = mode.and_then(|m| match m {
+                ModeArg::Runtime => None,
+                ModeArg::Keyword => Some(RecallModeDto::Keyword),
+                ModeArg::Semantic => Some(RecallModeDto::Semantic),
+                ModeArg::Hybrid => Some(RecallModeDto::Hybrid),
             });
             render::recall(
                 &console.recall_memory(agent.as_deref(), &keyword, mode, limit)?,

@@ -426,6 +426,42 @@ pub fn recall(r: &RecallResult, json: bool) {
     println!("{}", r.text);
 }
 
+/// The agent's recall: its text, or with --json each result's place in every route.
+pub fn agent_recall(r: &oryx_api::agent_recall::AgentRecallDto, json: bool) {
+    if !json {
+        println!("{}", r.text);
+        if let Some(why) = &r.degraded {
+            eprintln!("semantic recall unavailable: {why}");
+        }
+        return;
+    }
+    let item = |x: &oryx_api::agent_recall::AgentRecalledDto| {
+        serde_json::json!({
+            "id": x.id,
+            "content": x.content,
+            "timestamp": x.timestamp,
+            "score": x.score,
+            "routes": {
+                "semantic": x.routes.semantic.map(|s| serde_json::json!({"rank": s.rank, "score": s.score})),
+                "keyword": x.routes.keyword.map(|k| serde_json::json!({"rank": k.rank, "hits": k.hits})),
+                "recency": x.routes.recency.map(|k| serde_json::json!({"rank": k.rank})),
+            },
+            "contributions": x.routes.contributions,
+        })
+    };
+    print_json(&serde_json::json!({
+        "mode": "runtime",
+        "engine": r.engine,
+        "degraded": r.degraded.is_some(),
+        "degradedReason": r.degraded,
+        "text": r.text,
+        "settings": r.settings,
+        "embedding": r.embedding,
+        "results": r.results.iter().map(item).collect::<Vec<_>>(),
+        "nearMisses": r.near_misses.iter().map(item).collect::<Vec<_>>(),
+    }));
+}
+
 pub fn index_status(s: &IndexStatusDto, json: bool) {
     if json {
         return print_json(s);

@@ -432,6 +432,10 @@ pub struct Effective {
     /// The OryxOS runtime reads this root: windows are cut by the runtime's rule for the
     /// backend, not by `archival_limit_chars`.
     pub runtime_windows: bool,
+    /// The install's configuration as the runtime reads it (its recall engine's settings and
+    /// embedding provider); `None` for a bare root.
+    #[serde(skip)]
+    pub runtime_config: Option<std::sync::Arc<crate::runtime::config::RuntimeConfig>>,
     #[serde(skip)]
     pub recall: RecallConfig,
     #[serde(skip)]
@@ -523,6 +527,7 @@ pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
         mem0_timeout_ms: settings.mem0.timeout_ms,
         memory_full_parse_max_bytes: settings.memory_full_parse_max_bytes,
         runtime_windows: located.kind == Kind::Install,
+        runtime_config: runtime.map(|i| std::sync::Arc::new(i.config)),
         recall: settings.recall.into(),
         episodic: settings.episodic,
         root,

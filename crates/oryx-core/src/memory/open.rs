@@ -7,6 +7,7 @@ use crate::config::Effective;
 use crate::error::{CoreError, Result};
 
 use super::semantic::SemanticIndex;
+use super::service::RuntimeSource;
 use super::window::WindowRule;
 use super::{
     Backend, LongTermMemoryStore, MarkdownMemoryStore, Mem0Config, Mem0MemoryStore, MemoryService,
@@ -45,9 +46,14 @@ pub fn open_memory(e: &Effective, index_dir: &Path) -> Result<MemoryService> {
     );
     let index = SemanticIndex::new(Arc::new(vectors));
     let rule = WindowRule::select(e.backend, e.runtime_windows, e.archival_limit_chars);
+    let runtime = e.runtime_config.as_ref().map(|config| RuntimeSource {
+        config: config.clone(),
+        db_path: e.db_path.clone(),
+    });
     Ok(MemoryService::new(store, e.archival_limit_chars)
         .with_window_rule(rule)
-        .with_recall(e.recall, Some(Arc::new(index))))
+        .with_recall(e.recall, Some(Arc::new(index)))
+        .with_runtime(runtime))
 }
 
 /// The mem0 settings in effect; a missing base URL is a clear error, not a silent default.

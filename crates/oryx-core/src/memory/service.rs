@@ -12,6 +12,9 @@ use super::store::{Backend, ContextEntries, LongTermMemoryStore};
 use super::window::{self, Window, WindowRule};
 use crate::error::Result;
 use crate::names::Owner;
+use crate::runtime::config::RuntimeConfig;
+use crate::runtime::embedder::Configured;
+use crate::runtime::recall as runtime_recall;
 
 pub const FOOTPRINT_PART_LIMIT: usize = 200;
 pub const RECALL_EMPTY: &str = "没有找到相关记忆";
@@ -23,6 +26,27 @@ pub struct MemoryService {
     recall: RecallConfig,
     /// The vectors semantic and hybrid recall rank with (`None`: keyword recall only).
     index: Option<Arc<SemanticIndex>>,
+    /// The runtime that reads these entries: its recall engine answers `recall_memory`.
+    runtime: Option<RuntimeSource>,
+}
+
+/// Where the runtime's recall engine takes its settings and vectors from.
+#[derive(Debug, Clone)]
+pub struct RuntimeSource {
+    pub config: Arc<RuntimeConfig>,
+    /// The runtime's database (its `providers` and `memory_vectors`).
+    pub db_path: std::path::PathBuf,
+}
+
+/// The runtime's recall of one query, with the settings it ran with.
+#[derive(Debug, Clone)]
+pub struct RuntimeRecall {
+    pub answer: runtime_recall::Answer,
+    /// The settings the runtime's configuration gives (the answer's may be a trial's).
+    pub configured: runtime_recall::Settings,
+    /// Why the configuration's settings could not be read (the runtime would not start).
+    pub settings_problem: Option<String>,
+    pub embedding: Configured,
 }
 
 /// Where the window cuts the archive, in numbers a person can read.
@@ -135,7 +159,55 @@ impl MemoryService {
             },
             recall: RecallConfig::default(),
             index: None,
+            runtime: None,
         }
+    }
+
+    /// Answers `recall_memory` with the runtime's engine as `source` configures it.
+    pub fn with_runtime(mut self, source: Option<RuntimeSource>) -> Self {
+        self.runtime = source;
+        self
+    }
+
+    pub fn runtime_source(&self) -> Option<&RuntimeSource> {
+        self.runtime.as_ref()
+    }
+
+    /// The runtime's answer to `recall_memory(keyword)` with its explanation, with `trial`
+    /// settings in place of the configured ones when given; `None` when no runtime reads these
+    /// entries, or it delegates recall to its store (mem0).
+    pub fn runtime_recall(
+        &self,
+        owner: &Owner,
+        keyword: &str,
+        trial: Option<runtime_recall::Settings>,
+    ) -> Result<Option<RuntimeRecall>> {
+        let Some(src) = &self.runtime else {
+            return Ok(None);
+        };
+        if self.backend() == Backend::Mem0 {
+            return Ok(None);
+        }
+        let (configured, settings_problem) = match runtime_recall::Settings::of(&src.config) {
+            Ok(s) => (s, None),
+            Err(e) => (runtime_recall::Settings::default(), Some(e)),
+        };
+        let registry = crate::runtime::providers::registry(&src.db_path).unwrap_or(None);
+        let embedding = crate::runtime::embedder::configured(&src.config, registry.as_deref());
+        let answer = runtime_recall::recall(
+            self.store.as_ref(),
+            owner,
+            keyword,
+            trial.unwrap_or(configured),
+            &embedding,
+            &src.db_path,
+        )?;
+        Ok(Some(RuntimeRecall {
+            answer,
+            configured,
+            settings_problem,
+            embedding,
+        }))
     }
 
     /// Recall as `cfg` says, ranking with `index` in semantic and hybrid modes.
@@ -257,6 +329,13 @@ impl MemoryService {
     /// rank by meaning (no model, unusable vectors): the agent then gets keyword recall's
     /// answer rather than a failed call.
     pub fn recall_answer(&self, owner: &Owner, keyword: &str) -> Result<(String, Option<String>)> {
+        if let Some(r) = self.runtime_recall(owner, keyword, None)? {
+            let note = r
+                .answer
+                .degraded
+                .map(|why| format!("the runtime's semantic recall is unavailable: {why}"));
+            return Ok((r.answer.text, note));
+        }
         match self.recall(owner, keyword) {
             Ok(hits) => Ok((recall_result_text(&hits), None)),
             Err(e) if self.recall.mode != RecallMode::Keyword => {

@@ -27,6 +27,7 @@ use super::config::{self, RuntimeConfig};
 use super::embedder::Configured;
 use super::memory_vectors::{self, VectorRow};
 use crate::error::{CoreError, Result};
+use crate::memory::service::RECALL_EMPTY;
 use crate::memory::{LongTermMemoryStore, RuntimeEntry};
 use crate::names::Owner;
 
@@ -176,13 +177,10 @@ pub struct Answer {
     pub text: String,
 }
 
-/// The runtime's empty answer.
-pub const NOTHING_FOUND: &str = "没有找到相关记忆";
-
 /// The tool's result: the lines joined by newlines, or the "nothing found" sentence.
 pub fn tool_text(lines: &[&str]) -> String {
     if lines.is_empty() {
-        NOTHING_FOUND.to_string()
+        RECALL_EMPTY.to_string()
     } else {
         lines.join("\n")
     }
