@@ -43,7 +43,6 @@ const PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
-#[serde(rename_all = "camelCase")]
 pub struct UseLocalEmbeddingsArgs {
     /// The console's address as the runtime reaches it (default: `oryx serve`'s
     /// `http://127.0.0.1:7777`).
