@@ -83,7 +83,7 @@ pub struct ValueChangeDto {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 #[serde(rename_all = "camelCase")]
-pub struct ServerProbeDto {
+pub struct EndpointProbeDto {
     /// The address asked (`GET …/v1/models`, as the runtime would build the path).
     pub url: String,
     /// It answered with our model, accepting the key.
@@ -115,7 +115,7 @@ pub struct LocalEmbeddingsPlan {
     pub vectors_dropped: u32,
     /// The `embedding_model` the runtime writes from then on (`provider/model`).
     pub vectors_model: String,
-    pub server: ServerProbeDto,
+    pub server: EndpointProbeDto,
     /// Why nothing can be written (no install, no providers table, no config file).
     pub blocked: Option<String>,
     /// Written (false for a dry run).
@@ -182,7 +182,7 @@ pub fn runtime_endpoint(base: &str, path: &str) -> String {
 
 /// Asks the URL for its models with the key, briefly: the answer says whether the runtime would
 /// reach the console there now.
-fn probe(base: &str, key: &str) -> ServerProbeDto {
+fn probe(base: &str, key: &str) -> EndpointProbeDto {
     let url = runtime_endpoint(base, "/models");
     let client = reqwest::blocking::Client::builder()
         .timeout(PROBE_TIMEOUT)
@@ -223,7 +223,7 @@ fn probe(base: &str, key: &str) -> ServerProbeDto {
             }
         }
     };
-    ServerProbeDto { url, ok, detail }
+    EndpointProbeDto { url, ok, detail }
 }
 
 /// The lines of `after` that differ from `before`: what is left between their common first and
@@ -295,7 +295,7 @@ impl Console {
             lines_after: Vec::new(),
             vectors_dropped: 0,
             vectors_model: vectors_model.clone(),
-            server: ServerProbeDto {
+            server: EndpointProbeDto {
                 url: runtime_endpoint(&url, "/models"),
                 ok: false,
                 detail: String::new(),
