@@ -100,11 +100,10 @@ impl IntoResponse for OpenAiError {
 }
 
 /// With `--token`, the bearer (or a login's cookie) must be valid; wrong ones are throttled per
-/// address like on `/api/`.
-fn check_token(state: &AppState, req: &Request) -> Result<(), Response> {
-    if state.token.is_none() {
-        return Ok(());
-    }
+/// address like on `/api/`. `Some`: the refusal to answer with.
+fn refused(state: &AppState, req: &Request) -> Option<Response> {
+    // Without a token (loopback only) any key is accepted.
+    state.token.as_ref()?;
     let peer = auth::peer(req.extensions());
     if let Some(wait) = state.throttle.wait(peer) {
         let mut r = OpenAiError::new(
@@ -120,15 +119,15 @@ fn check_token(state: &AppState, req: &Request) -> Result<(), Response> {
             header::RETRY_AFTER,
             HeaderValue::from(wait.as_secs().max(1)),
         );
-        return Err(r);
+        return Some(r);
     }
     match auth::credential(state, req.headers()) {
-        Credential::Valid => Ok(()),
+        Credential::Valid => None,
         found => {
             if found == Credential::Wrong {
                 state.throttle.failed(peer);
             }
-            Err(OpenAiError::new(
+            Some(OpenAiError::new(
                 StatusCode::UNAUTHORIZED,
                 "invalid_api_key",
                 "missing or wrong API key: send Authorization: Bearer <the token oryx serve was started with>",
@@ -139,7 +138,7 @@ fn check_token(state: &AppState, req: &Request) -> Result<(), Response> {
 }
 
 async fn models(State(state): State<AppState>, req: Request) -> Response {
-    if let Err(r) = check_token(&state, &req) {
+    if let Some(r) = refused(&state, &req) {
         return r;
     }
     Json(json!({
@@ -303,7 +302,7 @@ struct Item {
 }
 
 async fn embeddings(State(state): State<AppState>, req: Request) -> Response {
-    if let Err(r) = check_token(&state, &req) {
+    if let Some(r) = refused(&state, &req) {
         return r;
     }
     let body = match axum::body::to_bytes(req.into_body(), super::BODY_LIMIT).await {
