@@ -866,6 +866,15 @@ export type EmbeddingDto = {
 	model: string,
 };
 
+/**  Whether the console's endpoint answered at the URL just now. */
+export type EndpointProbeDto = {
+	/**  The address asked (`GET …/v1/models`, as the runtime would build the path). */
+	url: string,
+	/**  It answered with our model, accepting the key. */
+	ok: boolean,
+	detail: string,
+};
+
 export type EntryDto = EntryDto_Serialize | EntryDto_Deserialize;
 
 export type EntryDto_Deserialize = {
@@ -1375,6 +1384,72 @@ export type Json = unknown;
 
 export type LanguageDto = "system" | "zh" | "en";
 
+export type LocalEmbeddingsPlan = LocalEmbeddingsPlan_Serialize | LocalEmbeddingsPlan_Deserialize;
+
+export type LocalEmbeddingsPlan_Deserialize = {
+	provider: string,
+	model: string,
+	/**  The base URL written into the row. */
+	url: string,
+	/**  `insert`, `update` or `unchanged`. */
+	rowAction: string,
+	rowBefore?: ProviderRowDto_Deserialize | null,
+	rowAfter: ProviderRowDto_Deserialize,
+	/**  `given` (the server's token), `kept` (the row's key) or `placeholder`. */
+	apiKeyFrom: string,
+	/**  `config/application.yml` of the install. */
+	config?: string | null,
+	values: ValueChangeDto_Deserialize[],
+	/**  The file's lines that change, before and after (empty when it stays the same). */
+	linesBefore: string[],
+	linesAfter: string[],
+	/**  `memory_vectors` rows of another model, which the runtime drops at its next start. */
+	vectorsDropped: number,
+	/**  The `embedding_model` the runtime writes from then on (`provider/model`). */
+	vectorsModel: string,
+	server: EndpointProbeDto,
+	/**  Why nothing can be written (no install, no providers table, no config file). */
+	blocked?: string | null,
+	/**  Written (false for a dry run). */
+	applied: boolean,
+	/**  The runtime is running: it applies this at its next start. */
+	restartNeeded: boolean,
+	notes: string[],
+	message: string,
+};
+
+export type LocalEmbeddingsPlan_Serialize = {
+	provider: string,
+	model: string,
+	/**  The base URL written into the row. */
+	url: string,
+	/**  `insert`, `update` or `unchanged`. */
+	rowAction: string,
+	rowBefore: ProviderRowDto_Serialize | null,
+	rowAfter: ProviderRowDto_Serialize,
+	/**  `given` (the server's token), `kept` (the row's key) or `placeholder`. */
+	apiKeyFrom: string,
+	/**  `config/application.yml` of the install. */
+	config: string | null,
+	values: ValueChangeDto_Serialize[],
+	/**  The file's lines that change, before and after (empty when it stays the same). */
+	linesBefore: string[],
+	linesAfter: string[],
+	/**  `memory_vectors` rows of another model, which the runtime drops at its next start. */
+	vectorsDropped: number,
+	/**  The `embedding_model` the runtime writes from then on (`provider/model`). */
+	vectorsModel: string,
+	server: EndpointProbeDto,
+	/**  Why nothing can be written (no install, no providers table, no config file). */
+	blocked: string | null,
+	/**  Written (false for a dry run). */
+	applied: boolean,
+	/**  The runtime is running: it applies this at its next start. */
+	restartNeeded: boolean,
+	notes: string[],
+	message: string,
+};
+
 export type Mem0Dto = {
 	baseUrl: string,
 	userId: string,
@@ -1837,6 +1912,7 @@ export type Operations_Deserialize = {
 	runtime_info: Signature<NoArgs, RuntimeInfo_Deserialize>,
 	set_runtime_value: Signature<SetRuntimeValueArgs, RuntimeChange_Deserialize>,
 	undo_runtime_value: Signature<NoArgs, RuntimeChange_Deserialize>,
+	use_local_embeddings: Signature<UseLocalEmbeddingsArgs_Deserialize, LocalEmbeddingsPlan_Deserialize>,
 	update_settings: Signature<SettingsDto_Deserialize, SettingsView_Deserialize>,
 	inspect_root: Signature<InspectArgs_Deserialize, RootInspection>,
 	create_sample_root: Signature<PathArgs, RootInspection>,
@@ -1914,6 +1990,7 @@ export type Operations_Serialize = {
 	runtime_info: Signature<NoArgs, RuntimeInfo_Serialize>,
 	set_runtime_value: Signature<SetRuntimeValueArgs, RuntimeChange_Serialize>,
 	undo_runtime_value: Signature<NoArgs, RuntimeChange_Serialize>,
+	use_local_embeddings: Signature<UseLocalEmbeddingsArgs_Serialize, LocalEmbeddingsPlan_Serialize>,
 	update_settings: Signature<SettingsDto_Serialize, SettingsView_Serialize>,
 	inspect_root: Signature<InspectArgs_Serialize, RootInspection>,
 	create_sample_root: Signature<PathArgs, RootInspection>,
@@ -2234,6 +2311,25 @@ export type ProvenanceDto_Serialize = {
 	change_op: string | null,
 	/**  A console change: where the text it replaced came from. */
 	earlier: ProvenanceDto_Serialize | null,
+};
+
+/**  A `providers` row as the preview shows it (the key masked). */
+export type ProviderRowDto = ProviderRowDto_Serialize | ProviderRowDto_Deserialize;
+
+/**  A `providers` row as the preview shows it (the key masked). */
+export type ProviderRowDto_Deserialize = {
+	name: string,
+	baseUrl?: string | null,
+	apiKey: string,
+	description?: string | null,
+};
+
+/**  A `providers` row as the preview shows it (the key masked). */
+export type ProviderRowDto_Serialize = {
+	name: string,
+	baseUrl: string | null,
+	apiKey: string,
+	description: string | null,
 };
 
 export type ReachDto = {
@@ -3271,9 +3367,60 @@ export type UploadDto = {
 	bytes: number | null,
 };
 
+export type UseLocalEmbeddingsArgs = UseLocalEmbeddingsArgs_Serialize | UseLocalEmbeddingsArgs_Deserialize;
+
+export type UseLocalEmbeddingsArgs_Deserialize = {
+	/**
+	 *  The console's address as the runtime reaches it (default: `oryx serve`'s
+	 *  `http://127.0.0.1:7777`).
+	 */
+	url?: string | null,
+	/**
+	 *  The server's `--token`, written as the provider's API key (default: the row's key when it
+	 *  has one, else a placeholder that a server without a token accepts).
+	 */
+	api_key?: string | null,
+	/**  Only say what would change. */
+	dry_run?: boolean,
+};
+
+export type UseLocalEmbeddingsArgs_Serialize = {
+	/**
+	 *  The console's address as the runtime reaches it (default: `oryx serve`'s
+	 *  `http://127.0.0.1:7777`).
+	 */
+	url: string | null,
+	/**
+	 *  The server's `--token`, written as the provider's API key (default: the row's key when it
+	 *  has one, else a placeholder that a server without a token accepts).
+	 */
+	api_key: string | null,
+	/**  Only say what would change. */
+	dry_run: boolean,
+};
+
 export type ValidateAgentArgs = {
 	name: string,
 	text: string,
+};
+
+/**  One configuration value before and after. */
+export type ValueChangeDto = ValueChangeDto_Serialize | ValueChangeDto_Deserialize;
+
+/**  One configuration value before and after. */
+export type ValueChangeDto_Deserialize = {
+	key: string,
+	/**  `None`: the file does not set it. */
+	before?: string | null,
+	after: string,
+};
+
+/**  One configuration value before and after. */
+export type ValueChangeDto_Serialize = {
+	key: string,
+	/**  `None`: the file does not set it. */
+	before: string | null,
+	after: string,
 };
 
 /**  Every warning the console can produce. Serialised snake_case; the UI has a sentence for each. */
@@ -3475,6 +3622,7 @@ export const OP_READS = {
 	runtime_info: {},
 	set_runtime_value: {},
 	undo_runtime_value: {},
+	use_local_embeddings: {},
 	update_settings: {},
 	inspect_root: {},
 	create_sample_root: {},

@@ -18,6 +18,7 @@ pub mod events;
 pub mod files;
 pub mod health;
 mod jobs;
+pub mod local_embeddings;
 mod lock;
 pub mod memory;
 pub mod memory_page;

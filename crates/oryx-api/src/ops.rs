@@ -15,6 +15,7 @@ use crate::charts::*;
 use crate::curation::*;
 use crate::dto::*;
 use crate::health::*;
+use crate::local_embeddings::{LocalEmbeddingsPlan, UseLocalEmbeddingsArgs};
 use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
 use crate::provenance::*;
 use crate::recall::{SearchEverywhereArgs, SearchEverywhereDto};
@@ -509,6 +510,10 @@ operations! {
     undo_runtime_value(NoArgs) -> RuntimeChange,
         changes: |_out| settings_changed()
         => |c, _| c.undo_runtime_value();
+    /// Make the console's offline /v1/embeddings (oryx serve) the runtime's embedding provider: a providers row and embedding.provider/model, applied at its next start (dry_run: only say what would change)
+    use_local_embeddings(UseLocalEmbeddingsArgs) -> LocalEmbeddingsPlan,
+        changes: |out| if out.applied { settings_changed() } else { None }
+        => |c, a| c.use_local_embeddings(&a);
     /// Replace the settings (validated, saved atomically; a failure changes nothing)
     update_settings(SettingsDto) -> SettingsView,
         changes: |out| settings_changed()

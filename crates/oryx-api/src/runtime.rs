@@ -154,20 +154,24 @@ pub struct RuntimeChange {
     pub message: String,
 }
 
+/// One change of the runtime's configuration: the file's bytes around it, and for
+/// `use_local_embeddings` the `providers` row it wrote.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct UndoRecord {
-    key: String,
-    before: String,
-    after: String,
+pub(crate) struct UndoRecord {
+    pub key: String,
+    pub before: String,
+    pub after: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<crate::local_embeddings::ProviderUndo>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Seen {
+pub(crate) struct Seen {
     process: ProcessId,
     values: BTreeMap<String, String>,
 }
 
-fn install_of(console: &Console) -> Option<Install> {
+pub(crate) fn install_of(console: &Console) -> Option<Install> {
     let rt = console.services();
     (rt.effective.root_kind == Kind::Install)
         .then(|| rt.effective.install_dir.clone())
@@ -206,7 +210,7 @@ fn values_of(cfg: &RuntimeConfig) -> BTreeMap<String, String> {
 impl Console {
     /// The values the running process started with, as first seen by the console; dropped when
     /// that process is gone.
-    fn seen(&self, inst: &Install) -> Option<Seen> {
+    pub(crate) fn seen(&self, inst: &Install) -> Option<Seen> {
         let path = state_path(self, &inst.dir, "seen");
         let Some(p) = &inst.process else {
             let _ = std::fs::remove_file(&path);
@@ -372,16 +376,16 @@ impl Console {
             .ok()
             .and_then(|v| oryx_core::frontmatter::get_str(&v, &refs));
         write_keeping_mode(&file, &after)?;
-        let undo_path = state_path(self, &inst.dir, "undo");
-        let mut undo: Vec<UndoRecord> = read_json(&undo_path).unwrap_or_default();
-        undo.push(UndoRecord {
-            key: key.to_string(),
-            before,
-            after,
-        });
-        let excess = undo.len().saturating_sub(UNDO_DEPTH);
-        undo.drain(..excess);
-        write_json(&undo_path, &undo)?;
+        push_undo(
+            self,
+            &inst,
+            UndoRecord {
+                key: key.to_string(),
+                before,
+                after,
+                provider: None,
+            },
+        )?;
         let now = Install::read(&inst.dir);
         self.follow_runtime();
         Ok(self.change(key, previous, &now, &file))
@@ -412,6 +416,20 @@ impl Console {
                 ),
             ));
         }
+        if let Some(row) = &last.provider {
+            // Both halves are checked before either is put back.
+            if !crate::local_embeddings::row_is_as_left(row) {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "the {} row of the providers table changed since the console wrote it; \
+                         undo it by hand",
+                        row.name
+                    ),
+                ));
+            }
+            crate::local_embeddings::undo_row(row)?;
+        }
         let previous = Some(inst.config.value(&last.key).to_string());
         write_keeping_mode(&file, &last.before)?;
         write_json(&undo_path, &undo)?;
@@ -422,11 +440,23 @@ impl Console {
             .find(|k| **k == last.key)
             .copied()
             .unwrap_or(rc::BACKEND);
-        Ok(self.change(key, previous, &now, &file))
+        let mut change = self.change(key, previous, &now, &file);
+        if let Some(row) = &last.provider {
+            change.message.push_str(&format!(
+                "; the {} row of the providers table is {}",
+                row.name,
+                if row.before.is_some() {
+                    "as it was again"
+                } else {
+                    "removed"
+                }
+            ));
+        }
+        Ok(change)
     }
 
     /// The console's services follow the runtime's new configuration (backend, database).
-    fn follow_runtime(&self) {
+    pub(crate) fn follow_runtime(&self) {
         let rt = self.services();
         let file = crate::settings_file::SettingsFile {
             settings: rt.settings.clone(),
@@ -541,7 +571,7 @@ fn provider_names(inst: &Install) -> Vec<String> {
 
 /// The key's path in the file as the file spells it (`topK` stays `topK`); kebab case for the
 /// parts it does not have yet.
-fn yaml_path(text: &str, key: &str) -> Vec<String> {
+pub(crate) fn yaml_path(text: &str, key: &str) -> Vec<String> {
     let doc: Option<serde_yaml_ng::Value> = serde_yaml_ng::from_str(text).ok();
     let mut cur = doc.as_ref();
     key.split('.')
@@ -565,6 +595,16 @@ fn yaml_path(text: &str, key: &str) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// Records a change for undo (the last `UNDO_DEPTH` are kept).
+pub(crate) fn push_undo(console: &Console, inst: &Install, record: UndoRecord) -> ApiResult<()> {
+    let undo_path = state_path(console, &inst.dir, "undo");
+    let mut undo: Vec<UndoRecord> = read_json(&undo_path).unwrap_or_default();
+    undo.push(record);
+    let excess = undo.len().saturating_sub(UNDO_DEPTH);
+    undo.drain(..excess);
+    write_json(&undo_path, &undo)
 }
 
 fn write_keeping_mode(path: &Path, text: &str) -> ApiResult<()> {

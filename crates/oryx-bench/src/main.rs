@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod curation;
+mod endpoint;
 mod gen;
 mod health;
 mod portable;
@@ -103,13 +104,14 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 9] = [
+    let groups: [(&str, Group); 10] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
         ("agents", Bench::agents),
         ("concurrent", Bench::concurrent),
         ("recall", Bench::recall),
+        ("endpoint", Bench::endpoint),
         ("curation", Bench::curation),
         ("health", Bench::health),
         ("portable", Bench::portable),

@@ -540,6 +540,22 @@ pub(crate) enum RuntimeCmd {
     /// memory.recall.top-k, memory.recall.weight.<semantic|keyword|recency>,
     /// embedding.provider or embedding.model
     Set { key: String, value: String },
-    /// Put back config/application.yml as it was before the last `runtime set`
+    /// Put back config/application.yml as it was before the last `runtime set` or
+    /// `runtime use-local-embeddings` (and the providers row that one wrote)
     Undo,
+    /// Make the console's offline embeddings (`oryx serve`'s POST /v1/embeddings) the runtime's
+    /// embedding provider: a providers row `oryx-local` and embedding.provider/model in
+    /// config/application.yml, applied at the runtime's next start
+    UseLocalEmbeddings {
+        /// The console's address as the runtime reaches it
+        #[arg(long, default_value = oryx_api::local_embeddings::DEFAULT_URL)]
+        url: String,
+        /// The `--token` of `oryx serve`, written as the provider's API key (default: the row's
+        /// key, else a placeholder a server without a token accepts)
+        #[arg(long, env = "ORYX_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// Only show what would change
+        #[arg(long)]
+        dry_run: bool,
+    },
 }

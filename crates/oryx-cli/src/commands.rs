@@ -123,6 +123,20 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                 json,
             ),
             Some(RuntimeCmd::Undo) => render::runtime_change(&console.undo_runtime_value()?, json),
+            Some(RuntimeCmd::UseLocalEmbeddings {
+                url,
+                token,
+                dry_run,
+            }) => render::local_embeddings(
+                &console.use_local_embeddings(
+                    &oryx_api::local_embeddings::UseLocalEmbeddingsArgs {
+                        url: Some(url),
+                        api_key: token,
+                        dry_run,
+                    },
+                )?,
+                json,
+            ),
         },
         Command::Index(cmd) => match cmd {
             IndexCmd::Status => render::index_status(&console.index_status()?, json),

@@ -852,6 +852,59 @@ pub fn runtime_change(c: &oryx_api::runtime::RuntimeChange, json: bool) {
     println!("{}", c.message);
 }
 
+pub fn local_embeddings(p: &oryx_api::local_embeddings::LocalEmbeddingsPlan, json: bool) {
+    if json {
+        return print_json(p);
+    }
+    if p.blocked.is_some() {
+        println!("{}", p.message);
+        return;
+    }
+    let head = if p.applied { "" } else { "(dry run) " };
+    println!("{head}{}", p.message);
+    let row = |r: &oryx_api::local_embeddings::ProviderRowDto| {
+        format!(
+            "name={} base_url={} api_key={}",
+            r.name,
+            r.base_url.as_deref().unwrap_or(""),
+            r.api_key
+        )
+    };
+    println!("providers row ({}):", p.row_action);
+    if let Some(b) = &p.row_before {
+        println!("  - {}", row(b));
+    }
+    println!(
+        "  + {} (api key: {})",
+        row(&p.row_after),
+        match p.api_key_from.as_str() {
+            "given" => "the server's token",
+            "kept" => "the row's key, kept",
+            _ => "a placeholder, not a secret",
+        }
+    );
+    if let Some(f) = &p.config {
+        println!("{f}:");
+    }
+    for l in &p.lines_before {
+        println!("  - {l}");
+    }
+    for l in &p.lines_after {
+        println!("  + {l}");
+    }
+    if p.lines_after.is_empty() && p.lines_before.is_empty() {
+        println!("  (unchanged)");
+    }
+    println!(
+        "memory_vectors rows of other models the runtime drops at its next start: {}",
+        p.vectors_dropped
+    );
+    println!("server: {}", p.server.detail);
+    for n in &p.notes {
+        println!("note: {n}");
+    }
+}
+
 fn backend_name(b: BackendDto) -> &'static str {
     match b {
         BackendDto::Markdown => "markdown",

@@ -10,6 +10,7 @@ mod allocator;
 mod auth;
 mod compat;
 mod connections;
+mod embeddings;
 mod envelope;
 mod events;
 mod host_guard;
@@ -116,6 +117,7 @@ pub(crate) fn router(
         .merge(ops::routes())
         .merge(events::routes())
         .merge(transfer::routes())
+        .merge(embeddings::routes())
         .route(
             "/api/v1/openapi.json",
             axum::routing::get(openapi::document),

@@ -85,6 +85,7 @@ pub async fn document() -> Json<Value> {
         entry[*method] = operation(method, path, summary);
     }
     paths.extend(super::ops::openapi_paths());
+    paths.extend(super::embeddings::openapi_paths());
     Json(json!({
         "openapi": "3.0.3",
         "info": {"title": "OryxOS Memory Console", "version": env!("CARGO_PKG_VERSION")},

@@ -189,6 +189,8 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("set_runtime_value", json!({"key": "server.port", "value": "1"})),
         ("set_runtime_value", json!({"key": "memory.backend", "value": "redis"})),
         ("undo_runtime_value", json!({})),
+        ("use_local_embeddings", json!({"url": "http://127.0.0.1:9", "dry_run": true})),
+        ("use_local_embeddings", json!({"url": "not a url"})),
         ("inspect_root", json!({"path": root.display().to_string()})),
         ("inspect_root", json!({"path": "relative/path"})),
         ("test_mem0", stored.clone()),

@@ -59,6 +59,7 @@ export type MemoryViewDto = B.MemoryViewDto_Serialize;
 export type MessageDto = B.MessageDto_Serialize;
 export type MigrateRequest = B.MigrateRequest_Serialize;
 export type RuntimeChange = B.RuntimeChange_Serialize;
+export type LocalEmbeddingsPlan = B.LocalEmbeddingsPlan_Serialize;
 export type RuntimeInfo = B.RuntimeInfo_Serialize;
 export type MigrationProgress = B.MigrationProgress;
 export type MigrationReport = B.MigrationReport_Serialize;

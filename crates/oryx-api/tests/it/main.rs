@@ -7,3 +7,4 @@ mod auto_summary;
 mod damaged_files;
 mod events;
 mod health_paths;
+mod local_embeddings;

@@ -13,6 +13,7 @@ pub mod memory_vectors;
 pub mod mock_embedding;
 pub mod notify;
 pub mod process;
+pub mod provider_rows;
 pub mod providers;
 pub mod recall;
 pub mod sandbox;

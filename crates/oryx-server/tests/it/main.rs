@@ -8,6 +8,7 @@ mod common;
 
 mod auth;
 mod cross_origin;
+mod embeddings;
 mod error_envelope;
 mod java_admin_routes;
 mod java_admin_runtime_data;

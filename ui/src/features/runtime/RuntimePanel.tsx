@@ -4,13 +4,14 @@
 // are changed here, in config/application.yml, one at a time and undoably.
 import { useState } from "react";
 
-import type { RuntimeChange, RuntimeInfo } from "../../backend/types";
+import type { LocalEmbeddingsPlan, RuntimeChange, RuntimeInfo } from "../../backend/types";
 import { FieldError } from "../../components/FieldError";
 import { Icon } from "../../components/Icon";
 import { Loadable } from "../../components/States";
 import { Toast } from "../../components/Toast";
 import { useI18n, type MessageKey } from "../../i18n";
 import { useOp, useOpMutation } from "../../queries/ops";
+import { LocalEmbeddingsDialog } from "./LocalEmbeddingsDialog";
 import "./runtime.css";
 
 type Row = { key: string; value: string; settable: boolean };
@@ -65,8 +66,21 @@ function BareRoot({ info }: { info: RuntimeInfo }) {
   );
 }
 
+/** What the panel's toast says: a value written (undoable), or undone. */
+type Notice = { id: number; text: string; restart: boolean; undoable: boolean };
+
 function InstallView({ info, compact }: { info: RuntimeInfo; compact: boolean }) {
   const { t } = useI18n();
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const [localOpen, setLocalOpen] = useState(false);
+  const undo = useOpMutation("undo_runtime_value", {
+    onSuccess: (c) => setNotice({ id: Date.now(), text: changeText(t, c, true), restart: c.restartNeeded, undoable: false }),
+  });
+  const onChanged = (c: RuntimeChange) => setNotice({ id: Date.now(), text: changeText(t, c, false), restart: c.restartNeeded, undoable: true });
+  const onLocal = (p: LocalEmbeddingsPlan) => {
+    setLocalOpen(false);
+    if (p.applied) setNotice({ id: Date.now(), text: t("runtime.local.applied", { provider: p.provider, url: p.url }), restart: p.restartNeeded, undoable: true });
+  };
   return (
     <div className="runtime-install" data-testid="runtime-install" data-backend={info.backend}>
       <div className="runtime-facts">
@@ -114,17 +128,38 @@ function InstallView({ info, compact }: { info: RuntimeInfo; compact: boolean })
           ))}
         </ul>
       ) : null}
-      <ValuesTable info={info} compact={compact} />
+      <ValuesTable info={info} compact={compact} onChanged={onChanged} />
+      {compact || !info.configExists ? null : (
+        <div className="runtime-local-action">
+          <button type="button" className="btn btn-small" onClick={() => setLocalOpen(true)} data-testid="runtime-use-local-embeddings">
+            {t("runtime.local.button")}
+          </button>
+          <span className="field-hint">{t("runtime.local.hint")}</span>
+        </div>
+      )}
       {compact ? null : <Providers info={info} />}
+      {localOpen ? <LocalEmbeddingsDialog onClose={() => setLocalOpen(false)} onApplied={onLocal} /> : null}
+      {notice ? (
+        <Toast
+          id={notice.id}
+          onClose={() => setNotice(null)}
+          detail={notice.restart ? t("runtime.restart") : undefined}
+          action={notice.undoable ? { label: t("toast.undoBtn"), onClick: () => undo.mutate({}), testId: "runtime-undo" } : undefined}
+        >
+          {notice.text}
+        </Toast>
+      ) : null}
     </div>
   );
 }
 
-function ValuesTable({ info, compact }: { info: RuntimeInfo; compact: boolean }) {
+function changeText(t: ReturnType<typeof useI18n>["t"], c: RuntimeChange, undone: boolean): string {
+  return t(undone ? "runtime.undone" : "runtime.saved", { key: c.key, value: c.value || "∅", file: c.file });
+}
+
+function ValuesTable({ info, compact, onChanged }: { info: RuntimeInfo; compact: boolean; onChanged: (c: RuntimeChange) => void }) {
   const { t } = useI18n();
   const [editing, setEditing] = useState<string | null>(null);
-  const [toast, setToast] = useState<{ id: number; change: RuntimeChange; undone?: boolean } | null>(null);
-  const undo = useOpMutation("undo_runtime_value", { onSuccess: (c) => setToast({ id: Date.now(), change: c, undone: true }) });
   const shown = compact ? rows(info).slice(0, 5) : rows(info);
   return (
     <>
@@ -145,7 +180,7 @@ function ValuesTable({ info, compact }: { info: RuntimeInfo; compact: boolean })
               </th>
               <td className="mono wrap" data-testid="value">
                 {editing === r.key ? (
-                  <EditValue row={r} onDone={(c) => { setEditing(null); if (c) setToast({ id: Date.now(), change: c }); }} />
+                  <EditValue row={r} onDone={(c) => { setEditing(null); if (c) onChanged(c); }} />
                 ) : r.value === "" ? (
                   <span className="muted">{t("runtime.unset")}</span>
                 ) : (
@@ -166,16 +201,6 @@ function ValuesTable({ info, compact }: { info: RuntimeInfo; compact: boolean })
           ))}
         </tbody>
       </table>
-      {toast ? (
-        <Toast
-          id={toast.id}
-          onClose={() => setToast(null)}
-          detail={toast.change.restartNeeded ? t("runtime.restart") : undefined}
-          action={toast.undone ? undefined : { label: t("toast.undoBtn"), onClick: () => undo.mutate({}), testId: "runtime-undo" }}
-        >
-          {t(toast.undone ? "runtime.undone" : "runtime.saved", { key: toast.change.key, value: toast.change.value || "∅", file: toast.change.file })}
-        </Toast>
-      ) : null}
     </>
   );
 }
