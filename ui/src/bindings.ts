@@ -170,6 +170,116 @@ export type AgentMapDto = {
 	to: string,
 };
 
+export type AgentRecallArgs = AgentRecallArgs_Serialize | AgentRecallArgs_Deserialize;
+
+export type AgentRecallArgs_Deserialize = {
+	agent?: string | null,
+	keyword: string,
+	/**  Settings to try instead of the runtime's (nothing is saved). */
+	trial?: RecallSettingsDto | null,
+};
+
+export type AgentRecallArgs_Serialize = {
+	agent: string | null,
+	keyword: string,
+	/**  Settings to try instead of the runtime's (nothing is saved). */
+	trial: RecallSettingsDto | null,
+};
+
+export type AgentRecallDto = AgentRecallDto_Serialize | AgentRecallDto_Deserialize;
+
+export type AgentRecallDto_Deserialize = {
+	agent?: string | null,
+	keyword: string,
+	engine: RecallEngineDto,
+	/**  Why the semantic route failed: the answer ends with the runtime's notice. */
+	degraded?: string | null,
+	/**  The tool's result, byte for byte. */
+	text: string,
+	results: AgentRecalledDto_Deserialize[],
+	/**  Ranked just below the top k. */
+	near_misses: AgentRecalledDto_Deserialize[],
+	/**  The settings this answer ran with, and the runtime's own. */
+	settings: RecallSettingsDto,
+	configured: RecallSettingsDto,
+	trial: boolean,
+	/**  The runtime would refuse its configured settings (not a number). */
+	settings_problem?: string | null,
+	embedding: EmbeddingStateDto_Deserialize,
+	/**  Vector rows of the agent, those the semantic route could use, the query's dimension. */
+	vector_rows: number,
+	usable_rows: number,
+	query_dim?: number | null,
+	/**  Archival entries the routes ranked. */
+	entries: number,
+	/**
+	 *  No runtime reads this root: `text` is the console's own tool path's answer (the recall
+	 *  mode in Settings), with no explanation.
+	 */
+	bare_root: boolean,
+};
+
+export type AgentRecallDto_Serialize = {
+	agent: string | null,
+	keyword: string,
+	engine: RecallEngineDto,
+	/**  Why the semantic route failed: the answer ends with the runtime's notice. */
+	degraded: string | null,
+	/**  The tool's result, byte for byte. */
+	text: string,
+	results: AgentRecalledDto_Serialize[],
+	/**  Ranked just below the top k. */
+	near_misses: AgentRecalledDto_Serialize[],
+	/**  The settings this answer ran with, and the runtime's own. */
+	settings: RecallSettingsDto,
+	configured: RecallSettingsDto,
+	trial: boolean,
+	/**  The runtime would refuse its configured settings (not a number). */
+	settings_problem: string | null,
+	embedding: EmbeddingStateDto_Serialize,
+	/**  Vector rows of the agent, those the semantic route could use, the query's dimension. */
+	vector_rows: number,
+	usable_rows: number,
+	query_dim: number | null,
+	/**  Archival entries the routes ranked. */
+	entries: number,
+	/**
+	 *  No runtime reads this root: `text` is the console's own tool path's answer (the recall
+	 *  mode in Settings), with no explanation.
+	 */
+	bare_root: boolean,
+};
+
+export type AgentRecalledDto = AgentRecalledDto_Serialize | AgentRecalledDto_Deserialize;
+
+export type AgentRecalledDto_Deserialize = {
+	/**
+	 *  The console's id of the entry (absent when no entry shows this text, e.g. a line the
+	 *  console does not read as an entry).
+	 */
+	id?: string | null,
+	/**  The text the agent gets. */
+	content: string,
+	timestamp?: string | null,
+	/**  The fused score (absent for a keyword answer). */
+	score?: number | null,
+	routes: RecallRoutesDto_Deserialize,
+};
+
+export type AgentRecalledDto_Serialize = {
+	/**
+	 *  The console's id of the entry (absent when no entry shows this text, e.g. a line the
+	 *  console does not read as an entry).
+	 */
+	id: string | null,
+	/**  The text the agent gets. */
+	content: string,
+	timestamp: string | null,
+	/**  The fused score (absent for a keyword answer). */
+	score: number | null,
+	routes: RecallRoutesDto_Serialize,
+};
+
 export type AgentSummary = AgentSummary_Serialize | AgentSummary_Deserialize;
 
 export type AgentSummary_Deserialize = {
@@ -866,6 +976,31 @@ export type EmbeddingDto = {
 	model: string,
 };
 
+/**  The embedding provider as the runtime sees it. */
+export type EmbeddingStateDto = EmbeddingStateDto_Serialize | EmbeddingStateDto_Deserialize;
+
+/**  The embedding provider as the runtime sees it. */
+export type EmbeddingStateDto_Deserialize = {
+	/**  `off`, `ready` or `broken`. */
+	state: string,
+	provider: string,
+	/**  `provider/model` of the vectors it makes. */
+	model?: string | null,
+	/**  Why it cannot be built (`broken`). */
+	reason?: string | null,
+};
+
+/**  The embedding provider as the runtime sees it. */
+export type EmbeddingStateDto_Serialize = {
+	/**  `off`, `ready` or `broken`. */
+	state: string,
+	provider: string,
+	/**  `provider/model` of the vectors it makes. */
+	model: string | null,
+	/**  Why it cannot be built (`broken`). */
+	reason: string | null,
+};
+
 /**  Whether the console's endpoint answered at the URL just now. */
 export type EndpointProbeDto = {
 	/**  The address asked (`GET …/v1/models`, as the runtime would build the path). */
@@ -1382,6 +1517,12 @@ export type InvocationsArgs_Serialize = {
 /**  An operation's arguments or result as JSON; their exact types are in `Operations`. */
 export type Json = unknown;
 
+export type KeywordPlaceDto = {
+	rank: number,
+	/**  Lines that hit (a text saved twice counts twice). */
+	hits: number,
+};
+
 export type LanguageDto = "system" | "zh" | "en";
 
 export type LocalEmbeddingsPlan = LocalEmbeddingsPlan_Serialize | LocalEmbeddingsPlan_Deserialize;
@@ -1889,6 +2030,7 @@ export type Operations_Deserialize = {
 	prompt_composition: Signature<PromptCompositionArgs_Deserialize, SessionPromptDto_Deserialize[]>,
 	propose_summary: Signature<ProposeSummaryArgs_Deserialize, SummaryProposalDto_Deserialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Deserialize, ChangeDto_Deserialize>,
+	agent_recall: Signature<AgentRecallArgs_Deserialize, AgentRecallDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	index_build: Signature<NoArgs, IndexJobDto_Deserialize | null>,
@@ -1967,6 +2109,7 @@ export type Operations_Serialize = {
 	prompt_composition: Signature<PromptCompositionArgs_Serialize, SessionPromptDto_Serialize[]>,
 	propose_summary: Signature<ProposeSummaryArgs_Serialize, SummaryProposalDto_Serialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Serialize, ChangeDto_Serialize>,
+	agent_recall: Signature<AgentRecallArgs_Serialize, AgentRecallDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
 	index_build: Signature<NoArgs, IndexJobDto_Serialize | null>,
@@ -2372,6 +2515,15 @@ export type RecallDto_Serialize = {
 	weights: WeightsDto_Serialize,
 };
 
+/**  Which engine answered. */
+export type RecallEngineDto = 
+/**  Three routes fused (an embedding provider is configured). */
+"fusion" | 
+/**  The store's keyword search (no embedding provider, or no runtime). */
+"keyword" | 
+/**  The store's own search (mem0). */
+"delegated";
+
 export type RecallModeDto = "keyword" | "semantic" | "hybrid";
 
 export type RecallResult = RecallResult_Serialize | RecallResult_Deserialize;
@@ -2406,6 +2558,35 @@ export type RecallResult_Serialize = {
 	text: string,
 };
 
+/**  Each route's place for one entry and what it added to the fused score. */
+export type RecallRoutesDto = RecallRoutesDto_Serialize | RecallRoutesDto_Deserialize;
+
+/**  Each route's place for one entry and what it added to the fused score. */
+export type RecallRoutesDto_Deserialize = {
+	semantic?: SemanticPlaceDto | null,
+	keyword?: KeywordPlaceDto | null,
+	recency?: RecencyPlaceDto | null,
+	/**  Weighted contributions: semantic, keyword, recency. */
+	contributions: (number | null)[],
+};
+
+/**  Each route's place for one entry and what it added to the fused score. */
+export type RecallRoutesDto_Serialize = {
+	semantic: SemanticPlaceDto | null,
+	keyword: KeywordPlaceDto | null,
+	recency: RecencyPlaceDto | null,
+	/**  Weighted contributions: semantic, keyword, recency. */
+	contributions: (number | null)[],
+};
+
+/**  The fusion's settings: the route weights and how many entries are kept. */
+export type RecallSettingsDto = {
+	semantic: number | null,
+	keyword: number | null,
+	recency: number | null,
+	topK: number,
+};
+
 /**  One recalled entry with where it lives and how well it matched. */
 export type RecalledDto = RecalledDto_Serialize | RecalledDto_Deserialize;
 
@@ -2437,6 +2618,10 @@ export type RecalledDto_Serialize = {
 	scope: ScopeDto,
 	/**  Cosine similarity (plus the keyword bonus in hybrid mode); `None` in keyword mode. */
 	score: number | null,
+};
+
+export type RecencyPlaceDto = {
+	rank: number,
 };
 
 /**  Why the runtime skips an agent folder. Serialised snake_case; the UI has a sentence for each. */
@@ -2826,6 +3011,12 @@ export type SelectionArgs_Deserialize = {
 export type SelectionArgs_Serialize = {
 	agent: string | null,
 	entries: EntryRef_Serialize[],
+};
+
+export type SemanticPlaceDto = {
+	rank: number,
+	/**  Cosine similarity to the query. */
+	score: number | null,
 };
 
 /**  What a server at an address is, learnt without sending any token. */
@@ -3599,6 +3790,7 @@ export const OP_READS = {
 	prompt_composition: { memory: "agent+global", agents: "*", sessions: "*" },
 	propose_summary: { memory: "agent", sessions: "*" },
 	apply_summary: {},
+	agent_recall: { memory: "agent", sessions: "*" },
 	recall_memory: { memory: "agent", sessions: "*" },
 	index_status: { memory: "*", sessions: "*" },
 	index_build: {},

@@ -155,7 +155,8 @@ pub struct AgentRecallDto {
     pub query_dim: Option<u32>,
     /// Archival entries the routes ranked.
     pub entries: u32,
-    /// No runtime reads this root: the answer is the store's keyword search.
+    /// No runtime reads this root: `text` is the console's own tool path's answer (the recall
+    /// mode in Settings), with no explanation.
     pub bare_root: bool,
 }
 
@@ -298,16 +299,19 @@ impl Console {
             {
                 Some(r) => (r, false),
                 None => {
-                    // No runtime reads this root: what a runtime without an embedding provider
-                    // would answer.
-                    let answer = engine::recall(
-                        rt.memory.store().as_ref(),
-                        &owner,
-                        keyword,
-                        Settings::default(),
-                        &Configured::Off,
-                        std::path::Path::new(""),
-                    )?;
+                    // No runtime reads this root: the console's own tool path answers (the
+                    // recall mode in Settings), without an explanation.
+                    let (text, _) = rt.memory.recall_answer(&owner, keyword)?;
+                    let answer = engine::Answer {
+                        engine: engine::Engine::Keyword,
+                        degraded: None,
+                        results: Vec::new(),
+                        near_misses: Vec::new(),
+                        settings: Settings::default(),
+                        semantic: Default::default(),
+                        entries: 0,
+                        text,
+                    };
                     (
                         oryx_core::memory::service::RuntimeRecall {
                             answer,

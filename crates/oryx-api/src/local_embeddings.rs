@@ -583,3 +583,9 @@ mod tests {
         assert!(checked_url("ftp://h").is_err());
     }
 }
+
+/// The offline model the server's `/v1/embeddings` answers with (hosts reach the core through
+/// this crate only).
+pub mod model {
+    pub use oryx_core::embed::{default_model_dir, EmbedError, EmbedderSlot, DIM, MODEL_ID};
+}

@@ -17,7 +17,9 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use oryx_core::embed::{default_model_dir, EmbedError, EmbedderSlot, DIM, MODEL_ID};
+use oryx_api::local_embeddings::model::{
+    default_model_dir, EmbedError, EmbedderSlot, DIM, MODEL_ID,
+};
 use serde::Serialize;
 use serde_json::{json, Value};
 

@@ -150,6 +150,15 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
             json!({"agent": "assistant", "scope": "archival", "content": "parity\ncheck"}),
         ),
         ("recall_memory", json!({"agent": "assistant", "keyword": "parity"})),
+        ("agent_recall", json!({"agent": "assistant", "keyword": "parity"})),
+        (
+            "agent_recall",
+            json!({"agent": "assistant", "keyword": "parity", "trial": {"semantic": 3, "keyword": 1, "recency": 0.5, "topK": 2}}),
+        ),
+        (
+            "agent_recall",
+            json!({"agent": "assistant", "keyword": "x", "trial": {"semantic": 1, "keyword": 1, "recency": 1, "topK": -1}}),
+        ),
         (
             "recall_memory",
             json!({"agent": "assistant", "keyword": "用户喜欢什么样的回答风格", "mode": "semantic", "limit": 3}),

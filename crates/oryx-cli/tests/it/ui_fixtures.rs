@@ -35,6 +35,8 @@ struct State {
     parent: Option<String>,
     via: Option<(String, Value)>,
     demo: bool,
+    /// The demo as an OryxOS install (its database and configuration beside the root).
+    install: bool,
     configured: bool,
     language: String,
     serve_args: Vec<String>,
@@ -76,6 +78,7 @@ fn parse_script(v: &Value) -> Vec<State> {
             parent: s["parent"].as_str().map(str::to_string),
             via: s.get("via").map(call_of),
             demo: s["demo"].as_bool().unwrap_or(true),
+            install: s["install"].as_bool().unwrap_or(false),
             configured: s["configured"].as_bool().unwrap_or(true),
             language: s["language"].as_str().unwrap_or("en").to_string(),
             serve_args: s["serve_args"]
@@ -402,14 +405,25 @@ fn record_state(states: &BTreeMap<String, State>, state: &State) -> Value {
     let chain = ancestors(states, state);
     let first = chain[0];
     let place = Place::new();
-    write_team_root(&place.home);
+    // An install's demo needs an empty folder: the team root comes after it.
+    if !first.install {
+        write_team_root(&place.home);
+    }
     if first.demo {
+        let root = place.root();
         let out = common::oryx(&place.config)
             .env("TZ", "UTC")
-            .args(["demo", "--bare", place.root().to_str().unwrap()])
+            .args(if first.install {
+                vec!["demo", place.home.to_str().unwrap()]
+            } else {
+                vec!["demo", "--bare", root.to_str().unwrap()]
+            })
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
+    }
+    if first.install {
+        write_team_root(&place.home);
     }
     let root = place.root();
     for (rel, text) in &first.files {

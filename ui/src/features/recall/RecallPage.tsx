@@ -7,6 +7,7 @@ import { useI18n } from "../../i18n";
 import { useSettings } from "../../queries/hooks";
 import { useOp } from "../../queries/ops";
 import { href, replaceRoute, type RecallFilter, type Route } from "../../router";
+import { AgentAnswer } from "./AgentAnswer";
 import { MODES, useIndexStatus, useRecallIn } from "./hooks";
 import { PastConversations } from "./Episodic";
 import { IndexPanel } from "./IndexPanel";
@@ -28,6 +29,8 @@ export function RecallPage({ filter }: { filter: RecallFilter }) {
   }, [q]);
   const go = (change: RecallFilter) => replaceRoute({ page: "recall", agent: filter.agent, q: filter.q, ...change });
   const configured = settings.data?.settings;
+  // On an install the agents' recall is the runtime's (above); the columns are the console's own.
+  const install = useOp("runtime_info", {}).data?.kind === "install";
   const known = agents.data?.agents.map((a) => a.name) ?? [];
 
   return (
@@ -71,7 +74,14 @@ export function RecallPage({ filter }: { filter: RecallFilter }) {
           {t("recall.run")} <kbd>Enter</kbd>
         </button>
       </form>
-      {configured ? (
+      <AgentAnswer agent={agent} q={q} />
+      {install ? (
+        <div className="recall-console-head" data-testid="recall-console-head">
+          <h2>{t("recall.console.title")}</h2>
+          <span className="muted">{t("recall.console.hint")}</span>
+        </div>
+      ) : null}
+      {configured && !install ? (
         <div className="recall-config" data-testid="recall-configured-mode">
           <Icon name="tool" size={14} />
           <span>
@@ -85,7 +95,7 @@ export function RecallPage({ filter }: { filter: RecallFilter }) {
       ) : null}
       <div className="recall-grid" data-testid="recall-columns">
         {MODES.map((mode) => (
-          <RecallColumn key={mode} agent={agent} q={q} mode={mode} configured={configured?.recall_mode === mode} />
+          <RecallColumn key={mode} agent={agent} q={q} mode={mode} configured={!install && configured?.recall_mode === mode} />
         ))}
       </div>
       {agent ? <PastConversations agent={agent} q={q} /> : null}
