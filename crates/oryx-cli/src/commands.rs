@@ -319,7 +319,8 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
                 let r = console.agent_recall(agent.as_deref(), &keyword, None)?;
                 // A bare root has no runtime: without a mode it recalls as Settings say.
                 if !(r.bare_root && mode.is_none()) {
-                    return Ok(render::agent_recall(&r, json));
+                    render::agent_recall(&r, json);
+                    return Ok(());
                 }
             }
             let mode = mode.and_then(|m| match m {
