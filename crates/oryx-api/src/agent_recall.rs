@@ -209,7 +209,6 @@ impl Ids {
     }
 
     fn dto(&self, r: &Recalled) -> AgentRecalledDto {
-        let rank = u;
         AgentRecalledDto {
             id: self
                 .by_text
@@ -221,14 +220,14 @@ impl Ids {
             score: r.score,
             routes: RecallRoutesDto {
                 semantic: r.routes.semantic.map(|s| SemanticPlaceDto {
-                    rank: rank(s.rank),
+                    rank: u(s.rank),
                     score: s.score,
                 }),
                 keyword: r.routes.keyword.map(|k| KeywordPlaceDto {
-                    rank: rank(k.rank),
+                    rank: u(k.rank),
                     hits: u(k.hits),
                 }),
-                recency: r.routes.recency.map(|r| RecencyPlaceDto { rank: rank(r) }),
+                recency: r.routes.recency.map(|r| RecencyPlaceDto { rank: u(r) }),
                 contributions: r.routes.contributions.to_vec(),
             },
         }
@@ -255,7 +254,9 @@ impl Console {
                 Some(mem0) => mem0.agent_recall(&owner, keyword)?,
                 None => Vec::new(),
             };
-            let text = engine::tool_text(&hits.iter().map(String::as_str).collect::<Vec<_>>());
+            let text = oryx_core::memory::service::recall_lines_text(
+                &hits.iter().map(String::as_str).collect::<Vec<_>>(),
+            );
             let results = hits
                 .iter()
                 .map(|h| AgentRecalledDto {
@@ -291,7 +292,6 @@ impl Console {
                 bare_root: rt.memory.runtime_source().is_none(),
             });
         }
-        let ids = Ids::of(self, &owner);
         let (recall, bare_root) =
             match rt
                 .memory
@@ -324,6 +324,13 @@ impl Console {
                 }
             };
         let a = &recall.answer;
+        // The console's ids cost a read of every entry: only when there is something to name.
+        let ids = match a.results.is_empty() && a.near_misses.is_empty() {
+            true => Ids {
+                by_text: Default::default(),
+            },
+            false => Ids::of(self, &owner),
+        };
         Ok(AgentRecallDto {
             agent,
             keyword: keyword.to_string(),

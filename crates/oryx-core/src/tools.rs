@@ -261,7 +261,8 @@ impl ToolExecutor {
                     // The runtime answers from mem0's own search, in mem0's order.
                     Some(mem0) => {
                         let hits = mem0.agent_recall(owner, &keyword).map_err(store_err)?;
-                        Ok((mem0_recall_text(&hits), None))
+                        let lines: Vec<&str> = hits.iter().map(String::as_str).collect();
+                        Ok((crate::memory::service::recall_lines_text(&lines), None))
                     }
                     None => self
                         .memory
@@ -271,15 +272,6 @@ impl ToolExecutor {
             }
             _ => unreachable!("unknown tools are answered above"),
         }
-    }
-}
-
-/// The runtime's answer: the items' texts one per line, or its "nothing found" sentence.
-fn mem0_recall_text(hits: &[String]) -> String {
-    if hits.is_empty() {
-        crate::memory::service::RECALL_EMPTY.to_string()
-    } else {
-        hits.join("\n")
     }
 }
 

@@ -366,13 +366,17 @@ impl MemoryService {
 
 /// Matching lines joined by `\n`, or the "nothing found" sentence the model expects.
 pub fn recall_result_text(hits: &[Entry]) -> String {
-    if hits.is_empty() {
-        return RECALL_EMPTY.to_string();
+    recall_lines_text(&hits.iter().map(|e| e.line.as_str()).collect::<Vec<_>>())
+}
+
+/// The recall_memory tool's result for the lines it found: joined by `\n`, or the "nothing
+/// found" sentence when there are none (every engine and store answers this way).
+pub fn recall_lines_text(lines: &[&str]) -> String {
+    if lines.is_empty() {
+        RECALL_EMPTY.to_string()
+    } else {
+        lines.join("\n")
     }
-    hits.iter()
-        .map(|e| e.line.as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The window `rule` cuts from a prompt's load, and the memory block it makes: from the raw

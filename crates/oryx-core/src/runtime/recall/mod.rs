@@ -27,7 +27,7 @@ use super::config::{self, RuntimeConfig};
 use super::embedder::Configured;
 use super::memory_vectors::{self, VectorRow};
 use crate::error::{CoreError, Result};
-use crate::memory::service::RECALL_EMPTY;
+use crate::memory::service::recall_lines_text;
 use crate::memory::{LongTermMemoryStore, RuntimeEntry};
 use crate::names::Owner;
 
@@ -87,7 +87,7 @@ fn parse_double(v: &str) -> Option<f64> {
     let t = v.trim_matches(|c: char| c <= ' ');
     let t = t
         .strip_suffix(['d', 'D', 'f', 'F'])
-        .filter(|s| !s.is_empty() && !s.ends_with(['.', 'e', 'E']) || s.contains('.'))
+        .filter(|s| !s.is_empty())
         .unwrap_or(t);
     match t {
         "NaN" => Some(f64::NAN),
@@ -127,7 +127,7 @@ pub struct KeywordRank {
 }
 
 /// Where one answer came from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Routes {
     pub semantic: Option<SemanticRank>,
     pub keyword: Option<KeywordRank>,
@@ -175,15 +175,6 @@ pub struct Answer {
     pub entries: usize,
     /// The tool's result string, byte for byte.
     pub text: String,
-}
-
-/// The tool's result: the lines joined by newlines, or the "nothing found" sentence.
-pub fn tool_text(lines: &[&str]) -> String {
-    if lines.is_empty() {
-        RECALL_EMPTY.to_string()
-    } else {
-        lines.join("\n")
-    }
 }
 
 /// What the runtime configured by `cfg` answers `recall_memory` with for `owner`, reading its
@@ -251,7 +242,7 @@ fn keyword_answer(hits: Vec<String>, settings: Settings) -> Answer {
     Answer {
         engine: Engine::Keyword,
         degraded: None,
-        text: tool_text(&lines),
+        text: recall_lines_text(&lines),
         results,
         near_misses: Vec::new(),
         settings,
@@ -339,11 +330,15 @@ pub(crate) fn fused_answer(
 
     let (semantic_route, side, degraded) = match semantic(query) {
         Ok((rows, side)) => {
-            let hash_id: HashMap<String, usize> = unique
-                .iter()
-                .enumerate()
-                .map(|(id, e)| (memory_vectors::entry_hash(agent, &e.text), id))
-                .collect();
+            // Hashing every entry is only worth it when there are rows to match.
+            let hash_id: HashMap<String, usize> = match rows.is_empty() {
+                true => HashMap::new(),
+                false => unique
+                    .iter()
+                    .enumerate()
+                    .map(|(id, e)| (memory_vectors::entry_hash(agent, &e.text), id))
+                    .collect(),
+            };
             let mut route: Vec<Candidate> = rows
                 .iter()
                 .filter_map(|(h, score)| hash_id.get(h).map(|&id| Candidate { id, score: *score }))
@@ -355,59 +350,55 @@ pub(crate) fn fused_answer(
     };
 
     let fused = fuse(&settings.weights, &[&semantic_route, &keyword, &recency]);
-    let explain = |f: &Fused| -> Recalled {
-        let mut routes = Routes {
-            semantic: None,
-            keyword: None,
-            recency: None,
-            contributions: [0.0; 3],
-        };
-        for (rank, c) in semantic_route.iter().enumerate() {
-            if c.id == f.id {
-                routes.semantic = Some(SemanticRank {
-                    rank: rank + 1,
-                    score: c.score,
-                });
-                routes.contributions[0] += contribution(settings.weights[0], rank);
-            }
-        }
-        for (rank, c) in keyword.iter().enumerate() {
-            if c.id == f.id {
-                let k = routes.keyword.get_or_insert(KeywordRank {
-                    rank: rank + 1,
-                    hits: 0,
-                });
-                k.hits += 1;
-                routes.contributions[1] += contribution(settings.weights[1], rank);
-            }
-        }
-        if let Some(rank) = recency.iter().position(|c| c.id == f.id) {
-            routes.recency = Some(rank + 1);
-            routes.contributions[2] = contribution(settings.weights[2], rank);
-        }
-        Recalled {
-            text: unique[f.id].text.clone(),
-            time: unique[f.id].time,
-            score: Some(f.score),
-            routes,
-        }
-    };
     let keep = usize::try_from(settings.top_k)
         .unwrap_or(0)
         .min(fused.len());
-    let results: Vec<Recalled> = fused[..keep].iter().map(explain).collect();
-    let near_misses: Vec<Recalled> = fused[keep..]
-        .iter()
-        .take(NEAR_MISSES)
-        .map(explain)
-        .collect();
+    let shown = &fused[..(keep + NEAR_MISSES).min(fused.len())];
+    // Each shown entry's places, from one pass over every route.
+    let mut places: HashMap<usize, Routes> =
+        shown.iter().map(|f| (f.id, Routes::default())).collect();
+    for (rank, c) in semantic_route.iter().enumerate() {
+        if let Some(p) = places.get_mut(&c.id) {
+            p.semantic = Some(SemanticRank {
+                rank: rank + 1,
+                score: c.score,
+            });
+            p.contributions[0] += contribution(settings.weights[0], rank);
+        }
+    }
+    for (rank, c) in keyword.iter().enumerate() {
+        if let Some(p) = places.get_mut(&c.id) {
+            p.keyword
+                .get_or_insert(KeywordRank {
+                    rank: rank + 1,
+                    hits: 0,
+                })
+                .hits += 1;
+            p.contributions[1] += contribution(settings.weights[1], rank);
+        }
+    }
+    for (rank, c) in recency.iter().enumerate() {
+        if let Some(p) = places.get_mut(&c.id) {
+            p.recency = Some(rank + 1);
+            p.contributions[2] = contribution(settings.weights[2], rank);
+        }
+    }
+    let explain = |f: &Fused| Recalled {
+        text: unique[f.id].text.clone(),
+        time: unique[f.id].time,
+        score: Some(f.score),
+        routes: places.remove(&f.id).unwrap_or_default(),
+    };
+    let mut explained = shown.iter().map(explain);
+    let results: Vec<Recalled> = explained.by_ref().take(keep).collect();
+    let near_misses: Vec<Recalled> = explained.collect();
     let mut lines: Vec<&str> = results.iter().map(|r| r.text.as_str()).collect();
     if degraded.is_some() {
         lines.push(DEGRADED_NOTICE);
     }
     Answer {
         engine: Engine::Fusion,
-        text: tool_text(&lines),
+        text: recall_lines_text(&lines),
         degraded,
         results,
         near_misses,

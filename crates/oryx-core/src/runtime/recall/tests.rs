@@ -90,7 +90,7 @@ fn top_k_keeps_the_best_and_the_next_ones_are_near_misses() {
         "q",
         "x",
     );
-    assert_eq!(none.text, RECALL_EMPTY);
+    assert_eq!(none.text, crate::memory::service::RECALL_EMPTY);
 }
 
 #[test]
