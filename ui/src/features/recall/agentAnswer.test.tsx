@@ -14,8 +14,9 @@ describe("What the agent gets", () => {
     const answer = recordedResult("runtime_recall_mock", "agent_recall", { agent: "assistant", keyword: Q, trial: null }) as AgentRecallDto;
     expect(answer.engine).toBe("fusion");
     const card = await screen.findByTestId("agent-answer");
-    // First on the page: before the console's own search.
-    const head = screen.getByTestId("recall-console-head");
+    // First on the page: before the console's own search (shown once the root is known to be an
+    // install, which is another answer that may come later).
+    const head = await screen.findByTestId("recall-console-head");
     expect(card.compareDocumentPosition(head) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     expect(await within(card).findByTestId("agent-answer-engine")).toHaveAttribute("data-engine", "fusion");
     const rows = within(card).getAllByTestId("agent-answer-row");
