@@ -30,7 +30,9 @@ pub use open::{open_memory, open_store};
 pub use semantic::{RecallConfig, RecallMode, SemanticIndex};
 pub use service::{MemoryService, MemoryView, WindowStats};
 pub use sqlite::SqliteMemoryStore;
-pub use store::{Backend, EntryCounts, FileVersion, LongTermMemoryStore, Recalled, Stamp};
+pub use store::{
+    Backend, EntryCounts, FileVersion, LongTermMemoryStore, Recalled, RuntimeEntry, Stamp,
+};
 
 /// in parallel); new code names [`entry_id`].
 pub(crate) mod curate {

@@ -96,6 +96,15 @@ pub struct Recalled {
     pub score: Option<f32>,
 }
 
+/// An archival entry as the runtime's recall and vector index see it: the text it hashes and
+/// answers with (MEMORY.md: the raw line; sqlite: the row's content) and its time (`None`: the
+/// runtime could not read one; it counts as the oldest).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeEntry {
+    pub text: String,
+    pub time: Option<NaiveDateTime>,
+}
+
 /// Long-term memory storage. Content handed to `append` is already sanitised to one line.
 pub trait LongTermMemoryStore: Send + Sync {
     fn backend(&self) -> Backend;
@@ -191,6 +200,20 @@ pub trait LongTermMemoryStore: Send + Sync {
     fn holds(&self, owner: &Owner, change: &super::history::Change) -> Result<bool> {
         let _ = (owner, change);
         Ok(false)
+    }
+
+    /// Every archival entry in the runtime's order (written first, first), as the runtime's
+    /// recall reads them: stores the runtime reads override this.
+    fn runtime_archival(&self, owner: &Owner) -> Result<Vec<RuntimeEntry>> {
+        Ok(self
+            .load_all(owner)?
+            .archival
+            .into_iter()
+            .map(|e| RuntimeEntry {
+                text: e.content,
+                time: e.timestamp,
+            })
+            .collect())
     }
 
     /// Archival entries whose content contains `keyword`, case-insensitively, in stored order.

@@ -2,7 +2,59 @@
 //! SHA-256 over `agent|ARCHIVAL|content` (the same on every backend; only archival entries get
 //! rows) and the vector as little-endian `f32`s.
 
+use std::path::Path;
+
 use sha2::{Digest, Sha256};
+
+use crate::db;
+use crate::error::{DbContext, Result};
+
+/// One row of `memory_vectors`, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorRow {
+    pub entry_hash: String,
+    pub agent: String,
+    pub content: String,
+    pub embedding: Vec<u8>,
+    pub dim: i64,
+    pub model: String,
+}
+
+/// The rows of `agent` (`__global__` for the global memory) in the database at `db_path`;
+/// `None` when there is no database or it has no `memory_vectors` table (a runtime older than
+/// its semantic recall, or one that never started).
+pub fn rows(db_path: &Path, agent: &str) -> Result<Option<Vec<VectorRow>>> {
+    let Some(conn) = db::open_existing(db_path)? else {
+        return Ok(None);
+    };
+    if db::table_columns(&conn, "memory_vectors")
+        .at_db(db_path)?
+        .is_empty()
+    {
+        return Ok(None);
+    }
+    let mut stmt = conn
+        .prepare(
+            "SELECT entry_hash, agent_name, content, embedding, dim, embedding_model \
+             FROM memory_vectors WHERE agent_name = ?1 ORDER BY id",
+        )
+        .at_db(db_path)?;
+    let rows = stmt
+        .query_map([agent], |r| {
+            Ok(VectorRow {
+                entry_hash: r.get(0)?,
+                agent: r.get(1)?,
+                content: r.get(2)?,
+                embedding: r.get(3)?,
+                dim: r.get(4)?,
+                model: r.get(5)?,
+            })
+        })
+        .at_db(db_path)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .at_db(db_path)?;
+    Ok(Some(rows))
+}
 
 /// `entry_hash` of an archival entry of `agent` (`__global__` for the global memory): lower-case
 /// hex, as the runtime's `MemoryVectorIndex.entryHash` writes it.

@@ -4,6 +4,7 @@
 //! MCP servers).
 
 pub mod config;
+pub mod embedder;
 pub mod executions;
 pub mod install;
 pub mod knowledge;

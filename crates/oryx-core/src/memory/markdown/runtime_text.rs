@@ -11,6 +11,7 @@ use std::ops::Range;
 use crate::memory::entry::{is_runtime_space, trim_runtime, Entry, Scope};
 use crate::memory::format::{parse_entry, LineSpan, ARCHIVAL_HEADING, CORE_HEADING};
 use crate::memory::window::RawArchival;
+use crate::memory::RuntimeEntry;
 
 /// Whitespace of the runtime's heading pattern (`\s`, no flags).
 fn is_pattern_space(c: char) -> bool {
@@ -124,14 +125,71 @@ pub fn archival_text(text: &str) -> &str {
     section(text, &headings(text), Scope::Archival).map_or("", |r| &text[r])
 }
 
+/// The archival text's lines as the runtime splits them (at `\n`, `\r` and `\r\n`), blank
+/// ones left out, each as it stands.
+fn archival_lines(text: &str) -> impl Iterator<Item = &str> {
+    archival_text(text)
+        .split('\n')
+        .flat_map(|l| l.split('\r'))
+        .filter(|l| !trim_runtime(l).is_empty())
+}
+
+/// Every archival entry of a whole file as the runtime's recall and vector index read them.
+pub fn archival_entries(text: &str) -> Vec<RuntimeEntry> {
+    archival_lines(text)
+        .map(|l| RuntimeEntry {
+            text: l.to_string(),
+            time: entry_time(l),
+        })
+        .collect()
+}
+
+/// The time the runtime reads at the start of a line: `- [yyyy-MM-dd HH:mm]` with optional
+/// `:ss`, resolved as java.time's default (smart) resolver does: a day past the month's end is
+/// its last day, `24:00[:00]` is the next day's midnight, anything else out of range is no time.
+pub fn entry_time(line: &str) -> Option<chrono::NaiveDateTime> {
+    use chrono::{Datelike, Duration, NaiveDate, NaiveTime};
+    let rest = line.strip_prefix("- [")?;
+    let b = rest.as_bytes();
+    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
+        let s = b.get(r)?;
+        s.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| std::str::from_utf8(s).ok()?.parse().ok())?
+    };
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (hour, minute) = (digits(11..13)?, digits(14..16)?);
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || b.get(10) != Some(&b' ') {
+        return None;
+    }
+    if b.get(13) != Some(&b':') {
+        return None;
+    }
+    let (second, close) = match b.get(16) {
+        Some(b']') => (0, 16),
+        Some(b':') if b.get(19) == Some(&b']') => (digits(17..19)?, 19),
+        _ => return None,
+    };
+    debug_assert_eq!(b[close], b']');
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || minute > 59 || second > 59 {
+        return None;
+    }
+    let first = NaiveDate::from_ymd_opt(year as i32, month, 1)?;
+    let last_day = (first + chrono::Months::new(1) - Duration::days(1)).day();
+    let date = NaiveDate::from_ymd_opt(year as i32, month, day.min(last_day))?;
+    match hour {
+        0..=23 => Some(date.and_time(NaiveTime::from_hms_opt(hour, minute, second)?)),
+        24 if minute == 0 && second == 0 => Some((date + Duration::days(1)).and_hms_opt(0, 0, 0)?),
+        _ => None,
+    }
+}
+
 /// The runtime's keyword recall over a whole file: the archival text's non-blank lines (split
 /// at `\n`, `\r` and `\r\n`) whose lowercase holds the lowercased keyword, as they stand.
 pub fn recall(text: &str, keyword: &str) -> Vec<Entry> {
     let needle = keyword.to_lowercase();
-    archival_text(text)
-        .split('\n')
-        .flat_map(|l| l.split('\r'))
-        .filter(|l| !trim_runtime(l).is_empty() && l.to_lowercase().contains(&needle))
+    archival_lines(text)
+        .filter(|l| l.to_lowercase().contains(&needle))
         .map(|l| Entry {
             line: l.to_string(),
             ..parse_entry(l)
@@ -162,6 +220,68 @@ pub fn head_sections(head: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::{archival_entries, entry_time};
+
+    fn t(s: &str) -> Option<chrono::NaiveDateTime> {
+        chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").ok()
+    }
+
+    #[test]
+    fn entry_times_as_the_runtime_resolves_them() {
+        assert_eq!(
+            entry_time("- [2026-01-02 10:30] a"),
+            t("2026-01-02 10:30:00")
+        );
+        assert_eq!(
+            entry_time("- [2026-01-02 10:30:07] a"),
+            t("2026-01-02 10:30:07")
+        );
+        // A day past the month's end is its last day; 24:00 is the next midnight.
+        assert_eq!(
+            entry_time("- [2026-02-30 08:00] a"),
+            t("2026-02-28 08:00:00")
+        );
+        assert_eq!(
+            entry_time("- [2024-02-31 08:00] a"),
+            t("2024-02-29 08:00:00")
+        );
+        assert_eq!(
+            entry_time("- [2026-04-31 24:00] a"),
+            t("2026-05-01 00:00:00")
+        );
+        for none in [
+            "- [2026-13-01 10:00] a",
+            "- [2026-01-32 10:00] a",
+            "- [2026-01-02 24:01] a",
+            "- [2026-01-02 10:60] a",
+            "- [2026-01-02 10:30:5] a",
+            "- [2026-01-02T10:30] a",
+            "-  [2026-01-02 10:30] a",
+            " - [2026-01-02 10:30] a",
+            "[2026-01-02 10:30] a",
+            "- [2026-01-02 10:30",
+        ] {
+            assert_eq!(entry_time(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn archival_entries_are_the_non_blank_lines_as_they_stand() {
+        let text = "## 核心记忆\n- core\n## 归档记忆\n- [2026-01-02 10:30] one  \r\n\n   \nplain line\r- [2026-01-03 09:00:01] two";
+        let got = archival_entries(text);
+        let texts: Vec<_> = got.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "- [2026-01-02 10:30] one  ",
+                "plain line",
+                "- [2026-01-03 09:00:01] two"
+            ]
+        );
+        assert_eq!(got[1].time, None);
+        assert_eq!(got[2].time, t("2026-01-03 09:00:01"));
+    }
+
     use super::*;
 
     fn sections(text: &str) -> (String, String) {

@@ -32,7 +32,8 @@ use crate::memory::history;
 use crate::memory::journal::{self, Journal, Record};
 use crate::memory::store::Request;
 use crate::memory::store::{
-    contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe, RuntimeText,
+    contains_ci, Backend, ContextEntries, EntryCounts, LongTermMemoryStore, Probe, RuntimeEntry,
+    RuntimeText,
 };
 use crate::names::{memory_path, Owner};
 use crate::rooted_fs;
@@ -472,6 +473,15 @@ impl LongTermMemoryStore for MarkdownMemoryStore {
             section = cursor.end();
         }
         Ok(counts)
+    }
+
+    fn runtime_archival(&self, owner: &Owner) -> Result<Vec<RuntimeEntry>> {
+        let path = self.path(owner);
+        self.settle_for_read(&path)?;
+        let bytes = read_or_empty(&path)?;
+        Ok(runtime_text::archival_entries(&String::from_utf8_lossy(
+            &bytes,
+        )))
     }
 
     fn recall(&self, owner: &Owner, keyword: &str) -> Result<Vec<Entry>> {
