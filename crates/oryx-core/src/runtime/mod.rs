@@ -18,3 +18,4 @@ pub mod sandbox;
 pub mod schedules;
 pub mod schema;
 mod tables;
+pub mod vector_index;
