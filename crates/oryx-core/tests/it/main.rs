@@ -19,6 +19,7 @@ mod root_links_and_fifos;
 mod runtime_install;
 mod runtime_reference_answers;
 mod runtime_schema;
+mod runtime_vector_index;
 mod store_contract;
 mod vector_file_damage;
 mod watch;
