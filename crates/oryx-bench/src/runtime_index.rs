@@ -47,7 +47,7 @@ impl Bench {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let owner = Owner::Agent("assistant".into());
-        let mut add = |svc: &MemoryService| {
+        let add = |svc: &MemoryService| {
             let mut i = 0;
             median(runs, || {
                 i += 1;
@@ -69,7 +69,7 @@ impl Bench {
             "",
         );
         // Each delete removes the entry an append just made (the append is not timed).
-        let mut delete = |svc: &MemoryService| {
+        let delete = |svc: &MemoryService| {
             let mut i = 0;
             let mut times = Vec::new();
             for _ in 0..=runs {

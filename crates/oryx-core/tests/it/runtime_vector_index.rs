@@ -197,7 +197,7 @@ fn edit_undo_summary_and_migrate_give_mock_rows() {
         &inst.db(),
         &inst.index().embedding(),
         svc.store().as_ref(),
-        &[owner.clone()],
+        std::slice::from_ref(&owner),
     )
     .unwrap();
     assert_eq!(status.owners[0].orphans, 0);
@@ -246,10 +246,7 @@ fn a_remote_embedder_that_fails_leaves_the_entry_missing_and_the_write_done() {
     let owner = Owner::Global;
     svc.append(&owner, Scope::Archival, "kept although unembedded")
         .unwrap();
-    assert_eq!(
-        last_runtime_text(&svc, &owner).contains("kept although unembedded"),
-        true
-    );
+    assert!(last_runtime_text(&svc, &owner).contains("kept although unembedded"));
     std::thread::sleep(std::time::Duration::from_millis(300));
     let configured = inst.index().embedding();
     assert!(matches!(configured, Configured::Ready(_)));
