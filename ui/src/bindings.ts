@@ -1197,6 +1197,18 @@ export type FieldErrorDto = {
 	message: string,
 };
 
+export type FillRuntimeArgs = FillRuntimeArgs_Serialize | FillRuntimeArgs_Deserialize;
+
+export type FillRuntimeArgs_Deserialize = {
+	/**  Say what a fill would do, do nothing. */
+	dry_run?: boolean,
+};
+
+export type FillRuntimeArgs_Serialize = {
+	/**  Say what a fill would do, do nothing. */
+	dry_run: boolean,
+};
+
 export type FindingDto = FindingDto_Serialize | FindingDto_Deserialize;
 
 export type FindingDto_Deserialize = {
@@ -1473,6 +1485,11 @@ export type IndexStatusDto_Deserialize = {
 	owners: OwnerIndexDto_Deserialize[],
 	job?: IndexJobDto_Deserialize | null,
 	episodic_enabled: boolean,
+	/**
+	 *  The runtime's own index (`memory_vectors`) of an install's markdown or sqlite memory;
+	 *  `None` elsewhere.
+	 */
+	runtime?: RuntimeIndexDto_Deserialize | null,
 };
 
 export type IndexStatusDto_Serialize = {
@@ -1486,6 +1503,11 @@ export type IndexStatusDto_Serialize = {
 	owners: OwnerIndexDto_Serialize[],
 	job: IndexJobDto_Serialize | null,
 	episodic_enabled: boolean,
+	/**
+	 *  The runtime's own index (`memory_vectors`) of an install's markdown or sqlite memory;
+	 *  `None` elsewhere.
+	 */
+	runtime: RuntimeIndexDto_Serialize | null,
 };
 
 export type InspectArgs = InspectArgs_Serialize | InspectArgs_Deserialize;
@@ -2037,6 +2059,8 @@ export type Operations_Deserialize = {
 	build_index: Signature<AgentArgs_Deserialize, IndexJobDto_Deserialize>,
 	cancel_index_build: Signature<NoArgs, boolean>,
 	clear_index: Signature<NoArgs, IndexStatusDto_Deserialize>,
+	fill_runtime_index: Signature<FillRuntimeArgs_Deserialize, RuntimeFillDto_Deserialize>,
+	cancel_runtime_fill: Signature<NoArgs, boolean>,
 	start_export: Signature<ExportRequest_Deserialize, TransferDto_Deserialize>,
 	start_import: Signature<ImportRequest_Deserialize, TransferDto_Deserialize>,
 	transfer_status: Signature<IdArgs, TransferDto_Deserialize>,
@@ -2116,6 +2140,8 @@ export type Operations_Serialize = {
 	build_index: Signature<AgentArgs_Serialize, IndexJobDto_Serialize>,
 	cancel_index_build: Signature<NoArgs, boolean>,
 	clear_index: Signature<NoArgs, IndexStatusDto_Serialize>,
+	fill_runtime_index: Signature<FillRuntimeArgs_Serialize, RuntimeFillDto_Serialize>,
+	cancel_runtime_fill: Signature<NoArgs, boolean>,
 	start_export: Signature<ExportRequest_Serialize, TransferDto_Serialize>,
 	start_import: Signature<ImportRequest_Serialize, TransferDto_Serialize>,
 	transfer_status: Signature<IdArgs, TransferDto_Serialize>,
@@ -2776,6 +2802,16 @@ export type RunningDto = {
 	startTicks: string,
 };
 
+/**  One owner the runtime reconciles: its distinct archival entries against its rows. */
+export type RuntimeAgentIndexDto = {
+	/**  The agent, or `__global__` for the global memory. */
+	agent: string,
+	indexed: number,
+	missing: number,
+	orphans: number,
+	otherModel: number,
+};
+
 export type RuntimeChange = RuntimeChange_Serialize | RuntimeChange_Deserialize;
 
 export type RuntimeChange_Deserialize = {
@@ -2803,6 +2839,88 @@ export type RuntimeChange_Serialize = {
 	overriddenBy: string | null,
 	message: string,
 };
+
+/**  A fill of the runtime's index: its plan (a dry run) or its progress. */
+export type RuntimeFillDto = RuntimeFillDto_Serialize | RuntimeFillDto_Deserialize;
+
+/**  A fill of the runtime's index: its plan (a dry run) or its progress. */
+export type RuntimeFillDto_Deserialize = {
+	running: boolean,
+	dryRun: boolean,
+	toDrop: number,
+	toEmbed: number,
+	dropped: number,
+	embedded: number,
+	/**  The owner being embedded now. */
+	current?: string | null,
+	cancelled: boolean,
+	error?: string | null,
+	/**  The deleted rows' text may stay in the WAL until the runtime's next checkpoint. */
+	warning?: string | null,
+};
+
+/**  A fill of the runtime's index: its plan (a dry run) or its progress. */
+export type RuntimeFillDto_Serialize = {
+	running: boolean,
+	dryRun: boolean,
+	toDrop: number,
+	toEmbed: number,
+	dropped: number,
+	embedded: number,
+	/**  The owner being embedded now. */
+	current: string | null,
+	cancelled: boolean,
+	error: string | null,
+	/**  The deleted rows' text may stay in the WAL until the runtime's next checkpoint. */
+	warning: string | null,
+};
+
+/**  The runtime's index of an install. */
+export type RuntimeIndexDto = RuntimeIndexDto_Serialize | RuntimeIndexDto_Deserialize;
+
+/**  The runtime's index of an install. */
+export type RuntimeIndexDto_Deserialize = {
+	state: RuntimeIndexState,
+	/**  `provider/model` of the rows the runtime writes (`None` unless ready). */
+	model?: string | null,
+	/**  Why the provider cannot be built (broken). */
+	reason?: string | null,
+	/**  The agents the runtime loads, then `__global__`. */
+	agents: RuntimeAgentIndexDto[],
+	/**  What the runtime's next start does: rows it drops, entries it embeds. */
+	nextStartDrops: number,
+	nextStartEmbeds: number,
+	/**  The fill running or last run in this console. */
+	fill?: RuntimeFillDto_Deserialize | null,
+};
+
+/**  The runtime's index of an install. */
+export type RuntimeIndexDto_Serialize = {
+	state: RuntimeIndexState,
+	/**  `provider/model` of the rows the runtime writes (`None` unless ready). */
+	model: string | null,
+	/**  Why the provider cannot be built (broken). */
+	reason: string | null,
+	/**  The agents the runtime loads, then `__global__`. */
+	agents: RuntimeAgentIndexDto[],
+	/**  What the runtime's next start does: rows it drops, entries it embeds. */
+	nextStartDrops: number,
+	nextStartEmbeds: number,
+	/**  The fill running or last run in this console. */
+	fill: RuntimeFillDto_Serialize | null,
+};
+
+/**  Why the runtime keeps no index, or that it does. */
+export type RuntimeIndexState = 
+/**  No `embedding.provider`: no index is kept. */
+"off" | 
+/**  The provider cannot be built (see `reason`): the runtime writes no row. */
+"broken" | 
+/**
+ *  The database has no `memory_vectors` table (a runtime older than its semantic recall, or
+ *  one that never started).
+ */
+"noTable" | "ready";
 
 export type RuntimeInfo = RuntimeInfo_Serialize | RuntimeInfo_Deserialize;
 
@@ -3797,6 +3915,8 @@ export const OP_READS = {
 	build_index: {},
 	cancel_index_build: {},
 	clear_index: {},
+	fill_runtime_index: {},
+	cancel_runtime_fill: {},
 	start_export: {},
 	start_import: {},
 	transfer_status: {},

@@ -228,6 +228,13 @@ impl Console {
             providers: crate::agents::runtime_providers(&rt),
         };
         admin::create(rt.root(), &spec)?;
+        if spec.from.is_some() && spec.with_memory {
+            // The copied MEMORY.md bypassed the store: its entries get the runtime's rows now.
+            crate::runtime_index::index_copied(
+                &rt,
+                &oryx_core::names::Owner::Agent(a.name.clone()),
+            );
+        }
         drop(rt);
         self.get_agent(&a.name)
     }

@@ -42,6 +42,7 @@ pub struct Console {
     notice: RwLock<Option<String>>,
     migration: MigrationSlot,
     index_job: Arc<IndexJobSlot>,
+    runtime_fill: Arc<crate::runtime_index::RuntimeFillSlot>,
     transfers: Arc<Transfers>,
     events: Events,
 }
@@ -120,6 +121,7 @@ impl Console {
             notice: RwLock::new(notice),
             migration: Default::default(),
             index_job: Default::default(),
+            runtime_fill: Default::default(),
             transfers: Default::default(),
             events: Default::default(),
         }
@@ -146,6 +148,10 @@ impl Console {
 
     pub(crate) fn index_job(&self) -> &Arc<IndexJobSlot> {
         &self.index_job
+    }
+
+    pub(crate) fn runtime_fill_slot(&self) -> &Arc<crate::runtime_index::RuntimeFillSlot> {
+        &self.runtime_fill
     }
 
     pub(crate) fn transfers(&self) -> &Arc<Transfers> {

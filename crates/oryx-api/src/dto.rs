@@ -428,6 +428,9 @@ pub struct IndexStatusDto {
     pub owners: Vec<OwnerIndexDto>,
     pub job: Option<IndexJobDto>,
     pub episodic_enabled: bool,
+    /// The runtime's own index (`memory_vectors`) of an install's markdown or sqlite memory;
+    /// `None` elsewhere.
+    pub runtime: Option<crate::runtime_index::RuntimeIndexDto>,
 }
 
 /// A problem shown beside an agent, a skill, a prompt or a root: the UI words `code` with

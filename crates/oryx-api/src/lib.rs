@@ -31,6 +31,7 @@ pub mod recall;
 pub mod remote;
 pub mod run;
 pub mod runtime;
+pub mod runtime_index;
 pub mod services;
 pub mod sessions;
 pub mod settings;

@@ -468,6 +468,11 @@ operations! {
     cancel_index_build(NoArgs) -> bool => |c, _| Ok(c.cancel_index_build());
     /// Drop every vector of the current root (rebuilt on the next semantic recall or build)
     clear_index(NoArgs) -> IndexStatusDto => |c, _| c.clear_index();
+    /// Do what the runtime's next start does to its memory_vectors now (dry_run: the counts)
+    fill_runtime_index(crate::runtime_index::FillRuntimeArgs) -> crate::runtime_index::RuntimeFillDto
+        => |c, a| c.fill_runtime_index(&a);
+    /// Stop the runtime index's fill after its current batch (false when none runs)
+    cancel_runtime_fill(NoArgs) -> bool => |c, _| Ok(c.cancel_runtime_fill());
     /// Start writing an archive of agents (or all) for the host to save; poll transfer_status
     start_export(ExportRequest) -> TransferDto => |c, a| c.start_export(&a);
     /// Start importing an uploaded archive (or a dry run: counts per owner, nothing written)

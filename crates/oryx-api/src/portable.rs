@@ -400,6 +400,7 @@ impl Console {
             cancel,
             progress,
         )?;
+        crate::runtime_index::index_imported(&rt, store.as_ref(), &report);
         // The page cache needs nothing: its views are keyed by the stored files' stamps.
         Ok(report)
     }

@@ -134,6 +134,11 @@ impl Console {
             owners,
             job: self.index_job().lock().as_ref().map(|j| j.state.clone()),
             episodic_enabled: rt.effective.episodic.enabled,
+            // The console's own index stays readable when the runtime's database is not.
+            runtime: self.runtime_index_status().unwrap_or_else(|e| {
+                eprintln!("oryx: the runtime's memory index cannot be read: {e}");
+                None
+            }),
         })
     }
 

@@ -16,6 +16,7 @@ mod gen;
 mod health;
 mod portable;
 mod recall;
+mod runtime_index;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -104,7 +105,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 10] = [
+    let groups: [(&str, Group); 11] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
@@ -115,6 +116,7 @@ fn main() {
         ("curation", Bench::curation),
         ("health", Bench::health),
         ("portable", Bench::portable),
+        ("runtime_index", Bench::runtime_index),
     ];
     if let Some(g) = &only {
         assert!(

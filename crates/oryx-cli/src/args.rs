@@ -532,6 +532,14 @@ pub(crate) enum IndexCmd {
     },
     /// Drop every vector of this root (they are rebuilt on demand)
     Clear,
+    /// Do to the runtime's own index (memory_vectors) what its next start does: drop rows of
+    /// another model and of vanished entries, embed the missing ones; Ctrl-C stops after the
+    /// current batch
+    FillRuntime {
+        /// Say what it would drop and embed, change nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -151,6 +151,16 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                 }
             }
             IndexCmd::Clear => render::index_status(&console.clear_index()?, json),
+            IndexCmd::FillRuntime { dry_run } => {
+                let fill = crate::progress::fill_runtime_index(&console, dry_run, json)?;
+                render::runtime_fill(&fill, json);
+                if fill.cancelled {
+                    return Ok(ExitCode::from(130));
+                }
+                if let Some(e) = fill.error {
+                    return Err(ApiError::new(oryx_api::ErrorCode::Internal, e));
+                }
+            }
         },
         Command::Migrate {
             from,

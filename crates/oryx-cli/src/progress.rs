@@ -73,6 +73,35 @@ pub fn build_index(console: &Console, agent: Option<&str>, json: bool) -> ApiRes
     Ok(job)
 }
 
+/// Fills the runtime's index with a bar of the entries embedded; Ctrl-C stops it between
+/// batches (what was written stays).
+pub fn fill_runtime_index(
+    console: &Console,
+    dry_run: bool,
+    json: bool,
+) -> ApiResult<oryx_api::runtime_index::RuntimeFillDto> {
+    let cancel = ctrl_c();
+    let bar = entries_bar(json || dry_run);
+    let args = oryx_api::runtime_index::FillRuntimeArgs { dry_run };
+    let mut fill = console.fill_runtime_index(&args)?;
+    let mut asked = false;
+    while fill.running {
+        if cancel.load(Ordering::Relaxed) && !asked {
+            asked = console.cancel_runtime_fill();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        fill = match console.runtime_fill_state() {
+            Some(f) => f,
+            None => break,
+        };
+        bar.set_length(u64::from(fill.to_embed));
+        bar.set_position(u64::from(fill.embedded));
+        bar.set_message(fill.current.clone().unwrap_or_default());
+    }
+    bar.finish_and_clear();
+    Ok(fill)
+}
+
 /// Runs an export or import with a bar of its units (members checked, entries written);
 /// Ctrl-C stops it between units (an export then leaves no file; an import keeps what it added).
 pub fn with_units<T>(

@@ -511,6 +511,38 @@ pub fn index_status(s: &IndexStatusDto, json: bool) {
             println!("building: {}/{} owners", j.owners_done, j.owners_total);
         }
     }
+    if let Some(r) = &s.runtime {
+        runtime_index(r);
+    }
+}
+
+fn runtime_index(r: &oryx_api::runtime_index::RuntimeIndexDto) {
+    use oryx_api::runtime_index::RuntimeIndexState;
+    match r.state {
+        RuntimeIndexState::Off => {
+            println!("runtime index: off (no embedding.provider: keyword recall)")
+        }
+        RuntimeIndexState::Broken => println!(
+            "runtime index: broken ({}): the runtime writes no row",
+            r.reason.as_deref().unwrap_or("?")
+        ),
+        RuntimeIndexState::NoTable => {
+            println!("runtime index: its database has no memory_vectors table")
+        }
+        RuntimeIndexState::Ready => {
+            println!("runtime index: {}", r.model.as_deref().unwrap_or_default())
+        }
+    }
+    for a in &r.agents {
+        println!(
+            "  {:24} {} indexed, {} missing, {} orphans, {} of another model",
+            a.agent, a.indexed, a.missing, a.orphans, a.other_model
+        );
+    }
+    println!(
+        "  at its next start the runtime drops {} rows and embeds {} entries",
+        r.next_start_drops, r.next_start_embeds
+    );
 }
 
 pub fn episodic(r: &EpisodicResultDto, json: bool) {
@@ -552,6 +584,33 @@ pub fn index_job(j: &IndexJobDto, json: bool) {
             "indexed {} owners: {} entries embedded",
             j.owners_total, j.embedded_total
         );
+    }
+}
+
+pub fn runtime_fill(f: &oryx_api::runtime_index::RuntimeFillDto, json: bool) {
+    if json {
+        return print_json(f);
+    }
+    if f.dry_run {
+        println!(
+            "the runtime's index: {} rows to drop, {} entries to embed (nothing changed)",
+            f.to_drop, f.to_embed
+        );
+    } else if f.cancelled {
+        println!(
+            "cancelled: {} rows dropped, {} entries embedded before the stop (kept)",
+            f.dropped, f.embedded
+        );
+    } else if let Some(e) = &f.error {
+        println!("failed after {} entries: {e}", f.embedded);
+    } else {
+        println!(
+            "the runtime's index: {} rows dropped, {} entries embedded",
+            f.dropped, f.embedded
+        );
+    }
+    if let Some(w) = &f.warning {
+        eprintln!("warning: {w}");
     }
 }
 

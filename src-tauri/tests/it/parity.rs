@@ -183,6 +183,9 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("index_build", json!({})),
         ("build_index", json!({"agent": "no-such-agent"})),
         ("clear_index", json!({})),
+        // A bare root: the runtime keeps no index of it to fill.
+        ("fill_runtime_index", json!({"dry_run": true})),
+        ("cancel_runtime_fill", json!({})),
         ("build_index", json!({"agent": "scheduler"})),
         ("preview_entry", json!({"content": "a\n## 核心记忆 b"})),
         ("list_sessions", json!({"agent": "assistant", "limit": 5})),

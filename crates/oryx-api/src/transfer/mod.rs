@@ -255,14 +255,10 @@ impl Console {
             id.clone(),
             cancel,
             move |cancel, progress| {
-                Ok(import::import(
-                    &path,
-                    rt.root(),
-                    store.as_ref(),
-                    &options,
-                    cancel,
-                    progress,
-                )?)
+                let report =
+                    import::import(&path, rt.root(), store.as_ref(), &options, cancel, progress)?;
+                crate::runtime_index::index_imported(&rt, store.as_ref(), &report);
+                Ok(report)
             },
             |s, r| {
                 if r.cancelled {

@@ -15,6 +15,7 @@ pub mod mem0;
 mod near_dup;
 pub mod open;
 pub mod review;
+pub mod runtime_indexed;
 pub mod scope;
 pub mod semantic;
 pub mod service;

@@ -16,7 +16,19 @@ use super::{
 use crate::embed::{EmbedderSlot, VectorIndex};
 
 /// `index_dir`: where the console keeps its indexes of the database (never inside it).
+/// In a runtime install the store keeps the runtime's vector index of archival entries true
+/// through the console's writes (see `runtime_indexed.rs`).
 pub fn open_store(e: &Effective, index_dir: &Path) -> Result<Arc<dyn LongTermMemoryStore>> {
+    let store = open_plain_store(e, index_dir)?;
+    Ok(match crate::runtime::vector_index::RuntimeIndex::of(e) {
+        Some(index) => Arc::new(super::runtime_indexed::RuntimeIndexedStore::new(
+            store, index,
+        )),
+        None => store,
+    })
+}
+
+fn open_plain_store(e: &Effective, index_dir: &Path) -> Result<Arc<dyn LongTermMemoryStore>> {
     Ok(match e.backend {
         Backend::Markdown => {
             Arc::new(MarkdownMemoryStore::new(&e.root).with_runtime_recall(e.runtime_windows))

@@ -20,3 +20,4 @@ pub mod sandbox;
 pub mod schedules;
 pub mod schema;
 mod tables;
+pub mod vector_index;

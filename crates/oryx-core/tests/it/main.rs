@@ -20,6 +20,7 @@ mod runtime_install;
 mod runtime_recall_answers;
 mod runtime_reference_answers;
 mod runtime_schema;
+mod runtime_vector_index;
 mod store_contract;
 mod vector_file_damage;
 mod watch;

@@ -11,6 +11,7 @@ import { AgentAnswer } from "./AgentAnswer";
 import { MODES, useIndexStatus, useRecallIn } from "./hooks";
 import { PastConversations } from "./Episodic";
 import { IndexPanel } from "./IndexPanel";
+import { RuntimeIndexPanel } from "./RuntimeIndexPanel";
 import { Score } from "./Score";
 import "./recall.css";
 
@@ -99,6 +100,7 @@ export function RecallPage({ filter }: { filter: RecallFilter }) {
         ))}
       </div>
       {agent ? <PastConversations agent={agent} q={q} /> : null}
+      <RuntimeIndexPanel />
       <IndexPanel />
     </div>
   );

@@ -253,6 +253,10 @@ impl SqliteMemoryStore {
     pub(super) fn writer<'s>(&self, st: &'s mut State) -> Result<&'s mut RuntimeDb> {
         if !st.runtime.as_ref().is_some_and(|rt| rt.for_writes) {
             let conn = db::open_or_create(&self.path)?;
+            // A deleted entry's text is zeroed, not left in a free block of the file (the WAL
+            // is emptied by the runtime index's checkpoint after a removal).
+            conn.execute_batch("PRAGMA secure_delete = ON")
+                .at_db(&self.path)?;
             self.remove_legacy_objects(&conn, st);
             if db::upgrade_memory_entries(&conn).at_db(&self.path)? {
                 eprintln!(
