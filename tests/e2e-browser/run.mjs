@@ -21,6 +21,7 @@ async function startServer() {
   });
   let log = "";
   server.stderr.on("data", (d) => (log += d));
+  if (process.env.E2E_SERVER_LOG) server.stderr.on("data", (d) => process.stderr.write(d));
   const addr = await waitFor("oryx serve to listen", () => log.match(/http:\/\/([\d.:]+)\//)?.[1], 15000);
   return `http://${addr}`;
 }

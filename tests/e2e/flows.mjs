@@ -224,6 +224,68 @@ export const flows = [
     },
   ],
   [
+    "the agent's recall: the runtime's fused answer explained, its index filled, a deleted entry's memory_vectors row gone with its bytes",
+    async (ui, fx, { memoryFile }) => {
+      // The sample install's runtime recalls with the mock embedder (a providers row): an entry
+      // the console adds gets its memory_vectors row at once, as the runtime's own append would.
+      const secret = `e2e-runtime-secret-${Date.now().toString(36)}`;
+      const db = join(fx.install1, "oryxos.db");
+      const dbBytesHold = (text) => [db, `${db}-wal`].some((f) => existsSync(f) && readFileSync(f).includes(text));
+      await ui.goto("#/agents/assistant");
+      await ui.select('[data-testid="add-scope"]', "archival");
+      await ui.fill('[data-testid="add-content"]', `the deploy key is ${secret}`);
+      await ui.waitVisible('[data-testid="add-preview"]');
+      await ui.click('[data-testid="add-submit"]');
+      await waitFor("the entry on disk", () => memoryFile(fx.root1, "assistant").includes(secret));
+      await waitFor("its memory_vectors row in oryxos.db", () => dbBytesHold(secret));
+
+      // What the agent gets for the query, and why: a fused answer whose first line is the entry,
+      // found by the keyword route and the semantic route.
+      await ui.goto(`#/recall?agent=assistant&q=${encodeURIComponent(secret)}`);
+      await ui.waitVisible('[data-testid="agent-answer-engine"][data-engine="fusion"]', 60000);
+      const first = '[data-testid="agent-answer-row"]:first-child';
+      await waitFor("the entry first in the agent's answer", async () => (await ui.text(first)).includes(secret), 30000);
+      const cells = await ui.eval(`Array.from(document.querySelectorAll('${first} td')).map((c) => c.textContent.trim())`);
+      if (cells[4] !== "#1") throw new Error(`the keyword route's cell says ${cells[4]} (row: ${cells.join(" | ")})`);
+      if (!/\d/.test(cells[3] ?? "")) throw new Error(`the semantic route's cell says ${cells[3]} (row: ${cells.join(" | ")})`);
+      // The tool's exact text sits folded under the table.
+      const text = await ui.eval(`document.querySelector('[data-testid="agent-answer-text"]').textContent`);
+      if (!text.includes(secret)) throw new Error(`the tool's text lacks the entry: ${text.slice(0, 200)}`);
+
+      // The runtime's index: the demo's other entries have no row yet; the fill does what the
+      // runtime's next start would, and leaves nothing missing.
+      await ui.waitVisible('[data-testid="runtime-index-agent-assistant"]', 30000);
+      const missing = async () => Number((await ui.text('[data-testid="runtime-index-agent-assistant"] [data-col="missing"]')).replace(/[^\d]/g, ""));
+      if ((await missing()) === 0) throw new Error("the sample install's assistant has no entry left to index");
+      await ui.click('[data-testid="runtime-index-fill"]');
+      await ui.waitVisible('[data-testid="runtime-index-job"][data-outcome="done"]', 120000);
+      await waitFor("nothing missing after the fill", async () => (await missing()) === 0, 30000);
+      await settle();
+      await ui.shot("recall-agent");
+      const indexedCell = '[data-testid="runtime-index-agent-assistant"] [data-col="indexed"]';
+      const indexed = Number((await ui.text(indexedCell)).replace(/[^\d]/g, ""));
+
+      // Deleting the entry in the console takes its row out of the runtime's index, and its
+      // bytes out of the database file and its WAL.
+      await ui.goto("#/agents/assistant");
+      await ui.fill('[data-testid="memory-search"]', secret);
+      const row = await waitFor("the entry's row", async () => {
+        const ids = await ui.attrs('[data-testid="archival-row"]', "data-entry-id");
+        return ids.length === 1 ? ids[0] : null;
+      });
+      await ui.click(`[data-testid="archival-row"][data-entry-id="${row}"] [data-testid="row-delete"]`);
+      await waitFor("the entry gone from MEMORY.md", () => !memoryFile(fx.root1, "assistant").includes(secret));
+      await waitFor("its bytes gone from oryxos.db and its WAL", () => !dbBytesHold(secret));
+      await ui.click('[data-testid="toast-close"]').catch(() => {});
+      await ui.goto("#/recall?agent=assistant");
+      await waitFor(
+        "one row fewer in the runtime's index",
+        async () => Number((await ui.text(indexedCell)).replace(/[^\d]/g, "")) === indexed - 1,
+        30000,
+      );
+    },
+  ],
+  [
     "searches everywhere from the header: a paraphrase finds the core entry, which opens marked in the agent's memory",
     async (ui) => {
       const entry = "用户偏好简洁的回复，不用列表。";

@@ -271,13 +271,7 @@ fn run_fill(
         match outcome {
             Ok(Some(f)) => {
                 s.cancelled = f.cancelled;
-                s.warning = f.checkpoint.and_then(|c| {
-                    vector_index::Removed {
-                        rows: f.dropped,
-                        checkpoint: c,
-                    }
-                    .warning()
-                });
+                s.warning = f.removed.as_ref().and_then(vector_index::Removed::warning);
             }
             Ok(None) => s.error = Some("the memory_vectors table is gone".into()),
             Err(e) => s.error = Some(e.to_string()),

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod embedder;
+pub mod erase;
 pub mod executions;
 pub mod install;
 pub mod knowledge;

@@ -16,6 +16,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::embedder::{self, Configured, Embedder};
+use super::erase::{self, Leftover};
 use super::memory_vectors::{encode, entry_hash};
 use crate::config::Effective;
 use crate::db;
@@ -116,23 +117,48 @@ pub enum Checkpoint {
 }
 
 /// What a removal did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Removed {
     pub rows: usize,
     pub checkpoint: Checkpoint,
+    /// What is left of the removed texts in the files (unknown after a partial checkpoint).
+    pub leftover: Option<Leftover>,
 }
 
 impl Removed {
     /// The sentence to show when the text may still be on disk.
     pub fn warning(&self) -> Option<String> {
-        match self.checkpoint {
-            Checkpoint::Partial { frames, copied } => Some(format!(
+        if let Checkpoint::Partial { frames, copied } = self.checkpoint {
+            return Some(format!(
                 "the runtime was reading its database: {copied} of {frames} WAL frames were \
                  checkpointed, the rest (which may hold deleted text) until its next checkpoint"
-            )),
-            _ => None,
+            ));
         }
+        self.leftover.as_ref().and_then(Leftover::warning)
     }
+}
+
+/// Whether a row still holds `text` (a duplicate entry of another owner shares it).
+fn still_indexed(conn: &Connection, text: &str) -> bool {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM memory_vectors WHERE content = ?1)",
+        [text],
+        |r| r.get(0),
+    )
+    .unwrap_or(false)
+}
+
+/// The removed texts' leftovers, searched for once the WAL is empty.
+fn leftovers_after(
+    conn: &Connection,
+    db_path: &Path,
+    checkpoint: Checkpoint,
+    texts: &[String],
+) -> Result<Option<Leftover>> {
+    if matches!(checkpoint, Checkpoint::Partial { .. }) {
+        return Ok(None);
+    }
+    erase::leftovers(conn, db_path, texts).map(Some)
 }
 
 /// Deletes the rows of `agent` whose entry hash is in `hashes`, overwriting their bytes, then
@@ -141,18 +167,32 @@ pub fn remove(db_path: &Path, agent: &str, hashes: &[String]) -> Result<Option<R
     let Some(conn) = open(db_path)? else {
         return Ok(None);
     };
+    let mut texts = Vec::new();
     let rows = delete_rows(&conn, db_path, |tx| {
         let mut stmt = tx
-            .prepare("DELETE FROM memory_vectors WHERE agent_name = ?1 AND entry_hash = ?2")
+            .prepare(
+                "DELETE FROM memory_vectors WHERE agent_name = ?1 AND entry_hash = ?2 \
+                 RETURNING content",
+            )
             .at_db(db_path)?;
-        let mut n = 0;
         for h in hashes {
-            n += stmt.execute(params![agent, h]).at_db(db_path)?;
+            let gone = stmt
+                .query_map(params![agent, h], |r| r.get::<_, String>(0))
+                .at_db(db_path)?;
+            for t in gone {
+                texts.push(t.at_db(db_path)?);
+            }
         }
-        Ok(n)
+        Ok(texts.len())
     })?;
     let checkpoint = scrub_wal(&conn, db_path)?;
-    Ok(Some(Removed { rows, checkpoint }))
+    texts.retain(|t| !still_indexed(&conn, t));
+    let leftover = leftovers_after(&conn, db_path, checkpoint, &texts)?;
+    Ok(Some(Removed {
+        rows,
+        checkpoint,
+        leftover,
+    }))
 }
 
 /// Runs `delete` in one transaction with `secure_delete` on (deleted cells and freed pages are
@@ -495,7 +535,8 @@ pub struct Filled {
     pub dropped: usize,
     pub embedded: usize,
     pub cancelled: bool,
-    pub checkpoint: Option<Checkpoint>,
+    /// The drops' checkpoint and leftovers (`None`: nothing dropped).
+    pub removed: Option<Removed>,
 }
 
 /// Does what the runtime's start does to its index, now: drops every row of another model and
@@ -541,25 +582,46 @@ pub fn fill(
         plan.push((agent, missing));
     }
     progress(&p);
+    let mut texts: Vec<String> = Vec::new();
     let dropped = delete_rows(&conn, db_path, |tx| {
-        let mut n = tx
-            .execute(
-                "DELETE FROM memory_vectors WHERE embedding_model <> ?1",
-                [&model],
-            )
+        let mut other = tx
+            .prepare("DELETE FROM memory_vectors WHERE embedding_model <> ?1 RETURNING content")
             .at_db(db_path)?;
+        for t in other
+            .query_map([&model], |r| r.get::<_, String>(0))
+            .at_db(db_path)?
+        {
+            texts.push(t.at_db(db_path)?);
+        }
         let mut stmt = tx
-            .prepare("DELETE FROM memory_vectors WHERE agent_name = ?1 AND entry_hash = ?2")
+            .prepare(
+                "DELETE FROM memory_vectors WHERE agent_name = ?1 AND entry_hash = ?2 \
+                 RETURNING content",
+            )
             .at_db(db_path)?;
         for (agent, hashes) in &orphans {
             for h in hashes {
-                n += stmt.execute(params![agent, h]).at_db(db_path)?;
+                for t in stmt
+                    .query_map(params![agent, h], |r| r.get::<_, String>(0))
+                    .at_db(db_path)?
+                {
+                    texts.push(t.at_db(db_path)?);
+                }
             }
         }
-        Ok(n)
+        Ok(texts.len())
     })?;
-    let checkpoint = if dropped > 0 {
-        Some(scrub_wal(&conn, db_path)?)
+    let removed = if dropped > 0 {
+        let checkpoint = scrub_wal(&conn, db_path)?;
+        // Another model's row of a live entry: its text stays in the index, so only the texts
+        // no current row keeps are searched for.
+        texts.retain(|t| !still_indexed(&conn, t));
+        let leftover = leftovers_after(&conn, db_path, checkpoint, &texts)?;
+        Some(Removed {
+            rows: dropped,
+            checkpoint,
+            leftover,
+        })
     } else {
         None
     };
@@ -584,7 +646,7 @@ pub fn fill(
         dropped,
         embedded: p.embedded,
         cancelled,
-        checkpoint,
+        removed,
     }))
 }
 
@@ -717,6 +779,59 @@ mod tests {
             );
         }
         assert_eq!(rows(&db, "a").unwrap().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_removal_compacts_away_the_copies_page_splits_left() {
+        // As on the sample install: one row, then a fill of 171 more (batches of 32) splits its
+        // page; secure_delete then zeroes the row but not the copy the split left behind.
+        let dir = tempfile::tempdir().unwrap();
+        let db = db_with_table(dir.path());
+        let secret = "- [2026-12-06 12:09:45] the deploy key is e2e-runtime-secret-mxbsv7ma";
+        index(&db, &Mock, "assistant", &[entry(secret)]).unwrap();
+        let fill: Vec<RuntimeEntry> = (0..171)
+            .map(|i| {
+                entry(&format!(
+                    "- [2026-01-02 03:04:05] 用户的第 {i} 条记忆：偏好与习惯"
+                ))
+            })
+            .collect();
+        for batch in fill.chunks(FILL_BATCH) {
+            index(&db, &Mock, "assistant", batch).unwrap();
+        }
+        let done = remove(&db, "assistant", &[entry_hash("assistant", secret)])
+            .unwrap()
+            .unwrap();
+        assert_eq!((done.rows, done.checkpoint), (1, Checkpoint::Truncated));
+        assert_eq!(done.leftover, Some(Leftover::Compacted), "{done:?}");
+        assert_eq!(done.warning(), None);
+        let bytes = std::fs::read(&db).unwrap();
+        assert!(memchr::memmem::find(&bytes, b"e2e-runtime-secret").is_none());
+        assert_eq!(rows(&db, "assistant").unwrap().unwrap().len(), 171);
+    }
+
+    #[test]
+    fn a_text_a_session_still_holds_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = db_with_table(dir.path());
+        let secret = "the code is 7781-said-in-a-session";
+        Connection::open(&db)
+            .unwrap()
+            .execute(
+                "INSERT INTO tool_invocations (session_id, tool_name, input_json, success, duration_ms, created_at) \
+                 VALUES ('s1', 'save_memory', ?1, 1, 5, 0)",
+                [format!("{{\"content\":\"{secret}\"}}")],
+            )
+            .unwrap();
+        index(&db, &Mock, "a", &[entry(secret)]).unwrap();
+        let done = remove(&db, "a", &[entry_hash("a", secret)])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            done.leftover,
+            Some(Leftover::InRecords(vec!["tool_invocations".into()]))
+        );
+        assert!(done.warning().unwrap().contains("tool_invocations"));
     }
 
     #[test]
