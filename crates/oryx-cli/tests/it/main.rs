@@ -13,6 +13,7 @@ mod export_import_commands;
 mod local_embeddings;
 mod mem0_unavailable;
 mod path_traversal;
+mod runtime_index_commands;
 mod runtime_install;
 mod runtime_schema;
 mod serve_process;
