@@ -17,6 +17,7 @@ mod health;
 mod portable;
 mod recall;
 mod runtime_index;
+mod runtime_recall;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -105,7 +106,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 11] = [
+    let groups: [(&str, Group); 12] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
@@ -117,6 +118,7 @@ fn main() {
         ("health", Bench::health),
         ("portable", Bench::portable),
         ("runtime_index", Bench::runtime_index),
+        ("runtime_recall", Bench::runtime_recall),
     ];
     if let Some(g) = &only {
         assert!(
