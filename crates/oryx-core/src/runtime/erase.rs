@@ -200,16 +200,7 @@ mod tests {
         (conn, path)
     }
 
-    fn file_holds(path: &Path, text: &str) -> bool {
-        std::fs::read(path)
-            .unwrap()
-            .windows(text.len())
-            .any(|w| w == text.as_bytes())
-    }
-
-    /// Rows inserted after the secret split its leaf: secure_delete alone leaves a copy. The
-    /// secret's row is long, as a memory_vectors row with its vector is, so the internal cells
-    /// the split writes at the end of its old page do not cover it.
+    /// The secret deleted with secure_delete after other rows were inserted, WAL truncated.
     fn planted(conn: &Connection, secret: &str) {
         conn.execute("INSERT INTO t (content) VALUES (?1)", [secret])
             .unwrap();
@@ -238,7 +229,7 @@ mod tests {
         )
         .unwrap();
         planted(&conn, &secret);
-        let left = leftovers(&conn, &path, &[secret.clone()]).unwrap();
+        let left = leftovers(&conn, &path, std::slice::from_ref(&secret)).unwrap();
         assert_eq!(left, Leftover::InRecords(vec!["calls".into()]));
         assert!(left.warning().unwrap().contains("calls"));
         // No compaction for a text a live record keeps anyway; the record is left as it is.
