@@ -29,7 +29,7 @@ describe("Recall", () => {
     expect(hits[0]).toHaveTextContent("core");
     expect(hits[1]).toHaveTextContent("archival");
     expect(within(semantic).getByTestId("recall-col-count")).toHaveTextContent(String(answer.results.length));
-    expect(within(semantic).getByTestId("recall-params")).toHaveTextContent("floor 0.30 · limit 5");
+    expect(within(semantic).getByTestId("recall-params")).toHaveTextContent("floor 0.20 · limit 5");
 
     const hybrid = screen.getByTestId("recall-col-hybrid");
     expect((await within(hybrid).findAllByTestId("recall-hit"))[0]).toHaveTextContent("用户偏好简洁的回复");
@@ -95,7 +95,7 @@ describe("Recall", () => {
     expect(hit).toHaveTextContent(first!.time!);
     expect(within(hit).getByTestId("episodic-score")).toHaveTextContent(first!.score!.toFixed(2));
     expect(within(panel).getByTestId("episodic-count")).toHaveTextContent(String(answer.results.length));
-    expect(within(panel).getByTestId("episodic-params")).toHaveTextContent("similarity floor 0.30");
+    expect(within(panel).getByTestId("episodic-params")).toHaveTextContent("similarity floor 0.20");
     // Episodic memory is off in this state: the panel says these do not reach the prompt.
     expect(within(panel).getByTestId("episodic-state")).toHaveTextContent("Episodic memory is off");
     expect(backend.calls.filter((c) => c.op === "episodic_search").map((c) => c.args)).toEqual([{ agent: "assistant", query: EP }]);
@@ -112,7 +112,7 @@ describe("Recall", () => {
   it("says so when no past message is close", async () => {
     renderApp(PAGE, "recall");
     const panel = await screen.findByTestId("episodic");
-    expect(await within(panel).findByTestId("episodic-empty", undefined, LONG)).toHaveTextContent("No past message is close to this (similarity floor 0.30).");
+    expect(await within(panel).findByTestId("episodic-empty", undefined, LONG)).toHaveTextContent("No past message is close to this (similarity floor 0.20).");
     expect(within(panel).queryByTestId("episodic-hit")).toBeNull();
   });
 

@@ -124,7 +124,7 @@ describe("Settings", () => {
     const { backend } = renderApp("#/settings");
     const keyword = await screen.findByTestId("settings-recall-keyword");
     expect(keyword).toBeChecked();
-    expect(screen.getByTestId("settings-recall-floor")).toHaveValue(0.3);
+    expect(screen.getByTestId("settings-recall-floor")).toHaveValue(0.2);
     expect(screen.getByTestId("settings-recall-limit")).toHaveValue(5);
     expect(screen.getByTestId("settings-recall")).toHaveTextContent("Ranked by meaning, with a bonus for entries that also contain the text.");
     fireEvent.click(screen.getByTestId("settings-recall-hybrid"));
