@@ -24,8 +24,11 @@ const TITLES = {
   curation: "Curation: delete, undo and history (`oryx-bench --only curation`)",
   health: "Health checks and summaries (`oryx-bench --only health`)",
   portable: "Export (`oryx-bench --only portable`)",
+  runtime_recall: "The runtime's fused recall: quality and speed (`oryx-bench --only runtime_recall`)",
+  runtime_index: "Keeping the runtime's memory_vectors on console writes (`oryx-bench --only runtime_index`)",
+  endpoint: "The offline embeddings endpoint (`oryx-bench --only endpoint`)",
 };
-const ORDER = ["core", "core-quick", "recall", "curation", "health", "portable", "ui", "ui-quick", "ui-indexing", "ui-indexing-quick", "desktop", "desktop-quick"];
+const ORDER = ["core", "core-quick", "recall", "runtime_recall", "runtime_index", "endpoint", "curation", "health", "portable", "ui", "ui-quick", "ui-indexing", "ui-indexing-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 

@@ -1304,7 +1304,7 @@ export const zh: Record<MessageKey, string> = {
   "runtimeIndex.progress": "已向量化 {done} / {n} 条，已删除 {dropped} 行",
   "runtimeIndex.done": "完成：向量化 {done} 条，删除 {dropped} 行。",
   "runtimeIndex.cancelled": "已取消：停止前已向量化 {done} 条（保留）。",
-  "runtimeIndex.col.agent": "Agent",
+  "runtimeIndex.col.agent": "智能体",
   "runtimeIndex.col.indexed": "已索引",
   "runtimeIndex.col.missing": "缺失",
   "runtimeIndex.col.orphans": "孤儿行",
