@@ -12,6 +12,11 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+pub mod archives;
+pub mod git_history;
+pub mod memory_entries;
+pub mod receipt;
+
 /// What is replaced where the text is masked rather than removed (inside JSON strings, in
 /// tombstones' place of a text, in a masked entry).
 pub const FORGOTTEN: &str = "[forgotten]";
