@@ -43,8 +43,10 @@ fn escaped(t: &str) -> String {
 
 /// An object, array or string that parses as JSON (a bare number or word is plain text).
 fn is_json(text: &str) -> bool {
-    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'[' | b'"'))
-        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    matches!(
+        text.trim_start().as_bytes().first(),
+        Some(b'{' | b'[' | b'"')
+    ) && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// Valid JSON `text` with each string token's decoded text redacted; tokens that did not change
@@ -150,8 +152,8 @@ mod tests {
     #[test]
     fn json_inside_a_json_string_stays_json() {
         let n = needles(&["sk-\"q\"-9"]);
-        let args = serde_json::json!({"content": "my key sk-\"q\"-9", "scope": "archival"})
-            .to_string();
+        let args =
+            serde_json::json!({"content": "my key sk-\"q\"-9", "scope": "archival"}).to_string();
         let messages = serde_json::json!([
             {"role":"assistant","content":"","toolCalls":[{"id":"c1","name":"save_memory","argumentsJson": args}]}
         ])

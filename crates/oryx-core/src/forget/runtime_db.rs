@@ -126,7 +126,12 @@ fn counts(
     let sums = table
         .columns
         .iter()
-        .map(|c| format!("coalesce(sum(CASE WHEN {} THEN 1 ELSE 0 END), 0)", holds(c, forms.len())))
+        .map(|c| {
+            format!(
+                "coalesce(sum(CASE WHEN {} THEN 1 ELSE 0 END), 0)",
+                holds(c, forms.len())
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     let sql = format!("SELECT {sums} FROM {}", quoted(&table.name));
@@ -326,7 +331,10 @@ fn held_sessions(
     let mut stmt = conn.prepare(&sql).at_db(db)?;
     let groups: Vec<(String, i64)> = stmt
         .query_map(params_from_iter(forms), |r| {
-            Ok((r.get::<_, Option<String>>(0)?.unwrap_or_default(), r.get(1)?))
+            Ok((
+                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                r.get(1)?,
+            ))
         })
         .at_db(db)?
         .collect::<rusqlite::Result<_>>()
@@ -497,4 +505,408 @@ fn clear_files(
             .push(copies(Place::DatabaseFreeSpace, db, stale_needles, None));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::schema;
+    use std::path::PathBuf;
+
+    const SECRET: &str = "部署密钥 sk-forget-7q2xk9";
+    /// Planted then deleted before the forget: only in free space.
+    const OLD: &str = "old-token-zz81-gone";
+
+    fn jstr(s: &str) -> String {
+        serde_json::to_string(s).unwrap()
+    }
+
+    /// A message as the runtime's Jackson mapper writes `Message` (every field, compact).
+    fn message(role: &str, content: &str, tool: Option<&str>, calls: &str) -> String {
+        let tool = tool.map(jstr).unwrap_or_else(|| "null".into());
+        format!(
+            "{{\"role\":{},\"content\":{},\"toolName\":{tool},\"toolCallId\":null,\"toolCalls\":[{calls}]}}",
+            jstr(role),
+            jstr(content)
+        )
+    }
+
+    /// A conversation where the user says `said` and the model saves it with `save_memory`.
+    fn conversation(said: &str) -> String {
+        let args = format!("{{\"content\":{},\"scope\":\"archival\"}}", jstr(said));
+        let call = format!(
+            "{{\"id\":\"mock-call-1\",\"name\":\"save_memory\",\"argumentsJson\":{}}}",
+            jstr(&args)
+        );
+        format!(
+            "[{},{},{},{}]",
+            message("user", said, None, ""),
+            message("assistant", "", None, &call),
+            message("tool", "\"已记住\"", Some("save_memory"), ""),
+            message(
+                "assistant",
+                "好的，已经按你的要求记录并处理完成。",
+                None,
+                ""
+            )
+        )
+    }
+
+    fn call(conn: &Connection, session: &str, tool: &str, input: &str, result: Option<&str>) {
+        conn.execute(
+            "INSERT INTO tool_invocations (session_id, tool_name, input_json, result_json, \
+             success, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, 1, 7, 1767225600000)",
+            rusqlite::params![session, tool, input, result],
+        )
+        .unwrap();
+    }
+
+    fn session(conn: &Connection, id: &str, status: &str, messages: &str) {
+        conn.execute(
+            "INSERT INTO sessions (session_id, profile_name, channel, user_id, messages_json, \
+             status, created_at) VALUES (?1, 'assistant', 'web', 'default', ?2, ?3, 1767225600000)",
+            rusqlite::params![id, messages, status],
+        )
+        .unwrap();
+    }
+
+    fn vector(conn: &Connection, content: &str) {
+        conn.execute(
+            "INSERT INTO memory_vectors (entry_hash, agent_name, content, embedding, dim, \
+             embedding_model, entry_time, created_at) VALUES (hex(randomblob(32)), 'assistant', \
+             ?1, zeroblob(64), 16, 'mock', 0, 0)",
+            [content],
+        )
+        .unwrap();
+    }
+
+    /// The runtime's database after a conversation that saved the secret, with later rows that
+    /// split the pages the secret's rows were on.
+    fn planted(dir: &Path) -> PathBuf {
+        let path = dir.join("oryxos.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .unwrap();
+        schema::create(&conn).unwrap();
+        let said = format!("记住：{SECRET}");
+        session(
+            &conn,
+            "web:default:assistant",
+            "archived",
+            &conversation(&said),
+        );
+        session(&conn, "cli:wang:assistant", ACTIVE, &conversation(&said));
+        session(
+            &conn,
+            "web:other:assistant",
+            ACTIVE,
+            &conversation("喜欢绿茶"),
+        );
+        let args = format!("{{\"content\":{},\"scope\":\"archival\"}}", jstr(&said));
+        call(
+            &conn,
+            "web:default:assistant",
+            "save_memory",
+            &args,
+            Some("\"已记住\""),
+        );
+        let hits = format!("- [2026-01-01 10:00:00] {said}\n- [2026-01-02 09:00:00] 喜欢绿茶");
+        call(
+            &conn,
+            "web:default:assistant",
+            "recall_memory",
+            "{\"keyword\":\"密钥\"}",
+            Some(&jstr(&hits)),
+        );
+        call(
+            &conn,
+            "web:other:assistant",
+            "save_memory",
+            "{\"content\":\"喜欢绿茶\"}",
+            Some("\"已记住\""),
+        );
+        conn.execute(
+            "INSERT INTO llm_calls (session_id, provider, model, success, error_message, \
+             duration_ms, created_at) VALUES ('s', 'openai', 'm', 0, ?1, 5, 0)",
+            [format!("rejected prompt containing {SECRET}")],
+        )
+        .unwrap();
+        vector(&conn, &format!("- [2026-01-01 10:00:00] {said}"));
+        vector(&conn, OLD);
+        conn.execute(
+            "INSERT INTO memory_entries (agent_name, scope, content, created_at) \
+             VALUES ('assistant', 'ARCHIVAL', ?1, 0), ('assistant', 'CORE', '喜欢绿茶', 0)",
+            [format!("- [2026-01-01 10:00:00] {said}")],
+        )
+        .unwrap();
+        for i in 0..200 {
+            vector(
+                &conn,
+                &format!("- [2026-01-02 03:04:05] 用户的第 {i} 条记忆：偏好与习惯"),
+            );
+            call(
+                &conn,
+                "web:other:assistant",
+                "recall_memory",
+                &format!("{{\"keyword\":\"习惯 {i}\"}}"),
+                Some(&jstr(&format!("- 用户的第 {i} 条记忆：偏好与习惯"))),
+            );
+        }
+        conn.execute("DELETE FROM memory_vectors WHERE content = ?1", [OLD])
+            .unwrap();
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+        path
+    }
+
+    fn needles(t: &[&str]) -> Needles {
+        Needles::new(t.iter().map(|s| s.to_string()))
+    }
+
+    fn count_of(found: &[Copies], detail: &str) -> usize {
+        found
+            .iter()
+            .filter(|c| c.detail.as_deref() == Some(detail))
+            .map(|c| c.count)
+            .sum()
+    }
+
+    /// Every row of every table, each as the debug text of its values, sorted.
+    fn dump(db: &Path) -> Vec<String> {
+        let conn = Connection::open(db).unwrap();
+        let names: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        let mut rows = Vec::new();
+        for t in names {
+            let mut stmt = conn
+                .prepare(&format!("SELECT * FROM {}", quoted(&t)))
+                .unwrap();
+            let n = stmt.column_count();
+            let mut q = stmt.query([]).unwrap();
+            while let Some(r) = q.next().unwrap() {
+                let values: Vec<rusqlite::types::Value> =
+                    (0..n).map(|i| r.get(i).unwrap()).collect();
+                rows.push(format!("{t}: {values:?}"));
+            }
+        }
+        rows.sort();
+        rows
+    }
+
+    /// The rows holding neither the text nor its mask.
+    fn others(db: &Path, text: &str) -> Vec<String> {
+        let escaped = format!("{:?}", text);
+        let escaped = &escaped[1..escaped.len() - 1];
+        dump(db)
+            .into_iter()
+            .filter(|r| !r.contains(escaped) && !r.contains(FORGOTTEN) && !r.contains("sk-forget"))
+            .collect()
+    }
+
+    fn file_hits(path: &Path, text: &str) -> usize {
+        std::fs::read(path)
+            .map(|b| memchr::memmem::find_iter(&b, text.as_bytes()).count())
+            .unwrap_or(0)
+    }
+
+    fn files_hits(db: &Path, text: &str) -> usize {
+        file_hits(db, text) + file_hits(&wal_path(db), text)
+    }
+
+    /// Every value of `table.column` masked parses as JSON and holds the mask, not the text.
+    fn assert_masked_json(db: &Path, table: &str, column: &str) {
+        let conn = Connection::open(db).unwrap();
+        let values: Vec<String> = conn
+            .prepare(&format!(
+                "SELECT {column} FROM {table} WHERE {column} LIKE '%[forgotten]%'"
+            ))
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert!(!values.is_empty(), "{table}.{column}");
+        for v in values {
+            let parsed: serde_json::Value = serde_json::from_str(&v).unwrap();
+            assert!(!v.contains("sk-forget"), "{v}");
+            assert!(parsed.to_string().contains(FORGOTTEN));
+        }
+    }
+
+    #[test]
+    fn find_lists_each_place_with_its_rows_and_the_free_space() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = planted(dir.path());
+        let found = find(&db, &needles(&[SECRET, OLD])).unwrap();
+        assert_eq!(count_of(&found, "sessions.messages_json"), 2);
+        assert_eq!(count_of(&found, "tool_invocations.input_json"), 1);
+        assert_eq!(count_of(&found, "tool_invocations.result_json"), 1);
+        assert_eq!(count_of(&found, "memory_vectors.content"), 1);
+        assert_eq!(count_of(&found, "memory_entries.content"), 1);
+        assert_eq!(count_of(&found, "llm_calls.error_message"), 1);
+        let place = |d: &str| {
+            found
+                .iter()
+                .find(|c| c.detail.as_deref() == Some(d))
+                .unwrap()
+                .place
+        };
+        assert_eq!(place("sessions.messages_json"), Place::RuntimeSessions);
+        assert_eq!(
+            place("tool_invocations.input_json"),
+            Place::RuntimeToolCalls
+        );
+        assert_eq!(place("memory_vectors.content"), Place::RuntimeVectors);
+        assert_eq!(place("memory_entries.content"), Place::Memory);
+        assert_eq!(place("llm_calls.error_message"), Place::RuntimeOther);
+        // The deleted row's text lives on in the free space the page splits left.
+        let free: Vec<&Copies> = found
+            .iter()
+            .filter(|c| c.place == Place::DatabaseFreeSpace)
+            .collect();
+        assert_eq!(free.len(), 1, "{found:?}");
+        assert_eq!((free[0].count, free[0].path.as_path()), (1, db.as_path()));
+        assert_eq!(found.len(), 7, "{found:?}");
+        assert!(find(&dir.path().join("missing.db"), &needles(&[SECRET]))
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn erase_masks_every_row_and_leaves_the_bytes_only_in_memory_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = planted(dir.path());
+        let before = others(&db, SECRET);
+        let done = erase(
+            &db,
+            &needles(&[SECRET, OLD]),
+            &EraseOptions::default(),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert!(done.left.is_empty(), "{done:?}");
+        assert_eq!(count_of(&done.erased, "sessions.messages_json"), 2);
+        assert_eq!(count_of(&done.erased, "tool_invocations.input_json"), 1);
+        assert_eq!(count_of(&done.erased, "tool_invocations.result_json"), 1);
+        assert_eq!(count_of(&done.erased, "memory_vectors.content"), 1);
+        assert_eq!(count_of(&done.erased, "llm_calls.error_message"), 1);
+        assert_eq!(count_of(&done.erased, "memory_entries.content"), 0);
+        assert!(done
+            .erased
+            .iter()
+            .any(|c| c.place == Place::DatabaseFreeSpace && c.count >= 1));
+        for (t, c) in [
+            ("sessions", "messages_json"),
+            ("tool_invocations", "input_json"),
+            ("tool_invocations", "result_json"),
+        ] {
+            assert_masked_json(&db, t, c);
+        }
+        // The tool call's arguments inside the session stay JSON with the mask in them.
+        let conn = Connection::open(&db).unwrap();
+        let m: String = conn
+            .query_row(
+                "SELECT messages_json FROM sessions WHERE session_id = 'cli:wang:assistant'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&m).unwrap();
+        assert_eq!(v[0]["content"], "记住：[forgotten]");
+        let args = v[1]["toolCalls"][0]["argumentsJson"].as_str().unwrap();
+        let args: serde_json::Value = serde_json::from_str(args).unwrap();
+        assert_eq!(args["content"], "记住：[forgotten]");
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM memory_vectors", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 200);
+        drop(conn);
+        // Only the memory entry (the store's to delete) keeps the text, once, in the file.
+        assert_eq!(files_hits(&db, SECRET), 1);
+        assert_eq!(files_hits(&db, OLD), 0);
+        assert_eq!(others(&db, SECRET), before);
+        assert!(find(&db, &needles(&[SECRET]))
+            .unwrap()
+            .iter()
+            .all(|c| c.place == Place::Memory));
+    }
+
+    #[test]
+    fn while_the_runtime_runs_its_sessions_are_left_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = planted(dir.path());
+        let sessions_before: Vec<String> = dump(&db)
+            .into_iter()
+            .filter(|r| r.starts_with("sessions:"))
+            .collect();
+        let done = erase(
+            &db,
+            &needles(&[SECRET]),
+            &EraseOptions {
+                runtime_running: true,
+            },
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(count_of(&done.erased, "sessions.messages_json"), 0);
+        assert_eq!(count_of(&done.erased, "tool_invocations.input_json"), 1);
+        let held: Vec<&Left> = done.left.iter().collect();
+        assert_eq!(held.len(), 2, "{done:?}");
+        assert!(held
+            .iter()
+            .all(|l| l.place == Place::RuntimeSessions && l.count == 1));
+        assert!(held.iter().any(|l| l.reason.contains("holds this session")));
+        let sessions_after: Vec<String> = dump(&db)
+            .into_iter()
+            .filter(|r| r.starts_with("sessions:"))
+            .collect();
+        assert_eq!(sessions_after, sessions_before);
+        // Two sessions with the text in the user's words and in the tool call's arguments, and
+        // the memory entry: nothing else, and no stale copy.
+        assert_eq!(files_hits(&db, SECRET), 2 * 2 + 1);
+    }
+
+    #[test]
+    fn a_text_found_nowhere_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = planted(dir.path());
+        let bytes = std::fs::read(&db).unwrap();
+        let done = erase(
+            &db,
+            &needles(&["nowhere-in-this-install-41"]),
+            &EraseOptions::default(),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(done, Erased::default());
+        assert_eq!(std::fs::read(&db).unwrap(), bytes);
+        assert_eq!(
+            std::fs::read(wal_path(&db)).unwrap_or_default(),
+            Vec::<u8>::new()
+        );
+    }
+
+    #[test]
+    fn a_cancelled_erase_changes_no_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = planted(dir.path());
+        let before = dump(&db);
+        let done = erase(
+            &db,
+            &needles(&[SECRET]),
+            &EraseOptions::default(),
+            &AtomicBool::new(true),
+        )
+        .unwrap();
+        assert!(done.erased.is_empty());
+        assert!(!done.left.is_empty());
+        assert!(done.left.iter().all(|l| l.reason.starts_with("cancelled")));
+        assert!(done.left.iter().all(|l| l.place != Place::Memory));
+        assert_eq!(dump(&db), before);
+    }
 }

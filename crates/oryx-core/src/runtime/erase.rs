@@ -98,7 +98,11 @@ pub(crate) fn in_files<'t>(db_path: &Path, texts: &[&'t str]) -> Result<Vec<&'t 
             found.push(t);
         }
     }
-    Ok(texts.iter().filter(|t| found.contains(t)).copied().collect())
+    Ok(texts
+        .iter()
+        .filter(|t| found.contains(t))
+        .copied()
+        .collect())
 }
 
 /// The WAL file next to a database.
@@ -138,7 +142,11 @@ pub(crate) fn in_file<'t>(path: &Path, texts: &[&'t str]) -> Result<Vec<&'t str>
             break;
         }
     }
-    Ok(texts.iter().filter(|t| found.contains(t)).copied().collect())
+    Ok(texts
+        .iter()
+        .filter(|t| found.contains(t))
+        .copied()
+        .collect())
 }
 
 /// Each table with a live row holding one of `texts` in a text column, with those texts.
