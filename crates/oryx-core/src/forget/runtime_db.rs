@@ -909,4 +909,59 @@ mod tests {
         assert!(done.left.iter().all(|l| l.place != Place::Memory));
         assert_eq!(dump(&db), before);
     }
+
+    #[test]
+    fn a_text_stored_escaped_is_found_and_masked_through_the_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = planted(dir.path());
+        let quoted_secret = "pin \"4471\"\nline two";
+        let conn = Connection::open(&db).unwrap();
+        let args = format!("{{\"content\":{}}}", jstr(quoted_secret));
+        call(&conn, "s", "save_memory", &args, None);
+        session(
+            &conn,
+            "web:q:assistant",
+            "archived",
+            &conversation(quoted_secret),
+        );
+        drop(conn);
+        let n = needles(&[quoted_secret]);
+        let found = find(&db, &n).unwrap();
+        assert_eq!(count_of(&found, "tool_invocations.input_json"), 1);
+        assert_eq!(count_of(&found, "sessions.messages_json"), 1);
+        let done = erase(&db, &n, &EraseOptions::default(), &AtomicBool::new(false)).unwrap();
+        assert!(done.left.is_empty(), "{done:?}");
+        assert_masked_json(&db, "sessions", "messages_json");
+        for form in stored_forms(&n) {
+            assert_eq!(files_hits(&db, &form), 0, "{form}");
+        }
+    }
+
+    #[test]
+    fn a_reader_holding_the_wal_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = planted(dir.path());
+        // The runtime in a long read: its snapshot keeps the frames the erase writes.
+        let reader = Connection::open(&db).unwrap();
+        reader.execute_batch("BEGIN").unwrap();
+        let _: i64 = reader
+            .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+            .unwrap();
+        let done = erase(
+            &db,
+            &needles(&[SECRET]),
+            &EraseOptions::default(),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(count_of(&done.erased, "tool_invocations.input_json"), 1);
+        let wal = done
+            .left
+            .iter()
+            .find(|l| l.place == Place::DatabaseFreeSpace)
+            .unwrap_or_else(|| panic!("{done:?}"));
+        assert_eq!(wal.path, wal_path(&db));
+        assert!(wal.reason.contains("reading"), "{}", wal.reason);
+        reader.execute_batch("COMMIT").unwrap();
+    }
 }
