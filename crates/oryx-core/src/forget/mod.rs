@@ -8,6 +8,9 @@
 //! Each place is a module with the same two steps over the same [`Needles`]: `find` (reads only)
 //! and `erase` (changes only what holds a needle, and says what it left).
 
+pub mod json_text;
+pub mod runtime_db;
+
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
