@@ -118,7 +118,11 @@ fn holding(paths: Vec<PathBuf>, needles: &Needles) -> Result<Vec<Copies>> {
 }
 
 /// The archives holding a needle: the noted exports and the transfer folder's.
-pub fn find(index_dir: &Path, transfer_dir: Option<&Path>, needles: &Needles) -> Result<Vec<Copies>> {
+pub fn find(
+    index_dir: &Path,
+    transfer_dir: Option<&Path>,
+    needles: &Needles,
+) -> Result<Vec<Copies>> {
     let mut paths = known(index_dir);
     paths.extend(staged(transfer_dir));
     paths.sort();
@@ -159,8 +163,11 @@ mod tests {
 
     fn archive(path: &Path, text: &str) {
         let mut zip = zip::ZipWriter::new(File::create(path).unwrap());
-        zip.start_file("agents/a/MEMORY.md", zip::write::SimpleFileOptions::default())
-            .unwrap();
+        zip.start_file(
+            "agents/a/MEMORY.md",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
         zip.write_all(text.as_bytes()).unwrap();
         zip.finish().unwrap();
     }
@@ -190,8 +197,12 @@ mod tests {
         assert_eq!(done.left.len(), 1);
         assert_eq!(done.left[0].path, mine.canonicalize().unwrap());
         assert!(mine.exists(), "the person's archive is never touched");
-        assert!(find(&index, Some(&transfer), &Needles::new(["absent-text".to_string()]))
-            .unwrap()
-            .is_empty());
+        assert!(find(
+            &index,
+            Some(&transfer),
+            &Needles::new(["absent-text".to_string()])
+        )
+        .unwrap()
+        .is_empty());
     }
 }

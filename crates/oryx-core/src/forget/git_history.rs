@@ -106,7 +106,10 @@ pub fn files_in_commits(root: &Path, needles: &Needles) -> Result<Vec<InCommits>
                 }
             };
             if hit {
-                found.entry(f.filepath.to_string()).or_default().push(short.clone());
+                found
+                    .entry(f.filepath.to_string())
+                    .or_default()
+                    .push(short.clone());
             }
         }
     }
@@ -157,7 +160,14 @@ mod tests {
 
     fn git(dir: &Path, args: &[&str]) {
         let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@e", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .current_dir(dir)
             .output()
@@ -170,9 +180,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join(".oryxos");
         std::fs::create_dir_all(root.join("agents/a")).unwrap();
-        std::fs::write(dir.path().join("outside.txt"), "sk-secret-123 outside the root").unwrap();
+        std::fs::write(
+            dir.path().join("outside.txt"),
+            "sk-secret-123 outside the root",
+        )
+        .unwrap();
         let memory = root.join("agents/a/MEMORY.md");
-        std::fs::write(&memory, "# 长期记忆\n- [2026-01-01 00:00:00] key sk-secret-123\n").unwrap();
+        std::fs::write(
+            &memory,
+            "# 长期记忆\n- [2026-01-01 00:00:00] key sk-secret-123\n",
+        )
+        .unwrap();
         git(dir.path(), &["init", "-q"]);
         git(dir.path(), &["add", "."]);
         git(dir.path(), &["commit", "-qm", "one"]);
@@ -181,14 +199,19 @@ mod tests {
         let needles = Needles::new(["sk-secret-123".to_string()]);
         let found = files_in_commits(&root, &needles).unwrap();
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].path, root.canonicalize().unwrap().join("agents/a/MEMORY.md"));
+        assert_eq!(
+            found[0].path,
+            root.canonicalize().unwrap().join("agents/a/MEMORY.md")
+        );
         assert_eq!(found[0].commits.len(), 1);
         let left = left_in_git(&root, &needles).unwrap();
         assert_eq!(left[0].place, Place::Git);
         assert!(left[0].reason.contains(&found[0].commits[0]));
-        assert!(files_in_commits(&root, &Needles::new(["nowhere".to_string()]))
-            .unwrap()
-            .is_empty());
+        assert!(
+            files_in_commits(&root, &Needles::new(["nowhere".to_string()]))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -55,15 +55,13 @@ pub fn find(svc: &MemoryService, owners: &[Owner], needles: &Needles) -> Result<
 }
 
 /// The hits as copies, one per owner.
-pub fn copies(
-    svc: &MemoryService,
-    root: &Path,
-    db: &Path,
-    hits: &[EntryHit],
-) -> Vec<Copies> {
+pub fn copies(svc: &MemoryService, root: &Path, db: &Path, hits: &[EntryHit]) -> Vec<Copies> {
     let mut out: Vec<Copies> = Vec::new();
     for h in hits {
-        match out.iter_mut().find(|c| c.detail.as_deref() == Some(&h.owner.label())) {
+        match out
+            .iter_mut()
+            .find(|c| c.detail.as_deref() == Some(&h.owner.label()))
+        {
             Some(c) => c.count += 1,
             None => out.push(Copies {
                 place: Place::Memory,
@@ -124,7 +122,8 @@ pub fn erase(
             }
         } else {
             let targets: Vec<Target> = mine.iter().map(|h| target(h)).collect();
-            svc.change(owner, &targets, &Action::Delete).map(|_| targets.len())
+            svc.change(owner, &targets, &Action::Delete)
+                .map(|_| targets.len())
         };
         match outcome {
             Ok(n) => done.erased.push(Copies {
@@ -162,10 +161,14 @@ mod tests {
         let root = dir.path();
         let svc = service(root);
         let a = Owner::Agent("a".into());
-        svc.append(&a, Scope::Archival, "deploy key sk-live-77aa").unwrap();
-        svc.append(&a, Scope::Archival, "an ordinary entry").unwrap();
-        svc.append(&a, Scope::Core, "core holds sk-live-77aa too").unwrap();
-        svc.append(&Owner::Global, Scope::Archival, "global sk-live-77aa").unwrap();
+        svc.append(&a, Scope::Archival, "deploy key sk-live-77aa")
+            .unwrap();
+        svc.append(&a, Scope::Archival, "an ordinary entry")
+            .unwrap();
+        svc.append(&a, Scope::Core, "core holds sk-live-77aa too")
+            .unwrap();
+        svc.append(&Owner::Global, Scope::Archival, "global sk-live-77aa")
+            .unwrap();
         let needles = Needles::new(["sk-live-77aa".to_string()]);
         let owners = [a.clone(), Owner::Global];
         let hits = find(&svc, &owners, &needles).unwrap();
@@ -174,13 +177,24 @@ mod tests {
         assert_eq!(copies.iter().map(|c| c.count).collect::<Vec<_>>(), [2, 1]);
 
         // Masked in the global memory, deleted in the agent's.
-        let global: Vec<EntryHit> = hits.iter().filter(|h| h.owner == Owner::Global).cloned().collect();
+        let global: Vec<EntryHit> = hits
+            .iter()
+            .filter(|h| h.owner == Owner::Global)
+            .cloned()
+            .collect();
         let done = erase(&svc, root, &root.join("oryxos.db"), &global, &needles, true);
         assert!(done.left.is_empty(), "{done:?}");
         let text = std::fs::read_to_string(memory_path(root, &Owner::Global)).unwrap();
         assert!(text.contains("global [forgotten]") && !text.contains("sk-live"));
         let theirs: Vec<EntryHit> = hits.into_iter().filter(|h| h.owner == a).collect();
-        let done = erase(&svc, root, &root.join("oryxos.db"), &theirs, &needles, false);
+        let done = erase(
+            &svc,
+            root,
+            &root.join("oryxos.db"),
+            &theirs,
+            &needles,
+            false,
+        );
         assert_eq!(done.erased[0].count, 2);
         let text = std::fs::read_to_string(memory_path(root, &a)).unwrap();
         assert!(!text.contains("sk-live") && text.contains("an ordinary entry"));

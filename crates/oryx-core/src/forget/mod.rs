@@ -33,10 +33,7 @@ pub struct Needles {
 
 impl Needles {
     pub fn new(texts: impl IntoIterator<Item = String>) -> Needles {
-        let mut texts: Vec<String> = texts
-            .into_iter()
-            .filter(|t| !t.trim().is_empty())
-            .collect();
+        let mut texts: Vec<String> = texts.into_iter().filter(|t| !t.trim().is_empty()).collect();
         texts.sort();
         texts.dedup();
         Needles { texts }

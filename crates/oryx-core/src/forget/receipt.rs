@@ -158,10 +158,7 @@ mod tests {
         receipts.save(&r).unwrap();
         let listed = receipts.list().unwrap();
         assert_eq!(listed, vec![r.clone()]);
-        assert_eq!(
-            listed[0].text_sha256,
-            [sha256_hex("sk-live-receipt-1")]
-        );
+        assert_eq!(listed[0].text_sha256, [sha256_hex("sk-live-receipt-1")]);
         for f in std::fs::read_dir(dir.path().join("forget-receipts")).unwrap() {
             let bytes = std::fs::read(f.unwrap().path()).unwrap();
             assert!(!String::from_utf8_lossy(&bytes).contains("sk-live-receipt-1"));
