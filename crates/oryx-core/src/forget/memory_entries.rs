@@ -26,7 +26,7 @@ pub fn location(svc: &MemoryService, root: &Path, db: &Path, owner: &Owner) -> P
     match svc.backend() {
         Backend::Markdown => memory_path(root, owner),
         Backend::Sqlite => db.to_path_buf(),
-        Backend::Mem0 => PathBuf::from(format!("mem0:{}", owner.db_key())),
+        Backend::Mem0 => PathBuf::from(svc.store().location(owner)),
     }
 }
 
