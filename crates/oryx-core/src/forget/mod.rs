@@ -8,6 +8,8 @@
 //! Each place is a module with the same two steps over the same [`Needles`]: `find` (reads only)
 //! and `erase` (changes only what holds a needle, and says what it left).
 
+pub mod console_files;
+
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -25,10 +27,7 @@ pub struct Needles {
 
 impl Needles {
     pub fn new(texts: impl IntoIterator<Item = String>) -> Needles {
-        let mut texts: Vec<String> = texts
-            .into_iter()
-            .filter(|t| !t.trim().is_empty())
-            .collect();
+        let mut texts: Vec<String> = texts.into_iter().filter(|t| !t.trim().is_empty()).collect();
         texts.sort();
         texts.dedup();
         Needles { texts }
