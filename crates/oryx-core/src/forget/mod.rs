@@ -8,17 +8,18 @@
 //! Each place is a module with the same two steps over the same [`Needles`]: `find` (reads only)
 //! and `erase` (changes only what holds a needle, and says what it left).
 
-pub mod json_text;
-pub mod runtime_db;
-
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 pub mod archives;
+pub mod console_files;
 pub mod git_history;
+pub mod json_text;
 pub mod memory_entries;
 pub mod receipt;
+pub mod run;
+pub mod runtime_db;
 
 /// What is replaced where the text is masked rather than removed (inside JSON strings, in
 /// tombstones' place of a text, in a masked entry).
