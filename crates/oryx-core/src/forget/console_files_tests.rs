@@ -258,9 +258,8 @@ fn a_secret_in_every_console_file_is_found_then_gone_and_the_rest_kept() {
         Err(CoreError::Forgotten(id)) if id == stone
     ));
     assert!(matches!(b.svc.undo(&o, None), Err(CoreError::Forgotten(_))));
-    let entry = format!("{}", "whatever");
     assert!(matches!(
-        b.svc.restore(&o, &stone, &entry),
+        b.svc.restore(&o, &stone, "whatever"),
         Err(CoreError::Forgotten(_))
     ));
     b.svc.undo(&o, Some(&kept_edit)).unwrap();
