@@ -217,7 +217,12 @@ fn ended_dto(plan: &Plan, r: &Receipt, runtime_running: bool) -> ForgetDto {
 }
 
 impl Console {
-    fn forget_reach<'a>(&self, rt: &'a Services, index_dir: &'a Path, transfer: Option<&'a Path>) -> Reach<'a> {
+    fn forget_reach<'a>(
+        &self,
+        rt: &'a Services,
+        index_dir: &'a Path,
+        transfer: Option<&'a Path>,
+    ) -> Reach<'a> {
         Reach {
             effective: &rt.effective,
             memory: &rt.memory,
@@ -235,7 +240,9 @@ impl Console {
     fn forget_ask(&self, rt: &Services, a: &ForgetArgs) -> ApiResult<Ask> {
         match (&a.text, a.ids.is_empty()) {
             (Some(_), false) => Err(ApiError::invalid("give entry ids or a text, not both")),
-            (None, true) => Err(ApiError::invalid("give the entry ids or the text to forget")),
+            (None, true) => Err(ApiError::invalid(
+                "give the entry ids or the text to forget",
+            )),
             (Some(text), true) => {
                 let owners = if a.all_agents {
                     let mut all: Vec<Owner> = oryx_core::agents::list(rt.root())?
@@ -254,7 +261,9 @@ impl Console {
             }
             (None, false) => {
                 if a.all_agents {
-                    return Err(ApiError::invalid("entry ids belong to one owner: name it, without all_agents"));
+                    return Err(ApiError::invalid(
+                        "entry ids belong to one owner: name it, without all_agents",
+                    ));
                 }
                 Ok(Ask::Entries {
                     owner: rt.owner(a.agent.as_deref().filter(|s| !s.is_empty()))?,

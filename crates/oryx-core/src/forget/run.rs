@@ -65,7 +65,10 @@ impl Plan {
             .filter(|c| {
                 matches!(
                     c.place,
-                    Place::RuntimeVectors | Place::RuntimeToolCalls | Place::RuntimeSessions | Place::RuntimeOther
+                    Place::RuntimeVectors
+                        | Place::RuntimeToolCalls
+                        | Place::RuntimeSessions
+                        | Place::RuntimeOther
                 )
             })
             .filter_map(|c| c.detail.clone())
@@ -111,14 +114,16 @@ pub fn plan(reach: &Reach<'_>, ask: &Ask) -> Result<Plan> {
     let (needles, owners, scope) = match ask {
         Ask::Entries { owner, ids } => {
             if ids.is_empty() {
-                return Err(CoreError::InvalidInput("name at least one entry to forget".into()));
+                return Err(CoreError::InvalidInput(
+                    "name at least one entry to forget".into(),
+                ));
             }
             let all = reach.memory.store().load_all(owner)?;
             let mut texts = Vec::new();
             for id in ids {
-                let (_, _, e) = all
-                    .find(id)
-                    .ok_or_else(|| CoreError::NotFound(format!("no entry {id} in {}", owner.label())))?;
+                let (_, _, e) = all.find(id).ok_or_else(|| {
+                    CoreError::NotFound(format!("no entry {id} in {}", owner.label()))
+                })?;
                 texts.push(e.content.clone());
             }
             let n = ids.len();
@@ -132,7 +137,9 @@ pub fn plan(reach: &Reach<'_>, ask: &Ask) -> Result<Plan> {
         Ask::Text { text, owners } => {
             let needles = Needles::new([text.clone()]);
             if needles.is_empty() {
-                return Err(CoreError::InvalidInput("the text to forget is empty".into()));
+                return Err(CoreError::InvalidInput(
+                    "the text to forget is empty".into(),
+                ));
             }
             let scope = match owners.as_slice() {
                 [one] => format!("{}, a text", one.label()),
@@ -141,22 +148,8 @@ pub fn plan(reach: &Reach<'_>, ask: &Ask) -> Result<Plan> {
             (needles, owners.clone(), scope)
         }
     };
-    let hits = memory_entries::find(reach.memory, &owners, &needles)?;
-    let db = db_of(reach);
-    let db_path = reach.effective.db_path.clone();
-    let mut found = memory_entries::copies(reach.memory, &reach.effective.root, &db_path, &hits);
-    found.extend(console_files::find(&console_files_of(reach, &owners, &hits), &needles)?);
-    if let Some(db) = &db {
-        // The sqlite backend's rows are the memory entries above.
-        found.extend(
-            runtime_db::find(db, &needles)?
-                .into_iter()
-                .filter(|c| c.place != Place::Memory),
-        );
-    }
-    found.extend(archives::find(reach.index_dir, reach.transfer_dir, &needles)?);
+    let (hits, found) = search(reach, &owners, &needles)?;
     let outside = git_history::left_in_git(&reach.effective.root, &needles)?;
-    found.sort_by(|a, b| a.place.cmp(&b.place).then_with(|| a.path.cmp(&b.path)));
     Ok(Plan {
         needles,
         scope,
@@ -166,6 +159,77 @@ pub fn plan(reach: &Reach<'_>, ask: &Ask) -> Result<Plan> {
         outside,
         searched: SEARCHED.iter().map(|s| s.to_string()).collect(),
     })
+}
+
+/// The entries of `owners` holding a needle, and every copy in reach, sorted by place.
+fn search(
+    reach: &Reach<'_>,
+    owners: &[Owner],
+    needles: &Needles,
+) -> Result<(Vec<EntryHit>, Vec<Copies>)> {
+    let hits = memory_entries::find(reach.memory, owners, needles)?;
+    let db_path = reach.effective.db_path.clone();
+    let mut found = memory_entries::copies(reach.memory, &reach.effective.root, &db_path, &hits);
+    found.extend(console_files::find(
+        &console_files_of(reach, owners, &hits),
+        needles,
+    )?);
+    if let Some(db) = &db_of(reach) {
+        // The sqlite backend's rows are the memory entries above.
+        found.extend(
+            runtime_db::find(db, needles)?
+                .into_iter()
+                .filter(|c| c.place != Place::Memory),
+        );
+    }
+    found.extend(archives::find(
+        reach.index_dir,
+        reach.transfer_dir,
+        needles,
+    )?);
+    found.sort_by(|a, b| a.place.cmp(&b.place).then_with(|| a.path.cmp(&b.path)));
+    Ok((hits, found))
+}
+
+fn same_copies(a: &Copies, b: &Copies) -> bool {
+    a.place == b.place && a.path == b.path && a.detail == b.detail
+}
+
+/// The receipt's erased and left from what the places said and a search after them: a copy
+/// found before and not after was erased (a row the entries' delete already took is erased
+/// too), a copy still found is left (with the place's reason, or said plainly).
+fn settle(found: &[Copies], after: &[Copies], mut done: Erased) -> Erased {
+    for f in found {
+        let still = after.iter().any(|a| same_copies(a, f));
+        if !still && !done.erased.iter().any(|e| same_copies(e, f)) {
+            done.erased.push(f.clone());
+        }
+    }
+    done.erased
+        .retain(|e| !after.iter().any(|a| same_copies(a, e)));
+    for a in after {
+        let said = done
+            .left
+            .iter()
+            .any(|l| l.place == a.place && l.path == a.path);
+        if !said {
+            done.left.push(Left {
+                place: a.place,
+                path: a.path.clone(),
+                count: a.count,
+                reason: format!(
+                    "still found after the forget{}; forget again, or see the other places left",
+                    a.detail
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
+    }
+    done.erased
+        .sort_by(|a, b| a.place.cmp(&b.place).then_with(|| a.path.cmp(&b.path)));
+    done
 }
 
 /// A step of a running forget.
@@ -264,6 +328,20 @@ pub fn run(
         of: places.len(),
         place: "done",
     });
+    let done = match search(reach, &plan.owners, &plan.needles) {
+        Ok((_, after)) => settle(&plan.found, &after, done),
+        Err(e) => {
+            let mut d = done;
+            d.left.push(Left {
+                place: Place::Memory,
+                path: root.clone(),
+                count: 0,
+                reason: format!("the search after the forget failed: {e}"),
+            });
+            d
+        }
+    };
+    let mut done = done;
     done.left.extend(plan.outside.iter().cloned());
     receipt.erased = done.erased;
     receipt.left = done.left;
