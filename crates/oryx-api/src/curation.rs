@@ -236,7 +236,7 @@ fn op_dto(op: oryx_core::memory::history::Op) -> ChangeOp {
     }
 }
 
-fn local_time(ms: i64) -> String {
+pub(crate) fn local_time(ms: i64) -> String {
     oryx_core::timefmt::epoch_ms_to_local(ms)
         .map(|t| oryx_core::timefmt::format_entry_ts(&t))
         .unwrap_or_default()

@@ -100,9 +100,9 @@ pub struct ForgetStepDto {
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ForgetReceiptDto {
     pub id: String,
-    /// Epoch milliseconds.
-    pub at: i64,
-    pub ended: Option<i64>,
+    /// Local time, `yyyy-MM-dd HH:mm:ss`.
+    pub at: String,
+    pub ended: Option<String>,
     /// `done`, `cancelled`, `running`, or `interrupted` (its console stopped midway: forget the
     /// same text again to finish).
     pub state: String,
@@ -176,8 +176,8 @@ fn receipt_state(r: &Receipt) -> &'static str {
 fn receipt_dto(r: &Receipt) -> ForgetReceiptDto {
     ForgetReceiptDto {
         id: r.id.clone(),
-        at: r.at,
-        ended: r.ended,
+        at: crate::curation::local_time(r.at),
+        ended: r.ended.map(crate::curation::local_time),
         state: receipt_state(r).into(),
         scope: r.scope.clone(),
         mask: r.mask,
