@@ -166,4 +166,15 @@ mod tests {
         assert_eq!(receipts.load(&r.id).unwrap(), Some(r));
         assert!(receipts.load("../x").is_err());
     }
+
+    #[test]
+    fn a_receipt_left_started_by_a_process_that_is_gone_was_interrupted() {
+        let needles = Needles::new(["x-secret".to_string()]);
+        let mut r = Receipt::new(&needles, "a text".into(), false);
+        // No process has this id: pid_max is at most 2^22.
+        r.pid = 0x7fff_fff0;
+        assert!(r.interrupted());
+        r.state = State::Done;
+        assert!(!r.interrupted());
+    }
 }

@@ -255,6 +255,13 @@ pub fn run(
     receipt.searched = plan.searched.clone();
     receipt.found = plan.found.clone();
     receipts.save(&receipt)?;
+    if plan.is_empty() {
+        // Nothing found: nothing is opened for writing, only the receipt says so.
+        receipt.state = State::Done;
+        receipt.ended = Some(crate::memory::journal::now_ms());
+        receipts.save(&receipt)?;
+        return Ok(receipt);
+    }
     let db = db_of(reach);
     let db_path = reach.effective.db_path.clone();
     let root = reach.effective.root.clone();
