@@ -11,6 +11,11 @@ use crate::memory::curation::{Action, Target};
 use crate::memory::{Backend, MemoryService, Scope};
 use crate::names::{memory_path, Owner};
 
+/// What the mem0 server keeps of a memory the console deleted through its API.
+pub const MEM0_HISTORY: &str = "deleted through mem0's API; the mem0 server keeps each deleted \
+    memory's text in its own history (GET /memories/{id}/history), which its API clears only by \
+    resetting every memory of every user (POST /reset) — ask whoever runs the mem0 server";
+
 /// One entry holding a needle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryHit {
@@ -126,12 +131,23 @@ pub fn erase(
                 .map(|_| targets.len())
         };
         match outcome {
-            Ok(n) => done.erased.push(Copies {
-                place: Place::Memory,
-                path,
-                count: n,
-                detail: Some(owner.label()),
-            }),
+            Ok(n) => {
+                if svc.backend() == Backend::Mem0 && n > 0 {
+                    // mem0's own delete (and update) writes the old text into its history.
+                    done.left.push(Left {
+                        place: Place::Memory,
+                        path: path.clone(),
+                        count: n,
+                        reason: MEM0_HISTORY.into(),
+                    });
+                }
+                done.erased.push(Copies {
+                    place: Place::Memory,
+                    path,
+                    count: n,
+                    detail: Some(owner.label()),
+                })
+            }
             Err(e) => done.left.push(Left {
                 place: Place::Memory,
                 path,
