@@ -377,3 +377,83 @@ fn a_planted_secret_leaves_every_copy_but_those_the_receipt_names() {
         "a forget of a text found nowhere changed a row"
     );
 }
+
+#[test]
+fn a_forget_killed_midway_leaves_a_receipt_and_running_it_again_completes() {
+    let inst = Install::new();
+    let db = inst.dir.join("oryxos.db");
+    let planted = format!("deploy key {SECRET}");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE tool_invocations SET input_json = replace(input_json, ?1, ?2)",
+            [DEMO_SAVED, planted.as_str()],
+        )
+        .unwrap();
+        conn.execute(
+            "UPDATE sessions SET messages_json = replace(messages_json, ?1, ?2)",
+            [DEMO_SAVED, planted.as_str()],
+        )
+        .unwrap();
+    }
+    for agent in ["assistant", "researcher", "log_analyst"] {
+        inst.run(&[
+            "memory", "add", "--agent", agent, "--scope", "archival", &planted,
+        ]);
+    }
+    let receipts = inst.config().join("index/forget-receipts");
+    // Killed as soon as its receipt exists: it was about to erase, or already had.
+    let mut child = oryx(&inst.config())
+        .args(["--root", inst.root().to_str().unwrap()])
+        .args(["memory", "forget", "--all-agents", "--text", SECRET])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_dir(&receipts).map_or(true, |mut d| d.next().is_none()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no receipt was written"
+        );
+        std::thread::yield_now();
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    let receipt: Value = serde_json::from_slice(
+        &std::fs::read(
+            std::fs::read_dir(&receipts)
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        receipt["state"] == "started" || receipt["state"] == "done",
+        "{receipt}"
+    );
+    // Every file holds the old state or the new: the database is whole, the memory and its
+    // history read.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let ok: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    drop(conn);
+    for agent in ["assistant", "researcher", "log_analyst"] {
+        inst.run(&["memory", "show", "--agent", agent]);
+        inst.run(&["memory", "history", "--agent", agent]);
+    }
+    // Again: it completes.
+    let again = inst.json(&["memory", "forget", "--all-agents", "--text", SECRET]);
+    assert_eq!(again["state"], "done", "{again}");
+    let held: Vec<PathBuf> = files(&[inst.dir.clone(), inst.config()])
+        .into_iter()
+        .filter(|(_, b)| holds(b, SECRET))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(held.is_empty(), "still holding the secret: {held:?}");
+}
