@@ -630,6 +630,8 @@ export type ChangeDto_Deserialize = {
 	entries: DiffDto_Deserialize[],
 	/**  Taken back by an undo that stands. */
 	undone: boolean,
+	/**  Forgotten (local time): a tombstone without texts, which cannot be undone. */
+	forgotten?: string | null,
 };
 
 /**  One change of the history. */
@@ -647,6 +649,8 @@ export type ChangeDto_Serialize = {
 	entries: DiffDto_Serialize[],
 	/**  Taken back by an undo that stands. */
 	undone: boolean,
+	/**  Forgotten (local time): a tombstone without texts, which cannot be undone. */
+	forgotten: string | null,
 };
 
 export type ChangeEvent = ChangeEvent_Serialize | ChangeEvent_Deserialize;
@@ -738,6 +742,25 @@ export type ConnectionDto_Serialize = {
 
 export type ContentArgs = {
 	content: string,
+};
+
+/**  Copies at one path of one place. */
+export type CopiesDto = CopiesDto_Serialize | CopiesDto_Deserialize;
+
+/**  Copies at one path of one place. */
+export type CopiesDto_Deserialize = {
+	place: string,
+	path: string,
+	count: number,
+	detail?: string | null,
+};
+
+/**  Copies at one path of one place. */
+export type CopiesDto_Serialize = {
+	place: string,
+	path: string,
+	count: number,
+	detail: string | null,
 };
 
 export type CreateAgentArgs = CreateAgentArgs_Serialize | CreateAgentArgs_Deserialize;
@@ -1261,6 +1284,134 @@ export type FixDto_Serialize = {
 	content: string | null,
 };
 
+export type ForgetArgs = ForgetArgs_Serialize | ForgetArgs_Deserialize;
+
+export type ForgetArgs_Deserialize = {
+	/**  The owner (absent or empty: the global memory); ignored with `all_agents`. */
+	agent?: string | null,
+	/**  A text across every agent and the global memory. */
+	all_agents?: boolean,
+	/**  Entries of the owner, by console id (their texts are forgotten everywhere). */
+	ids?: string[],
+	/**  A literal text (instead of `ids`). */
+	text?: string | null,
+	/**  Replace the text by `[forgotten]` in the entries instead of deleting them. */
+	mask?: boolean,
+	/**  Only list the copies; change nothing. */
+	dry_run?: boolean,
+};
+
+export type ForgetArgs_Serialize = {
+	/**  The owner (absent or empty: the global memory); ignored with `all_agents`. */
+	agent: string | null,
+	/**  A text across every agent and the global memory. */
+	all_agents: boolean,
+	/**  Entries of the owner, by console id (their texts are forgotten everywhere). */
+	ids: string[],
+	/**  A literal text (instead of `ids`). */
+	text: string | null,
+	/**  Replace the text by `[forgotten]` in the entries instead of deleting them. */
+	mask: boolean,
+	/**  Only list the copies; change nothing. */
+	dry_run: boolean,
+};
+
+/**  A forget's dry run, its progress, or its end. */
+export type ForgetDto = ForgetDto_Serialize | ForgetDto_Deserialize;
+
+/**  A forget's dry run, its progress, or its end. */
+export type ForgetDto_Deserialize = {
+	dry_run: boolean,
+	/**  What was asked, for people. */
+	scope: string,
+	/**  Texts forgotten (a text is never sent back). */
+	texts: number,
+	found: CopiesDto_Deserialize[],
+	erased: CopiesDto_Deserialize[],
+	left: LeftDto[],
+	/**  The runtime's records it changes (`table.column`), for the confirmation. */
+	runtime_records: string[],
+	/**  The runtime runs: the sessions it may write again are left. */
+	runtime_running: boolean,
+	/**  `running`, `done`, `cancelled`, `failed`; absent for a dry run. */
+	state?: string | null,
+	/**  Places done of all, while it runs. */
+	step?: ForgetStepDto | null,
+	receipt?: string | null,
+	error?: string | null,
+};
+
+/**  A forget's dry run, its progress, or its end. */
+export type ForgetDto_Serialize = {
+	dry_run: boolean,
+	/**  What was asked, for people. */
+	scope: string,
+	/**  Texts forgotten (a text is never sent back). */
+	texts: number,
+	found: CopiesDto_Serialize[],
+	erased: CopiesDto_Serialize[],
+	left: LeftDto[],
+	/**  The runtime's records it changes (`table.column`), for the confirmation. */
+	runtime_records: string[],
+	/**  The runtime runs: the sessions it may write again are left. */
+	runtime_running: boolean,
+	/**  `running`, `done`, `cancelled`, `failed`; absent for a dry run. */
+	state: string | null,
+	/**  Places done of all, while it runs. */
+	step: ForgetStepDto | null,
+	receipt: string | null,
+	error: string | null,
+};
+
+/**  A receipt as History lists it: hashes, counts and places, never the text. */
+export type ForgetReceiptDto = ForgetReceiptDto_Serialize | ForgetReceiptDto_Deserialize;
+
+/**  A receipt as History lists it: hashes, counts and places, never the text. */
+export type ForgetReceiptDto_Deserialize = {
+	id: string,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	ended?: string | null,
+	/**
+	 *  `done`, `cancelled`, `running`, or `interrupted` (its console stopped midway: forget the
+	 *  same text again to finish).
+	 */
+	state: string,
+	scope: string,
+	mask: boolean,
+	text_sha256: string[],
+	searched: string[],
+	found: CopiesDto_Deserialize[],
+	erased: CopiesDto_Deserialize[],
+	left: LeftDto[],
+};
+
+/**  A receipt as History lists it: hashes, counts and places, never the text. */
+export type ForgetReceiptDto_Serialize = {
+	id: string,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	ended: string | null,
+	/**
+	 *  `done`, `cancelled`, `running`, or `interrupted` (its console stopped midway: forget the
+	 *  same text again to finish).
+	 */
+	state: string,
+	scope: string,
+	mask: boolean,
+	text_sha256: string[],
+	searched: string[],
+	found: CopiesDto_Serialize[],
+	erased: CopiesDto_Serialize[],
+	left: LeftDto[],
+};
+
+export type ForgetStepDto = {
+	done: number,
+	of: number,
+	place: string,
+};
+
 export type GitSourceDto = {
 	/**  The commit's short id. */
 	commit: string,
@@ -1546,6 +1697,14 @@ export type KeywordPlaceDto = {
 };
 
 export type LanguageDto = "system" | "zh" | "en";
+
+/**  Copies left, and why. */
+export type LeftDto = {
+	place: string,
+	path: string,
+	count: number,
+	reason: string,
+};
 
 export type LocalEmbeddingsPlan = LocalEmbeddingsPlan_Serialize | LocalEmbeddingsPlan_Deserialize;
 
@@ -2061,6 +2220,10 @@ export type Operations_Deserialize = {
 	clear_index: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	fill_runtime_index: Signature<FillRuntimeArgs_Deserialize, RuntimeFillDto_Deserialize>,
 	cancel_runtime_fill: Signature<NoArgs, boolean>,
+	forget: Signature<ForgetArgs_Deserialize, ForgetDto_Deserialize>,
+	forget_state: Signature<NoArgs, ForgetDto_Deserialize | null>,
+	cancel_forget: Signature<NoArgs, boolean>,
+	forget_receipts: Signature<NoArgs, ForgetReceiptDto_Deserialize[]>,
 	start_export: Signature<ExportRequest_Deserialize, TransferDto_Deserialize>,
 	start_import: Signature<ImportRequest_Deserialize, TransferDto_Deserialize>,
 	transfer_status: Signature<IdArgs, TransferDto_Deserialize>,
@@ -2142,6 +2305,10 @@ export type Operations_Serialize = {
 	clear_index: Signature<NoArgs, IndexStatusDto_Serialize>,
 	fill_runtime_index: Signature<FillRuntimeArgs_Serialize, RuntimeFillDto_Serialize>,
 	cancel_runtime_fill: Signature<NoArgs, boolean>,
+	forget: Signature<ForgetArgs_Serialize, ForgetDto_Serialize>,
+	forget_state: Signature<NoArgs, ForgetDto_Serialize | null>,
+	cancel_forget: Signature<NoArgs, boolean>,
+	forget_receipts: Signature<NoArgs, ForgetReceiptDto_Serialize[]>,
 	start_export: Signature<ExportRequest_Serialize, TransferDto_Serialize>,
 	start_import: Signature<ImportRequest_Serialize, TransferDto_Serialize>,
 	transfer_status: Signature<IdArgs, TransferDto_Serialize>,
@@ -3917,6 +4084,10 @@ export const OP_READS = {
 	clear_index: {},
 	fill_runtime_index: {},
 	cancel_runtime_fill: {},
+	forget: {},
+	forget_state: {},
+	cancel_forget: {},
+	forget_receipts: {},
 	start_export: {},
 	start_import: {},
 	transfer_status: {},

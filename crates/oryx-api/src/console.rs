@@ -43,6 +43,7 @@ pub struct Console {
     migration: MigrationSlot,
     index_job: Arc<IndexJobSlot>,
     runtime_fill: Arc<crate::runtime_index::RuntimeFillSlot>,
+    forget: Arc<crate::forget::ForgetSlot>,
     transfers: Arc<Transfers>,
     events: Events,
 }
@@ -122,6 +123,7 @@ impl Console {
             migration: Default::default(),
             index_job: Default::default(),
             runtime_fill: Default::default(),
+            forget: Default::default(),
             transfers: Default::default(),
             events: Default::default(),
         }
@@ -152,6 +154,10 @@ impl Console {
 
     pub(crate) fn runtime_fill_slot(&self) -> &Arc<crate::runtime_index::RuntimeFillSlot> {
         &self.runtime_fill
+    }
+
+    pub(crate) fn forget_slot(&self) -> &Arc<crate::forget::ForgetSlot> {
+        &self.forget
     }
 
     pub(crate) fn transfers(&self) -> &Arc<Transfers> {

@@ -154,6 +154,8 @@ pub struct ChangeDto {
     pub entries: Vec<DiffDto>,
     /// Taken back by an undo that stands.
     pub undone: bool,
+    /// Forgotten (local time): a tombstone without texts, which cannot be undone.
+    pub forgotten: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -234,7 +236,7 @@ fn op_dto(op: oryx_core::memory::history::Op) -> ChangeOp {
     }
 }
 
-fn local_time(ms: i64) -> String {
+pub(crate) fn local_time(ms: i64) -> String {
     oryx_core::timefmt::epoch_ms_to_local(ms)
         .map(|t| oryx_core::timefmt::format_entry_ts(&t))
         .unwrap_or_default()
@@ -249,6 +251,7 @@ pub(crate) fn change_dto(c: &Change, undone: bool) -> ChangeDto {
         reverts: c.reverts.clone(),
         entries: c.entries.iter().map(diff_dto).collect(),
         undone,
+        forgotten: c.forgotten.as_ref().map(|f| local_time(f.at)),
     }
 }
 
@@ -261,7 +264,12 @@ fn history_dto(owner: &Owner, v: &HistoryView) -> HistoryDto {
             .iter()
             .map(|l| change_dto(&l.change, v.stacks.undone.contains(&l.change.id)))
             .collect(),
-        can_undo: v.stacks.undo.clone(),
+        // A forgotten change cannot be taken back: undo is not offered for it.
+        can_undo: v.stacks.undo.clone().filter(|id| {
+            !v.changes
+                .iter()
+                .any(|l| &l.change.id == id && l.change.forgotten.is_some())
+        }),
         can_redo: v.stacks.redo.clone(),
     }
 }
@@ -408,6 +416,7 @@ impl Console {
                     })
                     .collect(),
                 undone: false,
+                forgotten: None,
             })
         };
         let mut pending = added.into_iter().peekable();

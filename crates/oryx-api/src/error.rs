@@ -117,7 +117,7 @@ impl From<CoreError> for ApiError {
             CoreError::Corrupt(_) => ErrorCode::Corrupt,
             CoreError::BackendUnavailable(_) => ErrorCode::BackendUnavailable,
             CoreError::Timeout(_) => ErrorCode::Timeout,
-            CoreError::Conflict(_) => ErrorCode::Conflict,
+            CoreError::Conflict(_) | CoreError::Forgotten(_) => ErrorCode::Conflict,
             CoreError::Cancelled => ErrorCode::Cancelled,
         };
         ApiError::new(code, e.to_string())

@@ -16,6 +16,7 @@ pub mod dto;
 pub mod error;
 pub mod events;
 pub mod files;
+pub mod forget;
 pub mod health;
 mod jobs;
 pub mod local_embeddings;

@@ -473,6 +473,15 @@ operations! {
         => |c, a| c.fill_runtime_index(&a);
     /// Stop the runtime index's fill after its current batch (false when none runs)
     cancel_runtime_fill(NoArgs) -> bool => |c, _| Ok(c.cancel_runtime_fill());
+    /// Every copy of entries' texts or of a text, by place (dry_run), or forget them for good
+    forget(crate::forget::ForgetArgs) -> crate::forget::ForgetDto => |c, a| c.forget(&a);
+    /// The running or last forget: progress, then what was erased and left
+    forget_state(NoArgs) -> Option<crate::forget::ForgetDto> => |c, _| Ok(c.forget_state());
+    /// Stop the running forget before its next place (false when none runs)
+    cancel_forget(NoArgs) -> bool => |c, _| Ok(c.cancel_forget());
+    /// Every forget's receipt, newest first: places, counts and hashes, never the text
+    forget_receipts(NoArgs) -> Vec<crate::forget::ForgetReceiptDto>
+        => |c, _| c.forget_receipts();
     /// Start writing an archive of agents (or all) for the host to save; poll transfer_status
     start_export(ExportRequest) -> TransferDto => |c, a| c.start_export(&a);
     /// Start importing an uploaded archive (or a dry run: counts per owner, nothing written)

@@ -376,7 +376,10 @@ impl Console {
             sessions: a.sessions,
             include_history: a.include_history,
         };
-        export_to(&rt, owners, &choice, a.out, cancel, progress)
+        let report = export_to(&rt, owners, &choice, a.out, cancel, progress)?;
+        // A later forget lists the archives holding the text it forgets.
+        oryx_core::forget::archives::record_export(&self.index_dir(), a.out);
+        Ok(report)
     }
 
     /// Reads an archive into the root in effect, into its backend or another (`oryx import`).

@@ -123,6 +123,7 @@ impl Bench {
                 splices: Vec::new(),
                 pid: 0,
                 len_after: None,
+                forgotten: None,
             };
             if i == 0 {
                 h.intent(&c).unwrap();

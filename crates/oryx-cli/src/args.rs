@@ -335,6 +335,28 @@ pub(crate) enum MemoryCmd {
         #[arg(value_name = "ID", required = true)]
         ids: Vec<String>,
     },
+    /// Forget for good: every copy of entries' texts (or of --text) the console can reach —
+    /// memory, its history and journal, its indexes, the runtime's rows, SQLite free pages,
+    /// archives it wrote — erased, with a receipt; what it cannot reach (git history, archives
+    /// handed over, sessions the running runtime holds) listed. Cannot be undone.
+    Forget {
+        #[arg(long, conflicts_with = "all_agents")]
+        agent: Option<String>,
+        /// The text across every agent and the global memory
+        #[arg(long, requires = "text")]
+        all_agents: bool,
+        /// A literal text (instead of entry ids)
+        #[arg(long, conflicts_with = "ids")]
+        text: Option<String>,
+        /// Replace the text in the entries by [forgotten] instead of deleting them
+        #[arg(long)]
+        mask: bool,
+        /// List every copy by place; change nothing
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(value_name = "ID", required_unless_present = "text")]
+        ids: Vec<String>,
+    },
     /// Move entries to core or archival (time kept, placed in time order), as one change
     Move {
         #[arg(long)]

@@ -377,6 +377,24 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             };
             render::change(&console.delete_entries(&args)?, json)
         }
+        MemoryCmd::Forget {
+            agent,
+            all_agents,
+            text,
+            mask,
+            dry_run,
+            ids,
+        } => {
+            let args = oryx_api::forget::ForgetArgs {
+                agent,
+                all_agents,
+                ids,
+                text,
+                mask,
+                dry_run,
+            };
+            render::forget(&crate::progress::forget(console, &args, json)?, json)
+        }
         MemoryCmd::Move { agent, to, ids } => {
             let args = MoveArgs {
                 agent,

@@ -118,3 +118,29 @@ pub fn with_units<T>(
     bar.finish_and_clear();
     out
 }
+
+/// Forgets with a bar of the places done; Ctrl-C stops it before the next place.
+pub fn forget(
+    console: &Console,
+    args: &oryx_api::forget::ForgetArgs,
+    json: bool,
+) -> ApiResult<oryx_api::forget::ForgetDto> {
+    let cancel = ctrl_c();
+    let bar = if json || args.dry_run {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:20}] {pos}/{len} places: {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let out = console.forget_now(args, &cancel, &mut |s| {
+        bar.set_length(s.of as u64);
+        bar.set_position(s.done as u64);
+        bar.set_message(s.place);
+    });
+    bar.finish_and_clear();
+    out
+}

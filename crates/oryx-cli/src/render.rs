@@ -232,6 +232,9 @@ pub fn history(h: &HistoryDto, json: bool) {
         if c.undone {
             notes.push("undone".to_string());
         }
+        if let Some(at) = &c.forgotten {
+            notes.push(format!("forgotten {at}: no text kept, cannot be undone"));
+        }
         if let Some(r) = &c.reverts {
             notes.push(format!("takes back {r}"));
         }
@@ -1200,4 +1203,61 @@ fn owner_import_row(o: &oryx_api::portable::OwnerImport, width: usize) {
             .map(|e| format!("  error: {e}"))
             .unwrap_or_default()
     );
+}
+
+/// A forget: its dry run by place, or what it erased and left, and its receipt. `--json` has the
+/// shape `{found, erased, left, receipt}` (plus the rest of the answer).
+pub fn forget(f: &oryx_api::forget::ForgetDto, json: bool) {
+    if json {
+        return print_json(f);
+    }
+    let line = |c: &oryx_api::forget::CopiesDto| {
+        let detail = c
+            .detail
+            .as_deref()
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
+        println!("  {:<20} {:>6}  {}{detail}", c.place, c.count, c.path);
+    };
+    if f.dry_run {
+        if f.found.is_empty() && f.left.is_empty() {
+            println!("{}: no copy found; nothing to forget", f.scope);
+            return;
+        }
+        println!("{}: copies found", f.scope);
+        f.found.iter().for_each(line);
+        if !f.runtime_records.is_empty() {
+            println!(
+                "the runtime's records it changes: {}",
+                f.runtime_records.join(", ")
+            );
+        }
+    } else {
+        println!(
+            "{}: {} (receipt {})",
+            f.scope,
+            f.state.as_deref().unwrap_or("done"),
+            f.receipt.as_deref().unwrap_or("-")
+        );
+        if !f.erased.is_empty() {
+            println!("erased");
+            f.erased.iter().for_each(line);
+        }
+    }
+    if !f.left.is_empty() {
+        println!(
+            "{}",
+            if f.dry_run {
+                "beyond the console's reach"
+            } else {
+                "left"
+            }
+        );
+        for l in &f.left {
+            println!("  {:<20} {:>6}  {}: {}", l.place, l.count, l.path, l.reason);
+        }
+    }
+    if f.dry_run {
+        println!("a forget cannot be undone; run again without --dry-run to erase these copies");
+    }
 }

@@ -63,13 +63,16 @@ pub struct EpisodicHit {
     pub score: f32,
 }
 
-fn fragment_key(session_id: &str, index: usize) -> String {
+pub(crate) fn fragment_key(session_id: &str, index: usize) -> String {
     // U+001F never occurs in session ids ("channel:user:agent"), so the key splits back.
     format!("{session_id}\u{1f}{index}")
 }
 
-fn owner_key(agent: &str) -> String {
-    format!("episodic:{agent}")
+/// What an agent's fragments are stored under in the vector file: this and the agent's name.
+pub(crate) const OWNER_PREFIX: &str = "episodic:";
+
+pub(crate) fn owner_key(agent: &str) -> String {
+    format!("{OWNER_PREFIX}{agent}")
 }
 
 /// The fragments of every session of `agent`, oldest session first.

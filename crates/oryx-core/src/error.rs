@@ -48,6 +48,9 @@ pub enum CoreError {
     Conflict(String),
     #[error("cancelled")]
     Cancelled,
+    /// The change (its id) was forgotten for good: its texts are gone.
+    #[error("change {0} was forgotten: it cannot be undone, redone or restored from")]
+    Forgotten(String),
 }
 
 pub type Result<T, E = CoreError> = std::result::Result<T, E>;

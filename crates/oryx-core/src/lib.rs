@@ -11,6 +11,7 @@ pub mod demo;
 pub mod embed;
 pub mod episodic;
 pub mod error;
+pub mod forget;
 pub mod frontmatter;
 mod interleaved_fold;
 pub mod memory;

@@ -186,6 +186,15 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         // A bare root: the runtime keeps no index of it to fill.
         ("fill_runtime_index", json!({"dry_run": true})),
         ("cancel_runtime_fill", json!({})),
+        (
+            "forget",
+            json!({"agent": "assistant", "text": "用户的时区", "dry_run": true}),
+        ),
+        ("forget", json!({"agent": "assistant", "dry_run": true})),
+        ("forget", json!({"agent": "../x", "text": "x", "dry_run": true})),
+        ("forget_state", json!({})),
+        ("cancel_forget", json!({})),
+        ("forget_receipts", json!({})),
         ("build_index", json!({"agent": "scheduler"})),
         ("preview_entry", json!({"content": "a\n## 核心记忆 b"})),
         ("list_sessions", json!({"agent": "assistant", "limit": 5})),

@@ -357,6 +357,7 @@ impl Console {
     /// host's save dialog; an interrupted copy leaves nothing under that name.
     pub fn copy_export_to(&self, file: &Path, to: &Path) -> ApiResult<()> {
         staging::save_copy(file, to)?;
+        oryx_core::forget::archives::record_export(&self.index_dir(), to);
         Ok(())
     }
 

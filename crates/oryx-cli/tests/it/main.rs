@@ -10,6 +10,7 @@ mod commands;
 mod concurrent_writers;
 mod curation_commands;
 mod export_import_commands;
+mod forget_commands;
 mod local_embeddings;
 mod mem0_unavailable;
 mod path_traversal;

@@ -52,6 +52,7 @@ fn head(owner: &Owner, op: Op, reverts: Option<String>) -> Change {
         splices: Vec::new(),
         pid: std::process::id(),
         len_after: None,
+        forgotten: None,
     }
 }
 
@@ -317,7 +318,11 @@ fn find(index: &Index, id: &str, path: &std::path::Path) -> Result<Change> {
     let i = index
         .position(id)
         .ok_or_else(|| CoreError::NotFound(format!("no change with id {id:?} in the history")))?;
-    index.decoded(i, path)
+    let change = index.decoded(i, path)?;
+    // A tombstone keeps no text to write back: taking it back would write nothing, or the
+    // wrong thing.
+    change.refuse_if_forgotten()?;
+    Ok(change)
 }
 
 /// An unreadable history record after the change to take back may have been a later change,

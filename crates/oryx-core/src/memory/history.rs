@@ -74,6 +74,79 @@ pub struct Change {
     /// one when a killed console's change is settled).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub len_after: Option<u64>,
+    /// A tombstone: the change's texts were forgotten for good (see `forget`). Its entries and
+    /// splices are then empty and it cannot be undone, redone or restored from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forgotten: Option<Forgotten>,
+}
+
+/// What a tombstone keeps of a forgotten change: when it was forgotten and the sizes of what
+/// was there, never a byte of the text (nor anything that rebuilds it: no ids, no hashes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forgotten {
+    /// When the change was forgotten (epoch milliseconds).
+    pub at: i64,
+    /// One per entry the change touched, in its order.
+    pub entries: Vec<ForgottenEntry>,
+    /// One per byte splice the change recorded (MEMORY.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub splices: Vec<ForgottenSplice>,
+}
+
+/// The byte lengths of an entry's stored line before and after a forgotten change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForgottenEntry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<u64>,
+}
+
+/// The byte lengths of a forgotten splice's texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForgottenSplice {
+    pub removed: u64,
+    pub inserted: u64,
+}
+
+impl Change {
+    /// This change as a tombstone forgotten at `at`: the same id, time, operation, owner and
+    /// sizes, no text.
+    pub fn tombstone(&self, at: i64) -> Change {
+        let len = |s: &Option<super::change::EntrySnap>| s.as_ref().map(|s| s.line.len() as u64);
+        Change {
+            entries: Vec::new(),
+            splices: Vec::new(),
+            forgotten: Some(Forgotten {
+                at,
+                entries: self
+                    .entries
+                    .iter()
+                    .map(|d| ForgottenEntry {
+                        before: len(&d.before),
+                        after: len(&d.after),
+                    })
+                    .collect(),
+                splices: self
+                    .splices
+                    .iter()
+                    .map(|s| ForgottenSplice {
+                        removed: s.removed.len() as u64,
+                        inserted: s.inserted.len() as u64,
+                    })
+                    .collect(),
+            }),
+            ..self.clone()
+        }
+    }
+
+    /// The refusal to take back (or restore from) a forgotten change.
+    pub fn refuse_if_forgotten(&self) -> Result<()> {
+        match self.forgotten {
+            Some(_) => Err(CoreError::Forgotten(self.id.clone())),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Change {
@@ -169,9 +242,10 @@ pub fn writer_alive(pid: u32) -> bool {
     }
 }
 
+/// One record of a history file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "lowercase")]
-enum Record {
+pub enum Record {
     Intent(Change),
     Commit { id: String },
     Abort { id: String },
@@ -287,14 +361,13 @@ enum Piece {
 /// The records of one history line. A record that an older version appended onto a torn one
 /// (without starting a new line) is found again where its `{"state":"` begins.
 fn records_in(line: &[u8], start: usize) -> Vec<(std::ops::Range<usize>, Piece)> {
-    const MARK: &[u8] = b"{\"state\":\"";
-    let mut cuts: Vec<usize> = memchr::memmem::find_iter(line, MARK).collect();
-    if cuts.first() != Some(&0) {
-        cuts.insert(0, 0);
-    }
-    let mut out = Vec::with_capacity(cuts.len());
-    for (k, &from) in cuts.iter().enumerate() {
-        let to = cuts.get(k + 1).copied().unwrap_or(line.len());
+    let ranges = record_ranges(line);
+    let mut out = Vec::with_capacity(ranges.len());
+    for std::ops::Range {
+        start: from,
+        end: to,
+    } in ranges
+    {
         let piece = &line[from..to];
         if piece.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -307,6 +380,19 @@ fn records_in(line: &[u8], start: usize) -> Vec<(std::ops::Range<usize>, Piece)>
         out.push((start + from..start + to, read));
     }
     out
+}
+
+/// Where each record of one history line stands: one per line, but a record an older version
+/// appended onto a torn one (without starting a new line) begins where its `{"state":"` does.
+pub fn record_ranges(line: &[u8]) -> Vec<std::ops::Range<usize>> {
+    const MARK: &[u8] = b"{\"state\":\"";
+    let mut cuts: Vec<usize> = memchr::memmem::find_iter(line, MARK).collect();
+    if cuts.first() != Some(&0) {
+        cuts.insert(0, 0);
+    }
+    (0..cuts.len())
+        .map(|k| cuts[k]..cuts.get(k + 1).copied().unwrap_or(line.len()))
+        .collect()
 }
 
 /// A change as the history knows it now.
@@ -581,6 +667,7 @@ mod tests {
             splices: vec![],
             pid: 0,
             len_after: None,
+            forgotten: None,
         }
     }
 

@@ -348,6 +348,7 @@ impl MemoryService {
                     splices: Vec::new(),
                     pid: std::process::id(),
                     len_after: None,
+                    forgotten: None,
                 },
                 steps,
                 exact: None,

@@ -91,32 +91,66 @@ pub fn leftovers(conn: &Connection, db_path: &Path, texts: &[String]) -> Result<
 }
 
 /// The texts whose UTF-8 bytes occur in the database file or its WAL.
-fn in_files<'t>(db_path: &Path, texts: &[&'t str]) -> Result<Vec<&'t str>> {
-    let ac = AhoCorasick::new(texts).map_err(|e| CoreError::InvalidInput(e.to_string()))?;
-    let mut seen = vec![false; texts.len()];
-    let wal = db_path.with_file_name(format!(
-        "{}-wal",
-        db_path.file_name().unwrap_or_default().to_string_lossy()
-    ));
-    for path in [db_path, wal.as_path()] {
-        let Ok(file) = File::open(path) else {
-            continue;
-        };
-        for m in ac.stream_find_iter(BufReader::with_capacity(1 << 20, file)) {
-            let m = m.map_err(|e| CoreError::io(path, e))?;
-            seen[m.pattern().as_usize()] = true;
+pub(crate) fn in_files<'t>(db_path: &Path, texts: &[&'t str]) -> Result<Vec<&'t str>> {
+    let mut found = in_file(db_path, texts)?;
+    for t in in_file(&wal_path(db_path), texts)? {
+        if !found.contains(&t) {
+            found.push(t);
         }
     }
     Ok(texts
         .iter()
-        .zip(seen)
-        .filter(|(_, s)| *s)
-        .map(|(t, _)| *t)
+        .filter(|t| found.contains(t))
+        .copied()
+        .collect())
+}
+
+/// The WAL file next to a database.
+pub(crate) fn wal_path(db_path: &Path) -> std::path::PathBuf {
+    db_path.with_file_name(format!(
+        "{}-wal",
+        db_path.file_name().unwrap_or_default().to_string_lossy()
+    ))
+}
+
+/// The texts whose UTF-8 bytes occur in one file (none when it is missing). A text found only
+/// inside another's match is missed by one search (matches do not overlap), so the texts not
+/// yet found are searched again until a pass finds none of them.
+pub(crate) fn in_file<'t>(path: &Path, texts: &[&'t str]) -> Result<Vec<&'t str>> {
+    let mut found: Vec<&'t str> = Vec::new();
+    loop {
+        let rest: Vec<&'t str> = texts
+            .iter()
+            .filter(|t| !found.contains(t))
+            .copied()
+            .collect();
+        if rest.is_empty() {
+            break;
+        }
+        let Ok(file) = File::open(path) else {
+            break;
+        };
+        let ac = AhoCorasick::new(&rest).map_err(|e| CoreError::InvalidInput(e.to_string()))?;
+        let mut seen = vec![false; rest.len()];
+        for m in ac.stream_find_iter(BufReader::with_capacity(1 << 20, file)) {
+            let m = m.map_err(|e| CoreError::io(path, e))?;
+            seen[m.pattern().as_usize()] = true;
+        }
+        let before = found.len();
+        found.extend(rest.iter().zip(seen).filter(|(_, s)| *s).map(|(t, _)| *t));
+        if found.len() == before {
+            break;
+        }
+    }
+    Ok(texts
+        .iter()
+        .filter(|t| found.contains(t))
+        .copied()
         .collect())
 }
 
 /// Each table with a live row holding one of `texts` in a text column, with those texts.
-fn live_holders<'t>(
+pub(crate) fn live_holders<'t>(
     conn: &Connection,
     db_path: &Path,
     texts: &[&'t str],
@@ -171,7 +205,7 @@ fn live_holders<'t>(
 }
 
 /// `VACUUM`, then the WAL it wrote checkpointed and truncated.
-fn compact(conn: &Connection, db_path: &Path) -> Result<()> {
+pub(crate) fn compact(conn: &Connection, db_path: &Path) -> Result<()> {
     conn.busy_timeout(VACUUM_WAIT).at_db(db_path)?;
     let done = conn.execute_batch("VACUUM").at_db(db_path);
     let _ = conn.busy_timeout(Duration::from_secs(5));
