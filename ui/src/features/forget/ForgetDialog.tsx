@@ -309,7 +309,7 @@ function Copies({ rows, testId }: { rows: CopiesDto[]; testId: string }) {
               <li key={i}>
                 <code className="forget-path">{c.path}</code>
                 {c.detail ? <span className="muted small"> · {c.detail}</span> : null}
-                <span className="muted small forget-n"> {t("forget.copies", { n: num(c.count) })}</span>
+                <span className="muted small forget-n"> · {t("forget.copies", { n: num(c.count) })}</span>
               </li>
             ))}
           </ul>
@@ -333,7 +333,7 @@ function Left({ rows, testId }: { rows: LeftDto[]; testId: string }) {
             {list.map((l, i) => (
               <li key={i}>
                 <code className="forget-path">{l.path}</code>
-                <span className="muted small forget-n"> {t("forget.copies", { n: num(l.count) })}</span>
+                <span className="muted small forget-n"> · {t("forget.copies", { n: num(l.count) })}</span>
                 <div className="forget-reason" data-testid="forget-reason">
                   {l.reason}
                 </div>

@@ -61,11 +61,13 @@ function Receipt({ r }: { r: ForgetReceiptDto }) {
         <details data-testid="forget-receipt-places">
           <summary>{t("forget.receipts.places")}</summary>
           <div className="forget-places">
-            {byPlace(r.found).map(([place, rows]) => {
-              const erased = total(r.erased.filter((e) => e.place === place));
+            {/* A place may only have erased copies: the forget's own deletion wrote a history record. */}
+            {byPlace([...r.found, ...r.erased]).map(([place]) => {
+              const found = total(r.found.filter((c) => c.place === place));
+              const erased = total(r.erased.filter((c) => c.place === place));
               return (
                 <div key={place} className="small" data-testid="forget-receipt-place" data-place={place}>
-                  <strong>{placeName(t, place)}</strong> {t("forget.receipts.placeCounts", { found: num(total(rows)), erased: num(erased) })}
+                  <strong>{placeName(t, place)}</strong> {t("forget.receipts.placeCounts", { found: num(found), erased: num(erased) })}
                 </div>
               );
             })}
