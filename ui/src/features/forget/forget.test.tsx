@@ -283,6 +283,7 @@ describe("History after a forget", () => {
       erased: [
         { place: "memory", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md", count: 1, detail: "notes" },
         { place: "history", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-history", count: 2, detail: null },
+        { place: "journal", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-journal", count: 1, detail: null },
       ],
       left: [{ place: "git", path: "/home/linxiao/.oryxos", count: 1, reason: "in git history: rewrite it to forget" }],
     },
@@ -319,11 +320,13 @@ describe("History after a forget", () => {
     expect(within(items[0]!).getByTestId("forget-receipt-state")).toHaveTextContent("Interrupted: forget the same text again to finish");
     expect(within(items[1]!).getByTestId("forget-receipt-state")).toHaveTextContent("Forgotten");
     expect(items[1]).toHaveTextContent("masked");
-    expect(within(items[1]!).getByTestId("forget-receipt-counts")).toHaveTextContent("3 found · 3 erased · 1 left");
+    expect(within(items[1]!).getByTestId("forget-receipt-counts")).toHaveTextContent("3 found · 4 erased · 1 left");
     expect(within(items[1]!).getByTestId("forget-receipt-hash")).toHaveTextContent("SHA-256 0123456789ab");
     expect(within(items[1]!).getByTestId("forget-receipt-hash")).not.toHaveTextContent("0123456789abc");
     const places = within(items[1]!).getByTestId("forget-receipt-places");
     expect(places).toHaveTextContent("The console's history 2 found, 2 erased");
+    // A place with erased copies only (the forget's own deletion wrote them) is listed too.
+    expect(places).toHaveTextContent("The console's write journal 0 found, 1 erased");
     expect(within(places).getByTestId("forget-receipt-left")).toHaveTextContent("in git history: rewrite it to forget");
   });
 });
