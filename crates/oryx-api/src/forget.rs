@@ -17,6 +17,7 @@ use oryx_core::names::Owner;
 
 use crate::console::Console;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::events::{ChangeEvent, ChangeKind};
 use crate::lock::lock;
 use crate::services::Services;
 
@@ -329,6 +330,7 @@ impl Console {
             *slot = Some((start.clone(), cancel.clone()));
         }
         let slot = self.forget_slot().clone();
+        let subscribers = self.events().subscribers.clone();
         let mask = a.mask;
         let running = reach.runtime_running;
         std::thread::Builder::new()
@@ -359,6 +361,10 @@ impl Console {
                         d.error = Some(e.to_string());
                     }
                 });
+                // Every window follows: memories of several owners and the runtime's rows changed.
+                for kind in [ChangeKind::Memory, ChangeKind::Sessions] {
+                    subscribers.publish(ChangeEvent { kind, agent: None });
+                }
             })
             .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
         Ok(start)
