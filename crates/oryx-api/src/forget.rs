@@ -64,13 +64,35 @@ pub struct LeftDto {
     pub reason: String,
 }
 
+/// What was asked, without the text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ForgetAskDto {
+    /// `entries` or `text`.
+    pub kind: String,
+    /// The owner's agent; absent: the global memory (or every owner with `all_agents`).
+    pub agent: Option<String>,
+    pub all_agents: bool,
+    pub entries: u32,
+}
+
+fn ask_dto(a: &oryx_core::forget::run::AskSummary) -> ForgetAskDto {
+    ForgetAskDto {
+        kind: a.kind.clone(),
+        agent: a.agent.clone(),
+        all_agents: a.all_agents,
+        entries: n(a.entries),
+    }
+}
+
 /// A forget's dry run, its progress, or its end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ForgetDto {
     pub dry_run: bool,
-    /// What was asked, for people.
+    /// What was asked, for people (English; `ask` says it in parts).
     pub scope: String,
+    pub ask: ForgetAskDto,
     /// Texts forgotten (a text is never sent back).
     pub texts: u32,
     pub found: Vec<CopiesDto>,
@@ -108,6 +130,8 @@ pub struct ForgetReceiptDto {
     /// same text again to finish).
     pub state: String,
     pub scope: String,
+    /// Absent in receipts written before it was kept.
+    pub ask: Option<ForgetAskDto>,
     pub mask: bool,
     pub text_sha256: Vec<String>,
     pub searched: Vec<String>,
@@ -181,6 +205,7 @@ fn receipt_dto(r: &Receipt) -> ForgetReceiptDto {
         ended: r.ended.map(crate::curation::local_time),
         state: receipt_state(r).into(),
         scope: r.scope.clone(),
+        ask: r.ask.as_ref().map(ask_dto),
         mask: r.mask,
         text_sha256: r.text_sha256.clone(),
         searched: r.searched.clone(),
@@ -194,6 +219,7 @@ fn plan_dto(plan: &Plan, dry_run: bool, runtime_running: bool) -> ForgetDto {
     ForgetDto {
         dry_run,
         scope: plan.scope.clone(),
+        ask: ask_dto(&plan.ask),
         texts: n(plan.needles.texts().len()),
         found: plan.found.iter().map(copies_dto).collect(),
         erased: Vec::new(),

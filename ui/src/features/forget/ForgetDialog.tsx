@@ -13,7 +13,7 @@ import { Icon } from "../../components/Icon";
 import { ErrorState, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useOp } from "../../queries/ops";
-import { byPlace, placeName, total } from "./places";
+import { askLabel, byPlace, placeName, total } from "./places";
 import "./forget.css";
 
 /** How often a running forget's progress is asked for. */
@@ -212,7 +212,7 @@ function Plan({
   return (
     <>
       <p className="forget-scope-line" data-testid="forget-scope">
-        <span className="muted">{t("forget.asked")}</span> {d.scope}
+        <span className="muted">{t("forget.asked")}</span> {askLabel(t, d.ask, d.scope)}
         {onChangeText ? (
           <button type="button" className="btn btn-small btn-ghost" onClick={onChangeText} data-testid="forget-change-text">
             {t("forget.changeText")}
@@ -352,7 +352,7 @@ function Running({ d, stopping }: { d: ForgetDto; stopping: boolean }) {
   return (
     <div className="forget-running" role="status" aria-live="polite" data-testid="forget-running">
       <p>
-        <strong>{t("forget.running")}</strong> {d.scope}
+        <strong>{t("forget.running")}</strong> {askLabel(t, d.ask, d.scope)}
       </p>
       <progress max={Math.max(step?.of ?? 1, 1)} value={step?.done ?? 0} aria-label={t("forget.running")} />
       <p className="muted" data-testid="forget-progress">
@@ -373,7 +373,7 @@ function Result({ d }: { d: ForgetDto }) {
       <div className={RESULT_BANNER[state] ?? "banner"} role="status" data-testid="forget-state">
         <Icon name={state === "done" ? "check" : state === "failed" ? "error" : "warning"} />
         <div>
-          <strong>{stateLabel(t, state)}</strong> <span className="muted">{d.scope}</span>
+          <strong>{stateLabel(t, state)}</strong> <span className="muted">{askLabel(t, d.ask, d.scope)}</span>
           {d.error ? <div className="banner-sub">{d.error}</div> : null}
         </div>
       </div>

@@ -5,7 +5,7 @@ import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useOp } from "../../queries/ops";
 import { stateLabel } from "./ForgetDialog";
-import { byPlace, placeName, total } from "./places";
+import { askLabel, byPlace, placeName, total } from "./places";
 import "./forget.css";
 
 /** The first characters of a hash: enough to compare two receipts by eye. */
@@ -44,7 +44,7 @@ function Receipt({ r }: { r: ForgetReceiptDto }) {
           {stateLabel(t, r.state)}
         </span>
         {r.mask ? <span className="tag tag-muted">{t("forget.receipts.masked")}</span> : null}
-        <span>{r.scope}</span>
+        <span>{askLabel(t, r.ask, r.scope)}</span>
       </div>
       <div className="small" data-testid="forget-receipt-counts">
         {t("forget.receipts.counts", { found: num(total(r.found)), erased: num(total(r.erased)), left: num(total(r.left)) })}

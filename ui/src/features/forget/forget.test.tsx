@@ -260,6 +260,7 @@ describe("History after a forget", () => {
       ended: null,
       state: "interrupted",
       scope: "all agents and the global memory, a text",
+      ask: { kind: "text", agent: null, all_agents: true, entries: 0 },
       mask: false,
       text_sha256: ["9f2c4e1a7b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4"],
       searched: ["memory", "history"],
@@ -273,6 +274,7 @@ describe("History after a forget", () => {
       ended: "2026-12-05 09:00:02",
       state: "done",
       scope: "notes, 1 entry",
+      ask: null,
       mask: true,
       text_sha256: ["0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
       searched: ["memory", "history", "git"],
@@ -317,6 +319,9 @@ describe("History after a forget", () => {
     expect(receipts).toHaveTextContent("Forgets");
     const items = within(receipts).getAllByTestId("forget-receipt-item");
     expect(items).toHaveLength(2);
+    // What was asked, in the person's words; an older receipt keeps the console's sentence.
+    expect(items[0]).toHaveTextContent("a text across all agents and the global memory");
+    expect(items[1]).toHaveTextContent("notes, 1 entry");
     expect(within(items[0]!).getByTestId("forget-receipt-state")).toHaveTextContent("Interrupted: forget the same text again to finish");
     expect(within(items[1]!).getByTestId("forget-receipt-state")).toHaveTextContent("Forgotten");
     expect(items[1]).toHaveTextContent("masked");

@@ -1,6 +1,6 @@
 // How a forget's places are named for people. The places themselves, their order and what is
 // found in each come from the console; an unknown place (a newer console) shows its own name.
-import type { CopiesDto, LeftDto } from "../../backend/types";
+import type { CopiesDto, ForgetAskDto, LeftDto } from "../../backend/types";
 import type { MessageKey, TFunction } from "../../i18n";
 
 const PLACE_KEYS: Record<string, MessageKey> = {
@@ -36,4 +36,13 @@ export function byPlace<T extends CopiesDto | LeftDto>(rows: T[]): [string, T[]]
 
 export function total(rows: { count: number }[]): number {
   return rows.reduce((n, r) => n + r.count, 0);
+}
+
+/** What a forget was asked, in the person's language; `fallback` (the console's English) for a
+ * receipt written before the console kept it in parts. */
+export function askLabel(t: TFunction, ask: ForgetAskDto | null | undefined, fallback: string): string {
+  if (!ask) return fallback;
+  const owner = ask.agent ?? t("forget.scope.global");
+  if (ask.kind === "entries") return t("forget.ask.entries", { n: ask.entries, owner });
+  return ask.all_agents ? t("forget.ask.textAll") : t("forget.ask.text", { owner });
 }
