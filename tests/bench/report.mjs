@@ -27,8 +27,9 @@ const TITLES = {
   runtime_recall: "The runtime's fused recall: quality and speed (`oryx-bench --only runtime_recall`)",
   runtime_index: "Keeping the runtime's memory_vectors on console writes (`oryx-bench --only runtime_index`)",
   endpoint: "The offline embeddings endpoint (`oryx-bench --only endpoint`)",
+  forget: "Forget for good (`oryx-bench --only forget`)",
 };
-const ORDER = ["core", "core-quick", "recall", "runtime_recall", "runtime_index", "endpoint", "curation", "health", "portable", "ui", "ui-quick", "ui-indexing", "ui-indexing-quick", "desktop", "desktop-quick"];
+const ORDER = ["core", "core-quick", "recall", "runtime_recall", "runtime_index", "endpoint", "curation", "health", "portable", "forget", "ui", "ui-quick", "ui-indexing", "ui-indexing-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 

@@ -286,6 +286,49 @@ export const flows = [
     },
   ],
   [
+    "forgets a secret everywhere: the dry run by place, the confirmation, no byte left in MEMORY.md, its sidecars or oryxos.db",
+    async (ui, fx, { memoryFile }) => {
+      const secret = `sk-live-e2e-${Date.now().toString(36)}`;
+      const memory = join(fx.root1, "agents", "assistant", "MEMORY.md");
+      const db = join(fx.install1, "oryxos.db");
+      const places = [memory, `${memory}.oryx-history`, `${memory}.oryx-journal`, db, `${db}-wal`];
+      const holding = () => places.filter((f) => existsSync(f) && readFileSync(f).includes(secret));
+      await ui.goto("#/agents/assistant");
+      await ui.select('[data-testid="add-scope"]', "archival");
+      await ui.fill('[data-testid="add-content"]', `the api key is ${secret}`);
+      await ui.waitVisible('[data-testid="add-preview"]');
+      await ui.click('[data-testid="add-submit"]');
+      await waitFor("the entry on disk", () => memoryFile(fx.root1, "assistant").includes(secret));
+      await waitFor("its copies in the journal and the runtime's index", () => holding().length >= 3);
+      await ui.fill('[data-testid="memory-search"]', secret);
+      const row = await waitFor("the entry's row", async () => {
+        const ids = await ui.attrs('[data-testid="archival-row"]', "data-entry-id");
+        return ids.length === 1 ? ids[0] : null;
+      });
+      await ui.click(`[data-testid="archival-row"][data-entry-id="${row}"] [data-testid="row-forget"]`);
+      await ui.waitVisible('[data-testid="forget-found"]', 60000);
+      const found = await ui.text('[data-testid="forget-found"]');
+      for (const place of ["Memory entries", "The runtime's vector index"]) {
+        if (!found.includes(place)) throw new Error(`the dry run does not list ${place}: ${found}`);
+      }
+      const warning = await ui.text('[data-testid="forget-warning"]');
+      if (!/cannot be undone/.test(warning)) throw new Error(`the dialog does not say a forget cannot be undone: ${warning}`);
+      await settle();
+      await ui.shot("forget-dry-run");
+      await ui.click('[data-testid="forget-understand"]');
+      await ui.click('[data-testid="forget-confirm"]');
+      await ui.waitVisible('[data-testid="forget-result"]', 120000);
+      const state = await ui.text('[data-testid="forget-state"]');
+      if (!state.includes("Forgotten")) throw new Error(`the forget ended as ${state}`);
+      await settle();
+      await ui.shot("forget-done");
+      await ui.click('[data-testid="forget-close"]');
+      await waitFor("no byte of the secret left", () => holding().length === 0, 30000);
+      // The search for the secret now finds no row.
+      await waitFor("the row gone", async () => (await ui.count('[data-testid="archival-row"]')) === 0);
+    },
+  ],
+  [
     "searches everywhere from the header: a paraphrase finds the core entry, which opens marked in the agent's memory",
     async (ui) => {
       const entry = "用户偏好简洁的回复，不用列表。";

@@ -1316,14 +1316,38 @@ export type ForgetArgs_Serialize = {
 	dry_run: boolean,
 };
 
+/**  What was asked, without the text. */
+export type ForgetAskDto = ForgetAskDto_Serialize | ForgetAskDto_Deserialize;
+
+/**  What was asked, without the text. */
+export type ForgetAskDto_Deserialize = {
+	/**  `entries` or `text`. */
+	kind: string,
+	/**  The owner's agent; absent: the global memory (or every owner with `all_agents`). */
+	agent?: string | null,
+	all_agents: boolean,
+	entries: number,
+};
+
+/**  What was asked, without the text. */
+export type ForgetAskDto_Serialize = {
+	/**  `entries` or `text`. */
+	kind: string,
+	/**  The owner's agent; absent: the global memory (or every owner with `all_agents`). */
+	agent: string | null,
+	all_agents: boolean,
+	entries: number,
+};
+
 /**  A forget's dry run, its progress, or its end. */
 export type ForgetDto = ForgetDto_Serialize | ForgetDto_Deserialize;
 
 /**  A forget's dry run, its progress, or its end. */
 export type ForgetDto_Deserialize = {
 	dry_run: boolean,
-	/**  What was asked, for people. */
+	/**  What was asked, for people (English; `ask` says it in parts). */
 	scope: string,
+	ask: ForgetAskDto_Deserialize,
 	/**  Texts forgotten (a text is never sent back). */
 	texts: number,
 	found: CopiesDto_Deserialize[],
@@ -1344,8 +1368,9 @@ export type ForgetDto_Deserialize = {
 /**  A forget's dry run, its progress, or its end. */
 export type ForgetDto_Serialize = {
 	dry_run: boolean,
-	/**  What was asked, for people. */
+	/**  What was asked, for people (English; `ask` says it in parts). */
 	scope: string,
+	ask: ForgetAskDto_Serialize,
 	/**  Texts forgotten (a text is never sent back). */
 	texts: number,
 	found: CopiesDto_Serialize[],
@@ -1378,6 +1403,8 @@ export type ForgetReceiptDto_Deserialize = {
 	 */
 	state: string,
 	scope: string,
+	/**  Absent in receipts written before it was kept. */
+	ask?: ForgetAskDto_Deserialize | null,
 	mask: boolean,
 	text_sha256: string[],
 	searched: string[],
@@ -1398,6 +1425,8 @@ export type ForgetReceiptDto_Serialize = {
 	 */
 	state: string,
 	scope: string,
+	/**  Absent in receipts written before it was kept. */
+	ask: ForgetAskDto_Serialize | null,
 	mask: boolean,
 	text_sha256: string[],
 	searched: string[],
@@ -4087,7 +4116,7 @@ export const OP_READS = {
 	forget: {},
 	forget_state: {},
 	cancel_forget: {},
-	forget_receipts: {},
+	forget_receipts: { memory: "*" },
 	start_export: {},
 	start_import: {},
 	transfer_status: {},

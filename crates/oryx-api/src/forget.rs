@@ -17,6 +17,7 @@ use oryx_core::names::Owner;
 
 use crate::console::Console;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::events::{ChangeEvent, ChangeKind};
 use crate::lock::lock;
 use crate::services::Services;
 
@@ -63,13 +64,35 @@ pub struct LeftDto {
     pub reason: String,
 }
 
+/// What was asked, without the text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct ForgetAskDto {
+    /// `entries` or `text`.
+    pub kind: String,
+    /// The owner's agent; absent: the global memory (or every owner with `all_agents`).
+    pub agent: Option<String>,
+    pub all_agents: bool,
+    pub entries: u32,
+}
+
+fn ask_dto(a: &oryx_core::forget::run::AskSummary) -> ForgetAskDto {
+    ForgetAskDto {
+        kind: a.kind.clone(),
+        agent: a.agent.clone(),
+        all_agents: a.all_agents,
+        entries: n(a.entries),
+    }
+}
+
 /// A forget's dry run, its progress, or its end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct ForgetDto {
     pub dry_run: bool,
-    /// What was asked, for people.
+    /// What was asked, for people (English; `ask` says it in parts).
     pub scope: String,
+    pub ask: ForgetAskDto,
     /// Texts forgotten (a text is never sent back).
     pub texts: u32,
     pub found: Vec<CopiesDto>,
@@ -107,6 +130,8 @@ pub struct ForgetReceiptDto {
     /// same text again to finish).
     pub state: String,
     pub scope: String,
+    /// Absent in receipts written before it was kept.
+    pub ask: Option<ForgetAskDto>,
     pub mask: bool,
     pub text_sha256: Vec<String>,
     pub searched: Vec<String>,
@@ -180,6 +205,7 @@ fn receipt_dto(r: &Receipt) -> ForgetReceiptDto {
         ended: r.ended.map(crate::curation::local_time),
         state: receipt_state(r).into(),
         scope: r.scope.clone(),
+        ask: r.ask.as_ref().map(ask_dto),
         mask: r.mask,
         text_sha256: r.text_sha256.clone(),
         searched: r.searched.clone(),
@@ -193,6 +219,7 @@ fn plan_dto(plan: &Plan, dry_run: bool, runtime_running: bool) -> ForgetDto {
     ForgetDto {
         dry_run,
         scope: plan.scope.clone(),
+        ask: ask_dto(&plan.ask),
         texts: n(plan.needles.texts().len()),
         found: plan.found.iter().map(copies_dto).collect(),
         erased: Vec::new(),
@@ -329,6 +356,7 @@ impl Console {
             *slot = Some((start.clone(), cancel.clone()));
         }
         let slot = self.forget_slot().clone();
+        let subscribers = self.events().subscribers.clone();
         let mask = a.mask;
         let running = reach.runtime_running;
         std::thread::Builder::new()
@@ -359,6 +387,10 @@ impl Console {
                         d.error = Some(e.to_string());
                     }
                 });
+                // Every window follows: memories of several owners and the runtime's rows changed.
+                for kind in [ChangeKind::Memory, ChangeKind::Sessions] {
+                    subscribers.publish(ChangeEvent { kind, agent: None });
+                }
             })
             .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
         Ok(start)

@@ -480,7 +480,7 @@ operations! {
     /// Stop the running forget before its next place (false when none runs)
     cancel_forget(NoArgs) -> bool => |c, _| Ok(c.cancel_forget());
     /// Every forget's receipt, newest first: places, counts and hashes, never the text
-    forget_receipts(NoArgs) -> Vec<crate::forget::ForgetReceiptDto>
+    forget_receipts(NoArgs) -> Vec<crate::forget::ForgetReceiptDto>, reads: [Memory]
         => |c, _| c.forget_receipts();
     /// Start writing an archive of agents (or all) for the host to save; poll transfer_status
     start_export(ExportRequest) -> TransferDto => |c, a| c.start_export(&a);

@@ -12,6 +12,7 @@
 
 mod curation;
 mod endpoint;
+mod forget;
 mod gen;
 mod health;
 mod portable;
@@ -106,7 +107,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 12] = [
+    let groups: [(&str, Group); 13] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
@@ -119,6 +120,7 @@ fn main() {
         ("portable", Bench::portable),
         ("runtime_index", Bench::runtime_index),
         ("runtime_recall", Bench::runtime_recall),
+        ("forget", Bench::forget),
     ];
     if let Some(g) = &only {
         assert!(

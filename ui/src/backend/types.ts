@@ -82,6 +82,7 @@ export type RuntimeAgentIndexDto = B.RuntimeAgentIndexDto;
 export type RuntimeFillDto = B.RuntimeFillDto_Serialize;
 export type ForgetDto = B.ForgetDto_Serialize;
 export type ForgetReceiptDto = B.ForgetReceiptDto_Serialize;
+export type ForgetAskDto = B.ForgetAskDto_Serialize;
 export type CopiesDto = B.CopiesDto_Serialize;
 export type LeftDto = B.LeftDto;
 export type RuntimeIndexDto = B.RuntimeIndexDto_Serialize;

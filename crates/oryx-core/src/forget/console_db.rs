@@ -94,26 +94,22 @@ pub(super) fn forget(
         rows.iter().filter(|r| r.episodic).count(),
     );
     let what = match db {
-        ConsoleDb::Vectors(_) => "vectors of memory entries (keyed by their text)",
-        ConsoleDb::EntriesIndex(_) => "the console's copy of memory_entries and its text index",
+        ConsoleDb::Vectors(_) => "vectors",
+        ConsoleDb::EntriesIndex(_) => "entries_index",
     };
     let mut found = Vec::new();
     if memory > 0 {
         found.push(copies(path, memory, what));
     }
     if episodic > 0 {
-        found.push(copies(
-            path,
-            episodic,
-            "vectors of past-session messages (episodic index)",
-        ));
+        found.push(copies(path, episodic, "episodic_vectors"));
     }
     if rows.is_empty() {
         found.push(Copies {
             place: Place::DatabaseFreeSpace,
             path: path.to_path_buf(),
             count: 1,
-            detail: Some("stale copies in the free space of the console's file".into()),
+            detail: Some("free_space".into()),
         });
     }
     if !write {

@@ -118,7 +118,7 @@ fn copies(path: &Path, count: usize) -> Copies {
         place: Place::History,
         path: path.to_path_buf(),
         count,
-        detail: Some("history records (become tombstones)".into()),
+        detail: None,
     }
 }
 

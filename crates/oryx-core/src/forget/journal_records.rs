@@ -56,7 +56,7 @@ pub(super) fn forget(memory: &Path, needles: &Needles, write: bool) -> Result<Fi
         place: Place::Journal,
         path,
         count: plan.count,
-        detail: Some("journal records of the console's writes and removals".into()),
+        detail: None,
     });
     Ok(done)
 }

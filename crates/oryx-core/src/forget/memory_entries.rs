@@ -24,6 +24,7 @@ pub struct EntryHit {
     /// Its console id, as `memory show` lists it.
     pub id: String,
     pub content: String,
+    pub timestamp: Option<chrono::NaiveDateTime>,
 }
 
 /// Where an owner's entries live, for people: MEMORY.md, the database, the mem0 service.
@@ -51,6 +52,7 @@ pub fn find(svc: &MemoryService, owners: &[Owner], needles: &Needles) -> Result<
                         scope,
                         id,
                         content: e.content.clone(),
+                        timestamp: e.timestamp,
                     });
                 }
             }

@@ -98,6 +98,26 @@ pub enum Place {
     Git,
 }
 
+impl Place {
+    /// Its name in receipts and answers (`runtime_tool_calls`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Place::Memory => "memory",
+            Place::History => "history",
+            Place::Journal => "journal",
+            Place::ConsoleIndex => "console_index",
+            Place::ReviewMarks => "review_marks",
+            Place::RuntimeVectors => "runtime_vectors",
+            Place::RuntimeToolCalls => "runtime_tool_calls",
+            Place::RuntimeSessions => "runtime_sessions",
+            Place::RuntimeOther => "runtime_other",
+            Place::DatabaseFreeSpace => "database_free_space",
+            Place::Archives => "archives",
+            Place::Git => "git",
+        }
+    }
+}
+
 /// Copies found (or erased) at one path of one place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Copies {

@@ -39,6 +39,9 @@ pub struct Receipt {
     /// What was asked, for people: "agent assistant, 2 entries", "all agents and the global
     /// memory, a text".
     pub scope: String,
+    /// The same, as the UI words it (absent in receipts of older consoles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<super::run::AskSummary>,
     /// The texts were replaced by a mask rather than the entries deleted.
     pub mask: bool,
     /// The places searched.
@@ -60,6 +63,7 @@ impl Receipt {
             state: State::Started,
             text_sha256: needles.texts().iter().map(|t| sha256_hex(t)).collect(),
             scope,
+            ask: None,
             mask,
             searched: Vec::new(),
             found: Vec::new(),

@@ -92,8 +92,8 @@ pub(super) fn forget(
             count,
             detail: Some(
                 match kind {
-                    Kind::Review => "review marks of the entries (hashes)",
-                    Kind::Dismissed => "dismissed health findings on the entries (hashes)",
+                    Kind::Review => "review",
+                    Kind::Dismissed => "dismissed",
                 }
                 .into(),
             ),

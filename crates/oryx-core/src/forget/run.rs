@@ -38,12 +38,47 @@ pub enum Ask {
     Text { text: String, owners: Vec<Owner> },
 }
 
+/// What was asked, without the text: for receipts and for people, in their language.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AskSummary {
+    /// `entries` or `text`.
+    pub kind: String,
+    /// The owner's agent (`None`: the global memory, or every owner with `all_agents`).
+    pub agent: Option<String>,
+    pub all_agents: bool,
+    /// Entries named (0 for a text).
+    pub entries: usize,
+}
+
+impl AskSummary {
+    fn of(ask: &Ask) -> AskSummary {
+        match ask {
+            Ask::Entries { owner, ids } => AskSummary {
+                kind: "entries".into(),
+                agent: owner.agent_name().map(str::to_string),
+                all_agents: false,
+                entries: ids.len(),
+            },
+            Ask::Text { owners, .. } => AskSummary {
+                kind: "text".into(),
+                agent: match owners.as_slice() {
+                    [one] => one.agent_name().map(str::to_string),
+                    _ => None,
+                },
+                all_agents: owners.len() > 1,
+                entries: 0,
+            },
+        }
+    }
+}
+
 /// The dry run: every copy found, by place.
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub needles: Needles,
     /// What was asked, for people (and the receipt).
     pub scope: String,
+    pub ask: AskSummary,
     pub owners: Vec<Owner>,
     pub hits: Vec<EntryHit>,
     pub found: Vec<Copies>,
@@ -76,14 +111,21 @@ impl Plan {
     }
 }
 
-/// The places searched, in order.
-const SEARCHED: [&str; 6] = [
-    "memory entries",
-    "the console's history, journal, indexes and review marks",
-    "the runtime's database and its WAL",
-    "archives the console exported",
-    "git history of the root",
-    "SQLite free pages",
+/// The places searched, in order (as [`Place`] names: the UI says them in the person's
+/// language).
+const SEARCHED: [Place; 12] = [
+    Place::Memory,
+    Place::History,
+    Place::Journal,
+    Place::ConsoleIndex,
+    Place::ReviewMarks,
+    Place::RuntimeVectors,
+    Place::RuntimeToolCalls,
+    Place::RuntimeSessions,
+    Place::RuntimeOther,
+    Place::DatabaseFreeSpace,
+    Place::Archives,
+    Place::Git,
 ];
 
 fn db_of(reach: &Reach<'_>) -> Option<PathBuf> {
@@ -96,14 +138,10 @@ fn console_files_of(reach: &Reach<'_>, plan_owners: &[Owner], hits: &[EntryHit])
     files.db = db_of(reach);
     files.entries = hits
         .iter()
-        .filter_map(|h| {
-            let all = reach.memory.store().load_all(&h.owner).ok()?;
-            let (scope, _, e) = all.find(&h.id)?;
-            Some(EntryText {
-                scope,
-                timestamp: e.timestamp,
-                content: e.content.clone(),
-            })
+        .map(|h| EntryText {
+            scope: h.scope,
+            timestamp: h.timestamp,
+            content: h.content.clone(),
         })
         .collect();
     files
@@ -151,13 +189,14 @@ pub fn plan(reach: &Reach<'_>, ask: &Ask) -> Result<Plan> {
     let (hits, found) = search(reach, &owners, &needles)?;
     let outside = git_history::left_in_git(&reach.effective.root, &needles)?;
     Ok(Plan {
+        ask: AskSummary::of(ask),
         needles,
         scope,
         owners,
         hits,
         found,
         outside,
-        searched: SEARCHED.iter().map(|s| s.to_string()).collect(),
+        searched: SEARCHED.iter().map(|p| p.name().to_string()).collect(),
     })
 }
 
@@ -252,6 +291,7 @@ pub fn run(
     progress: &mut dyn FnMut(Step),
 ) -> Result<Receipt> {
     let mut receipt = Receipt::new(&plan.needles, plan.scope.clone(), mask);
+    receipt.ask = Some(plan.ask.clone());
     receipt.searched = plan.searched.clone();
     receipt.found = plan.found.clone();
     receipts.save(&receipt)?;

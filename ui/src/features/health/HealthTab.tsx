@@ -10,6 +10,7 @@ import type { BudgetDto, FindingDto, HealthDto } from "../../backend/types";
 import { Loadable } from "../../components/States";
 import { useI18n, type MessageKey } from "../../i18n";
 import { opKey, useOp } from "../../queries/ops";
+import { ForgetDialog } from "../forget/ForgetDialog";
 import { useCurate } from "../memory/curation";
 import { ChangeToast, useChangeToast, type Say } from "../memory/ChangeToast";
 import { groupByCheck, useEntriesById, type EntryInfo } from "./hooks";
@@ -20,6 +21,9 @@ import "./health.css";
 
 /** The fixes this screen carries out (FixDto.op). */
 const FIX_OPS = ["edit", "delete", "summarize"];
+/** Checks whose findings offer "Forget everywhere" beside their fix: a secret or personal data
+ * may have been copied beyond the entry (history, journal, the runtime's rows). */
+const FORGET_CHECKS = ["secrets", "pii"];
 /** Findings a group shows before "Show all". */
 const GROUP_PAGE = 10;
 /** Groups of other checks with at most this many findings start open. */
@@ -173,6 +177,7 @@ function FindingItem({
   const qc = useQueryClient();
   const [busy, setBusy] = useState(false);
   const [entryCount, setEntryCount] = useState(ENTRY_PAGE);
+  const [forgetting, setForgetting] = useState(false);
   // A fix of an op this screen does not know (a newer console) is not offered.
   const fix = finding.fix && FIX_OPS.includes(finding.fix.op) ? finding.fix : null;
   const ids = finding.entry_ids;
@@ -262,10 +267,16 @@ function FindingItem({
                 : t("health.fixDelete", { n: num(fix.ids.length) })}
           </button>
         ) : null}
+        {FORGET_CHECKS.includes(finding.check) && ids.length > 0 ? (
+          <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => setForgetting(true)} aria-haspopup="dialog" data-testid="finding-forget">
+            {t("forget.action")}
+          </button>
+        ) : null}
         <button type="button" className="btn btn-small" disabled={busy} onClick={() => void onDismiss()} data-testid="finding-dismiss">
           {t("health.dismiss")}
         </button>
       </div>
+      {forgetting ? <ForgetDialog subject={{ kind: "entries", agent, ids }} onClose={() => setForgetting(false)} /> : null}
     </li>
   );
 }

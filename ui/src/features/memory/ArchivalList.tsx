@@ -474,6 +474,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                       onMove={() => act(v.index, () => actions.move(p))}
                       onDelete={() => act(v.index, () => actions.remove(p))}
                       onOrigin={() => actions.origin(p)}
+                      onForget={() => actions.forgetEverywhere(p)}
                     />
                   )}
                 </span>

@@ -11,11 +11,14 @@ export function BulkBar({
   picked,
   busy,
   onAction,
+  onForget,
   onClear,
 }: {
   picked: Picked[];
   busy: boolean;
   onAction: (a: SelectionActionDto) => void;
+  /** "Forget everywhere…" for the selection. */
+  onForget: () => void;
   onClear: () => void;
 }) {
   const { t, num } = useI18n();
@@ -36,6 +39,9 @@ export function BulkBar({
       </button>
       <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={() => onAction("delete")} data-testid="bulk-delete">
         <Icon name="trash" size={14} /> {t("memory.bulk.delete")}
+      </button>
+      <button type="button" className="btn btn-small btn-danger" disabled={busy} onClick={onForget} aria-haspopup="dialog" data-testid="bulk-forget">
+        <Icon name="forget" size={14} /> {t("forget.action")}
       </button>
       <button type="button" className="btn btn-small btn-ghost" onClick={onClear} data-testid="bulk-clear" title="Esc">
         {t("memory.bulk.clear")}

@@ -243,6 +243,7 @@ export function CoreTable({
                       onMove={() => act(pos, () => actions.move(p))}
                       onDelete={() => act(pos, () => actions.remove(p))}
                       onOrigin={() => actions.origin(p)}
+                      onForget={() => actions.forgetEverywhere(p)}
                     />
                   ) : null}
                 </td>

@@ -153,6 +153,7 @@ export function RowActions({
   onMove,
   onDelete,
   onOrigin,
+  onForget,
   disabled,
 }: {
   scope: ScopeDto;
@@ -162,6 +163,8 @@ export function RowActions({
   onDelete: () => void;
   /** "Where did this come from?" (a read: not disabled while a change runs). */
   onOrigin?: () => void;
+  /** "Forget everywhere…": opens the forget's dry run for the entry. */
+  onForget?: () => void;
   disabled?: boolean;
 }) {
   const { t } = useI18n();
@@ -186,6 +189,11 @@ export function RowActions({
       <button type="button" className="icon-btn icon-btn-danger" title={`${t("memory.action.delete")} (Delete)`} aria-label={t("memory.action.delete")} tabIndex={tabIndex} onClick={stop(onDelete)} disabled={disabled} data-testid="row-delete">
         <Icon name="trash" size={14} />
       </button>
+      {onForget ? (
+        <button type="button" className="icon-btn icon-btn-danger" title={t("forget.action")} aria-label={t("forget.action")} aria-haspopup="dialog" tabIndex={tabIndex} onClick={stop(onForget)} disabled={disabled} data-testid="row-forget">
+          <Icon name="forget" size={14} />
+        </button>
+      ) : null}
     </span>
   );
 }

@@ -8,6 +8,7 @@ import { Dialog } from "../../components/Dialog";
 import { Icon } from "../../components/Icon";
 import { Empty, ErrorState, Skeleton } from "../../components/States";
 import { useI18n, type MessageKey } from "../../i18n";
+import { ForgetReceipts } from "../forget/ForgetReceipts";
 import { HISTORY_PAGE, useHistory, type Curate } from "./curation";
 import { diffWords } from "./diff";
 
@@ -117,6 +118,7 @@ export function HistoryPanel({ agent, curate, onClose }: { agent: string | null;
         </button>
         <span className="field-hint">{t("history.shortcuts")}</span>
       </div>
+      <ForgetReceipts />
       {q.isError && !h ? (
         <ErrorState error={q.error} onRetry={() => void q.refetch()} compact />
       ) : !h ? (
@@ -127,15 +129,22 @@ export function HistoryPanel({ agent, curate, onClose }: { agent: string | null;
         <ol className="hist-list" data-testid="history-list">
           {h.changes.map((c) => {
             const reverted = c.reverts ? byId.get(c.reverts) : undefined;
-            const ours = CONSOLE_OPS.includes(c.op);
+            // A forgotten change keeps no text and cannot be taken back: no undo, no restore.
+            const forgotten = c.forgotten !== null && c.forgotten !== undefined;
+            const ours = CONSOLE_OPS.includes(c.op) && !forgotten;
             const canUndo = ours && !c.undone && c.op !== "undo";
             return (
-              <li key={c.id} className={c.undone ? "hist-change undone" : "hist-change"} data-testid="history-change" data-op={c.op} data-undone={c.undone ? "true" : "false"}>
+              <li key={c.id} className={c.undone ? "hist-change undone" : "hist-change"} data-testid="history-change" data-op={c.op} data-undone={c.undone ? "true" : "false"} data-forgotten={forgotten ? "true" : "false"}>
                 <div className="hist-head">
                   <span className={`hist-op hist-op-${c.op}`}>{t(opLabel(c.op))}</span>
-                  <span className="hist-count">{t("history.entries", { n: num(c.entries.length) })}</span>
+                  {forgotten ? null : <span className="hist-count">{t("history.entries", { n: num(c.entries.length) })}</span>}
                   <time className="mono muted">{c.at}</time>
                   {c.undone ? <span className="tag tag-muted" data-testid="history-undone">{t("history.undone")}</span> : null}
+                  {forgotten ? (
+                    <span className="tag tag-err" data-testid="history-forgotten">
+                      {t("history.forgotten", { at: c.forgotten! })}
+                    </span>
+                  ) : null}
                   <span className="hist-spacer" />
                   {canUndo ? (
                     <button type="button" className="btn btn-small" disabled={curate.pending} onClick={() => void curate.undo(c.id)} data-testid="history-undo">
@@ -144,8 +153,9 @@ export function HistoryPanel({ agent, curate, onClose }: { agent: string | null;
                   ) : null}
                 </div>
                 {reverted ? <div className="hist-reverts">{t(c.op === "restore" ? "history.restoredFrom" : "history.reverts", { op: t(opLabel(reverted.op)).toLowerCase(), at: reverted.at })}</div> : null}
+                {forgotten ? <div className="hist-forgotten-note">{t("history.forgottenNote")}</div> : null}
                 <div className="hist-entries">
-                  {c.entries.map((d, i) => (
+                  {(forgotten ? [] : c.entries).map((d, i) => (
                     <div key={i} className="hist-entry-row">
                       <EntryDiff before={d.before} after={d.after} />
                       {d.before && ours && !c.undone && c.op !== "undo" && !(d.after && d.after.content === d.before.content && d.after.timestamp === d.before.timestamp) ? (

@@ -9,6 +9,7 @@ import { Empty, ErrorState, Loadable, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { invalidateFor, opKey, useOp } from "../../queries/ops";
 import { href, useRoute } from "../../router";
+import { ForgetDialog, type ForgetSubject } from "../forget/ForgetDialog";
 import { useLocateArchival } from "../provenance/hooks";
 import { ProvenancePanel } from "../provenance/ProvenancePanel";
 import { AddEntryForm } from "./AddEntryForm";
@@ -104,6 +105,8 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
   const [coreOpen, setCoreOpen] = useState(true);
   const curate = useCurate(agent, report);
   const picked = useMemo(() => orderPicked(selection.values()), [selection]);
+  // "Forget everywhere…" (entries or a text): its dialog.
+  const [forgetting, setForgetting] = useState<ForgetSubject | null>(null);
   // "Where did this come from?" for one entry.
   const [originOf, setOriginOf] = useState<Picked | null>(null);
 
@@ -187,6 +190,8 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
       return o.change !== undefined;
     },
     notice: (text) => say({ kind: "note", text }),
+    // A row of a larger selection forgets the whole selection, as its delete does.
+    forgetEverywhere: (p) => setForgetting({ kind: "entries", agent, ids: selection.has(p.id) && selection.size > 1 ? picked.map((x) => x.id) : [p.id] }),
     origin: (p) => setOriginOf(p),
     target: markedId,
   };
@@ -213,9 +218,9 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
 
   // Ctrl/Cmd+Z undoes the last change, Shift+Ctrl/Cmd+Z (or Ctrl+Y) redoes, Escape clears the
   // selection — unless the focus is in a text field or a confirmation is open.
-  const keys = useRef({ curate, clearSelection, busy: confirm !== null });
+  const keys = useRef({ curate, clearSelection, busy: confirm !== null || forgetting !== null });
   useEffect(() => {
-    keys.current = { curate, clearSelection, busy: confirm !== null };
+    keys.current = { curate, clearSelection, busy: confirm !== null || forgetting !== null };
   });
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -279,6 +284,9 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
         </span>
         <span className="memory-bar-spacer" />
         <TimeTravelToggle on={false} onClick={onTimeTravel} />
+        <button type="button" className="btn btn-small" onClick={() => setForgetting({ kind: "text", agent })} aria-haspopup="dialog" data-testid="forget-text-open">
+          <Icon name="forget" size={14} /> {t("forget.actionText")}
+        </button>
         <button type="button" className="btn btn-small" onClick={() => setHistoryOpen(true)} data-testid="history-open" title={t("history.shortcuts")}>
           <Icon name="history" size={14} /> {t("memory.history")}
         </button>
@@ -412,8 +420,17 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
         )}
       </section>
 
-      {picked.length > 0 ? <BulkBar picked={picked} busy={curate.pending} onAction={setConfirm} onClear={clearSelection} /> : null}
+      {picked.length > 0 ? <BulkBar picked={picked} busy={curate.pending} onAction={setConfirm} onForget={() => setForgetting({ kind: "entries", agent, ids: picked.map((p) => p.id) })} onClear={clearSelection} /> : null}
       {confirm ? <ConfirmDialog agent={agent} action={confirm} picked={picked} busy={curate.pending} onConfirm={() => void runBulk()} onCancel={() => setConfirm(null)} /> : null}
+      {forgetting ? (
+        <ForgetDialog
+          subject={forgetting}
+          onClose={(ran) => {
+            setForgetting(null);
+            if (ran) clearSelection();
+          }}
+        />
+      ) : null}
       {originOf ? <ProvenancePanel agent={agent} subject={originOf} onClose={() => setOriginOf(null)} /> : null}
       {historyOpen ? <HistoryPanel agent={agent} curate={curate} onClose={() => setHistoryOpen(false)} /> : null}
       <ChangeToast toast={toast} onClose={closeToast} curate={curate} raised={picked.length > 0} />

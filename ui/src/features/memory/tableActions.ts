@@ -17,6 +17,8 @@ export type TableActions = {
   move: (p: Picked) => Promise<boolean>;
   /** A short note for the user (the screen's toast). */
   notice: (message: string) => void;
+  /** Opens "Forget everywhere…" for the entry (or the selection it is part of). */
+  forgetEverywhere: (p: Picked) => void;
   /** Opens "Where did this come from?" for the entry. */
   origin: (p: Picked) => void;
   /** The entry a link pointed at (`?entry=`): marked until another is followed. */
