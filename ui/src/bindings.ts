@@ -1352,7 +1352,7 @@ export type ForgetDto_Deserialize = {
 	texts: number,
 	found: CopiesDto_Deserialize[],
 	erased: CopiesDto_Deserialize[],
-	left: LeftDto[],
+	left: LeftDto_Deserialize[],
 	/**  The runtime's records it changes (`table.column`), for the confirmation. */
 	runtime_records: string[],
 	/**  The runtime runs: the sessions it may write again are left. */
@@ -1375,7 +1375,7 @@ export type ForgetDto_Serialize = {
 	texts: number,
 	found: CopiesDto_Serialize[],
 	erased: CopiesDto_Serialize[],
-	left: LeftDto[],
+	left: LeftDto_Serialize[],
 	/**  The runtime's records it changes (`table.column`), for the confirmation. */
 	runtime_records: string[],
 	/**  The runtime runs: the sessions it may write again are left. */
@@ -1410,7 +1410,7 @@ export type ForgetReceiptDto_Deserialize = {
 	searched: string[],
 	found: CopiesDto_Deserialize[],
 	erased: CopiesDto_Deserialize[],
-	left: LeftDto[],
+	left: LeftDto_Deserialize[],
 };
 
 /**  A receipt as History lists it: hashes, counts and places, never the text. */
@@ -1432,7 +1432,7 @@ export type ForgetReceiptDto_Serialize = {
 	searched: string[],
 	found: CopiesDto_Serialize[],
 	erased: CopiesDto_Serialize[],
-	left: LeftDto[],
+	left: LeftDto_Serialize[],
 };
 
 export type ForgetStepDto = {
@@ -1728,11 +1728,32 @@ export type KeywordPlaceDto = {
 export type LanguageDto = "system" | "zh" | "en";
 
 /**  Copies left, and why. */
-export type LeftDto = {
+export type LeftDto = LeftDto_Serialize | LeftDto_Deserialize;
+
+/**  Copies left, and why. */
+export type LeftDto_Deserialize = {
 	place: string,
 	path: string,
 	count: number,
+	/**  In English, with its details. */
 	reason: string,
+	/**  Why, as a code the UI words (`git`, `handed_over`, `session_held`, `cancelled`, …). */
+	why: string,
+	/**  The detail `why` names: commit ids, an error, a session's status, `table.column`. */
+	arg?: string | null,
+};
+
+/**  Copies left, and why. */
+export type LeftDto_Serialize = {
+	place: string,
+	path: string,
+	count: number,
+	/**  In English, with its details. */
+	reason: string,
+	/**  Why, as a code the UI words (`git`, `handed_over`, `session_held`, `cancelled`, …). */
+	why: string,
+	/**  The detail `why` names: commit ids, an error, a session's status, `table.column`. */
+	arg: string | null,
 };
 
 export type LocalEmbeddingsPlan = LocalEmbeddingsPlan_Serialize | LocalEmbeddingsPlan_Deserialize;

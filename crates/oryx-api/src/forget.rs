@@ -61,7 +61,12 @@ pub struct LeftDto {
     pub place: String,
     pub path: String,
     pub count: u32,
+    /// In English, with its details.
     pub reason: String,
+    /// Why, as a code the UI words (`git`, `handed_over`, `session_held`, `cancelled`, …).
+    pub why: String,
+    /// The detail `why` names: commit ids, an error, a session's status, `table.column`.
+    pub arg: Option<String>,
 }
 
 /// What was asked, without the text.
@@ -186,6 +191,11 @@ fn left_dto(l: &Left) -> LeftDto {
         path: path_text(&l.path),
         count: n(l.count),
         reason: l.reason.clone(),
+        why: serde_json::to_value(l.why)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        arg: l.arg.clone(),
     }
 }
 

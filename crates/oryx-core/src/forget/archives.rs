@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Copies, Erased, Left, Needles, Place};
+use super::{Copies, Erased, Left, Needles, Place, Why};
 use crate::error::{IoContext, Result};
 
 const LOG: &str = "exports.jsonl";
@@ -141,6 +141,8 @@ pub fn erase(index_dir: &Path, transfer_dir: Option<&Path>, needles: &Needles) -
                 path: c.path,
                 count: c.count,
                 reason: format!("the console's own copy could not be removed: {e}"),
+                why: Why::NotRemoved,
+                arg: Some(e.to_string()),
             }),
         }
     }
@@ -152,6 +154,8 @@ pub fn erase(index_dir: &Path, transfer_dir: Option<&Path>, needles: &Needles) -
             reason: "an archive exported earlier; the console never rewrites a file it handed \
                      over — delete it (and its copies), or export again and replace it"
                 .into(),
+            why: Why::HandedOver,
+            arg: None,
         });
     }
     Ok(done)

@@ -12,6 +12,7 @@ use rusqlite::{params, Connection};
 
 use super::{ConsoleFiles, EntryText, FileDone};
 use crate::error::{DbContext, Result};
+use crate::forget::Why;
 use crate::forget::{Copies, Left, Needles, Place};
 use crate::memory::format::parse_entry;
 use crate::memory::Scope;
@@ -121,22 +122,30 @@ pub(super) fn forget(
     let texts = needles.texts().to_vec();
     let left = match leftovers(&conn, path, &texts)? {
         Leftover::None | Leftover::Compacted => None,
-        Leftover::InRecords(tables) => Some(format!(
-            "rows of other owners in {} still hold the text",
-            tables.join(", ")
+        Leftover::InRecords(tables) => Some((
+            Why::StillFound,
+            format!(
+                "rows of other owners in {} still hold the text",
+                tables.join(", ")
+            ),
         )),
-        Leftover::NotCompacted(why) => Some(format!(
-            "the console's file could not be compacted ({why}); stale copies may stay in its \
+        Leftover::NotCompacted(why) => Some((
+            Why::NotCompacted,
+            format!(
+                "the console's file could not be compacted ({why}); stale copies may stay in its \
              free space"
+            ),
         )),
     };
     done.erased.erased = found;
-    if let Some(reason) = left {
+    if let Some((why, reason)) = left {
         done.erased.left.push(Left {
             place: Place::ConsoleIndex,
             path: path.to_path_buf(),
             count: 1,
             reason,
+            why,
+            arg: None,
         });
     }
     Ok(done)

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::NaiveDateTime;
 
-use super::{Copies, Erased, Left, Needles, Place};
+use super::{Copies, Erased, Left, Needles, Place, Why};
 use crate::error::{IoContext, Result};
 use crate::memory::Scope;
 use crate::names::{self, Owner};
@@ -180,6 +180,8 @@ fn run(files: &ConsoleFiles, needles: &Needles, cancel: Option<&AtomicBool>) -> 
             path: path.to_path_buf(),
             count: 0,
             reason: "cancelled before it was reached".into(),
+            why: Why::Cancelled,
+            arg: None,
         });
         true
     };

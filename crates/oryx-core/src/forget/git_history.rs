@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::{Left, Needles, Place};
+use super::{Left, Needles, Place, Why};
 use crate::error::{CoreError, Result};
 
 /// Most commit ids named per file (the count says how many there are).
@@ -148,6 +148,8 @@ pub fn left_in_git(root: &Path, needles: &Needles) -> Result<Vec<Left>> {
                      with `git filter-repo --replace-text`, force-push, and have every clone \
                      replaced"
                 ),
+                why: Why::Git,
+                arg: Some(named.join(", ")),
             }
         })
         .collect())

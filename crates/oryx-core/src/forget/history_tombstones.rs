@@ -103,6 +103,8 @@ pub(super) fn forget(
                 reason: "the text is part of the records' own names (an id, an owner or an \
                          operation), which a tombstone keeps"
                     .into(),
+                why: super::super::Why::InRecordNames,
+                arg: None,
             });
         }
         return Ok(done);

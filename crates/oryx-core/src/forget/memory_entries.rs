@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Copies, Erased, Left, Needles, Place, FORGOTTEN};
+use super::{Copies, Erased, Left, Needles, Place, Why, FORGOTTEN};
 use crate::error::Result;
 use crate::memory::curation::{Action, Target};
 use crate::memory::{Backend, MemoryService, Scope};
@@ -122,6 +122,8 @@ pub fn erase(
                         path: path.clone(),
                         count: mine.len() - n,
                         reason: format!("not masked: {e}"),
+                        why: Why::NotChanged,
+                        arg: Some(e.to_string()),
                     });
                     Ok(n)
                 }
@@ -141,6 +143,8 @@ pub fn erase(
                         path: path.clone(),
                         count: n,
                         reason: MEM0_HISTORY.into(),
+                        why: Why::Mem0History,
+                        arg: None,
                     });
                 }
                 done.erased.push(Copies {
@@ -155,6 +159,8 @@ pub fn erase(
                 path,
                 count: mine.len(),
                 reason: format!("not changed: {e}"),
+                why: Why::NotChanged,
+                arg: Some(e.to_string()),
             }),
         }
     }

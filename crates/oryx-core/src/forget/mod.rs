@@ -131,6 +131,43 @@ pub struct Copies {
     pub detail: Option<String>,
 }
 
+/// Why copies were left, as a code the UI words in the person's language (`reason` says it in
+/// English, with the details).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Why {
+    /// Commits of the root's git repository (`arg`: their short ids).
+    Git,
+    /// An archive exported earlier: the person's file.
+    HandedOver,
+    /// The console's own file could not be removed (`arg`: the error).
+    NotRemoved,
+    /// The mem0 server's own history of a memory deleted through its API.
+    Mem0History,
+    /// A session the running runtime holds (active) or may write again (`arg`: its status).
+    SessionHeld,
+    /// The forget was stopped before this place.
+    Cancelled,
+    /// This place failed (`arg`: the error); forgetting again finishes it.
+    Failed,
+    /// Still found by the search after the forget (`arg`: what).
+    StillFound,
+    /// The runtime was reading its database: part of its WAL stays until its next checkpoint.
+    WalPartial,
+    /// The database could not be compacted (`arg`: the error).
+    NotCompacted,
+    /// The entries could not be changed (`arg`: the error).
+    NotChanged,
+    /// The text is part of a history record's own names (id, owner, operation).
+    InRecordNames,
+    /// The text is part of a JSON value's syntax or escapes, not of its strings.
+    JsonSyntax,
+    /// The text is inside a binary value.
+    Binary,
+    /// The text is in a virtual table's data (`arg`: `table.column`).
+    VirtualTable,
+}
+
 /// Copies a forget did not erase, and why (beyond the console's reach, held by the running
 /// runtime, cancelled).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +177,10 @@ pub struct Left {
     #[serde(default)]
     pub count: usize,
     pub reason: String,
+    pub why: Why,
+    /// The detail `why` names (commit ids, an error, a status).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arg: Option<String>,
 }
 
 /// What one place's `erase` did.

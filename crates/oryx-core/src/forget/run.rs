@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::console_files::{self, ConsoleFiles, EntryText};
 use super::memory_entries::{self, EntryHit};
 use super::receipt::{Receipt, Receipts, State};
-use super::{archives, git_history, runtime_db, Copies, Erased, Left, Needles, Place};
+use super::{archives, git_history, runtime_db, Copies, Erased, Left, Needles, Place, Why};
 use crate::config::Effective;
 use crate::error::{CoreError, Result};
 use crate::memory::MemoryService;
@@ -263,6 +263,8 @@ fn settle(found: &[Copies], after: &[Copies], mut done: Erased) -> Erased {
                         .map(|d| format!(" ({d})"))
                         .unwrap_or_default()
                 ),
+                why: Why::StillFound,
+                arg: a.detail.clone(),
             });
         }
     }
@@ -326,6 +328,8 @@ pub fn run(
                     path: root.clone(),
                     count: 0,
                     reason: format!("cancelled before {rest} were reached; forget again to finish"),
+                    why: Why::Cancelled,
+                    arg: None,
                 });
             }
             break;
@@ -364,6 +368,8 @@ pub fn run(
                 path: root.clone(),
                 count: 0,
                 reason: format!("{place}: {e}; forget again to finish"),
+                why: Why::Failed,
+                arg: Some(e.to_string()),
             }),
         }
         receipt.erased = done.erased.clone();
@@ -384,6 +390,8 @@ pub fn run(
                 path: root.clone(),
                 count: 0,
                 reason: format!("the search after the forget failed: {e}"),
+                why: Why::Failed,
+                arg: Some(e.to_string()),
             });
             d
         }

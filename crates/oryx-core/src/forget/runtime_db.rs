@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::{params_from_iter, Connection, Transaction, TransactionBehavior};
 
 use super::json_text::{redact, stored_forms};
-use super::{Copies, Erased, Left, Needles, Place, FORGOTTEN};
+use super::{Copies, Erased, Left, Needles, Place, Why, FORGOTTEN};
 use crate::db;
 use crate::error::{DbContext, Result};
 use crate::runtime::erase::{compact, in_file, in_files, live_holders, wal_path};
@@ -158,12 +158,20 @@ fn copies(place: Place, path: &Path, count: usize, detail: Option<String>) -> Co
     }
 }
 
-fn left(place: Place, path: &Path, count: usize, reason: impl Into<String>) -> Left {
+fn left(
+    place: Place,
+    path: &Path,
+    count: usize,
+    (why, arg): (Why, Option<String>),
+    reason: impl Into<String>,
+) -> Left {
     Left {
         place,
         path: path.to_path_buf(),
         count,
         reason: reason.into(),
+        why,
+        arg,
     }
 }
 
@@ -267,6 +275,7 @@ pub fn erase(
                     place,
                     db,
                     n,
+                    (Why::VirtualTable, Some(format!("{}.{column}", table.name))),
                     format!(
                         "{}.{column} is a virtual table's data, not rewritten row by row",
                         table.name
@@ -350,7 +359,13 @@ fn held_sessions(
                      to it reopens it); forget again after it stops"
                 )
             };
-            left(Place::RuntimeSessions, db, n as usize, reason)
+            left(
+                Place::RuntimeSessions,
+                db,
+                n as usize,
+                (Why::SessionHeld, Some(status)),
+                reason,
+            )
         })
         .collect())
 }
@@ -405,6 +420,7 @@ fn mask(
                 place,
                 db,
                 kept,
+                (Why::JsonSyntax, Some(detail.clone())),
                 format!(
                     "in {detail} the text is part of the JSON's syntax or escapes, not of its \
                      strings: left so the JSON stays valid"
@@ -416,6 +432,7 @@ fn mask(
                 place,
                 db,
                 not_text,
+                (Why::Binary, Some(detail.clone())),
                 format!("in {detail} the text is inside a binary value, not masked"),
             ));
         }
@@ -441,6 +458,8 @@ fn cancelled(found: &[Copies]) -> Erased {
                         .map(|d| format!(" ({d})"))
                         .unwrap_or_default()
                 ),
+                why: Why::Cancelled,
+                arg: c.detail.clone(),
             })
             .collect(),
     }
@@ -462,6 +481,7 @@ fn clear_files(
             Place::DatabaseFreeSpace,
             &wal_path(db),
             changed,
+            (Why::WalPartial, None),
             format!(
                 "the runtime was reading its database: {copied} of {frames} WAL frames were \
                  checkpointed, the rest (which may hold the text) stays until its next \
@@ -485,6 +505,7 @@ fn clear_files(
             Place::DatabaseFreeSpace,
             db,
             stale_needles.max(changed.min(1)),
+            (Why::NotCompacted, Some(e.to_string())),
             format!(
                 "the database could not be compacted ({e}); stale copies may stay in its free \
                  space until it is"
@@ -498,6 +519,7 @@ fn clear_files(
             Place::DatabaseFreeSpace,
             db,
             remaining,
+            (Why::StillFound, None),
             "copies remain in free space after the compaction",
         ));
     } else if stale_needles > 0 {

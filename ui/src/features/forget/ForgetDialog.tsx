@@ -13,7 +13,7 @@ import { Icon } from "../../components/Icon";
 import { ErrorState, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useOp } from "../../queries/ops";
-import { askLabel, byPlace, placeName, total } from "./places";
+import { askLabel, byPlace, placeName, total, whyLabel } from "./places";
 import "./forget.css";
 
 /** How often a running forget's progress is asked for. */
@@ -335,7 +335,7 @@ function Left({ rows, testId }: { rows: LeftDto[]; testId: string }) {
                 <code className="forget-path">{l.path}</code>
                 <span className="muted small forget-n"> · {t("forget.copies", { n: num(l.count) })}</span>
                 <div className="forget-reason" data-testid="forget-reason">
-                  {l.reason}
+                  {whyLabel(t, l)}
                 </div>
               </li>
             ))}

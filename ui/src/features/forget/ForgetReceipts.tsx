@@ -5,7 +5,7 @@ import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useOp } from "../../queries/ops";
 import { stateLabel } from "./ForgetDialog";
-import { askLabel, byPlace, placeName, total } from "./places";
+import { askLabel, byPlace, placeName, total, whyLabel } from "./places";
 import "./forget.css";
 
 /** The first characters of a hash: enough to compare two receipts by eye. */
@@ -74,7 +74,7 @@ function Receipt({ r }: { r: ForgetReceiptDto }) {
             {r.left.map((l, i) => (
               <div key={`left-${i}`} className="small" data-testid="forget-receipt-left">
                 <strong>{placeName(t, l.place)}</strong> {t("forget.copies", { n: num(l.count) })} · <code className="forget-path">{l.path}</code>
-                <div className="forget-reason">{l.reason}</div>
+                <div className="forget-reason">{whyLabel(t, l)}</div>
               </div>
             ))}
             {r.searched.length > 0 ? (

@@ -67,7 +67,7 @@ describe("Forget dialog", () => {
       state = job(plan, {
         state: "cancelled",
         erased: plan.found,
-        left: [{ place: "runtime_sessions", path: "/home/linxiao/.oryxos/oryxos.db", count: 2, reason: "cancelled before this place" }],
+        left: [{ place: "runtime_sessions", path: "/home/linxiao/.oryxos/oryxos.db", count: 2, reason: "cancelled before this place", why: "cancelled", arg: null }],
         receipt: "forget-1",
       });
       return true;
@@ -109,7 +109,7 @@ describe("Forget dialog", () => {
     expect(within(result).getByTestId("forget-erased")).toHaveTextContent("Memory entries");
     const left = within(result).getByTestId("forget-left");
     expect(left).toHaveTextContent("The runtime's sessions");
-    expect(within(left).getByTestId("forget-reason")).toHaveTextContent("cancelled before this place");
+    expect(within(left).getByTestId("forget-reason")).toHaveTextContent("Cancelled before this place was reached: forget again to finish.");
     expect(within(result).getByTestId("forget-receipt")).toHaveTextContent("forget-1");
 
     // Closing asks every screen's data again.
@@ -170,7 +170,7 @@ describe("Forget dialog", () => {
     const plan: ForgetDto = {
       ...recordedResult("demo", "forget", { agent: null, all_agents: true, text: "周末不要安排会议", dry_run: true }),
       runtime_running: true,
-      left: [{ place: "git", path: "/home/linxiao/.oryxos", count: 1, reason: "in 1 commit of git history: rewrite it with git filter-repo" }],
+      left: [{ place: "git", path: "/home/linxiao/.oryxos", count: 1, reason: "committed in 3f2a91c0d; …", why: "git", arg: "3f2a91c0d" }],
     };
     backend.stub("forget", () => plan);
     const dialog = await screen.findByTestId("forget-dialog");
@@ -178,6 +178,7 @@ describe("Forget dialog", () => {
     const beyond = within(dialog).getByTestId("forget-beyond");
     expect(beyond).toHaveTextContent("Git history");
     expect(beyond).toHaveTextContent("git filter-repo");
+    expect(beyond).toHaveTextContent("Committed in 1 commit (3f2a91c0d)");
     expect(within(dialog).getByTestId("forget-found")).toHaveTextContent("The console's write journal");
   });
 
@@ -287,7 +288,7 @@ describe("History after a forget", () => {
         { place: "history", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-history", count: 2, detail: null },
         { place: "journal", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-journal", count: 1, detail: null },
       ],
-      left: [{ place: "git", path: "/home/linxiao/.oryxos", count: 1, reason: "in git history: rewrite it to forget" }],
+      left: [{ place: "git", path: "/home/linxiao/.oryxos", count: 1, reason: "in git history: rewrite it to forget", why: "a-newer-code", arg: null }],
     },
   ];
 
@@ -332,6 +333,7 @@ describe("History after a forget", () => {
     expect(places).toHaveTextContent("The console's history 2 found, 2 erased");
     // A place with erased copies only (the forget's own deletion wrote them) is listed too.
     expect(places).toHaveTextContent("The console's write journal 0 found, 1 erased");
+    // A code this UI does not know: the console's own sentence.
     expect(within(places).getByTestId("forget-receipt-left")).toHaveTextContent("in git history: rewrite it to forget");
   });
 });

@@ -46,3 +46,30 @@ export function askLabel(t: TFunction, ask: ForgetAskDto | null | undefined, fal
   if (ask.kind === "entries") return t("forget.ask.entries", { n: ask.entries, owner });
   return ask.all_agents ? t("forget.ask.textAll") : t("forget.ask.text", { owner });
 }
+
+const WHY_KEYS: Record<string, MessageKey> = {
+  git: "forget.why.git",
+  handed_over: "forget.why.handed_over",
+  not_removed: "forget.why.not_removed",
+  mem0_history: "forget.why.mem0_history",
+  session_held: "forget.why.session_held",
+  cancelled: "forget.why.cancelled",
+  failed: "forget.why.failed",
+  still_found: "forget.why.still_found",
+  wal_partial: "forget.why.wal_partial",
+  not_compacted: "forget.why.not_compacted",
+  not_changed: "forget.why.not_changed",
+  in_record_names: "forget.why.in_record_names",
+  json_syntax: "forget.why.json_syntax",
+  binary: "forget.why.binary",
+  virtual_table: "forget.why.virtual_table",
+};
+
+/** Why copies were left, in the person's language; the console's English for an unknown code. */
+export function whyLabel(t: TFunction, l: LeftDto): string {
+  const key = WHY_KEYS[l.why];
+  if (!key) return l.reason;
+  // A session's status is a word of the console's: said in the person's language.
+  const arg = l.why === "session_held" && (l.arg === "active" || l.arg === "archived") ? t(`sessions.${l.arg}`) : (l.arg ?? "");
+  return t(key, { arg, n: l.count });
+}
