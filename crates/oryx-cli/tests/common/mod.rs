@@ -4,6 +4,7 @@
 
 #[path = "../../../oryx-server/tests/common/certificate.rs"]
 pub mod certificate;
+pub mod demo_install;
 pub mod llm;
 // Shared with oryx-server's tests (oryx-cli builds on the server, so they live there).
 #[path = "../../../oryx-server/tests/common/hostile_root.rs"]

@@ -8,62 +8,16 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
+use crate::common::demo_install::DemoInstall;
 use crate::common::oryx;
 
 const SECRET: &str = "sk-live-7f3a9c1e5b-forget-test";
 /// A text the sample install's own save_memory calls and sessions hold.
 const DEMO_SAVED: &str = "用户更喜欢早上收到简报";
-
-struct Install {
-    t: tempfile::TempDir,
-    dir: PathBuf,
-}
-
-impl Install {
-    fn new() -> Install {
-        let t = tempfile::tempdir().unwrap();
-        let dir = t.path().join("inst");
-        let out = oryx(&t.path().join("console"))
-            .args(["demo", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        Install { t, dir }
-    }
-
-    fn config(&self) -> PathBuf {
-        self.t.path().join("console")
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.join(".oryxos")
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let out = oryx(&self.config())
-            .args(["--root", self.root().to_str().unwrap()])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "oryx {args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let mut all = vec!["--json"];
-        all.extend_from_slice(args);
-        serde_json::from_slice(&self.run(&all).stdout).unwrap()
-    }
-}
 
 /// Every file under `dirs` (but git's objects: compressed, and listed by the receipt) with its
 /// bytes.
@@ -158,7 +112,7 @@ fn places(list: &Value) -> Vec<String> {
 
 #[test]
 fn a_planted_secret_leaves_every_copy_but_those_the_receipt_names() {
-    let inst = Install::new();
+    let inst = DemoInstall::new();
     let db = inst.dir.join("oryxos.db");
     let planted = format!("deploy key {SECRET}");
     // The runtime's records: its save_memory calls and sessions (the user's words and the
@@ -380,7 +334,7 @@ fn a_planted_secret_leaves_every_copy_but_those_the_receipt_names() {
 
 #[test]
 fn a_forget_killed_midway_leaves_a_receipt_and_running_it_again_completes() {
-    let inst = Install::new();
+    let inst = DemoInstall::new();
     let db = inst.dir.join("oryxos.db");
     let planted = format!("deploy key {SECRET}");
     {

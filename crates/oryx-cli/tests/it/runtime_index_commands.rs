@@ -4,57 +4,21 @@
 //! an archive into a renamed agent, another tool's lines — leaves no imported entry without its
 //! row, and a delete takes the row and every byte of its text out of oryxos.db and its WAL.
 
-use std::path::PathBuf;
-use std::process::Output;
-
 use serde_json::Value;
 
-use crate::common::oryx;
+use crate::common::demo_install::DemoInstall;
 
-struct Demo {
-    t: tempfile::TempDir,
-    dir: PathBuf,
+/// The runtime's part of `index status --json`.
+fn runtime(d: &DemoInstall) -> Value {
+    d.json(&["index", "status"])["runtime"].clone()
 }
 
-impl Demo {
-    fn new() -> Demo {
-        let t = tempfile::tempdir().unwrap();
-        let dir = t.path().join("inst");
-        let out = oryx(&t.path().join("console"))
-            .args(["demo", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        Demo { t, dir }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let out = oryx(&self.t.path().join("console"))
-            .args(["--root", self.dir.to_str().unwrap()])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "oryx {args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    fn runtime(&self) -> Value {
-        let out = self.run(&["--json", "index", "status"]);
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["runtime"].clone()
-    }
-
-    fn db_holds(&self, text: &str) -> bool {
-        ["oryxos.db", "oryxos.db-wal"].iter().any(|f| {
-            let bytes = std::fs::read(self.dir.join(f)).unwrap_or_default();
-            bytes.windows(text.len()).any(|w| w == text.as_bytes())
-        })
-    }
+/// Whether oryxos.db or its WAL holds `text`'s bytes.
+fn db_holds(d: &DemoInstall, text: &str) -> bool {
+    ["oryxos.db", "oryxos.db-wal"].iter().any(|f| {
+        let bytes = std::fs::read(d.dir.join(f)).unwrap_or_default();
+        bytes.windows(text.len()).any(|w| w == text.as_bytes())
+    })
 }
 
 fn agent<'v>(runtime: &'v Value, name: &str) -> &'v Value {
@@ -70,9 +34,8 @@ fn count(runtime: &Value, name: &str, col: &str) -> u64 {
     agent(runtime, name)[col].as_u64().unwrap()
 }
 
-fn entry_id(d: &Demo, owner: &str, needle: &str) -> String {
-    let out = d.run(&["--json", "memory", "show", "--agent", owner]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+fn entry_id(d: &DemoInstall, owner: &str, needle: &str) -> String {
+    let v = d.json(&["memory", "show", "--agent", owner]);
     v["archival"]
         .as_array()
         .unwrap()
@@ -84,8 +47,8 @@ fn entry_id(d: &Demo, owner: &str, needle: &str) -> String {
 
 #[test]
 fn fill_import_and_delete_keep_the_runtimes_index_true() {
-    let d = Demo::new();
-    let before = d.runtime();
+    let d = DemoInstall::new();
+    let before = runtime(&d);
     assert_eq!(before["model"], "mock/deterministic");
     let missing = count(&before, "assistant", "missing");
     assert!(
@@ -102,13 +65,13 @@ fn fill_import_and_delete_keep_the_runtimes_index_true() {
         String::from_utf8_lossy(&dry.stdout)
     );
     assert_eq!(
-        count(&d.runtime(), "assistant", "indexed"),
+        count(&runtime(&d), "assistant", "indexed"),
         0,
         "a dry run wrote rows"
     );
 
     d.run(&["index", "fill-runtime"]);
-    let filled = d.runtime();
+    let filled = runtime(&d);
     assert_eq!(filled["nextStartEmbeds"], 0);
     assert_eq!(filled["nextStartDrops"], 0);
     for a in filled["agents"].as_array().unwrap() {
@@ -127,7 +90,7 @@ fn fill_import_and_delete_keep_the_runtimes_index_true() {
         "assistant=assistant_copy",
         archive.to_str().unwrap(),
     ]);
-    let imported = d.runtime();
+    let imported = runtime(&d);
     assert_eq!(count(&imported, "assistant_copy", "missing"), 0);
     assert_eq!(count(&imported, "assistant_copy", "indexed"), indexed);
 
@@ -147,7 +110,7 @@ fn fill_import_and_delete_keep_the_runtimes_index_true() {
         "researcher",
         lines.to_str().unwrap(),
     ]);
-    let after_lines = d.runtime();
+    let after_lines = runtime(&d);
     assert_eq!(count(&after_lines, "researcher", "missing"), 0);
     assert_eq!(count(&after_lines, "researcher", "indexed"), researcher + 2);
 
@@ -163,15 +126,15 @@ fn fill_import_and_delete_keep_the_runtimes_index_true() {
         &format!("the deploy key is {secret}"),
     ]);
     assert!(
-        d.db_holds(secret),
+        db_holds(&d, secret),
         "the new entry has no row in memory_vectors"
     );
-    assert_eq!(count(&d.runtime(), "assistant", "indexed"), indexed + 1);
+    assert_eq!(count(&runtime(&d), "assistant", "indexed"), indexed + 1);
     let id = entry_id(&d, "assistant", secret);
     d.run(&["memory", "delete", "--agent", "assistant", &id]);
     assert!(
-        !d.db_holds(secret),
+        !db_holds(&d, secret),
         "oryxos.db or its WAL still holds the deleted text"
     );
-    assert_eq!(count(&d.runtime(), "assistant", "indexed"), indexed);
+    assert_eq!(count(&runtime(&d), "assistant", "indexed"), indexed);
 }
