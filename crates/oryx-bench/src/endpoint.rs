@@ -30,34 +30,41 @@ fn texts(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// `oryx serve` on a free loopback port in this process, until the bench ends: its address.
+/// The runtime recall group reaches the bundled model through it too.
+pub(crate) fn serve(root: &std::path::Path, db: &std::path::Path) -> std::net::SocketAddr {
+    let c = console(root, db, Backend::Markdown);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let opts = oryx_server::ServeOptions {
+        bind: addr,
+        token: None,
+        ui_dir: None,
+        allow_hosts: Vec::new(),
+        limits: oryx_server::Limits {
+            // A batch of the 100 000-entry fill may take long in a slow run.
+            request: Duration::from_secs(60),
+            header: Duration::from_secs(10),
+            body: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(1),
+            max_connections: 64,
+            max_blocking: 16,
+        },
+        tls: None,
+    };
+    std::thread::spawn(move || {
+        let _ = oryx_server::serve_until(c, opts, listener, std::future::pending());
+    });
+    addr
+}
+
 impl Bench {
     pub(crate) fn endpoint(&mut self) {
         let runs = self.scale.runs;
         let slot = EmbedderSlot::shared(&default_model_dir());
         let embedder = slot.get().unwrap_or_else(|e| panic!("{e}"));
         let root = self.data.root();
-        let c = console(&root, &self.data.db(), Backend::Markdown);
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let opts = oryx_server::ServeOptions {
-            bind: addr,
-            token: None,
-            ui_dir: None,
-            allow_hosts: Vec::new(),
-            limits: oryx_server::Limits {
-                request: Duration::from_secs(30),
-                header: Duration::from_secs(10),
-                body: Duration::from_secs(10),
-                shutdown_grace: Duration::from_secs(1),
-                max_connections: 64,
-                max_blocking: 16,
-            },
-            tls: None,
-        };
-        // Serves until the bench process ends.
-        std::thread::spawn(move || {
-            let _ = oryx_server::serve_until(c, opts, listener, std::future::pending());
-        });
+        let addr = serve(&root, &self.data.db());
         let url = format!("http://{addr}/v1/embeddings");
         // One connection kept alive, as the runtime's HTTP client keeps it.
         let client = reqwest::blocking::Client::new();

@@ -15,12 +15,14 @@ use serde_json::{json, Value};
 
 use crate::{fmt_ms, human, median, Bench};
 
-struct Eval {
-    memories: Vec<(String, Scope, String)>,
-    queries: Vec<(String, String, Vec<String>)>,
+/// tests/embed/eval.json: memories (id, section, content) and queries (kind, text, the ids that
+/// answer it). The runtime's recall group measures on the same set.
+pub(crate) struct Eval {
+    pub(crate) memories: Vec<(String, Scope, String)>,
+    pub(crate) queries: Vec<(String, String, Vec<String>)>,
 }
 
-fn eval_set() -> Eval {
+pub(crate) fn eval_set() -> Eval {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/embed/eval.json");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let s = |x: &Value, k: &str| x[k].as_str().unwrap().to_string();

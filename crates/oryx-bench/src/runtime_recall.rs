@@ -12,7 +12,6 @@
 //! their `memory_vectors` rows (mock embedder), against the keyword-only recall of the same
 //! store and against reading those rows, in the same run.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -25,9 +24,9 @@ use oryx_core::names::Owner;
 use oryx_core::runtime::embedder::{Configured, Embedder, Mock, OpenAiCompatible};
 use oryx_core::runtime::recall::{recall, Answer, Engine, Settings};
 use oryx_core::runtime::{memory_vectors, vector_index};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::{console, fmt_ms, gen, human, median, ms, round3, Bench};
+use crate::{fmt_ms, gen, human, median, ms, round3, Bench};
 
 /// Archival entries of the speed measurement.
 const ENTRIES: usize = 100_000;
@@ -53,33 +52,20 @@ struct Query {
 }
 
 fn eval_set() -> (Vec<Memory>, Vec<Query>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/embed/eval.json");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let s = |x: &Value, k: &str| x[k].as_str().unwrap().to_string();
-    let memories = v["memories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| Memory {
-            id: s(m, "id"),
-            core: m["scope"] == "core",
-            content: s(m, "content"),
+    let eval = crate::recall::eval_set();
+    let memories = eval
+        .memories
+        .into_iter()
+        .map(|(id, scope, content)| Memory {
+            id,
+            core: scope == Scope::Core,
+            content,
         })
         .collect();
-    let queries = v["queries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|q| Query {
-            kind: s(q, "kind"),
-            text: s(q, "query"),
-            expect: q["expect"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| e.as_str().unwrap().to_string())
-                .collect(),
-        })
+    let queries = eval
+        .queries
+        .into_iter()
+        .map(|(kind, text, expect)| Query { kind, text, expect })
         .collect();
     (memories, queries)
 }
@@ -261,33 +247,6 @@ fn runtime_db(path: &Path) {
     oryx_core::runtime::schema::create(&conn).unwrap();
 }
 
-/// `oryx serve` in this process (as the `endpoint` group starts it); its base URL.
-fn serve(bench: &Bench) -> String {
-    let c = console(&bench.data.root(), &bench.data.db(), Backend::Markdown);
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let opts = oryx_server::ServeOptions {
-        bind: addr,
-        token: None,
-        ui_dir: None,
-        allow_hosts: Vec::new(),
-        limits: oryx_server::Limits {
-            request: Duration::from_secs(60),
-            header: Duration::from_secs(10),
-            body: Duration::from_secs(10),
-            shutdown_grace: Duration::from_secs(1),
-            max_connections: 64,
-            max_blocking: 16,
-        },
-        tls: None,
-    };
-    // Serves until the bench process ends.
-    std::thread::spawn(move || {
-        let _ = oryx_server::serve_until(c, opts, listener, std::future::pending());
-    });
-    format!("http://{addr}")
-}
-
 fn weights_label(s: &Settings) -> String {
     let w = s.weights;
     format!(
@@ -298,7 +257,10 @@ fn weights_label(s: &Settings) -> String {
 
 impl Bench {
     pub(crate) fn runtime_recall(&mut self) {
-        let base = serve(self);
+        let base = format!(
+            "http://{}",
+            crate::endpoint::serve(&self.data.root(), &self.data.db())
+        );
         let local: Arc<dyn Embedder> = Arc::new(OpenAiCompatible::new(
             LOCAL_PROVIDER,
             "oryx-local-no-token",
