@@ -203,9 +203,12 @@ export const flows = [
       // recall would otherwise embed 144 entries inside one request, slow in a debug build.
       await ui.click('[data-testid="index-build-assistant"]');
       await ui.waitVisible('[data-testid="index-job"][data-outcome="done"]', 240000);
-      const row = await ui.text('[data-testid="index-owner-assistant"]');
-      const [indexed, entries] = (row.match(/(\d+) \/ (\d+)/) ?? []).slice(1);
-      if (!entries || indexed !== entries) throw new Error(`assistant not fully indexed: ${row}`);
+      // The job's end is polled apart from the per-owner counts, which refresh after it.
+      await waitFor("the assistant fully indexed", async () => {
+        const row = await ui.text('[data-testid="index-owner-assistant"]');
+        const [indexed, entries] = (row.match(/(\d+) \/ (\d+)/) ?? []).slice(1);
+        return entries && indexed === entries;
+      }, 30000);
       await ui.fill('[data-testid="recall-query"]', "用户喜欢什么样的回答风格");
       await ui.click('[data-testid="recall-run"]');
       await ui.waitVisible(semanticHits, 60000);
