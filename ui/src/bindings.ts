@@ -753,6 +753,11 @@ export type CopiesDto_Deserialize = {
 	path: string,
 	count: number,
 	detail?: string | null,
+	/**
+	 *  Erased only: records the forget's own delete wrote there and erased too (a delete's
+	 *  history and journal records hold the text), not counted in `count`.
+	 */
+	own: number,
 };
 
 /**  Copies at one path of one place. */
@@ -761,6 +766,11 @@ export type CopiesDto_Serialize = {
 	path: string,
 	count: number,
 	detail: string | null,
+	/**
+	 *  Erased only: records the forget's own delete wrote there and erased too (a delete's
+	 *  history and journal records hold the text), not counted in `count`.
+	 */
+	own: number,
 };
 
 export type CreateAgentArgs = CreateAgentArgs_Serialize | CreateAgentArgs_Deserialize;

@@ -52,6 +52,9 @@ pub struct CopiesDto {
     pub path: String,
     pub count: u32,
     pub detail: Option<String>,
+    /// Erased only: records the forget's own delete wrote there and erased too (a delete's
+    /// history and journal records hold the text), not counted in `count`.
+    pub own: u32,
 }
 
 /// Copies left, and why.
@@ -182,6 +185,7 @@ fn copies_dto(c: &Copies) -> CopiesDto {
         path: path_text(&c.path),
         count: n(c.count),
         detail: c.detail.clone(),
+        own: n(c.own),
     }
 }
 

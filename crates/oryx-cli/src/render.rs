@@ -1217,7 +1217,12 @@ pub fn forget(f: &oryx_api::forget::ForgetDto, json: bool) {
             .as_deref()
             .map(|d| format!(" ({d})"))
             .unwrap_or_default();
-        println!("  {:<20} {:>6}  {}{detail}", c.place, c.count, c.path);
+        let own = if c.own > 0 {
+            format!(" + {} written by the forget's own delete", c.own)
+        } else {
+            String::new()
+        };
+        println!("  {:<20} {:>6}  {}{detail}{own}", c.place, c.count, c.path);
     };
     if f.dry_run {
         if f.found.is_empty() && f.left.is_empty() {

@@ -105,12 +105,7 @@ fn holding(paths: Vec<PathBuf>, needles: &Needles) -> Result<Vec<Copies>> {
     for path in paths {
         if let Some(n) = members_holding(&path, needles)? {
             if n > 0 {
-                out.push(Copies {
-                    place: Place::Archives,
-                    path,
-                    count: n,
-                    detail: None,
-                });
+                out.push(Copies::new(Place::Archives, path, n, None));
             }
         }
     }

@@ -106,12 +106,12 @@ pub(super) fn forget(
         found.push(copies(path, episodic, "episodic_vectors"));
     }
     if rows.is_empty() {
-        found.push(Copies {
-            place: Place::DatabaseFreeSpace,
-            path: path.to_path_buf(),
-            count: 1,
-            detail: Some("free_space".into()),
-        });
+        found.push(Copies::new(
+            Place::DatabaseFreeSpace,
+            path.to_path_buf(),
+            1,
+            Some("free_space".into()),
+        ));
     }
     if !write {
         done.erased.erased = found;
@@ -152,12 +152,12 @@ pub(super) fn forget(
 }
 
 fn copies(path: &Path, count: usize, what: &str) -> Copies {
-    Copies {
-        place: Place::ConsoleIndex,
-        path: path.to_path_buf(),
+    Copies::new(
+        Place::ConsoleIndex,
+        path.to_path_buf(),
         count,
-        detail: Some(what.into()),
-    }
+        Some(what.into()),
+    )
 }
 
 /// Whether the file or its WAL holds a needle's bytes anywhere (a live row or free space).

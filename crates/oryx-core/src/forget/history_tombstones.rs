@@ -116,12 +116,7 @@ pub(super) fn forget(
 }
 
 fn copies(path: &Path, count: usize) -> Copies {
-    Copies {
-        place: Place::History,
-        path: path.to_path_buf(),
-        count,
-        detail: None,
-    }
+    Copies::new(Place::History, path.to_path_buf(), count, None)
 }
 
 /// The file as it would be after the forget.

@@ -52,12 +52,9 @@ pub(super) fn forget(memory: &Path, needles: &Needles, write: bool) -> Result<Fi
         sync_dir(dir.path());
     }
     done.entries = plan.entries;
-    done.erased.erased.push(Copies {
-        place: Place::Journal,
-        path,
-        count: plan.count,
-        detail: None,
-    });
+    done.erased
+        .erased
+        .push(Copies::new(Place::Journal, path, plan.count, None));
     Ok(done)
 }
 

@@ -70,12 +70,12 @@ pub fn copies(svc: &MemoryService, root: &Path, db: &Path, hits: &[EntryHit]) ->
             .find(|c| c.detail.as_deref() == Some(&h.owner.label()))
         {
             Some(c) => c.count += 1,
-            None => out.push(Copies {
-                place: Place::Memory,
-                path: location(svc, root, db, &h.owner),
-                count: 1,
-                detail: Some(h.owner.label()),
-            }),
+            None => out.push(Copies::new(
+                Place::Memory,
+                location(svc, root, db, &h.owner),
+                1,
+                Some(h.owner.label()),
+            )),
         }
     }
     out
@@ -147,12 +147,8 @@ pub fn erase(
                         arg: None,
                     });
                 }
-                done.erased.push(Copies {
-                    place: Place::Memory,
-                    path,
-                    count: n,
-                    detail: Some(owner.label()),
-                })
+                done.erased
+                    .push(Copies::new(Place::Memory, path, n, Some(owner.label())))
             }
             Err(e) => done.left.push(Left {
                 place: Place::Memory,

@@ -129,6 +129,27 @@ pub struct Copies {
     /// What they are, for people: `tool_invocations.input_json`, an agent's name, a commit id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// Erased only: records the forget's own delete wrote there (the delete's history and
+    /// journal records, which hold the text as every delete's do) and then erased — not counted
+    /// in `count`, which is what was there before.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub own: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Copies {
+    pub fn new(place: Place, path: PathBuf, count: usize, detail: Option<String>) -> Copies {
+        Copies {
+            place,
+            path,
+            count,
+            detail,
+            own: 0,
+        }
+    }
 }
 
 /// Why copies were left, as a code the UI words in the person's language (`reason` says it in

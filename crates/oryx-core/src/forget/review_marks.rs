@@ -86,18 +86,16 @@ pub(super) fn forget(
                 .map_err(|e| CoreError::Corrupt(format!("{}: {e}", path.display())))?;
             replace_own_file(&path, &bytes)?;
         }
-        out.erased.push(Copies {
-            place: Place::ReviewMarks,
+        let what = match kind {
+            Kind::Review => "review",
+            Kind::Dismissed => "dismissed",
+        };
+        out.erased.push(Copies::new(
+            Place::ReviewMarks,
             path,
             count,
-            detail: Some(
-                match kind {
-                    Kind::Review => "review",
-                    Kind::Dismissed => "dismissed",
-                }
-                .into(),
-            ),
-        });
+            Some(what.into()),
+        ));
     }
     Ok(out)
 }

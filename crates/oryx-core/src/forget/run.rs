@@ -246,6 +246,18 @@ fn settle(found: &[Copies], after: &[Copies], mut done: Erased) -> Erased {
     }
     done.erased
         .retain(|e| !after.iter().any(|a| same_copies(a, e)));
+    // No copy is left at an erased place, so what it erased is what was found there — some
+    // perhaps taken by an earlier place (the entries' delete syncs the console's index of a
+    // database). A delete also writes a history and a journal record holding the text, as every
+    // delete does: erased too, but not there to find, so counted apart.
+    for e in &mut done.erased {
+        let before = found
+            .iter()
+            .find(|f| same_copies(f, e))
+            .map_or(0, |f| f.count);
+        e.own += e.count.saturating_sub(before);
+        e.count = before;
+    }
     for a in after {
         let said = done
             .left
@@ -406,4 +418,55 @@ pub fn run(
     receipt.ended = Some(crate::memory::journal::now_ms());
     receipts.save(&receipt)?;
     Ok(receipt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(place: Place, path: &str, count: usize) -> Copies {
+        Copies::new(place, PathBuf::from(path), count, None)
+    }
+
+    #[test]
+    fn records_the_forgets_own_delete_wrote_are_counted_apart() {
+        // Before: 2 history records held the text, the journal none. The delete added one
+        // record to each, and the forget erased all four.
+        let found = [at(Place::History, "h", 2), at(Place::Memory, "m", 1)];
+        let done = Erased {
+            erased: vec![
+                at(Place::History, "h", 3),
+                at(Place::Journal, "j", 1),
+                at(Place::Memory, "m", 1),
+            ],
+            left: vec![],
+        };
+        let settled = settle(&found, &[], done);
+        let by = |p: Place| settled.erased.iter().find(|c| c.place == p).unwrap();
+        assert_eq!((by(Place::History).count, by(Place::History).own), (2, 1));
+        assert_eq!((by(Place::Journal).count, by(Place::Journal).own), (0, 1));
+        assert_eq!((by(Place::Memory).count, by(Place::Memory).own), (1, 0));
+        let total: usize = settled.erased.iter().map(|c| c.count).sum();
+        assert_eq!(total, 3, "erased counts what was found");
+    }
+
+    #[test]
+    fn a_place_an_earlier_one_emptied_counts_what_was_found_there() {
+        let found = [at(Place::ConsoleIndex, "i", 2)];
+        let done = Erased {
+            erased: vec![at(Place::ConsoleIndex, "i", 1)],
+            left: vec![],
+        };
+        let settled = settle(&found, &[], done);
+        assert_eq!((settled.erased[0].count, settled.erased[0].own), (2, 0));
+    }
+
+    #[test]
+    fn a_copy_still_found_after_is_left_not_erased() {
+        let found = [at(Place::Archives, "a", 1)];
+        let settled = settle(&found, &found, Erased::default());
+        assert!(settled.erased.is_empty());
+        assert_eq!(settled.left.len(), 1);
+        assert_eq!(settled.left[0].why, Why::StillFound);
+    }
 }

@@ -150,12 +150,7 @@ fn counts(
 }
 
 fn copies(place: Place, path: &Path, count: usize, detail: Option<String>) -> Copies {
-    Copies {
-        place,
-        path: path.to_path_buf(),
-        count,
-        detail,
-    }
+    Copies::new(place, path.to_path_buf(), count, detail)
 }
 
 fn left(

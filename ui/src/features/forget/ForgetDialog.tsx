@@ -310,6 +310,11 @@ function Copies({ rows, testId }: { rows: CopiesDto[]; testId: string }) {
                 <code className="forget-path">{c.path}</code>
                 {c.detail ? <span className="muted small"> · {c.detail}</span> : null}
                 <span className="muted small forget-n"> · {t("forget.copies", { n: num(c.count) })}</span>
+                {c.own > 0 ? (
+                  <div className="muted small" data-testid="forget-own">
+                    {t("forget.own", { n: num(c.own) })}
+                  </div>
+                ) : null}
               </li>
             ))}
           </ul>

@@ -61,13 +61,15 @@ function Receipt({ r }: { r: ForgetReceiptDto }) {
         <details data-testid="forget-receipt-places">
           <summary>{t("forget.receipts.places")}</summary>
           <div className="forget-places">
-            {/* A place may only have erased copies: the forget's own deletion wrote a history record. */}
+            {/* A place may only have records the forget's own delete wrote (counted apart). */}
             {byPlace([...r.found, ...r.erased]).map(([place]) => {
               const found = total(r.found.filter((c) => c.place === place));
               const erased = total(r.erased.filter((c) => c.place === place));
+              const own = r.erased.filter((c) => c.place === place).reduce((n, c) => n + c.own, 0);
               return (
                 <div key={place} className="small" data-testid="forget-receipt-place" data-place={place}>
                   <strong>{placeName(t, place)}</strong> {t("forget.receipts.placeCounts", { found: num(found), erased: num(erased) })}
+                  {own > 0 ? <span className="muted"> · {t("forget.receipts.own", { n: num(own) })}</span> : null}
                 </div>
               );
             })}

@@ -66,7 +66,8 @@ describe("Forget dialog", () => {
     backend.stub("cancel_forget", () => {
       state = job(plan, {
         state: "cancelled",
-        erased: plan.found,
+        // The delete's own history record was erased too, counted apart from what was found.
+        erased: plan.found.map((c) => (c.place === "memory" ? { ...c, own: 1 } : c)),
         left: [{ place: "runtime_sessions", path: "/home/linxiao/.oryxos/oryxos.db", count: 2, reason: "cancelled before this place", why: "cancelled", arg: null }],
         receipt: "forget-1",
       });
@@ -107,6 +108,7 @@ describe("Forget dialog", () => {
     expect(result).toHaveAttribute("data-state", "cancelled");
     expect(within(result).getByTestId("forget-state")).toHaveTextContent("Cancelled");
     expect(within(result).getByTestId("forget-erased")).toHaveTextContent("Memory entries");
+    expect(within(result).getByTestId("forget-own")).toHaveTextContent("and 1 record its own delete wrote here");
     const left = within(result).getByTestId("forget-left");
     expect(left).toHaveTextContent("The runtime's sessions");
     expect(within(left).getByTestId("forget-reason")).toHaveTextContent("Cancelled before this place was reached: forget again to finish.");
@@ -265,7 +267,7 @@ describe("History after a forget", () => {
       mask: false,
       text_sha256: ["9f2c4e1a7b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4"],
       searched: ["memory", "history"],
-      found: [{ place: "memory", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md", count: 2, detail: "notes" }],
+      found: [{ place: "memory", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md", count: 2, detail: "notes", own: 0 }],
       erased: [],
       left: [],
     },
@@ -280,13 +282,13 @@ describe("History after a forget", () => {
       text_sha256: ["0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
       searched: ["memory", "history", "git"],
       found: [
-        { place: "memory", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md", count: 1, detail: "notes" },
-        { place: "history", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-history", count: 2, detail: null },
+        { place: "memory", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md", count: 1, detail: "notes", own: 0 },
+        { place: "history", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-history", count: 2, detail: null, own: 0 },
       ],
       erased: [
-        { place: "memory", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md", count: 1, detail: "notes" },
-        { place: "history", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-history", count: 2, detail: null },
-        { place: "journal", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-journal", count: 1, detail: null },
+        { place: "memory", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md", count: 1, detail: "notes", own: 0 },
+        { place: "history", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-history", count: 2, detail: null, own: 0 },
+        { place: "journal", path: "/home/linxiao/.oryxos/agents/notes/MEMORY.md.oryx-journal", count: 0, detail: null, own: 1 },
       ],
       left: [{ place: "git", path: "/home/linxiao/.oryxos", count: 1, reason: "in git history: rewrite it to forget", why: "a-newer-code", arg: null }],
     },
@@ -326,13 +328,13 @@ describe("History after a forget", () => {
     expect(within(items[0]!).getByTestId("forget-receipt-state")).toHaveTextContent("Interrupted: forget the same text again to finish");
     expect(within(items[1]!).getByTestId("forget-receipt-state")).toHaveTextContent("Forgotten");
     expect(items[1]).toHaveTextContent("masked");
-    expect(within(items[1]!).getByTestId("forget-receipt-counts")).toHaveTextContent("3 found · 4 erased · 1 left");
+    expect(within(items[1]!).getByTestId("forget-receipt-counts")).toHaveTextContent("3 found · 3 erased · 1 left");
     expect(within(items[1]!).getByTestId("forget-receipt-hash")).toHaveTextContent("SHA-256 0123456789ab");
     expect(within(items[1]!).getByTestId("forget-receipt-hash")).not.toHaveTextContent("0123456789abc");
     const places = within(items[1]!).getByTestId("forget-receipt-places");
     expect(places).toHaveTextContent("The console's history 2 found, 2 erased");
-    // A place with erased copies only (the forget's own deletion wrote them) is listed too.
-    expect(places).toHaveTextContent("The console's write journal 0 found, 1 erased");
+    // A place with only the records the forget's own delete wrote is listed too, counted apart.
+    expect(places).toHaveTextContent("The console's write journal 0 found, 0 erased · +1 its own delete wrote");
     // A code this UI does not know: the console's own sentence.
     expect(within(places).getByTestId("forget-receipt-left")).toHaveTextContent("in git history: rewrite it to forget");
   });
