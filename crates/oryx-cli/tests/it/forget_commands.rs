@@ -411,3 +411,237 @@ fn a_forget_killed_midway_leaves_a_receipt_and_running_it_again_completes() {
         .collect();
     assert!(held.is_empty(), "still holding the secret: {held:?}");
 }
+
+#[test]
+fn on_the_sqlite_backend_the_rows_their_history_and_the_consoles_indexes_forget_it_too() {
+    let inst = DemoInstall::new();
+    let db = inst.dir.join("oryxos.db");
+    inst.run(&["runtime", "set", "memory.backend", "sqlite"]);
+    let planted = format!("staging token {SECRET}");
+    // A session the user typed it in: the console's episodic index keeps its fragments.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let n = conn
+            .execute(
+                "UPDATE sessions SET messages_json = replace(messages_json, ?1, ?2)",
+                [DEMO_SAVED, planted.as_str()],
+            )
+            .unwrap();
+        assert!(n > 0);
+    }
+    // Rows of the sqlite backend (its history sidecar keeps the text before an edit).
+    inst.run(&[
+        "memory",
+        "add",
+        "--agent",
+        "assistant",
+        "--scope",
+        "archival",
+        &planted,
+    ]);
+    inst.run(&[
+        "memory",
+        "add",
+        "--agent",
+        "researcher",
+        "--scope",
+        "core",
+        &planted,
+    ]);
+    let shown = inst.json(&["memory", "show", "--agent", "assistant"]);
+    let id = shown["archival"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["content"] == planted.as_str())
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .unwrap();
+    inst.run(&[
+        "memory",
+        "edit",
+        "--agent",
+        "assistant",
+        &id,
+        &format!("{planted} (staging)"),
+    ]);
+    // The console's vector index of the rows, and its episodic index of the sessions.
+    let settings = inst.config().join("settings.json");
+    let mut s: Value = std::fs::read(&settings)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    s["episodic_enabled"] = Value::Bool(true);
+    std::fs::write(&settings, serde_json::to_vec(&s).unwrap()).unwrap();
+    inst.run(&["index", "build"]);
+    inst.run(&[
+        "episodic",
+        "search",
+        "--agent",
+        "assistant",
+        "staging token",
+    ]);
+
+    let dirs = [inst.dir.clone(), inst.config()];
+    let before = files(&dirs);
+    let holding_before: Vec<String> = before
+        .iter()
+        .filter(|(_, b)| holds(b, SECRET))
+        .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for f in ["oryxos.db", "oryxos.db.oryx-history"] {
+        assert!(
+            holding_before.iter().any(|h| h == f),
+            "{f} should hold it before: {holding_before:?}"
+        );
+    }
+    assert!(
+        holding_before.iter().any(|h| h.starts_with("vectors-")),
+        "the console's vector file should hold it before: {holding_before:?}"
+    );
+    let rows_before = rows(&db, SECRET);
+
+    let dry = inst.json(&[
+        "memory",
+        "forget",
+        "--all-agents",
+        "--text",
+        SECRET,
+        "--dry-run",
+    ]);
+    let found = places(&dry["found"]);
+    for p in ["memory", "history", "console_index", "runtime_sessions"] {
+        assert!(found.contains(&p.to_string()), "{p} missing from {found:?}");
+    }
+    let memory_found: u64 = dry["found"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["place"] == "memory")
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(memory_found, 2, "two rows of two agents: {}", dry["found"]);
+
+    let done = inst.json(&["memory", "forget", "--all-agents", "--text", SECRET]);
+    assert_eq!(done["state"], "done", "{done}");
+    assert!(
+        done["left"].as_array().unwrap().is_empty(),
+        "{}",
+        done["left"]
+    );
+    // What it erased is what it found; the records its own delete wrote are counted apart.
+    let sum = |list: &Value, key: &str| -> u64 {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c[key].as_u64().unwrap_or(0))
+            .sum()
+    };
+    assert_eq!(
+        sum(&done["erased"], "count"),
+        sum(&dry["found"], "count"),
+        "found {}, erased {}",
+        dry["found"],
+        done["erased"]
+    );
+    assert!(sum(&done["erased"], "own") >= 1, "{}", done["erased"]);
+
+    let after = files(&dirs);
+    let holding: Vec<&PathBuf> = after
+        .iter()
+        .filter(|(_, b)| holds(b, SECRET))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(holding.is_empty(), "still holding the secret: {holding:?}");
+    let rows_after = rows(&db, SECRET);
+    for (row, held) in &rows_before {
+        if !held {
+            assert!(
+                rows_after.iter().any(|(r, _)| r == row),
+                "a row that did not hold the secret changed: {row}"
+            );
+        }
+    }
+    // Its rows are gone from the backend, the other rows read as before.
+    let shown = inst.json(&["memory", "show", "--agent", "assistant"]);
+    assert!(!shown.to_string().contains(SECRET));
+    let history = inst.json(&["memory", "history", "--agent", "assistant"]);
+    assert!(history["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| !c["forgotten"].is_null()));
+}
+
+#[test]
+#[ignore = "needs the mem0 test server: make mem0-contract"]
+fn on_mem0_the_entry_goes_through_its_api_and_its_own_history_is_named() {
+    let _one = crate::common::mem0::SERVER
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let url = crate::common::mem0::url();
+    let inst = DemoInstall::new();
+    // The install's runtime on mem0, in a user of its own on the shared test server.
+    let yml = inst.dir.join("config/application.yml");
+    let user = format!("forget-{}", std::process::id());
+    let text = std::fs::read_to_string(&yml)
+        .unwrap()
+        .replace("${MEM0_BASE_URL:}", &url)
+        .replace("${MEM0_USER_ID:oryxos}", &user);
+    std::fs::write(&yml, text).unwrap();
+    inst.run(&["runtime", "set", "memory.backend", "mem0"]);
+    let planted = format!("mem0 token {SECRET}");
+    inst.run(&[
+        "memory",
+        "add",
+        "--agent",
+        "assistant",
+        "--scope",
+        "archival",
+        &planted,
+    ]);
+    inst.run(&[
+        "memory",
+        "add",
+        "--agent",
+        "assistant",
+        "--scope",
+        "archival",
+        "kept",
+    ]);
+    let shown = inst.json(&["memory", "show", "--agent", "assistant"]);
+    assert_eq!(shown["backend"], "mem0", "{shown}");
+    let id = shown["archival"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["content"] == planted.as_str())
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .unwrap();
+
+    let dry = inst.json(&["memory", "forget", "--agent", "assistant", &id, "--dry-run"]);
+    assert!(
+        places(&dry["found"]).contains(&"memory".to_string()),
+        "{dry}"
+    );
+
+    let done = inst.json(&["memory", "forget", "--agent", "assistant", &id]);
+    assert_eq!(done["state"], "done", "{done}");
+    // mem0 keeps its own history of the memory deleted through its API: said, not hidden.
+    let left = done["left"].as_array().unwrap();
+    assert!(
+        left.iter()
+            .any(|l| l["place"] == "memory" && l["why"] == "mem0_history"),
+        "{}",
+        done["left"]
+    );
+    let shown = inst.json(&["memory", "show", "--agent", "assistant"]);
+    assert!(!shown.to_string().contains(SECRET), "{shown}");
+    assert!(shown.to_string().contains("kept"));
+    // The console's own data holds no byte of it.
+    let held: Vec<PathBuf> = files(&[inst.dir.clone(), inst.config()])
+        .into_iter()
+        .filter(|(_, b)| holds(b, SECRET))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(held.is_empty(), "still holding the secret: {held:?}");
+}
