@@ -6,14 +6,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::{Left, Needles, Place, Why};
-use crate::error::{CoreError, Result};
+use crate::error::Result;
+use crate::portable::git::{git_error, InRepo};
 
 /// Most commit ids named per file (the count says how many there are).
 const NAMED_COMMITS: usize = 5;
-
-fn git_error(what: &str, e: impl std::fmt::Display) -> CoreError {
-    CoreError::Corrupt(format!("the root's git repository: {what}: {e}"))
-}
 
 /// One file of the root that commits still hold a needle in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,21 +27,13 @@ pub fn files_in_commits(root: &Path, needles: &Needles) -> Result<Vec<InCommits>
     if needles.is_empty() {
         return Ok(Vec::new());
     }
-    let Ok(repo) = gix::discover(root) else {
+    let Ok(root) = root.canonicalize() else {
         return Ok(Vec::new());
     };
-    let (Some(workdir), Ok(root)) = (repo.workdir(), root.canonicalize()) else {
+    let Some(in_repo) = InRepo::find(&root, &root) else {
         return Ok(Vec::new());
     };
-    let Ok(workdir) = workdir.canonicalize() else {
-        return Ok(Vec::new());
-    };
-    let Ok(rel) = root.strip_prefix(&workdir) else {
-        return Ok(Vec::new());
-    };
-    let Ok(head) = repo.head_id() else {
-        return Ok(Vec::new()); // no commit yet
-    };
+    let (repo, rel) = (&in_repo.repo, &in_repo.rel);
     let finders: Vec<memchr::memmem::Finder<'_>> = needles
         .texts()
         .iter()
@@ -53,14 +42,7 @@ pub fn files_in_commits(root: &Path, needles: &Needles) -> Result<Vec<InCommits>
     // A blob is read once however many commits hold it.
     let mut holds: HashMap<gix::ObjectId, bool> = HashMap::new();
     let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let walk = repo
-        .rev_walk([head.detach()])
-        .sorting(gix::revision::walk::Sorting::ByCommitTime(
-            gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
-        ))
-        .all()
-        .map_err(|e| git_error("walking the history", e))?;
-    for info in walk {
+    for info in in_repo.newest_first()? {
         let info = info.map_err(|e| git_error("walking the history", e))?;
         let commit = info
             .object()

@@ -18,20 +18,46 @@ pub struct Committed {
     pub bytes: Vec<u8>,
 }
 
-fn git_error(what: &str, e: impl std::fmt::Display) -> CoreError {
+pub(crate) fn git_error(what: &str, e: impl std::fmt::Display) -> CoreError {
     CoreError::Corrupt(format!("the root's git repository: {what}: {e}"))
+}
+
+/// A path in the repository found from a folder: where it is in the working tree, and the
+/// commit HEAD names.
+pub(crate) struct InRepo {
+    pub repo: gix::Repository,
+    /// The path relative to the working tree (empty: the working tree itself).
+    pub rel: std::path::PathBuf,
+    head: gix::ObjectId,
+}
+
+impl InRepo {
+    /// `path` (canonical) in the repository `from` is in. `None`: no repository, a bare one,
+    /// `path` outside its working tree, or no commit yet.
+    pub fn find(from: &Path, path: &Path) -> Option<InRepo> {
+        let repo = gix::discover(from).ok()?;
+        let workdir = repo.workdir()?.canonicalize().ok()?;
+        let rel = path.strip_prefix(&workdir).ok()?.to_path_buf();
+        let head = repo.head_id().ok()?.detach();
+        Some(InRepo { repo, rel, head })
+    }
+
+    /// HEAD's history, newest commit first.
+    pub fn newest_first(&self) -> Result<gix::revision::Walk<'_>> {
+        self.repo
+            .rev_walk([self.head])
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
+            ))
+            .all()
+            .map_err(|e| git_error("walking the history", e))
+    }
 }
 
 /// `path` (inside `root`) as committed in the newest commit of HEAD's history made at or before
 /// `at`. `None`: the root is in no repository, the repository has no commit that old, or that
 /// commit does not hold the file.
 pub fn file_at(root: &Path, path: &Path, at: NaiveDateTime) -> Result<Option<Committed>> {
-    let Ok(repo) = gix::discover(root) else {
-        return Ok(None);
-    };
-    let Some(workdir) = repo.workdir() else {
-        return Ok(None);
-    };
     // A file removed since is still looked up where it was: its folder decides.
     let path = match path.canonicalize() {
         Ok(p) => p,
@@ -40,24 +66,12 @@ pub fn file_at(root: &Path, path: &Path, at: NaiveDateTime) -> Result<Option<Com
             _ => return Ok(None),
         },
     };
-    let Ok(workdir) = workdir.canonicalize() else {
+    let Some(in_repo) = InRepo::find(root, &path) else {
         return Ok(None);
     };
-    let Ok(rel) = path.strip_prefix(&workdir) else {
-        return Ok(None);
-    };
-    let Ok(head) = repo.head_id() else {
-        return Ok(None); // no commit yet
-    };
+    let rel = &in_repo.rel;
     let limit = crate::timefmt::local_to_epoch_ms(&at) / 1000;
-    let walk = repo
-        .rev_walk([head.detach()])
-        .sorting(gix::revision::walk::Sorting::ByCommitTime(
-            gix::traverse::commit::simple::CommitTimeOrder::NewestFirst,
-        ))
-        .all()
-        .map_err(|e| git_error("walking the history", e))?;
-    for info in walk {
+    for info in in_repo.newest_first()? {
         let info = info.map_err(|e| git_error("walking the history", e))?;
         let commit = info
             .object()
