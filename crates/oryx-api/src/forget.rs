@@ -257,25 +257,76 @@ fn ended_dto(plan: &Plan, r: &Receipt, runtime_running: bool) -> ForgetDto {
     }
 }
 
-impl Console {
-    fn forget_reach<'a>(
+fn reach<'a>(
+    rt: &'a Services,
+    index_dir: &'a Path,
+    transfer_dir: Option<&'a Path>,
+    runtime_running: bool,
+) -> Reach<'a> {
+    Reach {
+        effective: &rt.effective,
+        memory: &rt.memory,
+        index_dir,
+        transfer_dir,
+        runtime_running,
+    }
+}
+
+/// A forget ready to run: the console's services and folders it reaches, and its plan.
+struct Prepared {
+    rt: Arc<Services>,
+    index_dir: PathBuf,
+    transfer: Option<PathBuf>,
+    runtime_running: bool,
+    plan: Plan,
+}
+
+impl Prepared {
+    fn reach(&self) -> Reach<'_> {
+        reach(
+            &self.rt,
+            &self.index_dir,
+            self.transfer.as_deref(),
+            self.runtime_running,
+        )
+    }
+
+    fn run(
         &self,
-        rt: &'a Services,
-        index_dir: &'a Path,
-        transfer: Option<&'a Path>,
-    ) -> Reach<'a> {
-        Reach {
-            effective: &rt.effective,
-            memory: &rt.memory,
+        mask: bool,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(Step),
+    ) -> ApiResult<ForgetDto> {
+        let receipts = Receipts::new(&self.index_dir);
+        let receipt = run::run(&self.reach(), &self.plan, mask, &receipts, cancel, progress)?;
+        Ok(ended_dto(&self.plan, &receipt, self.runtime_running))
+    }
+}
+
+impl Console {
+    /// The plan (the dry run's search) of what `a` asks, with what running it needs.
+    fn forget_prepare(&self, a: &ForgetArgs) -> ApiResult<Prepared> {
+        let rt = self.services();
+        let runtime_running = rt
+            .effective
+            .install_dir
+            .as_deref()
+            .and_then(oryx_core::runtime::process::running)
+            .is_some();
+        let index_dir = self.index_dir();
+        let transfer = self.forget_transfer_dir();
+        let ask = self.forget_ask(&rt, a)?;
+        let plan = run::plan(
+            &reach(&rt, &index_dir, transfer.as_deref(), runtime_running),
+            &ask,
+        )?;
+        Ok(Prepared {
+            rt,
             index_dir,
-            transfer_dir: transfer,
-            runtime_running: rt
-                .effective
-                .install_dir
-                .as_deref()
-                .and_then(oryx_core::runtime::process::running)
-                .is_some(),
-        }
+            transfer,
+            runtime_running,
+            plan,
+        })
     }
 
     fn forget_ask(&self, rt: &Services, a: &ForgetArgs) -> ApiResult<Ask> {
@@ -326,18 +377,11 @@ impl Console {
         cancel: &AtomicBool,
         progress: &mut dyn FnMut(Step),
     ) -> ApiResult<ForgetDto> {
-        let rt = self.services();
-        let index_dir = self.index_dir();
-        let transfer = self.forget_transfer_dir();
-        let reach = self.forget_reach(&rt, &index_dir, transfer.as_deref());
-        let ask = self.forget_ask(&rt, a)?;
-        let plan = run::plan(&reach, &ask)?;
+        let p = self.forget_prepare(a)?;
         if a.dry_run {
-            return Ok(plan_dto(&plan, true, reach.runtime_running));
+            return Ok(plan_dto(&p.plan, true, p.runtime_running));
         }
-        let receipts = Receipts::new(&index_dir);
-        let receipt = run::run(&reach, &plan, a.mask, &receipts, cancel, progress)?;
-        Ok(ended_dto(&plan, &receipt, reach.runtime_running))
+        p.run(a.mask, cancel, progress)
     }
 
     /// The dry run (answered at once), or the forget started in the background: poll
@@ -347,13 +391,8 @@ impl Console {
             return self.forget_now(a, &AtomicBool::new(false), &mut |_| {});
         }
         // The plan is made before the job starts, so a bad id is an answer, not a failed job.
-        let rt = self.services();
-        let index_dir = self.index_dir();
-        let transfer = self.forget_transfer_dir();
-        let reach = self.forget_reach(&rt, &index_dir, transfer.as_deref());
-        let ask = self.forget_ask(&rt, a)?;
-        let plan = run::plan(&reach, &ask)?;
-        let mut start = plan_dto(&plan, false, reach.runtime_running);
+        let p = self.forget_prepare(a)?;
+        let mut start = plan_dto(&p.plan, false, p.runtime_running);
         start.state = Some("running".into());
         let cancel = Arc::new(AtomicBool::new(false));
         {
@@ -372,20 +411,10 @@ impl Console {
         let slot = self.forget_slot().clone();
         let subscribers = self.events().subscribers.clone();
         let mask = a.mask;
-        let running = reach.runtime_running;
         std::thread::Builder::new()
             .name("oryx-forget".into())
             .spawn(move || {
-                let transfer = transfer;
-                let reach = Reach {
-                    effective: &rt.effective,
-                    memory: &rt.memory,
-                    index_dir: &index_dir,
-                    transfer_dir: transfer.as_deref(),
-                    runtime_running: running,
-                };
-                let receipts = Receipts::new(&index_dir);
-                let outcome = run::run(&reach, &plan, mask, &receipts, &cancel, &mut |s| {
+                let outcome = p.run(mask, &cancel, &mut |s| {
                     slot.update(|d| {
                         d.step = Some(ForgetStepDto {
                             done: n(s.done),
@@ -395,7 +424,7 @@ impl Console {
                     })
                 });
                 slot.update(|d| match outcome {
-                    Ok(r) => *d = ended_dto(&plan, &r, running),
+                    Ok(done) => *d = done,
                     Err(e) => {
                         d.state = Some("failed".into());
                         d.error = Some(e.to_string());
