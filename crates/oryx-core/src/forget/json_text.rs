@@ -20,19 +20,48 @@ pub fn redact(text: &str, needles: &Needles, with: &str) -> Option<String> {
 
 /// The byte strings a needle may be stored as: itself, and escaped as a JSON string (once, and
 /// twice for JSON kept inside a JSON string) when escaping changes it — a needle with a quote
-/// or a line break is in the runtime's JSON only in its escaped form.
+/// or a line break is in the runtime's JSON only in its escaped form. A needle with non-ASCII
+/// characters also in the ASCII-only form (`\u7528`, either case) that writers other than the
+/// runtime's (Python's `json.dumps`, Jackson's `ESCAPE_NON_ASCII`) use.
 pub fn stored_forms(needles: &Needles) -> Vec<String> {
     let mut forms = Vec::new();
     for t in needles.texts() {
         let once = escaped(t);
-        let twice = escaped(&once);
-        for f in [t.clone(), once, twice] {
+        let mut all = vec![t.clone(), escaped(&once), once];
+        if !t.is_ascii() {
+            for upper in [false, true] {
+                let ascii = ascii_escaped(t, upper);
+                all.push(escaped(&ascii));
+                all.push(ascii);
+            }
+        }
+        for f in all {
             if !forms.contains(&f) {
                 forms.push(f);
             }
         }
     }
     forms
+}
+
+/// `t` escaped as a JSON string with every non-ASCII character as `\uXXXX` (UTF-16 units).
+fn ascii_escaped(t: &str, upper: bool) -> String {
+    let mut out = String::new();
+    for c in escaped(t).chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&if upper {
+                    format!("\\u{u:04X}")
+                } else {
+                    format!("\\u{u:04x}")
+                });
+            }
+        }
+    }
+    out
 }
 
 /// `t` as it appears between the quotes of a JSON string.
@@ -99,6 +128,27 @@ mod tests {
 
     fn needles(t: &[&str]) -> Needles {
         Needles::new(t.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn a_needle_written_ascii_only_is_found_and_masked() {
+        let n = needles(&["用户 key"]);
+        let forms = stored_forms(&n);
+        assert!(
+            forms.contains(&r"\u7528\u6237 key".to_string()),
+            "{forms:?}"
+        );
+        let accent = stored_forms(&needles(&["café"]));
+        for f in [r"caf\u00e9", r"caf\u00E9", r"caf\\u00e9"] {
+            assert!(accent.contains(&f.to_string()), "{f} not in {accent:?}");
+        }
+        let emoji = stored_forms(&needles(&["😀x"]));
+        assert!(emoji.contains(&r"\ud83d\ude00x".to_string()), "{emoji:?}");
+        // Python's json.dumps writes it so; the mask reads the decoded text.
+        let raw = r#"{"content":"\u7528\u6237 key sk-1"}"#;
+        let out = redact(raw, &n, "[forgotten]").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["content"], "[forgotten] sk-1");
     }
 
     #[test]

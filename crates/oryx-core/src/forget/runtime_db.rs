@@ -854,6 +854,53 @@ mod tests {
     }
 
     #[test]
+    fn json_another_writer_kept_ascii_only_is_found_and_masked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oryxos.db");
+        let conn = Connection::open(&path).unwrap();
+        schema::create(&conn).unwrap();
+        // As Python's json.dumps writes it: every non-ASCII character as \uXXXX.
+        let text = "住址：上海市 sk-forget-9";
+        let ascii = serde_json::to_string(&serde_json::json!({ "content": text }))
+            .unwrap()
+            .chars()
+            .map(|c| {
+                if c.is_ascii() {
+                    c.to_string()
+                } else {
+                    format!("\\u{:04x}", c as u32)
+                }
+            })
+            .collect::<String>();
+        call(&conn, "s", "save_memory", &ascii, None);
+        drop(conn);
+        let n = needles(&["住址：上海市"]);
+        let found = find(&path, &n).unwrap();
+        assert_eq!(
+            count_of(&found, "tool_invocations.input_json"),
+            1,
+            "{found:?}"
+        );
+        let done = erase(
+            &path,
+            &n,
+            &EraseOptions {
+                runtime_running: false,
+            },
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(count_of(&done.erased, "tool_invocations.input_json"), 1);
+        let conn = Connection::open(&path).unwrap();
+        let v: String = conn
+            .query_row("SELECT input_json FROM tool_invocations", [], |r| r.get(0))
+            .unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&v).unwrap();
+        assert_eq!(parsed["content"], "[forgotten] sk-forget-9");
+        assert!(find(&path, &n).unwrap().is_empty());
+    }
+
+    #[test]
     fn while_the_runtime_runs_its_sessions_are_left_and_said() {
         let dir = tempfile::tempdir().unwrap();
         let db = planted(dir.path());
