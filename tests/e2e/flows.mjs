@@ -323,6 +323,8 @@ export const flows = [
       await ui.waitVisible('[data-testid="forget-result"]', 120000);
       const state = await ui.text('[data-testid="forget-state"]');
       if (!state.includes("Forgotten")) throw new Error(`the forget ended as ${state}`);
+      // The delete's own history and journal records are erased too, and said apart from what was found.
+      await ui.waitVisible('[data-testid="forget-own"]');
       await settle();
       await ui.shot("forget-done");
       await ui.click('[data-testid="forget-close"]');

@@ -309,7 +309,7 @@ function Copies({ rows, testId }: { rows: CopiesDto[]; testId: string }) {
               <li key={i}>
                 <code className="forget-path">{c.path}</code>
                 {c.detail ? <span className="muted small"> · {c.detail}</span> : null}
-                <span className="muted small forget-n"> · {t("forget.copies", { n: num(c.count) })}</span>
+                {c.count > 0 || c.own === 0 ? <span className="muted small forget-n"> · {t("forget.copies", { n: num(c.count) })}</span> : null}
                 {c.own > 0 ? (
                   <div className="muted small" data-testid="forget-own">
                     {t("forget.own", { n: num(c.own) })}
