@@ -48,6 +48,22 @@ export const commands = {
 };
 
 /* Types */
+export type AddRecallCheckArgs = AddRecallCheckArgs_Serialize | AddRecallCheckArgs_Deserialize;
+
+export type AddRecallCheckArgs_Deserialize = {
+	agent?: string | null,
+	question: string,
+	/**  Archival entries (console ids) that must all be in the answer. */
+	expect: string[],
+};
+
+export type AddRecallCheckArgs_Serialize = {
+	agent: string | null,
+	question: string,
+	/**  Archival entries (console ids) that must all be in the answer. */
+	expect: string[],
+};
+
 /**  `agent`: an agent's name; absent, null or empty for the global memory. */
 export type AgentArgs = AgentArgs_Serialize | AgentArgs_Deserialize;
 
@@ -692,6 +708,17 @@ export type ChangedItemDto_Deserialize = {
 export type ChangedItemDto_Serialize = {
 	before: DiffItemDto_Serialize,
 	after: DiffItemDto_Serialize,
+};
+
+/**  A change of the owner's history made between a check's last pass and its failure. */
+export type CheckChangeDto = {
+	id: string,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`. */
+	at: string,
+	/**  `add`, `edit`, `delete`, `move`, `summary`, … as History names it. */
+	op: string,
+	/**  Undo takes this change back now (it is the newest that stands). */
+	undoable: boolean,
 };
 
 /**  Where a connection should go. */
@@ -2272,6 +2299,9 @@ export type Operations_Deserialize = {
 	propose_summary: Signature<ProposeSummaryArgs_Deserialize, SummaryProposalDto_Deserialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Deserialize, ChangeDto_Deserialize>,
 	agent_recall: Signature<AgentRecallArgs_Deserialize, AgentRecallDto_Deserialize>,
+	recall_checks: Signature<RecallChecksArgs_Deserialize, RecallChecksDto_Deserialize>,
+	add_recall_check: Signature<AddRecallCheckArgs_Deserialize, RecallChecksDto_Deserialize>,
+	remove_recall_check: Signature<RemoveRecallCheckArgs_Deserialize, RecallChecksDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	index_build: Signature<NoArgs, IndexJobDto_Deserialize | null>,
@@ -2357,6 +2387,9 @@ export type Operations_Serialize = {
 	propose_summary: Signature<ProposeSummaryArgs_Serialize, SummaryProposalDto_Serialize | null>,
 	apply_summary: Signature<ApplySummaryArgs_Serialize, ChangeDto_Serialize>,
 	agent_recall: Signature<AgentRecallArgs_Serialize, AgentRecallDto_Serialize>,
+	recall_checks: Signature<RecallChecksArgs_Serialize, RecallChecksDto_Serialize>,
+	add_recall_check: Signature<AddRecallCheckArgs_Serialize, RecallChecksDto_Serialize>,
+	remove_recall_check: Signature<RemoveRecallCheckArgs_Serialize, RecallChecksDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
 	index_build: Signature<NoArgs, IndexJobDto_Serialize | null>,
@@ -2754,6 +2787,100 @@ export type RecallArgs_Serialize = {
 	limit: number | null,
 };
 
+export type RecallCheckDto = RecallCheckDto_Serialize | RecallCheckDto_Deserialize;
+
+export type RecallCheckDto_Deserialize = {
+	id: string,
+	question: string,
+	/**  The entries that must all be in the answer. */
+	expected: string[],
+	/**  Local time. */
+	created: string,
+	/**  `None`: never run. */
+	passed?: boolean | null,
+	/**  Local time of the last run. */
+	ran?: string | null,
+	/**  The answer's entries, best first. */
+	found: string[],
+	/**  Expected entries not in the answer. */
+	missing: string[],
+	/**  Expected entries the owner no longer has (edited, moved or deleted). */
+	gone: string[],
+	/**  Passed before, fails now. */
+	broken: boolean,
+	/**
+	 *  For a broken check: the owner's changes since it last passed, newest first. Empty: what
+	 *  changed is outside the console's history (the runtime's own writes, its configuration,
+	 *  the vector index).
+	 */
+	changes: CheckChangeDto[],
+};
+
+export type RecallCheckDto_Serialize = {
+	id: string,
+	question: string,
+	/**  The entries that must all be in the answer. */
+	expected: string[],
+	/**  Local time. */
+	created: string,
+	/**  `None`: never run. */
+	passed: boolean | null,
+	/**  Local time of the last run. */
+	ran: string | null,
+	/**  The answer's entries, best first. */
+	found: string[],
+	/**  Expected entries not in the answer. */
+	missing: string[],
+	/**  Expected entries the owner no longer has (edited, moved or deleted). */
+	gone: string[],
+	/**  Passed before, fails now. */
+	broken: boolean,
+	/**
+	 *  For a broken check: the owner's changes since it last passed, newest first. Empty: what
+	 *  changed is outside the console's history (the runtime's own writes, its configuration,
+	 *  the vector index).
+	 */
+	changes: CheckChangeDto[],
+};
+
+export type RecallChecksArgs = RecallChecksArgs_Serialize | RecallChecksArgs_Deserialize;
+
+export type RecallChecksArgs_Deserialize = {
+	agent?: string | null,
+	/**  Run every check now, due or not. */
+	force?: boolean,
+};
+
+export type RecallChecksArgs_Serialize = {
+	agent: string | null,
+	/**  Run every check now, due or not. */
+	force: boolean,
+};
+
+export type RecallChecksDto = RecallChecksDto_Serialize | RecallChecksDto_Deserialize;
+
+export type RecallChecksDto_Deserialize = {
+	agent?: string | null,
+	checks: RecallCheckDto_Deserialize[],
+	passed: number,
+	failed: number,
+	/**  Checks run by this call (due ones, or all when forced). */
+	ran: number,
+	/**  The settings they ran with (the runtime's). */
+	settings?: RecallSettingsDto | null,
+};
+
+export type RecallChecksDto_Serialize = {
+	agent: string | null,
+	checks: RecallCheckDto_Serialize[],
+	passed: number,
+	failed: number,
+	/**  Checks run by this call (due ones, or all when forced). */
+	ran: number,
+	/**  The settings they ran with (the runtime's). */
+	settings: RecallSettingsDto | null,
+};
+
 export type RecallDto = RecallDto_Serialize | RecallDto_Deserialize;
 
 export type RecallDto_Deserialize = {
@@ -2943,6 +3070,18 @@ export type RemovalDto = {
 	files: number,
 	bytes: number | null,
 	paths: string[],
+};
+
+export type RemoveRecallCheckArgs = RemoveRecallCheckArgs_Serialize | RemoveRecallCheckArgs_Deserialize;
+
+export type RemoveRecallCheckArgs_Deserialize = {
+	agent?: string | null,
+	id: string,
+};
+
+export type RemoveRecallCheckArgs_Serialize = {
+	agent: string | null,
+	id: string,
 };
 
 export type RestoreAgentArgs = RestoreAgentArgs_Serialize | RestoreAgentArgs_Deserialize;
@@ -4136,6 +4275,9 @@ export const OP_READS = {
 	propose_summary: { memory: "agent", sessions: "*" },
 	apply_summary: {},
 	agent_recall: { memory: "agent", sessions: "*" },
+	recall_checks: { memory: "agent", sessions: "*" },
+	add_recall_check: {},
+	remove_recall_check: {},
 	recall_memory: { memory: "agent", sessions: "*" },
 	index_status: { memory: "*", sessions: "*" },
 	index_build: {},

@@ -29,6 +29,7 @@ pub mod portable;
 pub mod prompt;
 pub mod provenance;
 pub mod recall;
+pub mod recall_checks;
 pub mod remote;
 pub mod run;
 pub mod runtime;

@@ -19,6 +19,7 @@ use crate::local_embeddings::{LocalEmbeddingsPlan, UseLocalEmbeddingsArgs};
 use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
 use crate::provenance::*;
 use crate::recall::{SearchEverywhereArgs, SearchEverywhereDto};
+use crate::recall_checks::*;
 use crate::runtime::{RuntimeChange, RuntimeInfo, SetRuntimeValueArgs};
 use crate::transfer::*;
 use crate::watch::{ChangeEvent, ChangeKind};
@@ -455,6 +456,14 @@ operations! {
     /// What recall_memory gives the agent, as its runtime answers, and why; a trial of weights
     agent_recall(AgentRecallArgs) -> AgentRecallDto, reads: [Memory(agent), Sessions]
         => |c, a| c.agent_recall(given(&a.agent), &a.keyword, a.trial);
+    /// An agent's recall checks, each run first when what its answer depends on changed
+    recall_checks(RecallChecksArgs) -> RecallChecksDto, reads: [Memory(agent), Sessions]
+        => |c, a| c.recall_checks(&a);
+    /// Keep a question with the archival entries that must answer it (run at once)
+    add_recall_check(AddRecallCheckArgs) -> RecallChecksDto => |c, a| c.add_recall_check(&a);
+    /// Stop keeping a recall check
+    remove_recall_check(RemoveRecallCheckArgs) -> RecallChecksDto
+        => |c, a| c.remove_recall_check(&a);
     /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
     recall_memory(RecallArgs) -> RecallResult, reads: [Memory(agent), Sessions]
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);

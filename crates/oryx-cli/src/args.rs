@@ -167,6 +167,10 @@ pub(crate) enum Command {
     /// The vector index semantic recall uses
     #[command(subcommand)]
     Index(IndexCmd),
+    /// Recall checks: questions an agent must still answer with given entries, run with the
+    /// runtime's recall engine
+    #[command(subcommand)]
+    Checks(ChecksCmd),
     /// Copy memories from one backend to another (missing entries only; the source is untouched)
     Migrate {
         #[arg(long, value_enum)]
@@ -538,6 +542,37 @@ pub(crate) enum EpisodicCmd {
         limit: Option<u32>,
         #[arg(value_name = "QUERY")]
         query: String,
+    },
+}
+
+/// An agent's recall checks.
+#[derive(Subcommand, Debug)]
+pub(crate) enum ChecksCmd {
+    /// Keep QUESTION with the archival entries that must answer it (run at once)
+    Add {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        question: String,
+        /// Entry ids (as `memory show` gives them)
+        #[arg(long, num_args = 1.., required = true)]
+        expect: Vec<String>,
+    },
+    /// The checks and their last outcome (those whose answer may have moved run first)
+    List {
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Run every check now; exit status 1 when one fails
+    Run {
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Stop keeping a check
+    Remove {
+        #[arg(long)]
+        agent: Option<String>,
+        id: String,
     },
 }
 

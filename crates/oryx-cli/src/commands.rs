@@ -162,6 +162,42 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                 }
             }
         },
+        Command::Checks(cmd) => {
+            use oryx_api::recall_checks::*;
+            let (out, run) = match cmd {
+                ChecksCmd::Add {
+                    agent,
+                    question,
+                    expect,
+                } => (
+                    console.add_recall_check(&AddRecallCheckArgs {
+                        agent,
+                        question,
+                        expect,
+                    })?,
+                    false,
+                ),
+                ChecksCmd::List { agent } => (
+                    console.recall_checks(&RecallChecksArgs {
+                        agent,
+                        force: false,
+                    })?,
+                    false,
+                ),
+                ChecksCmd::Run { agent } => (
+                    console.recall_checks(&RecallChecksArgs { agent, force: true })?,
+                    true,
+                ),
+                ChecksCmd::Remove { agent, id } => (
+                    console.remove_recall_check(&RemoveRecallCheckArgs { agent, id })?,
+                    false,
+                ),
+            };
+            render::recall_checks(&out, json);
+            if run && out.failed > 0 {
+                return Ok(ExitCode::from(1));
+            }
+        }
         Command::Migrate {
             from,
             to,

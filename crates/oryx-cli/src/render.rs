@@ -1266,3 +1266,59 @@ pub fn forget(f: &oryx_api::forget::ForgetDto, json: bool) {
         println!("a forget cannot be undone; run again without --dry-run to erase these copies");
     }
 }
+
+/// Recall checks: each with its outcome, and for a broken one the changes since it passed.
+/// `--json`: `{checks: [{id, question, passed, found, expected, …}], passed, failed, …}`.
+pub fn recall_checks(c: &oryx_api::recall_checks::RecallChecksDto, json: bool) {
+    if json {
+        return print_json(c);
+    }
+    if c.checks.is_empty() {
+        println!("no recall checks; keep one with `oryx checks add --question Q --expect ID...`");
+        return;
+    }
+    for k in &c.checks {
+        let state = match (k.passed, k.broken) {
+            (None, _) => "not run",
+            (Some(true), _) => "pass",
+            (Some(false), true) => "BROKEN",
+            (Some(false), false) => "fail",
+        };
+        println!("{:<7} {}  {}", state, k.id, k.question);
+        if !k.missing.is_empty() {
+            let gone: Vec<&str> = k.gone.iter().map(String::as_str).collect();
+            let missing: Vec<String> = k
+                .missing
+                .iter()
+                .map(|m| {
+                    if gone.contains(&m.as_str()) {
+                        format!("{m} (no longer an entry)")
+                    } else {
+                        m.clone()
+                    }
+                })
+                .collect();
+            println!("        missing from the answer: {}", missing.join(", "));
+        }
+        if k.broken {
+            match k.changes.first() {
+                Some(ch) => println!(
+                    "        broken since {} {} at {}{}",
+                    ch.op,
+                    ch.id,
+                    ch.at,
+                    if ch.undoable {
+                        " (oryx memory undo takes it back)"
+                    } else {
+                        ""
+                    }
+                ),
+                None => println!(
+                    "        broken by a change outside the console's history (the runtime's \
+                     writes, its configuration or index)"
+                ),
+            }
+        }
+    }
+    println!("{} passed, {} failed", c.passed, c.failed);
+}

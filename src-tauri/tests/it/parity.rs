@@ -195,6 +195,12 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
         ("forget_state", json!({})),
         ("cancel_forget", json!({})),
         ("forget_receipts", json!({})),
+        ("recall_checks", json!({"agent": "assistant"})),
+        (
+            "add_recall_check",
+            json!({"agent": "assistant", "question": "q", "expect": ["a999-00000000"]}),
+        ),
+        ("remove_recall_check", json!({"agent": "assistant", "id": "chk-none"})),
         ("build_index", json!({"agent": "scheduler"})),
         ("preview_entry", json!({"content": "a\n## 核心记忆 b"})),
         ("list_sessions", json!({"agent": "assistant", "limit": 5})),

@@ -14,6 +14,7 @@ mod forget_commands;
 mod local_embeddings;
 mod mem0_unavailable;
 mod path_traversal;
+mod recall_checks_commands;
 mod runtime_index_commands;
 mod runtime_install;
 mod runtime_schema;

@@ -1,0 +1,304 @@
+//! Recall checks of an agent: questions kept with the entries that must answer them, run with
+//! the runtime's engine (`agent_recall`) whenever what the answer depends on changed since their
+//! last run — the entries, the runtime's recall settings and model, the vector rows — and on
+//! demand. A check that passed and fails now names the changes of the owner's history made in
+//! between (the newest first, the one undo takes back), or says the change came from outside
+//! the console's history.
+
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "specta")]
+use specta::Type;
+
+use oryx_core::memory::Scope;
+use oryx_core::recall_checks::{self as checks, RecallCheck, RecallChecks};
+
+use crate::agent_recall::{AgentRecallDto, RecallSettingsDto};
+use crate::curation::{local_time, review_source};
+use crate::{ApiError, ApiResult, Console};
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RecallChecksArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Run every check now, due or not.
+    #[serde(default)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct AddRecallCheckArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub question: String,
+    /// Archival entries (console ids) that must all be in the answer.
+    pub expect: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RemoveRecallCheckArgs {
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub id: String,
+}
+
+/// A change of the owner's history made between a check's last pass and its failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct CheckChangeDto {
+    pub id: String,
+    /// Local time, `yyyy-MM-dd HH:mm:ss`.
+    pub at: String,
+    /// `add`, `edit`, `delete`, `move`, `summary`, … as History names it.
+    pub op: String,
+    /// Undo takes this change back now (it is the newest that stands).
+    pub undoable: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RecallCheckDto {
+    pub id: String,
+    pub question: String,
+    /// The entries that must all be in the answer.
+    pub expected: Vec<String>,
+    /// Local time.
+    pub created: String,
+    /// `None`: never run.
+    pub passed: Option<bool>,
+    /// Local time of the last run.
+    pub ran: Option<String>,
+    /// The answer's entries, best first.
+    pub found: Vec<String>,
+    /// Expected entries not in the answer.
+    pub missing: Vec<String>,
+    /// Expected entries the owner no longer has (edited, moved or deleted).
+    pub gone: Vec<String>,
+    /// Passed before, fails now.
+    pub broken: bool,
+    /// For a broken check: the owner's changes since it last passed, newest first. Empty: what
+    /// changed is outside the console's history (the runtime's own writes, its configuration,
+    /// the vector index).
+    pub changes: Vec<CheckChangeDto>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct RecallChecksDto {
+    pub agent: Option<String>,
+    pub checks: Vec<RecallCheckDto>,
+    pub passed: u32,
+    pub failed: u32,
+    /// Checks run by this call (due ones, or all when forced).
+    pub ran: u32,
+    /// The settings they ran with (the runtime's).
+    pub settings: Option<RecallSettingsDto>,
+}
+
+fn n(x: usize) -> u32 {
+    u32::try_from(x).unwrap_or(u32::MAX)
+}
+
+/// What an answer depends on, for the checks' stamps: the owner's entries (ids in order), the
+/// settings and model the engine used, and the vector rows it could use.
+fn stamp(live: &[String], answer: &AgentRecallDto) -> u64 {
+    let s = &answer.settings;
+    let settings = format!(
+        "{} {} {} {} {:?} {} {}",
+        s.semantic,
+        s.keyword,
+        s.recency,
+        s.top_k,
+        answer.embedding.model,
+        answer.vector_rows,
+        answer.usable_rows
+    );
+    let mut parts: Vec<&str> = live.iter().map(String::as_str).collect();
+    parts.push(&settings);
+    checks::state_stamp(&parts)
+}
+
+impl Console {
+    fn archival_ids(&self, agent: Option<&str>) -> ApiResult<Vec<String>> {
+        let rt = self.services();
+        let owner = rt.owner(agent)?;
+        let all = rt.memory.store().load_all(&owner)?;
+        Ok((0..all.archival.len())
+            .filter_map(|i| all.id(Scope::Archival, i))
+            .collect())
+    }
+
+    fn checks_store(&self, agent: Option<&str>) -> ApiResult<(RecallChecks, String)> {
+        let rt = self.services();
+        let owner = rt.owner(agent)?;
+        Ok((
+            RecallChecks::new(&self.index_dir()),
+            review_source(&rt, &owner),
+        ))
+    }
+
+    /// Keeps a question with the entries that must answer it, and runs it once.
+    pub fn add_recall_check(&self, a: &AddRecallCheckArgs) -> ApiResult<RecallChecksDto> {
+        let agent = a.agent.as_deref().filter(|s| !s.is_empty());
+        let question = a.question.trim();
+        if question.is_empty() {
+            return Err(ApiError::invalid("a check needs a question"));
+        }
+        if a.expect.is_empty() {
+            return Err(ApiError::invalid(
+                "name the entries that must answer the question",
+            ));
+        }
+        let live = self.archival_ids(agent)?;
+        if let Some(bad) = a.expect.iter().find(|id| !live.contains(*id)) {
+            return Err(ApiError::invalid(format!(
+                "{bad} is not an archival entry of this memory (recall_memory never returns core \
+                 entries)"
+            )));
+        }
+        let (store, source) = self.checks_store(agent)?;
+        let mut saved = store.load(&source)?;
+        let created = oryx_core::timefmt::now_epoch_ms();
+        let mut expect = a.expect.clone();
+        expect.dedup();
+        saved.checks.push(RecallCheck {
+            id: checks::new_id(question, &expect, created),
+            question: question.to_string(),
+            expect,
+            created,
+            last: None,
+            last_passed: None,
+        });
+        store.save(&source, &saved)?;
+        self.recall_checks(&RecallChecksArgs {
+            agent: a.agent.clone(),
+            force: false,
+        })
+    }
+
+    pub fn remove_recall_check(&self, a: &RemoveRecallCheckArgs) -> ApiResult<RecallChecksDto> {
+        let agent = a.agent.as_deref().filter(|s| !s.is_empty());
+        let (store, source) = self.checks_store(agent)?;
+        let mut saved = store.load(&source)?;
+        let before = saved.checks.len();
+        saved.checks.retain(|c| c.id != a.id);
+        if saved.checks.len() == before {
+            return Err(ApiError::new(
+                crate::ErrorCode::NotFound,
+                format!("no recall check {}", a.id),
+            ));
+        }
+        store.save(&source, &saved)?;
+        self.recall_checks(&RecallChecksArgs {
+            agent: a.agent.clone(),
+            force: false,
+        })
+    }
+
+    /// The agent's checks, each run first when what it depends on changed since its last run
+    /// (all of them with `force`).
+    pub fn recall_checks(&self, a: &RecallChecksArgs) -> ApiResult<RecallChecksDto> {
+        let agent = a.agent.as_deref().filter(|s| !s.is_empty());
+        let (store, source) = self.checks_store(agent)?;
+        let mut saved = store.load(&source)?;
+        let mut ran = 0;
+        let mut settings = None;
+        if !saved.checks.is_empty() {
+            let live = self.archival_ids(agent)?;
+            let mut state = None;
+            for c in &mut saved.checks {
+                // One answer per check; the state comes with the first answer.
+                let needs = match state {
+                    Some(s) => a.force || c.due(s),
+                    None => true,
+                };
+                if !needs {
+                    continue;
+                }
+                let answer = self.agent_recall(agent, &c.question, None)?;
+                let s = *state.get_or_insert_with(|| stamp(&live, &answer));
+                settings = Some(answer.settings);
+                if !a.force && !c.due(s) {
+                    continue;
+                }
+                // Expected entries a change above them moved are followed to where they are.
+                for e in &mut c.expect {
+                    if let Some(now) = checks::follow(e, &live) {
+                        *e = now;
+                    }
+                }
+                let found: Vec<String> =
+                    answer.results.iter().filter_map(|r| r.id.clone()).collect();
+                let outcome = checks::judge(
+                    &c.expect,
+                    found,
+                    &live,
+                    oryx_core::timefmt::now_epoch_ms(),
+                    s,
+                );
+                c.record(outcome);
+                ran += 1;
+            }
+            if ran > 0 {
+                store.save(&source, &saved)?;
+            }
+        }
+        let history = if saved.checks.iter().any(RecallCheck::broken) {
+            Some(self.memory_history(agent, Some(200))?)
+        } else {
+            None
+        };
+        let dtos: Vec<RecallCheckDto> = saved
+            .checks
+            .iter()
+            .map(|c| check_dto(c, history.as_ref()))
+            .collect();
+        let passed = dtos.iter().filter(|c| c.passed == Some(true)).count();
+        Ok(RecallChecksDto {
+            agent: agent.map(str::to_string),
+            passed: n(passed),
+            failed: n(dtos.iter().filter(|c| c.passed == Some(false)).count()),
+            checks: dtos,
+            ran: n(ran),
+            settings,
+        })
+    }
+}
+
+fn check_dto(c: &RecallCheck, history: Option<&crate::curation::HistoryDto>) -> RecallCheckDto {
+    let last = c.last.as_ref();
+    let mut changes = Vec::new();
+    if let (true, Some(h), Some(pass), Some(fail)) =
+        (c.broken(), history, c.last_passed.as_ref(), last)
+    {
+        let (from, to) = (local_time(pass.at), local_time(fail.at));
+        for ch in &h.changes {
+            if ch.at.as_str() >= from.as_str() && ch.at.as_str() <= to.as_str() && !ch.undone {
+                changes.push(CheckChangeDto {
+                    id: ch.id.clone(),
+                    at: ch.at.clone(),
+                    op: serde_json::to_value(ch.op)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    undoable: h.can_undo.as_deref() == Some(ch.id.as_str()),
+                });
+            }
+        }
+    }
+    RecallCheckDto {
+        id: c.id.clone(),
+        question: c.question.clone(),
+        expected: c.expect.clone(),
+        created: local_time(c.created),
+        passed: last.map(|o| o.passed),
+        ran: last.map(|o| local_time(o.at)),
+        found: last.map(|o| o.found.clone()).unwrap_or_default(),
+        missing: last.map(|o| o.missing.clone()).unwrap_or_default(),
+        gone: last.map(|o| o.gone.clone()).unwrap_or_default(),
+        broken: c.broken(),
+        changes,
+    }
+}
