@@ -146,6 +146,11 @@ impl RecallChecks {
         }
     }
 
+    /// The folder of the checks' files.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// `source`: where the owner's entries live (checks follow the data, as review marks do).
     pub fn file(&self, source: &str) -> PathBuf {
         self.dir.join(format!(

@@ -38,6 +38,8 @@ mod console_db;
 mod history_tombstones;
 #[path = "journal_records.rs"]
 mod journal_records;
+#[path = "recall_check_questions.rs"]
+mod recall_check_questions;
 #[path = "review_marks.rs"]
 mod review_marks;
 
@@ -227,6 +229,10 @@ fn run(files: &ConsoleFiles, needles: &Needles, cancel: Option<&AtomicBool>) -> 
                 continue;
             }
             out.merge(review_marks::forget(kind, dir, &entries, write)?);
+        }
+        let checks = crate::recall_checks::RecallChecks::new(dir);
+        if !stopped(Place::ReviewMarks, checks.dir(), &mut out) {
+            out.merge(recall_check_questions::forget(dir, needles, write)?);
         }
     }
     Ok(out)
