@@ -39,6 +39,8 @@ pub struct EntryReadDto {
     pub content: String,
     /// False for an id of an entry since edited or deleted (its reads before that).
     pub exists_now: bool,
+    /// Today's entry's position in its section (file order).
+    pub index: Option<u32>,
     /// Prompts whose memory block held the entry.
     pub prompts: u32,
     /// `recall_memory` calls whose result held it.
@@ -177,6 +179,7 @@ fn receipt_dto(r: &Receipt, now: chrono::NaiveDateTime, days: u32) -> EntryReadD
         timestamp: ts(&r.timestamp),
         content: r.content.clone(),
         exists_now: r.exists_now,
+        index: r.index.map(|i| i as u32),
         prompts: count(r.prompts),
         recalls: count(r.recalls),
         sessions: count(r.sessions),
@@ -256,7 +259,10 @@ impl Console {
         let now = now_local();
         let wanted = a.ids.as_ref().filter(|ids| !ids.is_empty());
         if let Some(ids) = wanted {
-            if let Some(unknown) = ids.iter().find(|id| !r.entries.iter().any(|e| &e.id == *id)) {
+            if let Some(unknown) = ids
+                .iter()
+                .find(|id| !r.entries.iter().any(|e| &e.id == *id))
+            {
                 return Err(ApiError::new(
                     ErrorCode::NotFound,
                     format!("no memory entry with id {unknown:?} (nor any read of one)"),
@@ -359,12 +365,7 @@ impl Console {
     /// for the health view's hint.
     pub(crate) fn unread_entries(&self, agent: Option<&str>) -> ApiResult<Vec<String>> {
         let (_, r) = self.receipts_of(agent)?;
-        let Some(last) = r
-            .entries
-            .iter()
-            .filter_map(|e| e.last_prompt)
-            .max()
-        else {
+        let Some(last) = r.entries.iter().filter_map(|e| e.last_prompt).max() else {
             return Ok(Vec::new());
         };
         Ok(r.entries
@@ -391,6 +392,7 @@ mod tests {
                 timestamp: None,
                 content: "说 \"你好\", 然后".into(),
                 exists_now: true,
+                index: Some(0),
                 prompts: 2,
                 recalls: 0,
                 sessions: 1,

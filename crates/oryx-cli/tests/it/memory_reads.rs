@@ -78,7 +78,12 @@ fn reads_count_prompts_and_recalls_and_say_never_read() {
     let after = at + chrono::Duration::days(1);
     let md = inst.root().join("agents/assistant/MEMORY.md");
     let mut f = std::fs::OpenOptions::new().append(true).open(&md).unwrap();
-    writeln!(f, "- [{}] 读回执：会话之后写下的", after.format("%Y-%m-%d %H:%M:%S")).unwrap();
+    writeln!(
+        f,
+        "- [{}] 读回执：会话之后写下的",
+        after.format("%Y-%m-%d %H:%M:%S")
+    )
+    .unwrap();
     drop(f);
 
     let all = inst.json(&["memory", "reads", "--agent", "assistant"]);
@@ -95,7 +100,12 @@ fn reads_count_prompts_and_recalls_and_say_never_read() {
     let (before_id, after_id) = (id_of("会话之前"), id_of("会话之后"));
 
     let r = inst.json(&[
-        "memory", "reads", "--agent", "assistant", &before_id, &after_id,
+        "memory",
+        "reads",
+        "--agent",
+        "assistant",
+        &before_id,
+        &after_id,
     ]);
     assert_eq!(r["entries"].as_array().unwrap().len(), 2);
     let before = entry(&r, &before_id);
@@ -107,7 +117,10 @@ fn reads_count_prompts_and_recalls_and_say_never_read() {
     assert_eq!(before["lastRead"], last.as_str());
     assert_eq!(before["unread"], false);
     let never = entry(&r, &after_id);
-    assert_eq!((&never["prompts"], &never["recalls"]), (&0.into(), &0.into()));
+    assert_eq!(
+        (&never["prompts"], &never["recalls"]),
+        (&0.into(), &0.into())
+    );
     assert!(never["lastRead"].is_null(), "{never}");
     assert_eq!(never["unread"], true);
 
@@ -120,8 +133,11 @@ fn reads_count_prompts_and_recalls_and_say_never_read() {
     assert!(core_read, "{all}");
 
     // Text, CSV and an unknown id.
-    let text = String::from_utf8(inst.run(&["memory", "reads", "--agent", "assistant"]).stdout)
-        .unwrap();
+    let text = String::from_utf8(
+        inst.run(&["memory", "reads", "--agent", "assistant"])
+            .stdout,
+    )
+    .unwrap();
     assert!(text.contains("(unread)"), "{text}");
     let csv = String::from_utf8(
         inst.run(&["memory", "reads", "--agent", "assistant", "--csv"])

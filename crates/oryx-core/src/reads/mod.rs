@@ -38,6 +38,8 @@ pub struct Receipt {
     pub content: String,
     /// The id names an entry of today's memory; else one since edited or deleted.
     pub exists_now: bool,
+    /// Today's entry's position in its section (file order).
+    pub index: Option<usize>,
     /// Prompts whose memory block held it.
     pub prompts: u64,
     /// `recall_memory` calls that returned it.
@@ -134,7 +136,10 @@ pub fn receipts(mem: &Memory, timeline: &Timeline) -> Receipts {
     for scope in [Scope::Core, Scope::Archival] {
         for i in 0..mem.now.of(scope).len() {
             if let Some(k) = mem.now.id(scope, i).and_then(|id| walk.keys.get(&id)) {
-                entries.push(walk.accs[*k].receipt());
+                entries.push(Receipt {
+                    index: Some(i),
+                    ..walk.accs[*k].receipt()
+                });
             }
         }
     }
@@ -234,6 +239,7 @@ impl Acc {
             timestamp: self.timestamp,
             content: self.content.clone(),
             exists_now: self.exists_now,
+            index: None,
             prompts: self.prompts,
             recalls: self.recalls,
             sessions: self.sessions.len() as u64,
@@ -341,12 +347,7 @@ impl<'m> Walk<'m> {
             accs: Vec::new(),
             core: Column::default(),
             archival: Column::default(),
-            changes: mem
-                .history
-                .iter()
-                .rev()
-                .filter(|l| !l.pending)
-                .collect(),
+            changes: mem.history.iter().rev().filter(|l| !l.pending).collect(),
             after_keys: Vec::new(),
             prompts: 0,
             recalls: 0,
@@ -473,8 +474,10 @@ impl<'m> Walk<'m> {
                     let core_n = self.core.visible(t);
                     let arch_n = self.archival.visible(t);
                     let w = window::apply(&self.archival.entries[..arch_n], self.rule);
-                    let mut read: Vec<(usize, bool)> =
-                        self.core.keys[..core_n].iter().map(|&k| (k, false)).collect();
+                    let mut read: Vec<(usize, bool)> = self.core.keys[..core_n]
+                        .iter()
+                        .map(|&k| (k, false))
+                        .collect();
                     read.extend((w.first_in_window..w.end_in_window).map(|i| {
                         let partial = w.partial.as_ref().is_some_and(|p| p.index == i);
                         (self.archival.keys[i], partial)

@@ -112,7 +112,10 @@ fn prompts_read_core_and_the_window_of_their_moment() {
     assert_eq!(by_content(&r, "二").prompts, 3);
     assert_eq!(by_content(&r, "三").prompts, 2);
     let later = by_content(&r, "后来");
-    assert_eq!((later.prompts, later.recalls, later.last_read), (0, 0, None));
+    assert_eq!(
+        (later.prompts, later.recalls, later.last_read),
+        (0, 0, None)
+    );
     assert!(later.unread_for(at("2026-02-02 00:00:00"), 90));
     assert!(!one.unread_for(at("2026-02-02 00:00:00"), 90));
     assert!(one.unread_for(at("2026-06-02 00:00:00"), 90));
@@ -216,7 +219,11 @@ fn the_walk_agrees_with_as_of_at_every_prompt() {
     let f = Fixture::new();
     for i in 0..30u32 {
         let when = format!("2026-01-{:02} 09:00:00", i % 28 + 1);
-        f.add(Scope::Archival, &format!("条目{i}{}", "x".repeat(i as usize % 7)), &when);
+        f.add(
+            Scope::Archival,
+            &format!("条目{i}{}", "x".repeat(i as usize % 7)),
+            &when,
+        );
     }
     let then = now_local() - Duration::seconds(3);
     // A delete and an edit after `then`.

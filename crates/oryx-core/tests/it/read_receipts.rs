@@ -20,7 +20,9 @@ fn prompts_and_recalls_of_an_install_reach_the_entries_of_their_moment() {
     std::fs::create_dir_all(&dir).unwrap();
     // Enough archival text that the runtime's window (its last 4000 UTF-16 units) leaves out
     // the oldest entries.
-    let mut text = String::from("# 长期记忆\n\n## 核心记忆\n- [2026-03-01 08:00:00] 用户叫小林\n\n## 归档记忆\n");
+    let mut text = String::from(
+        "# 长期记忆\n\n## 核心记忆\n- [2026-03-01 08:00:00] 用户叫小林\n\n## 归档记忆\n",
+    );
     for i in 0..120 {
         text.push_str(&format!(
             "- [2026-03-02 {:02}:{:02}:00] 第{i}条：{}\n",
@@ -91,7 +93,12 @@ fn prompts_and_recalls_of_an_install_reach_the_entries_of_their_moment() {
     let r = reads::receipts(&mem, &timeline);
     assert_eq!((r.sessions, r.prompts, r.recalls), (1, 2, 1));
     assert_eq!(r.estimated_sessions, 0);
-    let find = |needle: &str| r.entries.iter().find(|e| e.content.contains(needle)).unwrap();
+    let find = |needle: &str| {
+        r.entries
+            .iter()
+            .find(|e| e.content.contains(needle))
+            .unwrap()
+    };
     assert_eq!(find("用户叫小林").prompts, 2);
     // The oldest entry is outside the window but was recalled.
     let first = find("第0条");
