@@ -149,7 +149,7 @@ pub fn receipts(mem: &Memory, timeline: &Timeline) -> Receipts {
         .filter(|a| !a.exists_now && a.prompts + a.recalls > 0)
         .map(Acc::receipt)
         .collect();
-    gone.sort_by(|a, b| b.last_read.cmp(&a.last_read));
+    gone.sort_by_key(|r| std::cmp::Reverse(r.last_read));
     entries.extend(gone);
     Receipts {
         entries,
