@@ -58,6 +58,22 @@ describe("Read receipts", () => {
     expect(within(turns[0]!).getAllByTestId("reads-recall").length).toBe(1);
   });
 
+  it("hints at the entries nothing reads in the health tab", async () => {
+    const r = renderApp("#/agents/assistant/health");
+    r.backend.stub("memory_health", () => ({
+      agent: "assistant",
+      findings: [],
+      budget: null,
+      dismissed: 0,
+      hints: [{ kind: "never_read", entry_ids: ["a1-00000001", "a2-00000002"], reason: "2 entries never reached a prompt" }],
+    }));
+    r.backend.stub("memory_stats", () => ({ agent: "assistant", days: [], undated: 0, window_reach_days: null, in_window: 0, outside_window: 0, reach_back: [] }));
+    r.backend.stub("propose_summary", () => null);
+    const hint = await screen.findByTestId("health-hint");
+    expect(hint).toHaveAttribute("data-kind", "never_read");
+    expect(hint).toHaveTextContent("2 entries were never read");
+  });
+
   it("says it in Chinese", async () => {
     renderApp("#/sessions/cli%3Alinxiao%3Aassistant", "demo_zh");
     const panel = await screen.findByTestId("reads-panel");
