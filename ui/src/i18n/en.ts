@@ -1416,7 +1416,7 @@ export const en = {
   "reads.noTurns": "This session has no turns to date.",
   "reads.turn": "Turn {n}",
   "reads.estimatedTime": "estimated time",
-  "reads.turnSummary": "{prompts} prompts · {window} entries in the prompt · {recalled} recalled",
+  "reads.turnSummary": "prompts: {prompts} · entries in the prompt: {window} · recalled: {recalled}",
   "reads.inPrompt": "In the prompt's memory block",
   "reads.recalled": "Returned by recall_memory",
   "reads.noRecalls": "No recall_memory call in this turn.",
