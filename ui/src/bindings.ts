@@ -1090,6 +1090,108 @@ export type EntryDto_Serialize = {
 	line: string,
 };
 
+export type EntryReadDto = EntryReadDto_Serialize | EntryReadDto_Deserialize;
+
+export type EntryReadDto_Deserialize = {
+	id: string,
+	scope: ScopeDto,
+	timestamp?: string | null,
+	content: string,
+	/**  False for an id of an entry since edited or deleted (its reads before that). */
+	existsNow: boolean,
+	/**  Today's entry's position in its section (file order). */
+	index?: number | null,
+	/**  Prompts whose memory block held the entry. */
+	prompts: number,
+	/**  `recall_memory` calls whose result held it. */
+	recalls: number,
+	sessions: number,
+	firstRead?: string | null,
+	lastRead?: string | null,
+	lastPrompt?: string | null,
+	lastRecall?: string | null,
+	/**  Not read within `unreadDays` before now. */
+	unread: boolean,
+};
+
+export type EntryReadDto_Serialize = {
+	id: string,
+	scope: ScopeDto,
+	timestamp: string | null,
+	content: string,
+	/**  False for an id of an entry since edited or deleted (its reads before that). */
+	existsNow: boolean,
+	/**  Today's entry's position in its section (file order). */
+	index: number | null,
+	/**  Prompts whose memory block held the entry. */
+	prompts: number,
+	/**  `recall_memory` calls whose result held it. */
+	recalls: number,
+	sessions: number,
+	firstRead: string | null,
+	lastRead: string | null,
+	lastPrompt: string | null,
+	lastRecall: string | null,
+	/**  Not read within `unreadDays` before now. */
+	unread: boolean,
+};
+
+export type EntryReadsArgs = EntryReadsArgs_Serialize | EntryReadsArgs_Deserialize;
+
+export type EntryReadsArgs_Deserialize = {
+	agent?: string | null,
+	/**  Only these entries (ids of today's entries or of earlier versions); absent or empty: all. */
+	ids?: string[] | null,
+	/**  An entry not read within this many days before now is `unread` (default 90). */
+	unread_days?: number | null,
+};
+
+export type EntryReadsArgs_Serialize = {
+	agent: string | null,
+	/**  Only these entries (ids of today's entries or of earlier versions); absent or empty: all. */
+	ids: string[] | null,
+	/**  An entry not read within this many days before now is `unread` (default 90). */
+	unread_days: number | null,
+};
+
+export type EntryReadsDto = EntryReadsDto_Serialize | EntryReadsDto_Deserialize;
+
+export type EntryReadsDto_Deserialize = {
+	agent?: string | null,
+	entries: EntryReadDto_Deserialize[],
+	sessions: number,
+	prompts: number,
+	recalls: number,
+	/**
+	 *  Sessions without recorded model calls: their prompt times are estimated from the
+	 *  session's start and last activity.
+	 */
+	estimatedSessions: number,
+	unreadDays: number,
+	/**  Today's entries not read within `unreadDays`. */
+	unread: number,
+	/**  Now, as the unread rule saw it (`yyyy-MM-dd HH:mm:ss`). */
+	now: string,
+};
+
+export type EntryReadsDto_Serialize = {
+	agent: string | null,
+	entries: EntryReadDto_Serialize[],
+	sessions: number,
+	prompts: number,
+	recalls: number,
+	/**
+	 *  Sessions without recorded model calls: their prompt times are estimated from the
+	 *  session's start and last activity.
+	 */
+	estimatedSessions: number,
+	unreadDays: number,
+	/**  Today's entries not read within `unreadDays`. */
+	unread: number,
+	/**  Now, as the unread rule saw it (`yyyy-MM-dd HH:mm:ss`). */
+	now: string,
+};
+
 /**  An entry named by its id and the content the caller saw. */
 export type EntryRef = EntryRef_Serialize | EntryRef_Deserialize;
 
@@ -1221,6 +1323,20 @@ export type ExportDoneDto = {
 	history: boolean,
 	/**  What to call the archive when it is saved. */
 	file_name: string,
+};
+
+export type ExportReadsArgs = ExportReadsArgs_Serialize | ExportReadsArgs_Deserialize;
+
+export type ExportReadsArgs_Deserialize = {
+	agent?: string | null,
+	format: ReadsFormat,
+	unread_days?: number | null,
+};
+
+export type ExportReadsArgs_Serialize = {
+	agent: string | null,
+	format: ReadsFormat,
+	unread_days: number | null,
 };
 
 export type ExportRequest = ExportRequest_Serialize | ExportRequest_Deserialize;
@@ -1513,6 +1629,8 @@ export type HealthDto_Deserialize = {
 	budget?: BudgetDto_Deserialize | null,
 	/**  Findings left out because a person dismissed them. */
 	dismissed: number,
+	/**  Hints: not findings (no badge counts them), things worth a look. */
+	hints: HintDto[],
 };
 
 export type HealthDto_Serialize = {
@@ -1521,6 +1639,19 @@ export type HealthDto_Serialize = {
 	budget: BudgetDto_Serialize | null,
 	/**  Findings left out because a person dismissed them. */
 	dismissed: number,
+	/**  Hints: not findings (no badge counts them), things worth a look. */
+	hints: HintDto[],
+};
+
+/**
+ *  A hint of the health view. `kind` is `never_read`: entries that no prompt held and no
+ *  recall returned, although prompts were built after they were written.
+ */
+export type HintDto = {
+	kind: string,
+	entry_ids: string[],
+	/**  English; a UI in another language words `kind` with the number of entries. */
+	reason: string,
 };
 
 export type HistoryArgs = HistoryArgs_Serialize | HistoryArgs_Deserialize;
@@ -2290,6 +2421,9 @@ export type Operations_Deserialize = {
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
 	memory_stats: Signature<AgentArgs_Deserialize, MemoryStatsDto_Deserialize>,
 	memory_asof: Signature<AsOfArgs_Deserialize, AsOfDto_Deserialize>,
+	entry_reads: Signature<EntryReadsArgs_Deserialize, EntryReadsDto_Deserialize>,
+	export_entry_reads: Signature<ExportReadsArgs_Deserialize, ReadsFileDto>,
+	session_reads: Signature<SessionReadsArgs, SessionReadsDto_Deserialize>,
 	entry_provenance: Signature<ProvenanceArgs_Deserialize, ProvenanceDto_Deserialize>,
 	session_memory_links: Signature<IdArgs, MemoryLinkDto_Deserialize[]>,
 	memory_diff: Signature<MemoryDiffArgs_Deserialize, MemoryDiffDto_Deserialize>,
@@ -2378,6 +2512,9 @@ export type Operations_Serialize = {
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
 	memory_stats: Signature<AgentArgs_Serialize, MemoryStatsDto_Serialize>,
 	memory_asof: Signature<AsOfArgs_Serialize, AsOfDto_Serialize>,
+	entry_reads: Signature<EntryReadsArgs_Serialize, EntryReadsDto_Serialize>,
+	export_entry_reads: Signature<ExportReadsArgs_Serialize, ReadsFileDto>,
+	session_reads: Signature<SessionReadsArgs, SessionReadsDto_Serialize>,
 	entry_provenance: Signature<ProvenanceArgs_Serialize, ProvenanceDto_Serialize>,
 	session_memory_links: Signature<IdArgs, MemoryLinkDto_Serialize[]>,
 	memory_diff: Signature<MemoryDiffArgs_Serialize, MemoryDiffDto_Serialize>,
@@ -2767,6 +2904,37 @@ export type ReachDto = {
 	days: number | null,
 };
 
+export type ReadEntryDto = ReadEntryDto_Serialize | ReadEntryDto_Deserialize;
+
+export type ReadEntryDto_Deserialize = {
+	id: string,
+	scope: ScopeDto,
+	timestamp?: string | null,
+	content: string,
+	existsNow: boolean,
+	/**  Only the end of its line reached the prompt (the window cut into it). */
+	partial: boolean,
+};
+
+export type ReadEntryDto_Serialize = {
+	id: string,
+	scope: ScopeDto,
+	timestamp: string | null,
+	content: string,
+	existsNow: boolean,
+	/**  Only the end of its line reached the prompt (the window cut into it). */
+	partial: boolean,
+};
+
+/**  A file to save: its suggested name, type and text. */
+export type ReadsFileDto = {
+	file_name: string,
+	mime: string,
+	text: string,
+};
+
+export type ReadsFormat = "csv" | "json";
+
 export type RecallArgs = RecallArgs_Serialize | RecallArgs_Deserialize;
 
 export type RecallArgs_Deserialize = {
@@ -2905,6 +3073,26 @@ export type RecallEngineDto =
 "delegated";
 
 export type RecallModeDto = "keyword" | "semantic" | "hybrid";
+
+export type RecallReadDto = RecallReadDto_Serialize | RecallReadDto_Deserialize;
+
+export type RecallReadDto_Deserialize = {
+	invocationId: number | null,
+	at?: string | null,
+	keyword?: string | null,
+	entries: ReadEntryDto_Deserialize[],
+	/**  Result lines that name no entry known then. */
+	unmatched: string[],
+};
+
+export type RecallReadDto_Serialize = {
+	invocationId: number | null,
+	at: string | null,
+	keyword: string | null,
+	entries: ReadEntryDto_Serialize[],
+	/**  Result lines that name no entry known then. */
+	unmatched: string[],
+};
 
 export type RecallResult = RecallResult_Serialize | RecallResult_Deserialize;
 
@@ -3648,6 +3836,24 @@ export type SessionQuery_Serialize = {
 	offset: number | null,
 };
 
+export type SessionReadsArgs = {
+	session_id: string,
+};
+
+export type SessionReadsDto = SessionReadsDto_Serialize | SessionReadsDto_Deserialize;
+
+export type SessionReadsDto_Deserialize = {
+	sessionId: string,
+	agent?: string | null,
+	turns: TurnReadsDto_Deserialize[],
+};
+
+export type SessionReadsDto_Serialize = {
+	sessionId: string,
+	agent: string | null,
+	turns: TurnReadsDto_Serialize[],
+};
+
 export type SessionStatsDto = {
 	active: number,
 	archived: number,
@@ -4020,6 +4226,36 @@ export type TransferKind = "export" | "import";
 
 export type TransferState = "running" | "done" | "cancelled" | "failed";
 
+export type TurnReadsDto = TurnReadsDto_Serialize | TurnReadsDto_Deserialize;
+
+export type TurnReadsDto_Deserialize = {
+	/**  1-based. */
+	turn: number,
+	/**  The first words of the user's message. */
+	user?: string | null,
+	at?: string | null,
+	/**  Prompts sent in the turn (one per model call). */
+	prompts: number,
+	/**  The times were spread over the session, not recorded. */
+	estimated: boolean,
+	window: ReadEntryDto_Deserialize[],
+	recalls: RecallReadDto_Deserialize[],
+};
+
+export type TurnReadsDto_Serialize = {
+	/**  1-based. */
+	turn: number,
+	/**  The first words of the user's message. */
+	user: string | null,
+	at: string | null,
+	/**  Prompts sent in the turn (one per model call). */
+	prompts: number,
+	/**  The times were spread over the session, not recorded. */
+	estimated: boolean,
+	window: ReadEntryDto_Serialize[],
+	recalls: RecallReadDto_Serialize[],
+};
+
 export type UndoArgs = UndoArgs_Serialize | UndoArgs_Deserialize;
 
 export type UndoArgs_Deserialize = {
@@ -4266,6 +4502,9 @@ export const OP_READS = {
 	dismiss_finding: {},
 	memory_stats: { memory: "agent", sessions: "*" },
 	memory_asof: { memory: "agent", sessions: "*" },
+	entry_reads: { memory: "agent", sessions: "*" },
+	export_entry_reads: { memory: "agent", sessions: "*" },
+	session_reads: { memory: "*", sessions: "*" },
 	entry_provenance: { memory: "agent", sessions: "*" },
 	session_memory_links: { sessions: "*" },
 	memory_diff: { memory: "agent", sessions: "*" },

@@ -81,6 +81,19 @@ pub struct HealthDto {
     pub budget: Option<BudgetDto>,
     /// Findings left out because a person dismissed them.
     pub dismissed: u32,
+    /// Hints: not findings (no badge counts them), things worth a look.
+    pub hints: Vec<HintDto>,
+}
+
+/// A hint of the health view. `kind` is `never_read`: entries that no prompt held and no
+/// recall returned, although prompts were built after they were written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+pub struct HintDto {
+    pub kind: String,
+    pub entry_ids: Vec<String>,
+    /// English; a UI in another language words `kind` with the number of entries.
+    pub reason: String,
 }
 
 /// Whether the person dismissed the automatic summary's finding (the console's own, made from
@@ -191,8 +204,24 @@ impl Console {
                 }
             }
         }
+        // A hint: a session database it cannot read leaves it out, not the findings.
+        let never_read = self.unread_entries(owner.agent_name()).unwrap_or_default();
+        let hints = (!never_read.is_empty())
+            .then(|| HintDto {
+                kind: "never_read".into(),
+                reason: format!(
+                    "{} entr{} never reached a prompt nor a recall result, although prompts \
+                     were built after they were written",
+                    never_read.len(),
+                    if never_read.len() == 1 { "y" } else { "ies" }
+                ),
+                entry_ids: never_read,
+            })
+            .into_iter()
+            .collect();
         Ok(HealthDto {
             agent: owner.agent_name().map(str::to_string),
+            hints,
             dismissed: (total - shown.len()) as u32,
             findings: shown,
             budget: budget.map(|b| BudgetDto {

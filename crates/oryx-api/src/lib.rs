@@ -28,6 +28,7 @@ pub mod ops;
 pub mod portable;
 pub mod prompt;
 pub mod provenance;
+pub mod reads;
 pub mod recall;
 pub mod recall_checks;
 pub mod remote;

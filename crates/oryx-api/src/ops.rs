@@ -18,6 +18,7 @@ use crate::health::*;
 use crate::local_embeddings::{LocalEmbeddingsPlan, UseLocalEmbeddingsArgs};
 use crate::portable::{AsOfArgs, AsOfDto, MemoryDiffArgs, MemoryDiffDto};
 use crate::provenance::*;
+use crate::reads::*;
 use crate::recall::{SearchEverywhereArgs, SearchEverywhereDto};
 use crate::recall_checks::*;
 use crate::runtime::{RuntimeChange, RuntimeInfo, SetRuntimeValueArgs};
@@ -421,6 +422,18 @@ operations! {
         => |c, a| c.memory_stats(given(&a.agent));
     /// An owner's memory as it stood at a moment (both tables, the window, the memory block)
     memory_asof(AsOfArgs) -> AsOfDto, reads: [Memory(agent), Sessions] => |c, a| c.memory_asof(&a);
+    /// Each entry's read receipts: prompts that held it, recalls that returned it, last read
+    entry_reads(EntryReadsArgs) -> EntryReadsDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.entry_reads(&a);
+    /// The read receipts as a CSV or JSON file to save
+    export_entry_reads(ExportReadsArgs) -> ReadsFileDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.export_entry_reads(&a);
+    /// What each turn of a session read: its prompts' memory blocks and its recall results
+    session_reads(SessionReadsArgs) -> SessionReadsDto,
+        reads: [Memory, Sessions]
+        => |c, a| c.session_reads(&a);
     /// Where an entry came from: the save_memory call or conversation turn, or a console change
     entry_provenance(ProvenanceArgs) -> ProvenanceDto,
         reads: [Memory(agent), Sessions]

@@ -413,6 +413,21 @@ pub(crate) enum MemoryCmd {
         #[arg(value_name = "ID")]
         id: String,
     },
+    /// Read receipts: for each entry, the prompts whose memory block held it (one prompt per
+    /// model call), the recall_memory calls that returned it, and when it was last read
+    Reads {
+        #[arg(long)]
+        agent: Option<String>,
+        /// Only these entries (ids as `memory show --json` lists them, or an earlier id)
+        #[arg(value_name = "ID")]
+        ids: Vec<String>,
+        /// Print CSV (every entry) instead of text
+        #[arg(long, conflicts_with = "ids")]
+        csv: bool,
+        /// Entries not read within this many days are marked unread
+        #[arg(long, default_value_t = 90)]
+        unread_days: u32,
+    },
     /// Entries added, removed and changed between two moments
     Diff {
         #[arg(long)]

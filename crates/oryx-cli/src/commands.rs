@@ -466,6 +466,24 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             &console.entry_provenance(&oryx_api::provenance::ProvenanceArgs { agent, id })?,
             json,
         ),
+        MemoryCmd::Reads {
+            agent,
+            ids,
+            csv,
+            unread_days,
+        } => {
+            let args = oryx_api::reads::EntryReadsArgs {
+                agent,
+                ids: Some(ids),
+                unread_days: Some(unread_days),
+            };
+            let dto = console.entry_reads(&args)?;
+            if csv {
+                print!("{}", oryx_api::reads::to_csv(&dto));
+                return Ok(());
+            }
+            render::reads(&dto, json)
+        }
         MemoryCmd::Diff { agent, from, to } => render::diff(
             &console.memory_diff(&oryx_api::portable::MemoryDiffArgs { agent, from, to })?,
             json,

@@ -1322,3 +1322,38 @@ pub fn recall_checks(c: &oryx_api::recall_checks::RecallChecksDto, json: bool) {
     }
     println!("{} passed, {} failed", c.passed, c.failed);
 }
+
+pub fn reads(r: &oryx_api::reads::EntryReadsDto, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    println!(
+        "{} sessions, {} prompts, {} recalls; {} of today's entries not read in {} days",
+        r.sessions, r.prompts, r.recalls, r.unread, r.unread_days
+    );
+    if r.estimated_sessions > 0 {
+        println!(
+            "{} session(s) have no recorded model calls: their prompt times are estimated",
+            r.estimated_sessions
+        );
+    }
+    println!(
+        "{:<16} {:>7} {:>7} {:<19} content",
+        "ID", "PROMPTS", "RECALLS", "LAST READ"
+    );
+    for e in &r.entries {
+        let mark = match (e.exists_now, e.unread) {
+            (false, _) => " (earlier version)",
+            (true, true) => " (unread)",
+            _ => "",
+        };
+        println!(
+            "{:<16} {:>7} {:>7} {:<19} {}{mark}",
+            e.id,
+            e.prompts,
+            e.recalls,
+            or_dash(&e.last_read),
+            e.content.chars().take(60).collect::<String>()
+        );
+    }
+}

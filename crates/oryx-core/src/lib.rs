@@ -20,6 +20,7 @@ pub mod names;
 pub mod portable;
 pub mod prompt;
 pub mod provenance;
+pub mod reads;
 pub mod recall_checks;
 pub mod root;
 pub mod rooted_fs;

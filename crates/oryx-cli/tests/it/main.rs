@@ -13,6 +13,7 @@ mod export_import_commands;
 mod forget_commands;
 mod local_embeddings;
 mod mem0_unavailable;
+mod memory_reads;
 mod path_traversal;
 mod recall_checks_commands;
 mod runtime_index_commands;

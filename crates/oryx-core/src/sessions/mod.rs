@@ -6,6 +6,7 @@
 //! and [`SessionStore::insert_session`] for demo and test fixtures.
 
 mod invocations;
+mod llm_calls;
 mod model;
 mod search;
 mod sql;
@@ -22,6 +23,7 @@ use rusqlite::Connection;
 use crate::db;
 use crate::error::Result;
 
+pub use llm_calls::LlmCallRow;
 pub use model::{
     Message, MessageMatch, NewInvocation, NewSession, Session, SessionFilter, SessionPage,
     SessionStats, SessionStatus, SessionSummary, ToolCall, ToolInvocation, DEFAULT_PAGE_SIZE,

@@ -15,6 +15,7 @@ mod curation_history_faults;
 mod format_properties;
 mod java_compat;
 mod memory_append_faults;
+mod read_receipts;
 mod root_links_and_fifos;
 mod runtime_install;
 mod runtime_recall_answers;

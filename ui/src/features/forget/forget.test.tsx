@@ -241,6 +241,7 @@ describe("Where a forget starts", () => {
       ],
       budget: null,
       dismissed: 0,
+      hints: [],
     }));
     r.backend.stub("memory_stats", () => ({ agent: "assistant", days: [], undated: 0, window_reach_days: null, in_window: 0, outside_window: 0, reach_back: [] }));
     r.backend.stub("propose_summary", () => null);

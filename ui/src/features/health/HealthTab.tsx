@@ -7,6 +7,7 @@ import { useCallback, useState } from "react";
 
 import { BackendError, useBackend } from "../../backend";
 import type { BudgetDto, FindingDto, HealthDto } from "../../backend/types";
+import { Icon } from "../../components/Icon";
 import { Loadable } from "../../components/States";
 import { useI18n, type MessageKey } from "../../i18n";
 import { opKey, useOp } from "../../queries/ops";
@@ -81,6 +82,12 @@ function FindingsSection({ agent, curate, say, openSummary }: { agent: string | 
                 </span>
               ) : null}
             </div>
+            {h.hints.map((hint) => (
+              <div key={hint.kind} className="banner health-hint" role="note" data-testid="health-hint" data-kind={hint.kind}>
+                <Icon name="history" />
+                <span>{hint.kind === "never_read" ? t("reads.hint", { n: num(hint.entry_ids.length) }) : hint.reason}</span>
+              </div>
+            ))}
             {h.findings.length === 0 ? (
               <p className="health-empty" data-testid="health-empty">
                 {t("health.empty")}

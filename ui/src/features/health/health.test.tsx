@@ -60,6 +60,7 @@ const HEALTH: HealthDto = {
   ],
   budget: { prompt_chars: 4144, core_chars: 180, core_share: 0.043, core_added_30d: 3, window_reach_days: 15 },
   dismissed: 0,
+  hints: [],
 };
 
 const STATS: MemoryStatsDto = {

@@ -3,10 +3,11 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 import { useBackend } from "../../backend";
-import type { ArchivalItemDto, BackendDto } from "../../backend/types";
+import type { ArchivalItemDto, BackendDto, EntryReadDto } from "../../backend/types";
 import { Icon } from "../../components/Icon";
 import { ErrorState } from "../../components/States";
 import { useI18n } from "../../i18n";
+import { ReadSpan } from "../reads/ReadCell";
 import { displayCount, fetchArchivalRows, MAX_SELECT, posOfRow, rowAt, rowOfIndex, useArchivalRows, type ListShape, type SortDir } from "./archival";
 import type { Picked } from "./curation";
 import { CharsDescription, charsTip, EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
@@ -32,6 +33,8 @@ type Props = {
   actions: TableActions;
   /** The overview's backend: what the Chars column counts (its header says). */
   memoryBackend: BackendDto;
+  /** Read receipts by entry id: shown as a "Last read" column when given. */
+  reads?: Map<string, EntryReadDto>;
 };
 
 function picked(e: ArchivalItemDto): Picked {
@@ -62,7 +65,7 @@ function Highlighted({ text, keyword }: { text: string; keyword: string }) {
  * Ctrl/Cmd+A selects every row of the list. The parent remounts the list (key) when the order or
  * the keyword changes, so each list opens at its cut line.
  */
-export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash, keyword, local, actions, memoryBackend }: Props) {
+export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash, keyword, local, actions, memoryBackend, reads }: Props) {
   const { t, num } = useI18n();
   const backend = useBackend();
   const qc = useQueryClient();
@@ -254,7 +257,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
   };
 
   return (
-    <div className="vtable vtable-entries" role="table" aria-rowcount={count + 1} aria-multiselectable="true" data-testid="archival-table">
+    <div className={reads ? "vtable vtable-entries with-reads" : "vtable vtable-entries"} role="table" aria-rowcount={count + 1} aria-multiselectable="true" data-testid="archival-table">
       {rowsError ? <ErrorState error={rowsError} compact /> : null}
       <div className="vrow vhead" role="row">
         <span role="columnheader" className="c-check">
@@ -288,6 +291,11 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
         <span role="columnheader" className="c-win">
           {t("memory.col.window")}
         </span>
+        {reads ? (
+          <span role="columnheader" className="c-read has-tip" title={t("reads.col.tip")} data-testid="reads-head">
+            {t("reads.col.lastRead")}
+          </span>
+        ) : null}
         <span role="columnheader" className="c-actions">
           <span className="sr-only">{t("memory.col.actions")}</span>
         </span>
@@ -459,6 +467,7 @@ export function ArchivalList({ agent, shape, dir, newestCut, newestIndex, flash,
                         <span className="tag tag-out">{t("memory.outside")}</span>
                       )}
                     </span>
+                    {reads ? <ReadSpan r={reads.get(e.id)} /> : null}
                   </>
                 )}
                 <span role="cell" className="c-actions">

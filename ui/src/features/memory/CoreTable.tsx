@@ -1,9 +1,10 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 
-import type { BackendDto, EntryDto } from "../../backend/types";
+import type { BackendDto, EntryDto, EntryReadDto } from "../../backend/types";
 import { onRowKeyDown } from "../../components/hooks";
 import { Empty } from "../../components/States";
 import { useI18n } from "../../i18n";
+import { ReadCell, ReadHead } from "../reads/ReadCell";
 import type { Picked } from "./curation";
 import { CharsDescription, charsTip, EntryEditor, NewBadge, RowActions, SelectBox } from "./EntryParts";
 import type { TableActions } from "./tableActions";
@@ -65,6 +66,7 @@ export function CoreTable({
   actions,
   emptyText,
   memoryBackend,
+  reads,
 }: {
   rows: CoreRow[];
   flash: { index: number; nonce: number } | null;
@@ -72,6 +74,8 @@ export function CoreTable({
   emptyText?: string;
   /** The overview's backend: what the Chars column counts (its header says). */
   memoryBackend: BackendDto;
+  /** Read receipts by entry id: shown as a "Last read" column when given. */
+  reads?: Map<string, EntryReadDto>;
 }) {
   const { t, num } = useI18n();
   const ref = useRef<HTMLTableSectionElement>(null);
@@ -161,6 +165,7 @@ export function CoreTable({
               {t("memory.col.chars")}
               <CharsDescription id="core-chars-desc" backend={memoryBackend} />
             </th>
+            {reads ? <ReadHead /> : null}
             <th className="c-actions">
               <span className="sr-only">{t("memory.col.actions")}</span>
             </th>
@@ -233,6 +238,7 @@ export function CoreTable({
                   )}
                 </td>
                 <td className="num">{num(Array.from(e.line).length)}</td>
+                {reads ? <ReadCell r={e.id ? reads.get(e.id) : undefined} /> : null}
                 <td className="c-actions">
                   {p && !isEditing ? (
                     <RowActions

@@ -14,6 +14,9 @@ import { useLocateArchival } from "../provenance/hooks";
 import { ProvenancePanel } from "../provenance/ProvenancePanel";
 import { AddEntryForm } from "./AddEntryForm";
 import { shapeOf, useFilteredShape, useNewArchival, type SortDir } from "./archival";
+import { readsById, useEntryReads } from "../reads/hooks";
+import { ReadsBar } from "../reads/ReadsBar";
+import { UnreadList } from "../reads/UnreadList";
 import { ArchivalList } from "./ArchivalList";
 import { BulkBar, ConfirmDialog } from "./Bulk";
 import { ChangeToast, useChangeToast } from "./ChangeToast";
@@ -95,6 +98,18 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
   const newArchival = useNewArchival(agent, newArchivalIds, total, newOnly);
 
   const shape = applied ? filtered.shape : shapeOf(view, dir);
+
+  // Read receipts: the "Last read" column and the "never read in N days" filter (the backend
+  // marks what is unread).
+  const [readsShown, setReadsShown] = useState(false);
+  const [unreadChosen, setUnreadOnly] = useState(false);
+  const entryReads = useEntryReads(agent, readsShown);
+  const reads = useMemo(() => (readsShown && entryReads.data ? readsById(entryReads.data.entries) : undefined), [readsShown, entryReads.data]);
+  const unreadOnly = unreadChosen && reads !== undefined && !newOnly;
+  const unreadArchival = useMemo(
+    () => (entryReads.data?.entries ?? []).filter((e) => e.existsNow && e.unread && e.scope === "archival"),
+    [entryReads.data],
+  );
 
   // The selection (both tables), the toast, the open dialogs.
   const [selection, setSelection] = useState<ReadonlyMap<string, Picked>>(() => new Map());
@@ -242,8 +257,9 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
 
   const coreRows = useMemo<CoreRow[]>(() => {
     const all = view.core.map((e, index) => ({ e, index }));
+    if (unreadOnly) return all.filter((r) => r.e.id && reads?.get(r.e.id)?.unread);
     return newOnly ? all.filter((r) => r.e.id && newIds.has(r.e.id)) : all;
-  }, [view.core, newOnly, newIds]);
+  }, [view.core, newOnly, newIds, unreadOnly, reads]);
 
   useEffect(() => {
     if (!flash) return;
@@ -309,6 +325,15 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
         </div>
       ) : null}
       <ReviewBar review={review.data} neverReviewed={neverReviewed} newOnly={newOnly} onNewOnly={setNewOnly} onMark={curate.markReviewed} />
+      <ReadsBar
+        agent={agent}
+        shown={readsShown}
+        onShown={setReadsShown}
+        reads={readsShown ? entryReads.data : undefined}
+        error={readsShown ? entryReads.error : null}
+        unreadOnly={unreadOnly}
+        onUnreadOnly={setUnreadOnly}
+      />
       {review.isError && !neverReviewed ? <ErrorState error={review.error} compact /> : null}
       {view.possibly_more ? (
         <div className="banner banner-warn" role="status" data-testid="memory-possibly-more">
@@ -339,7 +364,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
           </button>
         </div>
         <div id="memory-core-body" className="section-body" hidden={!coreOpen}>
-          <CoreTable rows={coreRows} flash={flash?.scope === "core" ? flash : null} actions={actions} emptyText={newOnly ? t("memory.review.noNewCore") : undefined} memoryBackend={view.backend} />
+          <CoreTable rows={coreRows} flash={flash?.scope === "core" ? flash : null} actions={actions} emptyText={unreadOnly ? t("reads.noUnreadCore", { days: num(entryReads.data?.unreadDays ?? 0) }) : newOnly ? t("memory.review.noNewCore") : undefined} memoryBackend={view.backend} reads={reads} />
         </div>
       </section>
 
@@ -392,7 +417,9 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
             </span>
           ) : null}
         </div>
-        {newOnly ? (
+        {unreadOnly && entryReads.data ? (
+          <UnreadList entries={unreadArchival} days={entryReads.data.unreadDays} entryHref={(id) => (agent ? href({ page: "agent", name: agent, tab: "memory", entry: id }) : href({ page: "global", entry: id }))} />
+        ) : newOnly ? (
           <NewOnlyList agent={agent} view={view} dir={dir} found={newArchival} wanted={newArchivalIds.length} actions={actions} />
         ) : total === 0 ? (
           <Empty>{t("memory.emptyArchival")}</Empty>
@@ -416,6 +443,7 @@ function MemoryContent({ agent, view, onTimeTravel }: { agent: string | null; vi
             keyword={applied}
             actions={actions}
             memoryBackend={view.backend}
+            reads={reads}
           />
         )}
       </section>

@@ -9,6 +9,7 @@ import { href, replaceRoute } from "../../router";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useMemoryLinks } from "../provenance/hooks";
 import { PromptReplay, replayMoment } from "../prompt/PromptReplay";
+import { TurnReadsPanel } from "../reads/TurnReadsPanel";
 import "../provenance/provenance.css";
 
 import { lastSessionsFilter, StatusTag } from "./SessionsPage";
@@ -120,6 +121,7 @@ function SessionView({ s, focus, why }: { s: SessionDto; focus?: number; why?: "
         </section>
         <Invocations sessionId={sum.session_id} />
       </div>
+      <TurnReadsPanel sessionId={sum.session_id} agent={agent} />
       {replay !== null && agent ? <PromptReplay agent={agent} sessionId={sum.session_id} asof={replayMoment(sum)} index={replay} onClose={() => setReplay(null)} /> : null}
     </div>
   );
