@@ -21,8 +21,13 @@ pub fn candidates(vectors: &[Vector], floor: f32) -> Vec<(usize, usize, f32)> {
                 near.push((i, c));
             }
         }
-        near.sort_by(|x, y| y.1.total_cmp(&x.1));
-        out.extend(near.iter().take(NEIGHBOURS).map(|&(i, c)| (i, j, c)));
+        // The closest few without sorting them all (an owner's entries on one topic can be
+        // hundreds).
+        if near.len() > NEIGHBOURS {
+            near.select_nth_unstable_by(NEIGHBOURS - 1, |x, y| y.1.total_cmp(&x.1));
+            near.truncate(NEIGHBOURS);
+        }
+        out.extend(near.iter().map(|&(i, c)| (i, j, c)));
     }
     out
 }

@@ -171,8 +171,10 @@ fn zh_negated(text: &str) -> bool {
 
 pub fn features(text: &str) -> Features {
     let mut f = Features::default();
+    // Counters ("第 63 次", "#12") number repetitions of one thing, not values of it: masked
+    // first, and not values (a repeated footprint is a near duplicate, not a change).
+    let mut masked = counter().replace_all(text, " ").into_owned();
     // Values, masked as they are found (an e-mail's digits are not a phone number).
-    let mut masked = text.to_string();
     for (kind, re) in patterns() {
         let mut spans = Vec::new();
         for m in re.find_iter(&masked) {
@@ -256,6 +258,14 @@ pub fn features(text: &str) -> Features {
     f
 }
 
+fn counter() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?i)第\s*\d+\s*[次条个回遍轮]|#\d+|\bno\.\s*\d+|\b(?:attempt|run|try|round|time)\s+\d+\b")
+            .expect("a valid pattern")
+    })
+}
+
 /// "老王", "小李": a person called by a nickname.
 fn nickname() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -304,6 +314,8 @@ mod tests {
         assert!(f.negated);
         let f = features("用户觉得这家店不错");
         assert!(!f.negated);
+        let f = features("触发「明天」⇒ 10:00 架构评审（第 63 次）");
+        assert!(!f.values.iter().any(|(k, _)| *k == ValueKind::Number));
     }
 
     #[test]

@@ -156,7 +156,9 @@ pub fn judge_features(
         let allowed = if dated {
             change || (a.single_date && b.single_date)
         } else {
-            change || a.single || b.single || same_frame
+            // Another number in the same sentence is a change only where the frame holds one
+            // value (an age, a phone number): two runs of 5 and 10 km are two runs.
+            change || a.single || b.single
         };
         if allowed
             && (same_frame || (change && cosine >= close) || (!same_language && cosine >= t.cross))
@@ -252,5 +254,9 @@ mod tests {
         );
         no("User lives in Berlin", "User lives in Berlin with two cats");
         no("用户住在北京", "用户住在北京");
+        no(
+            "触发「明天上午有什么安排」⇒ 10:00 架构评审（第 63 次）",
+            "触发「明天上午有什么安排」⇒ 10:00 架构评审（第 73 次）",
+        );
     }
 }
