@@ -127,7 +127,7 @@ pub fn judge_features(
         return None;
     }
     // "Likes tea" … "likes coffee too": an addition, not a change.
-    if b.additive && !b.change && !(b.negated && !a.negated) {
+    if b.additive && !b.change && (a.negated || !b.negated) {
         return None;
     }
     let change = b.change;
