@@ -2373,6 +2373,73 @@ export type NewAgentChoicesDto_Serialize = {
 };
 
 /**  An operation that takes nothing (`{}`). */
+export type SupersededEntryDto = {
+	id: string,
+	content: string,
+	scope: ScopeDto,
+	timestamp: string | null,
+};
+
+export type SupersededPairDto = {
+	older: SupersededEntryDto,
+	newer: SupersededEntryDto,
+	score: number,
+	reason: string,
+	similarity: number,
+};
+
+export type SupersededDto = {
+	agent: string | null,
+	pairs: SupersededPairDto[],
+	kept: number,
+};
+
+export type SupersededCountDto = {
+	agent: string | null,
+	pairs: number,
+	error: string | null,
+};
+
+export type Keep = "newer" | "older" | "both";
+
+export type ResolveSupersededArgs_Deserialize = {
+	agent?: string | null,
+	older: EntryRef_Deserialize,
+	newer: EntryRef_Deserialize,
+	keep: Keep,
+};
+
+export type ResolveSupersededArgs_Serialize = {
+	agent: string | null,
+	older: EntryRef_Serialize,
+	newer: EntryRef_Serialize,
+	keep: Keep,
+};
+
+export type UnkeepArgs_Deserialize = {
+	agent?: string | null,
+	older: string,
+	newer: string,
+};
+
+export type UnkeepArgs_Serialize = {
+	agent: string | null,
+	older: string,
+	newer: string,
+};
+
+export type ResolvedDto_Deserialize = {
+	agent: string | null,
+	keep: Keep,
+	change: ChangeDto_Deserialize | null,
+};
+
+export type ResolvedDto_Serialize = {
+	agent: string | null,
+	keep: Keep,
+	change: ChangeDto_Serialize | null,
+};
+
 export type NoArgs = Record<string, never>;
 
 /**
@@ -2419,6 +2486,10 @@ export type Operations_Deserialize = {
 	mark_reviewed: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
 	memory_health: Signature<HealthArgs_Deserialize, HealthDto_Deserialize>,
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
+	superseded: Signature<AgentArgs_Deserialize, SupersededDto>,
+	superseded_counts: Signature<NoArgs, SupersededCountDto[]>,
+	resolve_superseded: Signature<ResolveSupersededArgs_Deserialize, ResolvedDto_Deserialize>,
+	superseded_unkeep: Signature<UnkeepArgs_Deserialize, ResolvedDto_Deserialize>,
 	memory_stats: Signature<AgentArgs_Deserialize, MemoryStatsDto_Deserialize>,
 	memory_asof: Signature<AsOfArgs_Deserialize, AsOfDto_Deserialize>,
 	entry_reads: Signature<EntryReadsArgs_Deserialize, EntryReadsDto_Deserialize>,
@@ -2510,6 +2581,10 @@ export type Operations_Serialize = {
 	mark_reviewed: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
 	memory_health: Signature<HealthArgs_Serialize, HealthDto_Serialize>,
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
+	superseded: Signature<AgentArgs_Serialize, SupersededDto>,
+	superseded_counts: Signature<NoArgs, SupersededCountDto[]>,
+	resolve_superseded: Signature<ResolveSupersededArgs_Serialize, ResolvedDto_Serialize>,
+	superseded_unkeep: Signature<UnkeepArgs_Serialize, ResolvedDto_Serialize>,
 	memory_stats: Signature<AgentArgs_Serialize, MemoryStatsDto_Serialize>,
 	memory_asof: Signature<AsOfArgs_Serialize, AsOfDto_Serialize>,
 	entry_reads: Signature<EntryReadsArgs_Serialize, EntryReadsDto_Serialize>,
@@ -4500,6 +4575,10 @@ export const OP_READS = {
 	mark_reviewed: {},
 	memory_health: { memory: "agent", sessions: "*" },
 	dismiss_finding: {},
+	superseded: { memory: "agent", sessions: "*" },
+	superseded_counts: { memory: "*", agents: "*", sessions: "*" },
+	resolve_superseded: {},
+	superseded_unkeep: {},
 	memory_stats: { memory: "agent", sessions: "*" },
 	memory_asof: { memory: "agent", sessions: "*" },
 	entry_reads: { memory: "agent", sessions: "*" },

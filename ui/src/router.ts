@@ -1,7 +1,7 @@
 // Hash routing (no server routes: the desktop shell serves files from disk).
 import { useSyncExternalStore } from "react";
 
-export type AgentTab = "memory" | "prompt" | "overview" | "health";
+export type AgentTab = "memory" | "prompt" | "overview" | "health" | "superseded";
 
 /** The sessions list's filter and page, kept in the URL so Back and reload return to them. */
 export type SessionsFilter = { agent?: string; status?: "active" | "archived"; q?: string; offset?: number };
@@ -31,7 +31,7 @@ export type Route =
   /** `focus`: the part of the form to bring into view (the banner's "Switch back…"). */
   | { page: "settings"; focus?: "backend" };
 
-const TABS: readonly AgentTab[] = ["memory", "prompt", "overview", "health"];
+const TABS: readonly AgentTab[] = ["memory", "prompt", "overview", "health", "superseded"];
 
 function dec(s: string): string {
   try {

@@ -39,6 +39,7 @@ pub mod services;
 pub mod sessions;
 pub mod settings;
 pub mod settings_file;
+pub mod superseded;
 #[cfg(test)]
 mod test_support;
 pub mod transfer;

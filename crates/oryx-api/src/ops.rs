@@ -416,6 +416,22 @@ operations! {
         => |c, a| c.memory_health(&a);
     /// Hide a finding on these entries from now on
     dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);
+    /// Pairs of entries where the newer states a different value for the same thing
+    superseded(AgentArgs) -> crate::superseded::SupersededDto,
+        reads: [Memory(agent), Sessions]
+        => |c, a| c.superseded(given(&a.agent));
+    /// How many superseded pairs each owner has, for the dashboard
+    superseded_counts(NoArgs) -> Vec<crate::superseded::SupersededCountDto>,
+        reads: [Memory, Agents, Sessions]
+        => |c, _| c.superseded_counts();
+    /// Keep the newer or the older entry of a pair (one change undo takes back), or both
+    resolve_superseded(crate::superseded::ResolveSupersededArgs) -> crate::superseded::ResolvedDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.resolve_superseded(&a);
+    /// Take back a keep-both: the pair is shown again
+    superseded_unkeep(crate::superseded::UnkeepArgs) -> crate::superseded::ResolvedDto,
+        changes: |out| memory_changed(&out.agent)
+        => |c, a| c.superseded_unkeep(&a);
     /// Entries per day by section, and how far back the window reaches
     memory_stats(AgentArgs) -> MemoryStatsDto,
         reads: [Memory(agent), Sessions]

@@ -19,6 +19,7 @@ mod portable;
 mod recall;
 mod runtime_index;
 mod runtime_recall;
+mod superseded;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -107,7 +108,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 13] = [
+    let groups: [(&str, Group); 14] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
@@ -121,6 +122,7 @@ fn main() {
         ("runtime_index", Bench::runtime_index),
         ("runtime_recall", Bench::runtime_recall),
         ("forget", Bench::forget),
+        ("superseded", Bench::superseded),
     ];
     if let Some(g) = &only {
         assert!(

@@ -44,6 +44,34 @@ pub(crate) enum BackendArg {
     Mem0,
 }
 
+#[derive(Subcommand, Debug)]
+pub(crate) enum SupersededCmd {
+    /// Keep the newer or the older entry of a pair (the other is deleted, as one change that
+    /// `memory undo` takes back), or keep both (the pair is not shown again)
+    Resolve {
+        #[arg(long, value_enum)]
+        keep: KeepArg,
+        #[arg(value_name = "OLDER_ID")]
+        older: String,
+        #[arg(value_name = "NEWER_ID")]
+        newer: String,
+    },
+    /// Show a pair kept both again
+    Unkeep {
+        #[arg(value_name = "OLDER_ID")]
+        older: String,
+        #[arg(value_name = "NEWER_ID")]
+        newer: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum KeepArg {
+    Newer,
+    Older,
+    Both,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub(crate) enum ScopeArg {
     Core,
@@ -397,6 +425,14 @@ pub(crate) enum MemoryCmd {
         /// Some of secrets,pii,duplicates,stale,budget (default: all)
         #[arg(long, value_delimiter = ',')]
         check: Vec<String>,
+    },
+    /// Superseded facts: pairs where a newer entry states a different value for the same
+    /// thing as an older one (a move, a new phone number, a changed preference), best first
+    Superseded {
+        #[arg(long, global = true)]
+        agent: Option<String>,
+        #[command(subcommand)]
+        action: Option<SupersededCmd>,
     },
     /// The memory as it stood at a moment (yyyy-MM-dd[ HH:mm[:ss]]; a day alone: its end)
     Asof {

@@ -458,6 +458,37 @@ fn memory(console: &Console, cmd: MemoryCmd, json: bool) -> ApiResult<()> {
             };
             render::health(&console.memory_health(&args)?, json)
         }
+        MemoryCmd::Superseded { agent, action } => {
+            use oryx_api::superseded::{Keep, ResolveSupersededArgs, UnkeepArgs};
+            match action {
+                None => render::superseded(&console.superseded(agent.as_deref())?, json),
+                Some(SupersededCmd::Resolve { keep, older, newer }) => {
+                    let keep = match keep {
+                        KeepArg::Newer => Keep::Newer,
+                        KeepArg::Older => Keep::Older,
+                        KeepArg::Both => Keep::Both,
+                    };
+                    let r = |id: String| oryx_api::curation::EntryRef { id, expect: None };
+                    render::resolved(
+                        &console.resolve_superseded(&ResolveSupersededArgs {
+                            agent,
+                            older: r(older),
+                            newer: r(newer),
+                            keep,
+                        })?,
+                        json,
+                    )
+                }
+                Some(SupersededCmd::Unkeep { older, newer }) => render::resolved(
+                    &console.superseded_unkeep(&UnkeepArgs {
+                        agent,
+                        older,
+                        newer,
+                    })?,
+                    json,
+                ),
+            }
+        }
         MemoryCmd::Asof { agent, at } => render::asof(
             &console.memory_asof(&oryx_api::portable::AsOfArgs { agent, at })?,
             json,

@@ -253,6 +253,43 @@ pub fn history(h: &HistoryDto, json: bool) {
     }
 }
 
+pub fn superseded(d: &oryx_api::superseded::SupersededDto, json: bool) {
+    if json {
+        return print_json(d);
+    }
+    if d.pairs.is_empty() {
+        println!("no superseded facts");
+    }
+    for p in &d.pairs {
+        println!("[{}] score {:.2}", p.reason, p.score);
+        println!(
+            "    older {} {}  {}",
+            p.older.id,
+            or_dash(&p.older.timestamp),
+            p.older.content
+        );
+        println!(
+            "    newer {} {}  {}",
+            p.newer.id,
+            or_dash(&p.newer.timestamp),
+            p.newer.content
+        );
+    }
+    if d.kept > 0 {
+        println!("({} kept both)", d.kept);
+    }
+}
+
+pub fn resolved(r: &oryx_api::superseded::ResolvedDto, json: bool) {
+    if json {
+        return print_json(r);
+    }
+    match &r.change {
+        Some(c) => change(c, false),
+        None => println!("kept both"),
+    }
+}
+
 pub fn health(h: &oryx_api::health::HealthDto, json: bool) {
     if json {
         return print_json(h);

@@ -255,6 +255,16 @@ fn every_operation_answers_the_same_over_ipc_and_rest() {
             "dismiss_finding",
             json!({"agent": "assistant", "check": "stale", "entry_ids": ["zz"]}),
         ),
+        ("superseded", json!({"agent": "assistant"})),
+        ("superseded_counts", json!({})),
+        (
+            "resolve_superseded",
+            json!({"agent": "assistant", "older": {"id": "zz"}, "newer": {"id": "yy"}, "keep": "both"}),
+        ),
+        (
+            "superseded_unkeep",
+            json!({"agent": "assistant", "older": "zz", "newer": "yy"}),
+        ),
         // Agent management: reads, and writes each host is refused the same way.
         ("create_agent", json!({"name": "../x"})),
         ("create_agent", json!({"name": "assistant"})),

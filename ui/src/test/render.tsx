@@ -16,6 +16,9 @@ export function renderApp(hash: string, state: StateName = "demo") {
   // session_memory_links (the session view's "Saved to memory" badges) is not in the recording
   // yet: no links unless a test stubs its own answer.
   backend.stub("session_memory_links", () => []);
+  // superseded_counts (the dashboard's superseded card) needs the embedding model: not recorded;
+  // none unless a test stubs its own answer.
+  backend.stub("superseded_counts", () => []);
   rendered.push(backend);
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: 0, refetchOnWindowFocus: false }, mutations: { retry: false } },

@@ -21,4 +21,5 @@ mod runtime_install;
 mod runtime_schema;
 mod serve_process;
 mod serve_refusals;
+mod superseded_commands;
 mod ui_fixtures;

@@ -22,6 +22,7 @@ pub mod service;
 pub mod sqlite;
 pub mod store;
 pub mod summary;
+pub mod superseded;
 pub mod window;
 
 pub use entry::{sanitize_content, Entry, Scope, Sections};

@@ -75,6 +75,20 @@ impl Reviews {
         }
     }
 
+    /// Superseded-fact pairs a person chose to keep both of (keys: [`super::superseded::pair_key`]).
+    pub fn superseded_kept(index_dir: &Path) -> Reviews {
+        Reviews {
+            dir: index_dir.join("superseded-kept"),
+        }
+    }
+
+    /// Takes keys out of what is recorded (the undo of a dismissal).
+    pub fn remove(&self, source: &str, keys: &[u64]) -> Result<Reviewed> {
+        let mut all = self.load(source)?.map(|r| r.keys).unwrap_or_default();
+        all.retain(|k| !keys.contains(k));
+        self.mark(source, all)
+    }
+
     /// Adds keys to what is recorded (a dismissal adds to the earlier ones).
     pub fn add(&self, source: &str, keys: &[u64]) -> Result<Reviewed> {
         let mut all = self.load(source)?.map(|r| r.keys).unwrap_or_default();

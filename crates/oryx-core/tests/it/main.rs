@@ -23,5 +23,6 @@ mod runtime_reference_answers;
 mod runtime_schema;
 mod runtime_vector_index;
 mod store_contract;
+mod superseded_pairs;
 mod vector_file_damage;
 mod watch;

@@ -8,6 +8,7 @@ import { useOp } from "../../queries/ops";
 import { href, navigate, type AgentTab } from "../../router";
 import { HealthTab } from "../health/HealthTab";
 import { MemoryTab } from "../memory/MemoryTab";
+import { SupersededTab } from "../superseded/SupersededTab";
 import { PromptTab } from "../prompt/PromptTab";
 import { ExportDialog } from "../transfer/ExportDialog";
 import { OverviewTab } from "./OverviewTab";
@@ -18,7 +19,7 @@ export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
   const agents = useOp("list_agents", {});
   const summary = agents.data?.agents.find((a) => a.name === name);
   const [exporting, setExporting] = useState(false);
-  const tabs = (["memory", "prompt", "overview", "health"] as const).map((k) => ({
+  const tabs = (["memory", "prompt", "overview", "health", "superseded"] as const).map((k) => ({
     key: k,
     label: t(`agent.tab.${k}`),
     href: href({ page: "agent", name, tab: k }),
@@ -71,6 +72,8 @@ export function AgentPage({ name, tab }: { name: string; tab: AgentTab }) {
               <PromptTab agent={name} />
             ) : tab === "health" ? (
               <HealthTab agent={name} />
+            ) : tab === "superseded" ? (
+              <SupersededTab agent={name} />
             ) : (
               <OverviewTab name={name} />
             )}

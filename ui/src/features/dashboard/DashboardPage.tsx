@@ -17,6 +17,7 @@ import { useI18n, type MessageKey, type TFunction } from "../../i18n";
 import { href, replaceRoute } from "../../router";
 import { useSessionsPerDay } from "../charts/hooks";
 import { RuntimePanel } from "../runtime/RuntimePanel";
+import { SupersededCard } from "../superseded/SupersededCard";
 import { useDays } from "../charts/Chart";
 import { lazyChart, SessionsChart } from "../charts/lazy";
 import "../charts/charts.css";
@@ -98,6 +99,7 @@ export function DashboardPage({ days }: { days?: number }) {
           {(rows) => <HealthTable rows={rows} />}
         </Loadable>
       </section>
+      <SupersededCard />
       <div className="dashboard-charts">
         <section className="card" aria-label={t("charts.findings.title")}>
           <Loadable query={health} rows={6}>
