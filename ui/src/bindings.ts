@@ -1887,6 +1887,14 @@ export type InvocationsArgs_Serialize = {
 /**  An operation's arguments or result as JSON; their exact types are in `Operations`. */
 export type Json = unknown;
 
+export type Keep = 
+/**  Delete the older entry. */
+"newer" | 
+/**  Delete the newer entry. */
+"older" | 
+/**  Delete nothing; the pair is not shown again (until an entry changes). */
+"both";
+
 export type KeywordPlaceDto = {
 	rank: number,
 	/**  Lines that hit (a text saved twice counts twice). */
@@ -2373,73 +2381,6 @@ export type NewAgentChoicesDto_Serialize = {
 };
 
 /**  An operation that takes nothing (`{}`). */
-export type SupersededEntryDto = {
-	id: string,
-	content: string,
-	scope: ScopeDto,
-	timestamp: string | null,
-};
-
-export type SupersededPairDto = {
-	older: SupersededEntryDto,
-	newer: SupersededEntryDto,
-	score: number,
-	reason: string,
-	similarity: number,
-};
-
-export type SupersededDto = {
-	agent: string | null,
-	pairs: SupersededPairDto[],
-	kept: number,
-};
-
-export type SupersededCountDto = {
-	agent: string | null,
-	pairs: number,
-	error: string | null,
-};
-
-export type Keep = "newer" | "older" | "both";
-
-export type ResolveSupersededArgs_Deserialize = {
-	agent?: string | null,
-	older: EntryRef_Deserialize,
-	newer: EntryRef_Deserialize,
-	keep: Keep,
-};
-
-export type ResolveSupersededArgs_Serialize = {
-	agent: string | null,
-	older: EntryRef_Serialize,
-	newer: EntryRef_Serialize,
-	keep: Keep,
-};
-
-export type UnkeepArgs_Deserialize = {
-	agent?: string | null,
-	older: string,
-	newer: string,
-};
-
-export type UnkeepArgs_Serialize = {
-	agent: string | null,
-	older: string,
-	newer: string,
-};
-
-export type ResolvedDto_Deserialize = {
-	agent: string | null,
-	keep: Keep,
-	change: ChangeDto_Deserialize | null,
-};
-
-export type ResolvedDto_Serialize = {
-	agent: string | null,
-	keep: Keep,
-	change: ChangeDto_Serialize | null,
-};
-
 export type NoArgs = Record<string, never>;
 
 /**
@@ -2486,8 +2427,8 @@ export type Operations_Deserialize = {
 	mark_reviewed: Signature<AgentArgs_Deserialize, ReviewDto_Deserialize>,
 	memory_health: Signature<HealthArgs_Deserialize, HealthDto_Deserialize>,
 	dismiss_finding: Signature<DismissArgs_Deserialize, HealthDto_Deserialize>,
-	superseded: Signature<AgentArgs_Deserialize, SupersededDto>,
-	superseded_counts: Signature<NoArgs, SupersededCountDto[]>,
+	superseded: Signature<AgentArgs_Deserialize, SupersededDto_Deserialize>,
+	superseded_counts: Signature<NoArgs, SupersededCountDto_Deserialize[]>,
 	resolve_superseded: Signature<ResolveSupersededArgs_Deserialize, ResolvedDto_Deserialize>,
 	superseded_unkeep: Signature<UnkeepArgs_Deserialize, ResolvedDto_Deserialize>,
 	memory_stats: Signature<AgentArgs_Deserialize, MemoryStatsDto_Deserialize>,
@@ -2581,8 +2522,8 @@ export type Operations_Serialize = {
 	mark_reviewed: Signature<AgentArgs_Serialize, ReviewDto_Serialize>,
 	memory_health: Signature<HealthArgs_Serialize, HealthDto_Serialize>,
 	dismiss_finding: Signature<DismissArgs_Serialize, HealthDto_Serialize>,
-	superseded: Signature<AgentArgs_Serialize, SupersededDto>,
-	superseded_counts: Signature<NoArgs, SupersededCountDto[]>,
+	superseded: Signature<AgentArgs_Serialize, SupersededDto_Serialize>,
+	superseded_counts: Signature<NoArgs, SupersededCountDto_Serialize[]>,
 	resolve_superseded: Signature<ResolveSupersededArgs_Serialize, ResolvedDto_Serialize>,
 	superseded_unkeep: Signature<UnkeepArgs_Serialize, ResolvedDto_Serialize>,
 	memory_stats: Signature<AgentArgs_Serialize, MemoryStatsDto_Serialize>,
@@ -3345,6 +3286,38 @@ export type RemoveRecallCheckArgs_Deserialize = {
 export type RemoveRecallCheckArgs_Serialize = {
 	agent: string | null,
 	id: string,
+};
+
+export type ResolveSupersededArgs = ResolveSupersededArgs_Serialize | ResolveSupersededArgs_Deserialize;
+
+export type ResolveSupersededArgs_Deserialize = {
+	agent?: string | null,
+	older: EntryRef_Deserialize,
+	newer: EntryRef_Deserialize,
+	keep: Keep,
+};
+
+export type ResolveSupersededArgs_Serialize = {
+	agent: string | null,
+	older: EntryRef_Serialize,
+	newer: EntryRef_Serialize,
+	keep: Keep,
+};
+
+export type ResolvedDto = ResolvedDto_Serialize | ResolvedDto_Deserialize;
+
+export type ResolvedDto_Deserialize = {
+	agent?: string | null,
+	keep: Keep,
+	/**  The change a keep-newer or keep-older made (undo takes it back); none for keep-both. */
+	change?: ChangeDto_Deserialize | null,
+};
+
+export type ResolvedDto_Serialize = {
+	agent: string | null,
+	keep: Keep,
+	/**  The change a keep-newer or keep-older made (undo takes it back); none for keep-both. */
+	change: ChangeDto_Serialize | null,
 };
 
 export type RestoreAgentArgs = RestoreAgentArgs_Serialize | RestoreAgentArgs_Deserialize;
@@ -4210,6 +4183,91 @@ export type SummaryProposalDto_Serialize = {
 	by_llm: boolean,
 };
 
+export type SupersededCountDto = SupersededCountDto_Serialize | SupersededCountDto_Deserialize;
+
+export type SupersededCountDto_Deserialize = {
+	agent?: string | null,
+	pairs: number,
+	/**  Why this owner could not be checked (its memory unreadable). */
+	error?: string | null,
+};
+
+export type SupersededCountDto_Serialize = {
+	agent: string | null,
+	pairs: number,
+	/**  Why this owner could not be checked (its memory unreadable). */
+	error: string | null,
+};
+
+export type SupersededDto = SupersededDto_Serialize | SupersededDto_Deserialize;
+
+export type SupersededDto_Deserialize = {
+	agent?: string | null,
+	/**  Best first. */
+	pairs: SupersededPairDto_Deserialize[],
+	/**  Pairs left out because a person kept both. */
+	kept: number,
+};
+
+export type SupersededDto_Serialize = {
+	agent: string | null,
+	/**  Best first. */
+	pairs: SupersededPairDto_Serialize[],
+	/**  Pairs left out because a person kept both. */
+	kept: number,
+};
+
+/**  One side of a pair. */
+export type SupersededEntryDto = SupersededEntryDto_Serialize | SupersededEntryDto_Deserialize;
+
+/**  One side of a pair. */
+export type SupersededEntryDto_Deserialize = {
+	id: string,
+	content: string,
+	scope: ScopeDto,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`; core entries have none (they count as older). */
+	timestamp?: string | null,
+};
+
+/**  One side of a pair. */
+export type SupersededEntryDto_Serialize = {
+	id: string,
+	content: string,
+	scope: ScopeDto,
+	/**  Local time, `yyyy-MM-dd HH:mm:ss`; core entries have none (they count as older). */
+	timestamp: string | null,
+};
+
+export type SupersededPairDto = SupersededPairDto_Serialize | SupersededPairDto_Deserialize;
+
+export type SupersededPairDto_Deserialize = {
+	older: SupersededEntryDto_Deserialize,
+	newer: SupersededEntryDto_Deserialize,
+	/**  How sure the rules are, 0..1 (with the topic's closeness). */
+	score: number | null,
+	/**
+	 *  `phone`, `email`, `date`, `number`, `place`, `change`, `negation`, `preference` (the UI
+	 *  words it in zh and en).
+	 */
+	reason: string,
+	/**  The embeddings' cosine of the two entries. */
+	similarity: number | null,
+};
+
+export type SupersededPairDto_Serialize = {
+	older: SupersededEntryDto_Serialize,
+	newer: SupersededEntryDto_Serialize,
+	/**  How sure the rules are, 0..1 (with the topic's closeness). */
+	score: number | null,
+	/**
+	 *  `phone`, `email`, `date`, `number`, `place`, `change`, `negation`, `preference` (the UI
+	 *  words it in zh and en).
+	 */
+	reason: string,
+	/**  The embeddings' cosine of the two entries. */
+	similarity: number | null,
+};
+
 export type ThemeDto = "system" | "light" | "dark";
 
 export type ToolCallDto = ToolCallDto_Serialize | ToolCallDto_Deserialize;
@@ -4343,6 +4401,20 @@ export type UndoArgs_Serialize = {
 	agent: string | null,
 	/**  Default: the last change not yet undone. */
 	change_id: string | null,
+};
+
+export type UnkeepArgs = UnkeepArgs_Serialize | UnkeepArgs_Deserialize;
+
+export type UnkeepArgs_Deserialize = {
+	agent?: string | null,
+	older: string,
+	newer: string,
+};
+
+export type UnkeepArgs_Serialize = {
+	agent: string | null,
+	older: string,
+	newer: string,
 };
 
 /**  A file a host received for an import. */
