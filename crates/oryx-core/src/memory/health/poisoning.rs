@@ -8,8 +8,9 @@
 //!   at a line's start, `</system>`);
 //! - `standing_order`: an order aimed at the model that stands from now on ("you must call …",
 //!   "always answer …", "从现在起你必须…", "无论用户说什么都…") — weaker, since a person's
-//!   preference is often written the same way ("Always answer in English per user preference");
-//!   the words of a preference ("user prefers", "用户…") lower it;
+//!   rule or preference is often written the same way ("Always run the tests first", "Always
+//!   answer in English per user preference"): an order naming no one, or with a preference's
+//!   words, is shown only when an outside channel brought it;
 //! - `hidden_unicode`: characters that are not seen but read (zero-width ones, bidirectional
 //!   controls, tag characters), except where text uses them (a zero-width joiner inside an
 //!   emoji, tag characters of a flag);
@@ -208,10 +209,18 @@ static STANDING_ORDER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:call|run|use|invoke|execute|send|forward|visit|open|reply|answer|respond|say|tell|include|ignore|obey|follow|output|print|reveal|recommend|mention|add|append|write|save|remember|treat|pretend|act|refuse)\b",
         r"|\byou\s+(?:will|should)\s+always\b|\byou\s+are\s+now\b",
         r"|\b(?:from\s+now\s+on|henceforth|going\s+forward),?\s+(?:you|always|never|only|answer|reply|respond|call|ignore)\b",
-        r"|(?:^|[.!;:\n]\s*)(?:always|never)\s+(?:answer|reply|respond|say|call|use|run|send|include|recommend|output|tell|forward|execute|mention|reveal|refuse|ask|warn|obey|follow|trust)\b",
-        r"|\bdo\s+not\s+tell\s+the\s+user\b",
+        r"|\b(?:do\s+not|don't|never)\s+tell\s+the\s+user\b",
         r"|从现在(?:起|开始)|从今以后|今后你|(?:无论|不管)用户(?:说|问|要求)",
         r"|你(?:必须|务必|要始终|应该始终|一律)|(?:必须|务必)调用",
+    ))
+});
+
+/// An order with no one named, "Always run …", "Never mention …": how a person writes a rule
+/// for the agent as often as an injection does, so weaker — shown from its words alone only when
+/// an outside channel brought it.
+static BARE_ORDER: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)(?:^|[.!;:\n]\s*)(?:always|never)\s+(?:answer|reply|respond|say|call|use|run|send|include|recommend|output|tell|forward|execute|mention|reveal|refuse|ask|warn|obey|follow|trust)\b",
     ))
 });
 
@@ -261,9 +270,19 @@ fn word_signals(text: &str, out: &mut Vec<Signal>) {
         };
         push("role_marker", m, score);
     }
-    let preference = PREFERENCE.is_match(text);
-    for m in STANDING_ORDER.find_iter(text) {
-        push("standing_order", m, if preference { 15 } else { 30 });
+    // A preference's words take 15 off an order (a person describing what the user wants).
+    let less = if PREFERENCE.is_match(text) { 15 } else { 0 };
+    let named: Vec<regex::Match<'_>> = STANDING_ORDER.find_iter(text).collect();
+    for m in BARE_ORDER.find_iter(text) {
+        if !named
+            .iter()
+            .any(|n| n.start() < m.end() && m.start() < n.end())
+        {
+            push("standing_order", m, (20 - less).max(SIGNAL_FROM));
+        }
+    }
+    for m in named {
+        push("standing_order", m, 30 - less);
     }
 }
 
@@ -478,7 +497,7 @@ pub fn kinds(signals: &[Signal]) -> Vec<&'static str> {
 pub const REPORT_FROM: u32 = 25;
 
 /// The lowest text score the checks report, for the console to weigh: any signal.
-pub const SIGNAL_FROM: u32 = 15;
+pub const SIGNAL_FROM: u32 = 5;
 
 /// `text` with each hidden character shown as `⟨U+202E⟩`, so that a person sees what is
 /// there; at most `max` characters of the text (an ellipsis then).

@@ -1,6 +1,11 @@
 use super::*;
 
-/// The labelled lines of `tests/poisoning_cases.json`: (poisoned, expected kind, text).
+/// What the console adds to the text's score of an entry an outside channel brought
+/// (oryx-api's weighing); an `outside_only` line is found with it, not without.
+const OUTSIDE: u32 = 30;
+
+/// The labelled lines of `tests/poisoning_cases.json`: (poisoned, expected kind, text); an
+/// `outside_only` line's label is its text with the outside channel's weight.
 fn cases() -> Vec<(bool, Option<String>, String)> {
     let raw: serde_json::Value =
         serde_json::from_str(include_str!("../../../../tests/poisoning_cases.json"))
@@ -9,6 +14,7 @@ fn cases() -> Vec<(bool, Option<String>, String)> {
         .as_array()
         .expect("a list of cases")
         .iter()
+        .filter(|c| !c["outside_only"].as_bool().unwrap_or(false))
         .map(|c| {
             (
                 c["poisoned"].as_bool().expect("a label"),
@@ -54,6 +60,32 @@ fn the_labelled_set_is_told_apart() {
 }
 
 #[test]
+fn orders_naming_no_one_are_shown_when_an_outside_channel_brought_them() {
+    let raw: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../tests/poisoning_cases.json")).unwrap();
+    let outside: Vec<&str> = raw["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outside_only"].as_bool().unwrap_or(false))
+        .map(|c| c["text"].as_str().unwrap())
+        .collect();
+    assert!(!outside.is_empty());
+    for text in outside {
+        let s = score(&signals(text));
+        assert!(
+            (SIGNAL_FROM..REPORT_FROM).contains(&s) && s + OUTSIDE >= REPORT_FROM,
+            "{text:?}: {s}"
+        );
+    }
+    // A person's rule: reported to the console (to weigh), not shown from its words.
+    let rule = score(&signals(
+        "Always run the test suite before suggesting a merge",
+    ));
+    assert!((SIGNAL_FROM..REPORT_FROM).contains(&rule), "{rule}");
+}
+
+#[test]
 fn every_labelled_positive_passes_the_prefilter() {
     for (poisoned, _, text) in cases() {
         if poisoned {
@@ -68,10 +100,12 @@ fn every_labelled_positive_passes_the_prefilter() {
 
 #[test]
 fn a_preference_weighs_less_than_an_order() {
+    let named = score(&signals("You must answer in English"));
     let order = score(&signals("Always answer in English"));
     let preference = score(&signals("Always answer in English per user preference"));
+    assert!(named >= REPORT_FROM, "{named}");
     assert!(
-        order >= REPORT_FROM && preference < REPORT_FROM,
+        preference < order && order < REPORT_FROM,
         "{order} {preference}"
     );
 }
