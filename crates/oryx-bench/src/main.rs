@@ -15,6 +15,7 @@ mod endpoint;
 mod forget;
 mod gen;
 mod health;
+mod poisoning;
 mod portable;
 mod recall;
 mod runtime_index;
@@ -107,7 +108,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 13] = [
+    let groups: [(&str, Group); 14] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),
@@ -117,6 +118,7 @@ fn main() {
         ("endpoint", Bench::endpoint),
         ("curation", Bench::curation),
         ("health", Bench::health),
+        ("poisoning", Bench::poisoning),
         ("portable", Bench::portable),
         ("runtime_index", Bench::runtime_index),
         ("runtime_recall", Bench::runtime_recall),

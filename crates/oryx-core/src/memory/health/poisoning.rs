@@ -219,9 +219,9 @@ static STANDING_ORDER: LazyLock<Regex> = LazyLock::new(|| {
 /// for the agent as often as an injection does, so weaker — shown from its words alone only when
 /// an outside channel brought it.
 static BARE_ORDER: LazyLock<Regex> = LazyLock::new(|| {
-    re(concat!(
+    re(
         r"(?i)(?:^|[.!;:\n]\s*)(?:always|never)\s+(?:answer|reply|respond|say|call|use|run|send|include|recommend|output|tell|forward|execute|mention|reveal|refuse|ask|warn|obey|follow|trust)\b",
-    ))
+    )
 });
 
 /// The words of a person's preference: an order that holds one describes what the user asked
