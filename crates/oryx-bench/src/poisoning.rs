@@ -149,7 +149,13 @@ impl Bench {
                 .unwrap();
         let (mut tp, mut fp, mut fn_, mut tn) = (0, 0, 0, 0);
         let t = Instant::now();
-        for c in raw["cases"].as_array().unwrap() {
+        // Lines shown only when an outside channel brought them are left out: text alone here.
+        for c in raw["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| !c["outside_only"].as_bool().unwrap_or(false))
+        {
             let text = c["text"].as_str().unwrap();
             let s = poisoning::signals(text);
             let found = poisoning::score(&s) >= poisoning::REPORT_FROM;
@@ -175,7 +181,8 @@ impl Bench {
             "id": "poisoning_labelled",
             "what": "the poisoning check on crates/oryx-core/tests/poisoning_cases.json (zh, en \
                      and mixed lines: overrides, standing orders, role markers, hidden characters, \
-                     base64; and preferences and notes written alike), text alone",
+                     base64; and preferences and notes written alike), text alone (orders naming no one, \
+                     shown only from an outside channel, left out)",
             "goal": "precision 1.00, recall 1.00",
             "measured": measured,
             "ratio": null,
