@@ -19,7 +19,7 @@ use crate::services::Services;
 pub struct HealthArgs {
     #[serde(default)]
     pub agent: Option<String>,
-    /// Some of secrets, pii, duplicates, stale, budget (default: all).
+    /// Some of secrets, pii, duplicates, stale, budget, poisoning (default: all).
     #[serde(default)]
     pub checks: Option<Vec<String>>,
     /// Time-relative entries older than this many days are stale (default 7).
@@ -58,7 +58,9 @@ pub struct FindingDto {
     /// English; a UI in another language renders `check` + `kind` with `params`.
     pub reason: String,
     /// The values the reason is made of (`kinds`, `word`, `age_days`, `count`, `basis`,
-    /// `similarity`, `request`), so the reason can be said in the user's language.
+    /// `similarity`, `request`; poisoning: `score`, `excerpt`, `visible`, and as weighed by the
+    /// entry's origin `weight`, `level`, `origin`, `channel`, `session_id`, `outside`), so the
+    /// reason can be said in the user's language.
     pub params: std::collections::BTreeMap<String, String>,
     pub fix: Option<FixDto>,
 }
@@ -134,7 +136,7 @@ impl Console {
                 .map(|c| {
                     Check::parse(c).ok_or_else(|| {
                         ApiError::invalid(format!(
-                            "unknown check {c:?}: use secrets, pii, duplicates, stale or budget"
+                            "unknown check {c:?}: use secrets, pii, duplicates, stale, budget or poisoning"
                         ))
                     })
                 })
@@ -196,6 +198,13 @@ impl Console {
                 }),
             })
             .collect();
+        if opts.checks.contains(&Check::Poisoning) {
+            // Weighed by where each entry came from; the few below the report line once
+            // weighed are not shown (nor counted as dismissed).
+            let before = shown.len();
+            crate::poisoning::weigh(&rt, &owner, &mut shown)?;
+            total -= before - shown.len();
+        }
         if let (true, Some(view)) = (opts.checks.contains(&Check::Budget), &view) {
             if let Some(f) = auto_summary_finding(&rt, view) {
                 total += 1;

@@ -25,6 +25,7 @@ pub mod memory;
 pub mod memory_page;
 pub mod migrate;
 pub mod ops;
+mod poisoning;
 pub mod portable;
 pub mod prompt;
 pub mod provenance;

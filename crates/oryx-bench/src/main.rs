@@ -15,6 +15,7 @@ mod endpoint;
 mod forget;
 mod gen;
 mod health;
+mod poisoning;
 mod portable;
 mod recall;
 mod runtime_index;
@@ -118,6 +119,7 @@ fn main() {
         ("endpoint", Bench::endpoint),
         ("curation", Bench::curation),
         ("health", Bench::health),
+        ("poisoning", Bench::poisoning),
         ("portable", Bench::portable),
         ("runtime_index", Bench::runtime_index),
         ("runtime_recall", Bench::runtime_recall),

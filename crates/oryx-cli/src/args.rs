@@ -418,11 +418,12 @@ pub(crate) enum MemoryCmd {
         agent: Option<String>,
     },
     /// What is risky or stale in the entries (secrets, personal data, duplicates, stale
-    /// time-relative entries) and the prompt budget, each finding with its fix
+    /// time-relative entries, instructions to the model) and the prompt budget, each finding
+    /// with its fix
     Health {
         #[arg(long)]
         agent: Option<String>,
-        /// Some of secrets,pii,duplicates,stale,budget (default: all)
+        /// Some of secrets,pii,duplicates,stale,budget,poisoning (default: all)
         #[arg(long, value_delimiter = ',')]
         check: Vec<String>,
     },

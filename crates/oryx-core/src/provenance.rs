@@ -139,6 +139,49 @@ pub fn of_entry(
     from_runtime(sessions, owner, &subject)
 }
 
+/// Where each of the entries `ids` of `owner` came from (`None`: no entry has that id now), the
+/// entries and the console's history read once for all of them (the health check asks this
+/// for every entry it found an instruction in).
+pub fn of_entries(
+    memory: &MemoryService,
+    sessions: &SessionStore,
+    owner: &Owner,
+    ids: &[&str],
+) -> Result<Vec<Option<Provenance>>> {
+    let all = memory.store().load_all(owner)?;
+    let wanted: HashSet<&str> = ids.iter().copied().collect();
+    let mut found: std::collections::HashMap<String, (Scope, &Entry)> = Default::default();
+    for scope in [Scope::Core, Scope::Archival] {
+        for (i, e) in all.of(scope).iter().enumerate() {
+            if let Some(id) = all.id(scope, i).filter(|id| wanted.contains(id.as_str())) {
+                found.entry(id).or_insert((scope, e));
+            }
+        }
+    }
+    let changes: Vec<Change> = memory
+        .history(owner, None)
+        .map(|h| h.changes.into_iter().map(|l| l.change).collect())
+        .unwrap_or_default();
+    ids.iter()
+        .map(|id| {
+            let Some(&(scope, entry)) = found.get(*id) else {
+                return Ok(None);
+            };
+            let subject = Subject {
+                scope,
+                content: &entry.content,
+                at: entry.timestamp,
+            };
+            if let Some(p) = by_console(&changes, &subject, |earlier| {
+                from_runtime(sessions, owner, earlier)
+            })? {
+                return Ok(Some(p));
+            }
+            from_runtime(sessions, owner, &subject).map(Some)
+        })
+        .collect()
+}
+
 /// The newest console change that left the entry as it is now and was not taken back.
 fn by_console(
     changes: &[Change],

@@ -11,6 +11,7 @@ mod concurrent_writers;
 mod curation_commands;
 mod export_import_commands;
 mod forget_commands;
+mod health_poisoning;
 mod local_embeddings;
 mod mem0_unavailable;
 mod memory_reads;

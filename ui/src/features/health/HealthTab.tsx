@@ -15,6 +15,7 @@ import { ForgetDialog } from "../forget/ForgetDialog";
 import { useCurate } from "../memory/curation";
 import { ChangeToast, useChangeToast, type Say } from "../memory/ChangeToast";
 import { groupByCheck, useEntriesById, type EntryInfo } from "./hooks";
+import { LevelFilterBar, Marked, passes, PoisoningDetails, type LevelFilter } from "./Poisoning";
 import { findingText, kindTag } from "./reason";
 import { StatsPanel } from "./StatsPanel";
 import { SummaryPanel } from "./SummaryPanel";
@@ -41,7 +42,10 @@ const CHECK_KEYS: Record<string, MessageKey> = {
   duplicates: "health.check.duplicates",
   stale: "health.check.stale",
   budget: "health.check.budget",
+  poisoning: "health.poisoning.check",
 };
+/** Checks whose groups start open whatever their size: what a person must see. */
+const OPEN_CHECKS = ["secrets", "pii", "poisoning"];
 
 export function HealthTab({ agent }: { agent: string | null }) {
   const { toast, say, report, close } = useChangeToast();
@@ -132,9 +136,12 @@ function FindingGroup({
 }) {
   const { t, num } = useI18n();
   const [all, setAll] = useState(false);
-  // Secrets and personal data are open; long lists of duplicates or stale entries start closed.
-  const [open, setOpen] = useState(() => check === "secrets" || check === "pii" || findings.length <= OPEN_UP_TO);
-  const shown = all ? findings : findings.slice(0, GROUP_PAGE);
+  // Secrets, personal data and instructions to the model are open; long lists of duplicates or
+  // stale entries start closed.
+  const [open, setOpen] = useState(() => OPEN_CHECKS.includes(check) || findings.length <= OPEN_UP_TO);
+  const [level, setLevel] = useState<LevelFilter>("all");
+  const passing = check === "poisoning" ? findings.filter((f) => passes(level, f)) : findings;
+  const shown = all ? passing : passing.slice(0, GROUP_PAGE);
   const titleId = `health-group-${check}-title`;
   const listId = `health-group-${check}-list`;
   return (
@@ -150,14 +157,15 @@ function FindingGroup({
           </span>
         </button>
       </h3>
+      {open && check === "poisoning" ? <LevelFilterBar value={level} onChange={setLevel} hidden={findings.length - passing.length} /> : null}
       <ul className="health-list" id={listId} hidden={!open}>
         {open
           ? shown.map((f) => <FindingItem key={`${f.kind}:${f.entry_ids[0] ?? ""}:${f.entry_ids.length}`} agent={agent} finding={f} entries={entries} curate={curate} say={say} openSummary={openSummary} />)
           : null}
       </ul>
-      {open && findings.length > shown.length ? (
+      {open && passing.length > shown.length ? (
         <button type="button" className="btn btn-small btn-ghost" onClick={() => setAll(true)} data-testid="health-more">
-          {t("health.showAll", { n: num(findings.length) })}
+          {t("health.showAll", { n: num(passing.length) })}
         </button>
       ) : null}
     </section>
@@ -190,6 +198,9 @@ function FindingItem({
   const ids = finding.entry_ids;
   const listed = ids.slice(0, entryCount);
   const reason = findingText(t, num, lang, finding);
+  const poisoning = finding.check === "poisoning";
+  // The entry as the console shows it with its hidden characters drawn (poisoning findings).
+  const visible = poisoning ? finding.params?.visible : undefined;
 
   const onFix = async () => {
     if (!fix) return;
@@ -238,7 +249,11 @@ function FindingItem({
             const e = entries.byId.get(id);
             return (
               <li key={id} className="health-entry" data-testid="finding-entry" data-entry-id={id}>
-                {e ? <span className="health-entry-text">{e.content}</span> : <span className="muted">{entries.loaded ? t("health.entryGone") : t("common.loading")}</span>}
+                {e ? (
+                  <span className="health-entry-text">{visible ? <Marked text={visible} /> : e.content}</span>
+                ) : (
+                  <span className="muted">{entries.loaded ? t("health.entryGone") : t("common.loading")}</span>
+                )}
                 {e ? <span className="muted small"> · {t(e.scope === "core" ? "health.scopeCore" : "health.scopeArchival")}</span> : null}
               </li>
             );
@@ -251,9 +266,10 @@ function FindingItem({
             </li>
           ) : null}
         </ul>
+        {poisoning ? <PoisoningDetails finding={finding} /> : null}
         {fix?.op === "edit" && fix.content !== null ? (
           <p className="health-fix-preview" data-testid="finding-fix-content">
-            <span className="muted small">{t("health.maskTo")}</span> <code>{fix.content}</code>
+            <span className="muted small">{t(poisoning ? "health.poisoning.cleanTo" : "health.maskTo")}</span> <code>{fix.content}</code>
           </p>
         ) : null}
       </div>
@@ -268,7 +284,7 @@ function FindingItem({
             data-op={fix.op}
           >
             {fix.op === "edit"
-              ? t("health.fixMask")
+              ? t(poisoning ? "health.poisoning.fixClean" : "health.fixMask")
               : fix.op === "summarize"
                 ? t("health.fixSummarize", { n: num(fix.ids.length) })
                 : t("health.fixDelete", { n: num(fix.ids.length) })}

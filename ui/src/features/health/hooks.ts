@@ -74,7 +74,7 @@ export function useEntriesById(agent: string | null): { byId: ReadonlyMap<string
 }
 
 /** The checks in the order the screen shows them (others the console may add come after). */
-export const CHECK_ORDER = ["secrets", "pii", "duplicates", "stale", "budget"] as const;
+export const CHECK_ORDER = ["secrets", "poisoning", "pii", "duplicates", "stale", "budget"] as const;
 
 export function groupByCheck<F extends { check: string }>(findings: F[]): [string, F[]][] {
   const groups = new Map<string, F[]>();

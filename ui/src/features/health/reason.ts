@@ -57,6 +57,26 @@ function kindNames(t: TFunction, kinds: string | undefined): string | null {
   return names.join(t("health.kind.sep"));
 }
 
+/** The signals a poisoning finding names (poisoning.rs's kinds), strongest first. */
+const POISONING_KINDS: Record<string, MessageKey> = {
+  override: "health.poisoning.kind.override",
+  role_marker: "health.poisoning.kind.role_marker",
+  standing_order: "health.poisoning.kind.standing_order",
+  hidden_unicode: "health.poisoning.kind.hidden_unicode",
+  base64_blob: "health.poisoning.kind.base64_blob",
+};
+
+function poisoningKinds(t: TFunction, kinds: string | undefined): string | null {
+  if (!kinds) return null;
+  const names: string[] = [];
+  for (const k of kinds.split(",")) {
+    const key = POISONING_KINDS[k.trim()];
+    if (!key) return null;
+    names.push(t(key));
+  }
+  return names.join(t("health.kind.sep"));
+}
+
 /** The finding's reason in the user's language, or null when it cannot be said from its params
  * (then the console's English `reason` is shown). */
 export function localReason(t: TFunction, num: Num, f: FindingDto): string | null {
@@ -93,6 +113,10 @@ export function localReason(t: TFunction, num: Num, f: FindingDto): string | nul
       return t("health.reason.unsummarised", { n: num(n), threshold: num(threshold) });
     }
   }
+  if (f.check === "poisoning") {
+    const names = poisoningKinds(t, p.kinds);
+    return names === null ? null : t("health.poisoning.reason", { kinds: names });
+  }
   if (f.check === "secrets" || f.check === "pii") {
     // The kinds are the finding's own (its `kind` is the first of them).
     if (!KIND_NAMES[f.kind]) return null;
@@ -104,7 +128,8 @@ export function localReason(t: TFunction, num: Num, f: FindingDto): string | nul
 
 /** The short tag before a reason: the kind's name, or the kind as sent when it is not known here. */
 export function kindTag(t: TFunction, f: FindingDto): string {
-  const key = f.check === "secrets" || f.check === "pii" ? KIND_NAMES[f.kind] : KIND_TAGS[`${f.check}:${f.kind}`];
+  const key =
+    f.check === "secrets" || f.check === "pii" ? KIND_NAMES[f.kind] : f.check === "poisoning" ? POISONING_KINDS[f.kind] : KIND_TAGS[`${f.check}:${f.kind}`];
   return key ? t(key) : f.kind;
 }
 

@@ -17,15 +17,18 @@ pub enum Check {
     Duplicates,
     Stale,
     Budget,
+    /// Entries that read as instructions to the model.
+    Poisoning,
 }
 
 impl Check {
-    pub const ALL: [Check; 5] = [
+    pub const ALL: [Check; 6] = [
         Check::Secrets,
         Check::Pii,
         Check::Duplicates,
         Check::Stale,
         Check::Budget,
+        Check::Poisoning,
     ];
 
     pub fn parse(s: &str) -> Option<Check> {
@@ -35,6 +38,7 @@ impl Check {
             "duplicates" => Check::Duplicates,
             "stale" => Check::Stale,
             "budget" => Check::Budget,
+            "poisoning" => Check::Poisoning,
             _ => return None,
         })
     }
@@ -46,6 +50,7 @@ impl Check {
             Check::Duplicates => "duplicates",
             Check::Stale => "stale",
             Check::Budget => "budget",
+            Check::Poisoning => "poisoning",
         }
     }
 }
@@ -87,7 +92,10 @@ pub struct Finding {
     /// stale `word`, `age_days`; exact duplicates `count`; near duplicates `count`, `basis`
     /// (`numbers`: only digits differ; `request`: footprints of the same or a similar request,
     /// which is in `request`; `text`: n-gram similarity) and `similarity` (0.00–1.00, the
-    /// lowest by which an entry joined the group).
+    /// lowest by which an entry joined the group); poisoning `kinds` (comma-separated, strongest
+    /// first), `score` (0–100, from the text alone), `excerpt` (where the strongest signal is,
+    /// hidden characters written `⟨U+202E⟩`) and, with hidden characters, `visible` (the
+    /// entry so written).
     pub params: BTreeMap<String, String>,
     pub fix: Option<Fix>,
 }

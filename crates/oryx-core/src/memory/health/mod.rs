@@ -1,10 +1,11 @@
 //! Memory health: what a reviewer should look at in an owner's entries — secrets,
-//! personal data, duplicates, stale time-relative entries — and the prompt budget. Each finding
+//! personal data, duplicates, stale time-relative entries, entries that read as instructions
+//! to the model — and the prompt budget. Each finding
 //! names its entries by id and suggests one curation operation that fixes it (undoable).
 //!
 //! One pass over the entries, split into parts on the cores ([`parallel`]), runs the checks of
-//! each entry ([`per_entry`]: [`secrets`], [`personal_data`], [`stale`] time words, their
-//! literals found first by [`triggers`]) and makes each entry's duplicate [`keys`]; the keys of
+//! each entry ([`per_entry`]: [`secrets`], [`personal_data`], [`stale`] time words,
+//! [`poisoning`] signals, their literals found first by [`triggers`]) and makes each entry's duplicate [`keys`]; the keys of
 //! all parts are then sorted into [`duplicates`]. The entries are parsed items, an owner's view
 //! ([`entries`]) or a MEMORY.md's bytes ([`file`]); the [`budget`] is computed apart.
 
@@ -21,6 +22,7 @@ mod options;
 mod parallel;
 mod per_entry;
 mod personal_data;
+pub mod poisoning;
 mod secrets;
 mod stale;
 #[cfg(test)]
@@ -31,6 +33,7 @@ pub use budget::{budget_from_context, Budget};
 pub use entries::Item;
 pub use finding::{Check, EntryId, Finding, Fix};
 pub use options::Options;
+pub use poisoning::REPORT_FROM as POISONING_REPORT_FROM;
 
 use budget::budget;
 use duplicates::{duplicates, DupSortKeys};
@@ -114,7 +117,7 @@ const BLOCK: usize = 2048;
 /// The findings, and how many more were dismissed.
 fn run_on(e: &(impl Entries + ?Sized), opts: &Options) -> (Vec<Finding>, usize) {
     let on = |c: Check| opts.checks.contains(&c);
-    let per = [Check::Secrets, Check::Pii, Check::Stale]
+    let per = [Check::Secrets, Check::Pii, Check::Stale, Check::Poisoning]
         .iter()
         .any(|&c| on(c));
     let dup = on(Check::Duplicates);

@@ -1,13 +1,15 @@
-//! The checks of one entry at a time: secrets, personal data (one edit masks both) and stale
-//! time words. A literal search over each entry ([`triggers`]) decides which regexes run.
+//! The checks of one entry at a time: secrets, personal data (one edit masks both), stale
+//! time words and instructions to the model. A literal search over each entry ([`triggers`])
+//! decides which regexes run.
 
 use super::entries::Entries;
 use super::finding::{params, Check, EntryId, Finding, Fix};
 use super::options::Options;
 use super::triggers::{self, Triggers};
-use super::{personal_data, secrets, stale};
+use super::{personal_data, poisoning, secrets, stale};
 
-/// The checks of one entry at a time (secrets, personal data, stale words), in index order;
+/// The checks of one entry at a time (secrets, personal data, stale words, poisoning), in
+/// index order;
 /// how many findings were dismissed.
 pub(super) fn per_entry(
     e: &(impl Entries + ?Sized),
@@ -24,12 +26,14 @@ pub(super) fn per_entry(
         let block = from..(from + BLOCK).min(range.end);
         texts.clear();
         texts.extend(block.clone().map(|i| e.text(i)));
-        // Only the secrets and stale checks look at the triggers.
-        let found =
-            match opts.checks.contains(&Check::Secrets) || opts.checks.contains(&Check::Stale) {
-                true => triggers::scan_each(&texts),
-                false => vec![Triggers::default(); texts.len()],
-            };
+        // Only the secrets, stale and poisoning checks look at the triggers.
+        let found = match [Check::Secrets, Check::Stale, Check::Poisoning]
+            .iter()
+            .any(|c| opts.checks.contains(c))
+        {
+            true => triggers::scan_each(&texts),
+            false => vec![Triggers::default(); texts.len()],
+        };
         for ((i, &text), t) in block.zip(&texts).zip(found) {
             hidden += one_entry(e, i, text, t, opts, out);
         }
@@ -131,6 +135,13 @@ fn one_entry(
             }
         }
     }
+    if on(Check::Poisoning) && (t.poison || t.folded || poisoning::has_base64_run(text.as_bytes()))
+    {
+        let signals = poisoning::signals(text);
+        if poisoning::score(&signals) >= poisoning::SIGNAL_FROM {
+            out.push(poisoned(text, &signals, id_of()));
+        }
+    }
     // Dismissed findings go after all were made: a dismissed one still shares its masking
     // fix with the others of the entry.
     if opts.dismissed.is_some() && out.len() > first {
@@ -141,6 +152,48 @@ fn one_entry(
         return before - out.len();
     }
     0
+}
+
+/// The finding of an entry whose text holds `signals`: its text's score, the kinds, the part
+/// where the strongest is (hidden characters shown), and the fix — an edit that takes out
+/// hidden characters or encoded runs, else the entry's deletion.
+fn poisoned(text: &str, signals: &[poisoning::Signal], id: EntryId) -> Finding {
+    let kinds = poisoning::kinds(signals);
+    let score = poisoning::score(signals);
+    let strongest = signals
+        .iter()
+        .filter(|s| s.kind == kinds[0])
+        .max_by_key(|s| s.score)
+        .expect("a signal of the first kind");
+    let names: Vec<&str> = kinds.iter().map(|k| poisoning::kind_name(k)).collect();
+    let mut params = params([
+        ("kinds", kinds.join(",")),
+        ("score", score.to_string()),
+        ("excerpt", poisoning::excerpt(text, strongest)),
+    ]);
+    if kinds.contains(&"hidden_unicode") {
+        params.insert("visible".into(), poisoning::visible(text, 300));
+    }
+    let fix = match poisoning::cleaned(text, signals) {
+        Some(content) => Fix::Edit {
+            id: id.clone(),
+            content,
+        },
+        None => Fix::Delete {
+            ids: vec![id.clone()],
+        },
+    };
+    Finding {
+        check: Check::Poisoning,
+        kind: kinds[0].to_string(),
+        entry_ids: vec![id],
+        reason: format!(
+            "reads as an instruction to the model ({}): an agent that loads this entry may obey it",
+            names.join(", ")
+        ),
+        params,
+        fix: Some(fix),
+    }
 }
 
 /// A copy of `text` with each match of a secret or number masked but its first characters.

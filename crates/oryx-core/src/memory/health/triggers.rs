@@ -1,4 +1,5 @@
-//! The literals without which no secret rule and no stale word can match, found in one pass
+//! The literals without which no secret rule, no stale word and no poisoning signal but a
+//! base64 run can match, found in one pass
 //! over an entry by one Aho-Corasick automaton. A 100 MB archive has ~900 000 entries and
 //! almost none holds a trigger, so the regexes run only on the few that do; one automaton
 //! instead of a regex per check, because a regex call per entry costs more in setup (its
@@ -14,6 +15,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::MatchKind;
 
+use super::poisoning;
 use super::stale::STALE_ZH;
 use crate::interleaved_fold::fold_each;
 
@@ -29,6 +31,9 @@ pub struct Triggers {
     pub en_word: bool,
     /// `ſ` or `K`: letters case-insensitive regexes fold into ASCII ones.
     pub folded: bool,
+    /// A literal of a poisoning signal or a hidden character ([`poisoning::LITERALS`],
+    /// [`poisoning::HIDDEN_PREFIXES`]).
+    pub poison: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -37,6 +42,7 @@ enum Kind {
     Zh(usize),
     En,
     Folded,
+    Poison,
 }
 
 /// Secret literals, as the old single prefilter regex spelled them out:
@@ -90,22 +96,37 @@ const EN_WORDS: &[&str] = &[
     "sunday",
 ];
 
-/// The literals and what each says.
-fn patterns() -> Vec<(Kind, &'static str)> {
-    let mut patterns: Vec<(Kind, &'static str)> = Vec::new();
+/// The literals and what each says (bytes: a tag character is found by its first three).
+fn patterns() -> Vec<(Kind, &'static [u8])> {
+    let mut patterns: Vec<(Kind, &'static [u8])> = Vec::new();
     patterns.extend(
         SECRET_EXACT
             .iter()
-            .map(|p| (Kind::Secret { exact_case: true }, *p)),
+            .map(|p| (Kind::Secret { exact_case: true }, p.as_bytes())),
     );
     patterns.extend(
         SECRET_ANY_CASE
             .iter()
-            .map(|p| (Kind::Secret { exact_case: false }, *p)),
+            .map(|p| (Kind::Secret { exact_case: false }, p.as_bytes())),
     );
-    patterns.extend(STALE_ZH.iter().enumerate().map(|(i, w)| (Kind::Zh(i), *w)));
-    patterns.extend(EN_WORDS.iter().map(|w| (Kind::En, *w)));
-    patterns.extend(["\u{17f}", "\u{212a}"].map(|p| (Kind::Folded, p)));
+    patterns.extend(
+        STALE_ZH
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (Kind::Zh(i), w.as_bytes())),
+    );
+    patterns.extend(EN_WORDS.iter().map(|w| (Kind::En, w.as_bytes())));
+    patterns.extend(["\u{17f}", "\u{212a}"].map(|p| (Kind::Folded, p.as_bytes())));
+    patterns.extend(
+        poisoning::LITERALS
+            .iter()
+            .map(|w| (Kind::Poison, w.as_bytes())),
+    );
+    patterns.extend(
+        poisoning::HIDDEN_PREFIXES
+            .iter()
+            .map(|p| (Kind::Poison, *p)),
+    );
     patterns
 }
 
@@ -120,10 +141,11 @@ struct MatchInfo {
 /// [`Triggers`] as bits while an entry is scanned: the Chinese words by their index in
 /// [`STALE_ZH`] (the first one present is the lowest bit), then the others.
 type Found = u32;
+const POISON: Found = 1 << 28;
 const EN: Found = 1 << 29;
 const FOLDED: Found = 1 << 30;
 const SECRET: Found = 1 << 31;
-const _: () = assert!(STALE_ZH.len() < 29);
+const _: () = assert!(STALE_ZH.len() < 28);
 
 /// Aho-Corasick's automaton of the literals as one table of next states by byte class: a step
 /// is one load, with what a match state says kept apart (out of the loop).
@@ -217,11 +239,12 @@ fn table() -> &'static Table {
                 for k in 0..dfa.match_len(s) {
                     let (kind, literal) = patterns[dfa.match_pattern(s, k).as_usize()];
                     match kind {
-                        Kind::Secret { exact_case: true } => m.exact.push(literal.as_bytes()),
+                        Kind::Secret { exact_case: true } => m.exact.push(literal),
                         Kind::Secret { exact_case: false } => m.bits |= SECRET,
                         Kind::Zh(i) => m.bits |= 1 << i,
                         Kind::En => m.bits |= EN,
                         Kind::Folded => m.bits |= FOLDED,
+                        Kind::Poison => m.bits |= POISON,
                     }
                 }
                 m
@@ -268,9 +291,10 @@ pub fn scan(text: &str) -> Triggers {
 fn triggers(found: Found) -> Triggers {
     Triggers {
         secret: found & SECRET != 0,
-        zh_word: (found & (EN - 1) != 0).then(|| found.trailing_zeros() as usize),
+        zh_word: (found & (POISON - 1) != 0).then(|| found.trailing_zeros() as usize),
         en_word: found & EN != 0,
         folded: found & FOLDED != 0,
+        poison: found & POISON != 0,
     }
 }
 
@@ -308,11 +332,12 @@ mod tests {
             let (kind, literal) = patterns[m.pattern().as_usize()];
             match kind {
                 Kind::Secret { exact_case } => {
-                    t.secret |= !exact_case || &text[m.start()..m.end()] == literal;
+                    t.secret |= !exact_case || &text.as_bytes()[m.start()..m.end()] == literal;
                 }
                 Kind::Zh(i) => t.zh_word = Some(t.zh_word.map_or(i, |j| j.min(i))),
                 Kind::En => t.en_word = true,
                 Kind::Folded => t.folded = true,
+                Kind::Poison => t.poison = true,
             }
         }
         t
@@ -321,10 +346,30 @@ mod tests {
     #[test]
     fn the_table_finds_what_the_automaton_finds() {
         // Texts made of pieces of every literal, in any case, between Chinese and ASCII text.
-        let mut pieces: Vec<String> = patterns().iter().map(|p| p.1.to_string()).collect();
-        pieces.extend(patterns().iter().map(|p| p.1.to_uppercase()));
-        pieces
-            .extend(["下", "星期", "周", "天", "sk", "-", "a", "用户", " ", "x"].map(String::from));
+        // (A tag character's first bytes are no text: whole tag characters stand for them.)
+        let mut pieces: Vec<String> = patterns()
+            .iter()
+            .filter_map(|p| std::str::from_utf8(p.1).ok().map(str::to_string))
+            .collect();
+        pieces.extend(pieces.clone().iter().map(|p| p.to_uppercase()));
+        pieces.extend(
+            [
+                "下",
+                "星期",
+                "周",
+                "天",
+                "sk",
+                "-",
+                "a",
+                "用户",
+                " ",
+                "x",
+                "\u{e0041}",
+                "\u{e007f}",
+                "\u{2060}",
+            ]
+            .map(String::from),
+        );
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let texts: Vec<String> = (0..20_000)
             .map(|_| {
@@ -351,13 +396,14 @@ mod tests {
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let got = scan_each(&refs);
-        let mut found = [0usize; 4];
+        let mut found = [0usize; 5];
         for (text, t) in refs.iter().zip(&got) {
             assert_eq!(*t, reference(text), "{text:?}");
             found[0] += usize::from(t.secret);
             found[1] += usize::from(t.zh_word.is_some());
             found[2] += usize::from(t.en_word);
             found[3] += usize::from(t.folded);
+            found[4] += usize::from(t.poison);
         }
         assert!(found.iter().all(|&n| n > 100), "{found:?}");
     }
@@ -380,5 +426,9 @@ mod tests {
         assert!(scan("on MONDAY").en_word);
         assert!(scan("ſunday").folded);
         assert_eq!(scan("用户偏好简洁的回复"), Triggers::default());
+        assert!(scan("IGNORE previous").poison);
+        assert!(scan("x\u{e0041}").poison);
+        assert!(scan("a\u{202e}b").poison);
+        assert!(!scan("\u{e0100}").poison, "a variation selector is no tag");
     }
 }
