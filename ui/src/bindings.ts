@@ -1395,7 +1395,9 @@ export type FindingDto_Deserialize = {
 	reason: string,
 	/**
 	 *  The values the reason is made of (`kinds`, `word`, `age_days`, `count`, `basis`,
-	 *  `similarity`, `request`), so the reason can be said in the user's language.
+	 *  `similarity`, `request`; poisoning: `score`, `excerpt`, `visible`, and as weighed by the
+	 *  entry's origin `weight`, `level`, `origin`, `channel`, `session_id`, `outside`), so the
+	 *  reason can be said in the user's language.
 	 */
 	params: { [key in string]: string },
 	fix?: FixDto_Deserialize | null,
@@ -1409,7 +1411,9 @@ export type FindingDto_Serialize = {
 	reason: string,
 	/**
 	 *  The values the reason is made of (`kinds`, `word`, `age_days`, `count`, `basis`,
-	 *  `similarity`, `request`), so the reason can be said in the user's language.
+	 *  `similarity`, `request`; poisoning: `score`, `excerpt`, `visible`, and as weighed by the
+	 *  entry's origin `weight`, `level`, `origin`, `channel`, `session_id`, `outside`), so the
+	 *  reason can be said in the user's language.
 	 */
 	params: { [key in string]: string },
 	fix: FixDto_Serialize | null,
@@ -1607,7 +1611,7 @@ export type HealthArgs = HealthArgs_Serialize | HealthArgs_Deserialize;
 
 export type HealthArgs_Deserialize = {
 	agent?: string | null,
-	/**  Some of secrets, pii, duplicates, stale, budget (default: all). */
+	/**  Some of secrets, pii, duplicates, stale, budget, poisoning (default: all). */
 	checks?: string[] | null,
 	/**  Time-relative entries older than this many days are stale (default 7). */
 	stale_after_days?: number | null,
@@ -1615,7 +1619,7 @@ export type HealthArgs_Deserialize = {
 
 export type HealthArgs_Serialize = {
 	agent: string | null,
-	/**  Some of secrets, pii, duplicates, stale, budget (default: all). */
+	/**  Some of secrets, pii, duplicates, stale, budget, poisoning (default: all). */
 	checks: string[] | null,
 	/**  Time-relative entries older than this many days are stale (default 7). */
 	stale_after_days: number | null,

@@ -109,7 +109,7 @@ fn main() {
         rows: Vec::new(),
         notes: Vec::new(),
     };
-    let groups: [(&str, Group); 14] = [
+    let groups: [(&str, Group); 15] = [
         ("markdown", Bench::markdown),
         ("sqlite", Bench::sqlite),
         ("sessions", Bench::sessions),

@@ -71,7 +71,7 @@ const FINDINGS: FindingDto[] = [
   },
 ];
 
-const HEALTH: HealthDto = { agent: "assistant", findings: FINDINGS, budget: null, dismissed: 0 };
+const HEALTH: HealthDto = { agent: "assistant", findings: FINDINGS, budget: null, dismissed: 0, hints: [] };
 
 async function open() {
   const r = renderApp("#/agents/assistant/health");

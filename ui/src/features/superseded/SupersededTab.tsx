@@ -150,7 +150,7 @@ function Queue({ agent, data }: { agent: string; data: SupersededDto }) {
             >
               <div className="superseded-reason" data-testid="superseded-reason">
                 <span className="tag">{t(reasonKey(p.reason))}</span>
-                <span className="muted small">{t("superseded.score", { score: p.score.toFixed(2) })}</span>
+                <span className="muted small">{t("superseded.score", { score: (p.score ?? 0).toFixed(2) })}</span>
               </div>
               <div className="superseded-sides">
                 <Side label={t("superseded.older")} time={p.older.timestamp} content={p.older.content} testId="superseded-older" />

@@ -33,7 +33,7 @@ const sent = (b: RecordedBackend, op: string) => b.calls.filter((c) => c.op === 
 async function openQueue(data: SupersededDto = DATA) {
   const r = renderApp("#/agents/assistant/superseded");
   r.backend.stub("superseded", () => data);
-  r.backend.stub("resolve_superseded", (a: { keep: string }) => ({ agent: "assistant", keep: a.keep, change: a.keep === "both" ? null : change() }));
+  r.backend.stub("resolve_superseded", (args) => { const a = args as { keep: string }; return { agent: "assistant", keep: a.keep, change: a.keep === "both" ? null : change() }; });
   r.backend.stub("superseded_unkeep", () => ({ agent: "assistant", keep: "both", change: null }));
   r.backend.stub("undo_change", () => ({ ...change("ch-2"), op: "undo" }));
   await screen.findByTestId("superseded-tab");
