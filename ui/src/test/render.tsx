@@ -19,6 +19,8 @@ export function renderApp(hash: string, state: StateName = "demo") {
   // superseded_counts (the dashboard's superseded card) needs the embedding model: not recorded;
   // none unless a test stubs its own answer.
   backend.stub("superseded_counts", () => []);
+  // recall_checks (the Recall page's checks) is not recorded: none unless a test stubs its own.
+  backend.stub("recall_checks", (args) => ({ agent: (args as { agent: string | null }).agent, checks: [], passed: 0, failed: 0, ran: 0, settings: null }));
   rendered.push(backend);
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: false, staleTime: 0, refetchOnWindowFocus: false }, mutations: { retry: false } },

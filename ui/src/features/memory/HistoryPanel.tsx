@@ -26,7 +26,7 @@ const OPS: Record<string, MessageKey> = {
   autosummary: "history.op.autoSummary",
   append: "history.op.append",
 };
-const opLabel = (op: string): MessageKey => OPS[op] ?? "history.op.edit";
+export const opLabel = (op: string): MessageKey => OPS[op] ?? "history.op.edit";
 /** Changes the console made (and can take back). */
 const CONSOLE_OPS = ["edit", "delete", "move", "restore", "undo", "redo", "summarize", "autosummary"];
 

@@ -2,6 +2,7 @@
 // the semantic, keyword and recency routes with what each added to its fused score, and the entries
 // just below the cut. Other weights and top-k can be tried on the query before they are saved into
 // the runtime's configuration (one undoable change per value).
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 
 import type { AgentRecallDto, AgentRecalledDto, RecallSettingsDto } from "../../backend/types";
@@ -10,6 +11,7 @@ import { Icon } from "../../components/Icon";
 import { useI18n } from "../../i18n";
 import { useOp, useOpMutation } from "../../queries/ops";
 import { href, type Route } from "../../router";
+import { checksKey } from "./RecallChecks";
 
 const KEYS: Record<keyof RecallSettingsDto, string> = {
   semantic: "memory.recall.weight.semantic",
@@ -92,6 +94,9 @@ function EngineTag({ data }: { data: AgentRecallDto }) {
 
 function Explanation({ data }: { data: AgentRecallDto }) {
   const { t } = useI18n();
+  const [picked, setPicked] = useState<string[]>([]);
+  useEffect(() => setPicked([]), [data.keyword, data.agent]);
+  const toggle = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id]));
   if (data.results.length === 0) {
     return (
       <div className="recall-empty" data-testid="agent-answer-empty">
@@ -106,6 +111,9 @@ function Explanation({ data }: { data: AgentRecallDto }) {
       <table className="table agent-answer-table" data-testid="agent-answer-table">
         <thead>
           <tr>
+            <th scope="col">
+              <span className="sr-only">{t("checks.pick")}</span>
+            </th>
             <th scope="col">#</th>
             <th scope="col">{t("recall.agent.col.entry")}</th>
             {fusion ? (
@@ -120,30 +128,94 @@ function Explanation({ data }: { data: AgentRecallDto }) {
         </thead>
         <tbody>
           {data.results.map((r, i) => (
-            <Row key={`r${i}`} r={r} i={i} owner={data.agent} fusion={fusion} />
+            <Row key={`r${i}`} r={r} i={i} owner={data.agent} fusion={fusion} picked={picked} onPick={toggle} />
           ))}
           {data.near_misses.length > 0 ? (
             <tr className="near-miss-head">
-              <th colSpan={fusion ? 6 : 2} scope="rowgroup">
+              <th colSpan={fusion ? 7 : 3} scope="rowgroup">
                 {t("recall.agent.nearMisses", { k: data.settings.topK })}
               </th>
             </tr>
           ) : null}
           {data.near_misses.map((r, i) => (
-            <Row key={`n${i}`} r={r} i={data.results.length + i} owner={data.agent} fusion={fusion} missed />
+            <Row key={`n${i}`} r={r} i={data.results.length + i} owner={data.agent} fusion={fusion} missed picked={picked} onPick={toggle} />
           ))}
         </tbody>
       </table>
+      <KeepAsCheck data={data} picked={picked} onKept={() => setPicked([])} />
     </div>
   );
 }
 
-function Row({ r, i, owner, fusion, missed }: { r: AgentRecalledDto; i: number; owner: string | null; fusion: boolean; missed?: boolean }) {
+/** Keeps the query as a recall check expecting the ticked entries (run at once by the backend). */
+function KeepAsCheck({ data, picked, onKept }: { data: AgentRecallDto; picked: string[]; onKept: () => void }) {
+  const { t } = useI18n();
+  const qc = useQueryClient();
+  const [said, setSaid] = useState<string | null>(null);
+  const add = useOpMutation("add_recall_check", {
+    onSuccess: (d) => {
+      qc.setQueryData(checksKey(data.agent), d);
+      const kept = d.checks[d.checks.length - 1];
+      setSaid(kept?.passed ? t("checks.keptPasses") : t("checks.keptFails"));
+      onKept();
+    },
+    onError: (e) => setSaid(e.message),
+  });
+  return (
+    <div className="agent-keep" data-testid="agent-keep">
+      <button
+        type="button"
+        className="btn"
+        disabled={picked.length === 0 || add.isPending}
+        data-testid="agent-keep-check"
+        onClick={() => {
+          setSaid(null);
+          add.mutate({ agent: data.agent, question: data.keyword, expect: picked });
+        }}
+      >
+        {t("checks.keep", { n: picked.length })}
+      </button>
+      <span className="muted small" role="status" data-testid="agent-keep-said">
+        {said ?? (picked.length === 0 ? t("checks.keepHint") : null)}
+      </span>
+    </div>
+  );
+}
+
+function Row({
+  r,
+  i,
+  owner,
+  fusion,
+  missed,
+  picked,
+  onPick,
+}: {
+  r: AgentRecalledDto;
+  i: number;
+  owner: string | null;
+  fusion: boolean;
+  missed?: boolean;
+  picked: string[];
+  onPick: (id: string) => void;
+}) {
   const { t, num } = useI18n();
   const c = r.routes.contributions;
   const share = (k: number) => (c[k] ? `+${c[k]!.toFixed(4)}` : "");
+  const id = r.id;
   return (
     <tr className={missed ? "near-miss" : undefined} data-testid={missed ? "agent-answer-miss" : "agent-answer-row"}>
+      <td>
+        {id ? (
+          <input
+            type="checkbox"
+            checked={picked.includes(id)}
+            aria-label={t("checks.pickEntry", { n: i + 1 })}
+            data-testid="agent-answer-pick"
+            onChange={() => onPick(id)}
+          />
+        ) : null}
+      </td>
       <td className="num muted">{num(i + 1)}</td>
       <td>
         <a href={href(ownerRoute(owner))} className="hit-content" title={t("recall.open", { owner: owner ?? t("recall.global") })}>

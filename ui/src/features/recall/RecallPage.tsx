@@ -11,6 +11,7 @@ import { AgentAnswer } from "./AgentAnswer";
 import { MODES, useIndexStatus, useRecallIn } from "./hooks";
 import { PastConversations } from "./Episodic";
 import { IndexPanel } from "./IndexPanel";
+import { RecallChecks } from "./RecallChecks";
 import { RuntimeIndexPanel } from "./RuntimeIndexPanel";
 import { Score } from "./Score";
 import "./recall.css";
@@ -76,6 +77,7 @@ export function RecallPage({ filter }: { filter: RecallFilter }) {
         </button>
       </form>
       <AgentAnswer agent={agent} q={q} />
+      {install ? <RecallChecks agent={agent} /> : null}
       {install ? (
         <div className="recall-console-head" data-testid="recall-console-head">
           <h2>{t("recall.console.title")}</h2>

@@ -1,0 +1,105 @@
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+
+import type { AgentRecallDto, RecallCheckDto, RecallChecksDto } from "../../backend/types";
+import type { RecordedBackend } from "../../test/recorded";
+import { recordedResult } from "../../test/recorded";
+import { renderApp } from "../../test/render";
+
+const Q = "用户喜欢什么样的回答风格";
+const PAGE = `#/recall?agent=assistant&q=${encodeURIComponent(Q)}`;
+
+const sent = (b: RecordedBackend, op: string) => b.calls.filter((c) => c.op === op).map((c) => c.args);
+
+function list(checks: RecallCheckDto[]): RecallChecksDto {
+  return {
+    agent: "assistant",
+    checks,
+    passed: checks.filter((c) => c.passed === true).length,
+    failed: checks.filter((c) => c.passed === false).length,
+    ran: 0,
+    settings: null,
+  };
+}
+
+function check(over: Partial<RecallCheckDto>): RecallCheckDto {
+  return {
+    id: "chk-1",
+    question: Q,
+    expected: ["a3-0badcafe"],
+    created: "2026-12-06 10:00:00",
+    passed: true,
+    ran: "2026-12-06 10:00:01",
+    found: ["a3-0badcafe"],
+    missing: [],
+    gone: [],
+    broken: false,
+    changes: [],
+    ...over,
+  };
+}
+
+describe("Recall checks", () => {
+  it("keeps the query as a check expecting the ticked entries", async () => {
+    const { backend } = renderApp(PAGE, "runtime_recall_mock");
+    const answer = recordedResult("runtime_recall_mock", "agent_recall", { agent: "assistant", keyword: Q, trial: null }) as AgentRecallDto;
+    const first = answer.results.find((r) => r.id)!;
+    backend.stub("add_recall_check", () => list([check({ expected: [first.id!], found: [first.id!] })]));
+    const card = await screen.findByTestId("agent-answer");
+    const keep = await within(card).findByTestId("agent-keep-check");
+    expect(keep).toBeDisabled();
+    fireEvent.click(within(card).getAllByTestId("agent-answer-pick")[0]!);
+    expect(keep).toBeEnabled();
+    expect(keep).toHaveTextContent("Keep as a check (1)");
+    fireEvent.click(keep);
+    await waitFor(() => expect(sent(backend, "add_recall_check")).toEqual([{ agent: "assistant", question: Q, expect: [first.id] }]));
+    expect(await within(card).findByTestId("agent-keep-said")).toHaveTextContent("Kept: it passes now.");
+    // The panel shows it from the answer, without asking again.
+    const panel = await screen.findByTestId("recall-checks");
+    const row = await within(panel).findByTestId("recall-check");
+    expect(row).toHaveAttribute("data-state", "pass");
+    expect(row).toHaveTextContent(Q);
+  });
+
+  it("a broken check names the change that broke it, and its undo is one click away", async () => {
+    const { backend } = renderApp(PAGE, "runtime_recall_mock");
+    let current = list([
+      check({
+        passed: false,
+        broken: true,
+        found: [],
+        missing: ["a3-0badcafe"],
+        gone: ["a3-0badcafe"],
+        changes: [{ id: "ch-del", at: "2026-12-06 11:00:00", op: "delete", undoable: true }],
+      }),
+    ]);
+    backend.stub("recall_checks", () => current);
+    backend.stub("undo_change", () => {
+      current = list([check({})]);
+      return recordedResult("runtime_recall_mock", "agent_recall", { agent: "assistant", keyword: Q, trial: null }) as never;
+    });
+    const panel = await screen.findByTestId("recall-checks");
+    const row = await within(panel).findByTestId("recall-check");
+    expect(row).toHaveAttribute("data-state", "broken");
+    expect(within(row).getByTestId("recall-check-missing")).toHaveTextContent("a3-0badcafe (no longer an entry)");
+    expect(within(row).getByTestId("recall-check-broken")).toHaveTextContent("Broken since: deleted at 2026-12-06 11:00:00");
+    fireEvent.click(within(row).getByTestId("recall-check-undo"));
+    await waitFor(() => expect(sent(backend, "undo_change")).toEqual([{ agent: "assistant", change_id: "ch-del" }]));
+    await waitFor(() => expect(within(panel).getByTestId("recall-check")).toHaveAttribute("data-state", "pass"));
+  });
+
+  it("runs every check on demand and removes one", async () => {
+    const { backend } = renderApp(PAGE, "runtime_recall_mock");
+    backend.stub("recall_checks", (a) => ((a as { force: boolean }).force ? list([check({ ran: "2026-12-06 12:00:00" })]) : list([check({})])));
+    backend.stub("remove_recall_check", () => list([]));
+    const panel = await screen.findByTestId("recall-checks");
+    await within(panel).findByTestId("recall-check");
+    expect(within(panel).getByTestId("recall-checks-counts")).toHaveTextContent("1 pass · 0 fail");
+    fireEvent.click(within(panel).getByTestId("recall-checks-run"));
+    await waitFor(() => expect(within(panel).getByTestId("recall-check")).toHaveTextContent("ran 2026-12-06 12:00:00"));
+    expect(sent(backend, "recall_checks").some((a) => (a as { force: boolean }).force)).toBe(true);
+    fireEvent.click(within(panel).getByTestId("recall-check-remove"));
+    await within(panel).findByTestId("recall-checks-empty");
+    expect(sent(backend, "remove_recall_check")).toEqual([{ agent: "assistant", id: "chk-1" }]);
+  });
+});
