@@ -613,6 +613,8 @@ export const en = {
   "recall.agent.field.recency": "Recency",
   "recall.agent.field.topK": "Top k",
   "recall.agent.tryRun": "Try on this query",
+  "checks.brokenTitle": "{n} recall checks broke",
+  "checks.brokenTitle_one": "1 recall check broke",
   "checks.title": "Recall checks",
   "checks.hint": "Questions the agent must still answer with the entries you named, run with the runtime's recall whenever the memory, its settings, model or index change.",
   "checks.counts": "{passed} pass · {failed} fail",

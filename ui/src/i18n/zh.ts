@@ -615,6 +615,8 @@ export const zh: Record<MessageKey, string> = {
   "recall.agent.field.recency": "时间",
   "recall.agent.field.topK": "Top k",
   "recall.agent.tryRun": "在此查询上试用",
+  "checks.brokenTitle": "{n} 个召回检查失效",
+  "checks.brokenTitle_one": "1 个召回检查失效",
   "checks.title": "召回检查",
   "checks.hint": "智能体必须仍能用你指定的条目回答的问题；记忆、运行时的召回设置、模型或索引一变，就用运行时的召回重新检查。",
   "checks.counts": "{passed} 通过 · {failed} 未通过",

@@ -20,6 +20,7 @@ import { findingText, kindTag } from "./reason";
 import { StatsPanel } from "./StatsPanel";
 import { SummaryPanel } from "./SummaryPanel";
 import "./health.css";
+import { BrokenChecks } from "../recall/RecallChecks";
 
 /** The fixes this screen carries out (FixDto.op). */
 const FIX_OPS = ["edit", "delete", "summarize"];
@@ -92,6 +93,7 @@ function FindingsSection({ agent, curate, say, openSummary }: { agent: string | 
                 <span>{hint.kind === "never_read" ? t("reads.hint", { n: num(hint.entry_ids.length) }) : hint.reason}</span>
               </div>
             ))}
+            <BrokenChecks agent={agent} />
             {h.findings.length === 0 ? (
               <p className="health-empty" data-testid="health-empty">
                 {t("health.empty")}

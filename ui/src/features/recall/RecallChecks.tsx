@@ -148,3 +148,26 @@ function Check({ c, agent, onList }: { c: RecallCheckDto; agent: string | null; 
     </li>
   );
 }
+
+/** The agent's checks that passed before and fail now, for Memory health: each with the change
+ * that broke it and its undo. Nothing when none broke. */
+export function BrokenChecks({ agent }: { agent: string | null }) {
+  const { t, num } = useI18n();
+  const qc = useQueryClient();
+  const list = useOp("recall_checks", { agent, force: false }, { retry: false });
+  const broken = list.data?.checks.filter((c) => c.broken) ?? [];
+  if (broken.length === 0) return null;
+  return (
+    <section className="health-broken-checks" data-testid="health-broken-checks">
+      <h3 className="small">
+        {t("checks.brokenTitle", { n: num(broken.length) })} ·{" "}
+        <a href={href({ page: "recall", agent: agent ?? undefined })}>{t("checks.title")}</a>
+      </h3>
+      <ul className="recall-check-list">
+        {broken.map((c) => (
+          <Check key={c.id} c={c} agent={agent} onList={(d) => qc.setQueryData(checksKey(agent), d)} />
+        ))}
+      </ul>
+    </section>
+  );
+}
