@@ -108,6 +108,33 @@ async function openHealth(health: HealthDto = HEALTH, proposal: SummaryProposalD
 }
 
 describe("Health tab", () => {
+  it("lists a recall check that broke, with its undo", async () => {
+    const r = renderApp("#/agents/assistant/health");
+    r.backend.stub("memory_view", () => VIEW);
+    r.backend.stub("memory_health", () => HEALTH);
+    r.backend.stub("memory_stats", () => STATS);
+    r.backend.stub("propose_summary", () => PROPOSAL);
+    const check = { id: "chk-ok", question: "偏好", expected: ["a3-0badcafe"], created: "2026-12-06 10:00:00", passed: true, ran: "2026-12-06 10:00:01", found: ["a3-0badcafe"], missing: [], gone: [], broken: false, changes: [] };
+    r.backend.stub("recall_checks", () => ({
+      agent: "assistant",
+      passed: 1,
+      failed: 1,
+      ran: 0,
+      settings: null,
+      checks: [
+        check,
+        { ...check, id: "chk-broke", question: "车牌号", passed: false, broken: true, found: [], missing: ["a3-0badcafe"], changes: [{ id: "ch-edit", at: "2026-12-06 11:00:00", op: "edit", undoable: true }] },
+      ],
+    }));
+    const section = await screen.findByTestId("health-broken-checks");
+    expect(section).toHaveTextContent("1 recall check broke");
+    const rows = within(section).getAllByTestId("recall-check");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toHaveTextContent("车牌号");
+    expect(rows[0]).toHaveTextContent("Broken since: edited at 2026-12-06 11:00:00");
+    expect(within(rows[0]!).getByTestId("recall-check-undo")).toBeEnabled();
+  });
+
   it("lists a huge near group's entries a hundred more at a time, never all at once", async () => {
     // A footprint repeated all year: one near finding naming 250 entries (the 100 MB benchmark
     // file's names ~900 000).

@@ -102,27 +102,4 @@ describe("Recall checks", () => {
     await within(panel).findByTestId("recall-checks-empty");
     expect(sent(backend, "remove_recall_check")).toEqual([{ agent: "assistant", id: "chk-1" }]);
   });
-
-  it("Memory health lists a check that broke, with its undo", async () => {
-    const { backend } = renderApp("#/agents/assistant/health");
-    backend.stub("recall_checks", () =>
-      list([
-        check({ id: "chk-ok" }),
-        check({
-          id: "chk-broke",
-          question: "车牌号",
-          passed: false,
-          broken: true,
-          missing: ["a3-0badcafe"],
-          changes: [{ id: "ch-edit", at: "2026-12-06 11:00:00", op: "edit", undoable: true }],
-        }),
-      ]),
-    );
-    const section = await screen.findByTestId("health-broken-checks", undefined, { timeout: 10000 });
-    expect(section).toHaveTextContent("1 recall check broke");
-    const rows = within(section).getAllByTestId("recall-check");
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toHaveTextContent("车牌号");
-    expect(within(rows[0]!).getByTestId("recall-check-undo")).toBeEnabled();
-  });
 });
