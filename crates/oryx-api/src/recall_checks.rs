@@ -79,8 +79,8 @@ pub struct RecallCheckDto {
     /// Passed before, fails now.
     pub broken: bool,
     /// For a broken check: the owner's changes since it last passed, newest first. Empty: what
-    /// changed is outside the console's history (the runtime's own writes, its configuration,
-    /// the vector index).
+    /// changed is outside the console's changes (entries appended since, the runtime's
+    /// configuration, the vector index).
     pub changes: Vec<CheckChangeDto>,
 }
 
@@ -275,7 +275,14 @@ fn check_dto(c: &RecallCheck, history: Option<&crate::curation::HistoryDto>) -> 
     {
         let (from, to) = (local_time(pass.at), local_time(fail.at));
         for ch in &h.changes {
-            if ch.at.as_str() >= from.as_str() && ch.at.as_str() <= to.as_str() && !ch.undone {
+            // Entries appended meanwhile are shown in History between the changes, but are no
+            // change of the console's: nothing to undo (the answer below says so).
+            let appended = ch.op == crate::curation::ChangeOp::Append;
+            if !appended
+                && ch.at.as_str() >= from.as_str()
+                && ch.at.as_str() <= to.as_str()
+                && !ch.undone
+            {
                 changes.push(CheckChangeDto {
                     id: ch.id.clone(),
                     at: ch.at.clone(),

@@ -1351,8 +1351,8 @@ pub fn recall_checks(c: &oryx_api::recall_checks::RecallChecksDto, json: bool) {
                     }
                 ),
                 None => println!(
-                    "        broken by a change outside the console's history (the runtime's \
-                     writes, its configuration or index)"
+                    "        broken by entries appended since, or a change outside the console's \
+                     history (the runtime's configuration or index)"
                 ),
             }
         }

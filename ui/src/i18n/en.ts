@@ -632,7 +632,7 @@ export const en = {
   "checks.missing": "Missing from the answer:",
   "checks.gone": "no longer an entry",
   "checks.brokenBy": "Broken since: {op} at {at}",
-  "checks.brokenOutside": "Broken by a change outside the console's history (the runtime's own writes, its configuration or index).",
+  "checks.brokenOutside": "Broken by entries appended since, or by a change outside the console's history (the runtime's configuration or index).",
   "checks.undo": "Undo that change",
   "checks.pick": "Expected by a check",
   "checks.pickEntry": "Entry {n} must answer this question",

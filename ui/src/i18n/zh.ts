@@ -634,7 +634,7 @@ export const zh: Record<MessageKey, string> = {
   "checks.missing": "回答中缺少：",
   "checks.gone": "已不是条目",
   "checks.brokenBy": "失效自：{at} 的{op}",
-  "checks.brokenOutside": "由控制台历史之外的改动造成（运行时自己的写入、它的配置或索引）。",
+  "checks.brokenOutside": "由之后追加的条目，或控制台历史之外的改动造成（运行时的配置或索引）。",
   "checks.undo": "撤销那次改动",
   "checks.pick": "检查期望的条目",
   "checks.pickEntry": "第 {n} 条必须回答这个问题",
