@@ -119,7 +119,7 @@ function Check({ c, agent, onList }: { c: RecallCheckDto; agent: string | null; 
         </div>
       ) : null}
       {s === "broken" ? (
-        <div className="banner banner-warn recall-check-broken" role="status" data-testid="recall-check-broken">
+        <div className="banner banner-warn recall-check-cause" role="status" data-testid="recall-check-broken">
           {change ? (
             <>
               <span>{t("checks.brokenBy", { op: t(opLabel(change.op)).toLowerCase(), at: change.at })}</span>
