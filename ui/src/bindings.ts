@@ -2998,8 +2998,8 @@ export type RecallCheckDto_Deserialize = {
 	broken: boolean,
 	/**
 	 *  For a broken check: the owner's changes since it last passed, newest first. Empty: what
-	 *  changed is outside the console's history (the runtime's own writes, its configuration,
-	 *  the vector index).
+	 *  changed is outside the console's changes (entries appended since, the runtime's
+	 *  configuration, the vector index).
 	 */
 	changes: CheckChangeDto[],
 };
@@ -3025,8 +3025,8 @@ export type RecallCheckDto_Serialize = {
 	broken: boolean,
 	/**
 	 *  For a broken check: the owner's changes since it last passed, newest first. Empty: what
-	 *  changed is outside the console's history (the runtime's own writes, its configuration,
-	 *  the vector index).
+	 *  changed is outside the console's changes (entries appended since, the runtime's
+	 *  configuration, the vector index).
 	 */
 	changes: CheckChangeDto[],
 };

@@ -151,6 +151,12 @@ impl Console {
                 "name the entries that must answer the question",
             ));
         }
+        if self.services().memory.runtime_source().is_none() {
+            return Err(ApiError::invalid(
+                "recall checks run the runtime's recall engine, and no runtime reads this root: \
+                 open the install (the folder holding .oryxos and oryxos.db) instead",
+            ));
+        }
         let live = self.archival_ids(agent)?;
         if let Some(bad) = a.expect.iter().find(|id| !live.contains(*id)) {
             return Err(ApiError::invalid(format!(

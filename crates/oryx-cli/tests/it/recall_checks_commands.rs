@@ -130,3 +130,26 @@ fn a_check_breaks_with_the_change_that_moved_its_answer_and_undo_mends_it() {
     ]);
     assert!(removed["checks"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_bare_root_has_no_runtime_to_check_recall_with() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("root");
+    let config = t.path().join("console");
+    let demo = oryx(&config)
+        .args(["demo", "--bare", root.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(demo.status.success(), "{demo:?}");
+    let out = oryx(&config)
+        .args(["--root", root.to_str().unwrap()])
+        .args(["checks", "add", "--agent", "assistant", "--question", "q"])
+        .args(["--expect", "a0-00000000"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no runtime reads this root"),
+        "{out:?}"
+    );
+}
