@@ -249,8 +249,9 @@ export const flows = [
       const first = '[data-testid="agent-answer-row"]:first-child';
       await waitFor("the entry first in the agent's answer", async () => (await ui.text(first)).includes(secret), 30000);
       const cells = await ui.eval(`Array.from(document.querySelectorAll('${first} td')).map((c) => c.textContent.trim())`);
-      if (cells[4] !== "#1") throw new Error(`the keyword route's cell says ${cells[4]} (row: ${cells.join(" | ")})`);
-      if (!/\d/.test(cells[3] ?? "")) throw new Error(`the semantic route's cell says ${cells[3]} (row: ${cells.join(" | ")})`);
+      // Cells: the check box (keep as a recall check), #, entry, score, semantic, keyword, recency.
+      if (cells[5] !== "#1") throw new Error(`the keyword route's cell says ${cells[5]} (row: ${cells.join(" | ")})`);
+      if (!/\d/.test(cells[4] ?? "")) throw new Error(`the semantic route's cell says ${cells[4]} (row: ${cells.join(" | ")})`);
       // The tool's exact text sits folded under the table.
       const text = await ui.eval(`document.querySelector('[data-testid="agent-answer-text"]').textContent`);
       if (!text.includes(secret)) throw new Error(`the tool's text lacks the entry: ${text.slice(0, 200)}`);
