@@ -238,6 +238,20 @@ fn run(files: &ConsoleFiles, needles: &Needles, cancel: Option<&AtomicBool>) -> 
     Ok(out)
 }
 
+/// The `.json` files of the console's folder `dir`, sorted (none when it does not exist).
+pub(super) fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(list) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = list
+        .flatten()
+        .map(|d| d.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// What one file's pass found or did, with the entries it saw holding a needle.
 #[derive(Debug, Default)]
 pub(super) struct FileDone {

@@ -2,9 +2,9 @@
 //! question asking for the secret would keep it, so the check goes (its expected entries are
 //! ids, hashes of lines, never text). A file is rewritten only when one of its checks goes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::replace_own_file;
+use super::{json_files, replace_own_file};
 use crate::error::{CoreError, Result};
 use crate::forget::{Copies, Erased, Needles, Place};
 use crate::recall_checks::{RecallChecks, Saved};
@@ -13,16 +13,7 @@ use crate::recall_checks::{RecallChecks, Saved};
 pub(super) fn forget(index_dir: &Path, needles: &Needles, write: bool) -> Result<Erased> {
     let mut out = Erased::default();
     let dir = RecallChecks::new(index_dir).dir().to_path_buf();
-    let Ok(list) = std::fs::read_dir(&dir) else {
-        return Ok(out);
-    };
-    let mut paths: Vec<PathBuf> = list
-        .flatten()
-        .map(|d| d.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in json_files(&dir) {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };

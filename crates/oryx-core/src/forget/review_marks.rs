@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{replace_own_file, EntryText};
+use super::{json_files, replace_own_file, EntryText};
 use crate::error::{CoreError, Result};
 use crate::forget::{Copies, Erased, Place};
 use crate::memory::health::Check;
@@ -58,17 +58,8 @@ pub(super) fn forget(
         return Ok(out);
     }
     let dir = kind.dir(index_dir);
-    let Ok(list) = std::fs::read_dir(&dir) else {
-        return Ok(out);
-    };
     let gone = kind.keys(entries);
-    let mut paths: Vec<PathBuf> = list
-        .flatten()
-        .map(|d| d.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in json_files(&dir) {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
