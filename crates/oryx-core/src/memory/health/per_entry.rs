@@ -117,7 +117,9 @@ fn one_entry(
     if on(Check::Stale) {
         if let Some(word) = relative_time_of(text, &t) {
             if let Some(ts) = e.timestamp(i) {
-                let age = (opts.now - ts).num_days();
+                // Calendar days: "tomorrow" written yesterday evening is a day old this
+                // morning, whatever the hours in between.
+                let age = (opts.now.date() - ts.date()).num_days();
                 if age > opts.stale_after_days {
                     out.push(Finding {
                         check: Check::Stale,

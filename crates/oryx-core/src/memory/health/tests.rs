@@ -317,6 +317,27 @@ fn dismissed_findings_are_left_out_and_counted_from_the_bytes_as_from_entries() 
 }
 
 #[test]
+fn a_relative_word_ages_in_calendar_days() {
+    // Written late one evening, checked early one morning: the hours between do not make it a
+    // day younger (the sample install's findings must not depend on the hour it is read at).
+    let e = Entry::new(
+        crate::timefmt::parse_entry_ts("2026-01-01 22:00:00"),
+        "明天上午十点开会",
+    );
+    let items = [Item {
+        id: "a0".into(),
+        scope: Scope::Archival,
+        entry: &e,
+    }];
+    let opts = Options {
+        now: crate::timefmt::parse_entry_ts("2026-03-01 08:00:00").unwrap(),
+        ..Options::default()
+    };
+    let f = run(&items, None, &opts).findings;
+    assert_eq!(f[0].params["age_days"], "59");
+}
+
+#[test]
 fn params_carry_what_each_reason_says() {
     let f = check(&[
         "密码：hunter22 邮箱 lin.xiao@example.com",
