@@ -2452,6 +2452,7 @@ export type Operations_Deserialize = {
 	recall_checks: Signature<RecallChecksArgs_Deserialize, RecallChecksDto_Deserialize>,
 	add_recall_check: Signature<AddRecallCheckArgs_Deserialize, RecallChecksDto_Deserialize>,
 	remove_recall_check: Signature<RemoveRecallCheckArgs_Deserialize, RecallChecksDto_Deserialize>,
+	propose_recall_settings: Signature<ProposeRecallSettingsArgs_Deserialize, RecallProposalDto_Deserialize>,
 	recall_memory: Signature<RecallArgs_Deserialize, RecallResult_Deserialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Deserialize>,
 	index_build: Signature<NoArgs, IndexJobDto_Deserialize | null>,
@@ -2480,6 +2481,7 @@ export type Operations_Deserialize = {
 	get_settings: Signature<NoArgs, SettingsView_Deserialize>,
 	runtime_info: Signature<NoArgs, RuntimeInfo_Deserialize>,
 	set_runtime_value: Signature<SetRuntimeValueArgs, RuntimeChange_Deserialize>,
+	set_runtime_values: Signature<SetRuntimeValuesArgs, RuntimeChange_Deserialize[]>,
 	undo_runtime_value: Signature<NoArgs, RuntimeChange_Deserialize>,
 	use_local_embeddings: Signature<UseLocalEmbeddingsArgs_Deserialize, LocalEmbeddingsPlan_Deserialize>,
 	update_settings: Signature<SettingsDto_Deserialize, SettingsView_Deserialize>,
@@ -2547,6 +2549,7 @@ export type Operations_Serialize = {
 	recall_checks: Signature<RecallChecksArgs_Serialize, RecallChecksDto_Serialize>,
 	add_recall_check: Signature<AddRecallCheckArgs_Serialize, RecallChecksDto_Serialize>,
 	remove_recall_check: Signature<RemoveRecallCheckArgs_Serialize, RecallChecksDto_Serialize>,
+	propose_recall_settings: Signature<ProposeRecallSettingsArgs_Serialize, RecallProposalDto_Serialize>,
 	recall_memory: Signature<RecallArgs_Serialize, RecallResult_Serialize>,
 	index_status: Signature<NoArgs, IndexStatusDto_Serialize>,
 	index_build: Signature<NoArgs, IndexJobDto_Serialize | null>,
@@ -2575,6 +2578,7 @@ export type Operations_Serialize = {
 	get_settings: Signature<NoArgs, SettingsView_Serialize>,
 	runtime_info: Signature<NoArgs, RuntimeInfo_Serialize>,
 	set_runtime_value: Signature<SetRuntimeValueArgs, RuntimeChange_Serialize>,
+	set_runtime_values: Signature<SetRuntimeValuesArgs, RuntimeChange_Serialize[]>,
 	undo_runtime_value: Signature<NoArgs, RuntimeChange_Serialize>,
 	use_local_embeddings: Signature<UseLocalEmbeddingsArgs_Serialize, LocalEmbeddingsPlan_Serialize>,
 	update_settings: Signature<SettingsDto_Serialize, SettingsView_Serialize>,
@@ -2823,6 +2827,60 @@ export type PromptPartDto = {
 	text: string,
 	chars: number,
 	tokens_estimate: number,
+};
+
+/**  One check under the configured settings and under the proposed ones. */
+export type ProposalCheckDto = ProposalCheckDto_Serialize | ProposalCheckDto_Deserialize;
+
+/**  One check under the configured settings and under the proposed ones. */
+export type ProposalCheckDto_Deserialize = {
+	id: string,
+	question: string,
+	passes_now: boolean,
+	passes_proposed: boolean,
+	/**
+	 *  The smallest top-k holding every expected entry, under the configured weights and under
+	 *  the proposed ones (`None`: no top-k does — an expected entry is gone or no route finds it).
+	 */
+	needed_now?: number | null,
+	needed_proposed?: number | null,
+};
+
+/**  One check under the configured settings and under the proposed ones. */
+export type ProposalCheckDto_Serialize = {
+	id: string,
+	question: string,
+	passes_now: boolean,
+	passes_proposed: boolean,
+	/**
+	 *  The smallest top-k holding every expected entry, under the configured weights and under
+	 *  the proposed ones (`None`: no top-k does — an expected entry is gone or no route finds it).
+	 */
+	needed_now: number | null,
+	needed_proposed: number | null,
+};
+
+/**  What the proposal concluded. */
+export type ProposalVerdictDto = 
+/**  Other settings answer more checks. */
+"better" | 
+/**  The configured settings answer every check. */
+"all_pass" | 
+/**  No settings of the grid answer more checks than the configured ones. */
+"none_better" | 
+/**  The agent has no recall checks. */
+"no_checks" | 
+/**  No embedding provider: the runtime answers with its keyword search, which no weight moves. */
+"keyword_only";
+
+export type ProposeRecallSettingsArgs = ProposeRecallSettingsArgs_Serialize | ProposeRecallSettingsArgs_Deserialize;
+
+export type ProposeRecallSettingsArgs_Deserialize = {
+	agent?: string | null,
+};
+
+export type ProposeRecallSettingsArgs_Serialize = {
+	agent: string | null,
 };
 
 export type ProposeSummaryArgs = ProposeSummaryArgs_Serialize | ProposeSummaryArgs_Deserialize;
@@ -3093,6 +3151,44 @@ export type RecallEngineDto =
 "delegated";
 
 export type RecallModeDto = "keyword" | "semantic" | "hybrid";
+
+export type RecallProposalDto = RecallProposalDto_Serialize | RecallProposalDto_Deserialize;
+
+export type RecallProposalDto_Deserialize = {
+	agent?: string | null,
+	verdict: ProposalVerdictDto,
+	/**  The runtime's configured settings. */
+	current: RecallSettingsDto,
+	/**  The proposed settings (with `better` only). */
+	proposed?: RecallSettingsDto | null,
+	passed_now: number,
+	passed_proposed: number,
+	checks: ProposalCheckDto_Deserialize[],
+	/**  Weight triples ranked. */
+	tried: number,
+	/**  The runtime would refuse its configured settings (the defaults were used). */
+	settings_problem?: string | null,
+	/**  Why the semantic route failed (the proposal then ranks keyword and recency only). */
+	degraded?: string | null,
+};
+
+export type RecallProposalDto_Serialize = {
+	agent: string | null,
+	verdict: ProposalVerdictDto,
+	/**  The runtime's configured settings. */
+	current: RecallSettingsDto,
+	/**  The proposed settings (with `better` only). */
+	proposed: RecallSettingsDto | null,
+	passed_now: number,
+	passed_proposed: number,
+	checks: ProposalCheckDto_Serialize[],
+	/**  Weight triples ranked. */
+	tried: number,
+	/**  The runtime would refuse its configured settings (the defaults were used). */
+	settings_problem: string | null,
+	/**  Why the semantic route failed (the proposal then ranks keyword and recency only). */
+	degraded: string | null,
+};
 
 export type RecallReadDto = RecallReadDto_Serialize | RecallReadDto_Deserialize;
 
@@ -3985,6 +4081,10 @@ export type SetRuntimeValueArgs = {
 	value: string,
 };
 
+export type SetRuntimeValuesArgs = {
+	values: SetRuntimeValueArgs[],
+};
+
 /**  The stored settings (what the user chose) — `None` fields mean "the default". */
 export type SettingsDto = SettingsDto_Serialize | SettingsDto_Deserialize;
 
@@ -4672,6 +4772,7 @@ export const OP_READS = {
 	recall_checks: { memory: "agent", sessions: "*" },
 	add_recall_check: {},
 	remove_recall_check: {},
+	propose_recall_settings: { memory: "agent", sessions: "*", settings: "*" },
 	recall_memory: { memory: "agent", sessions: "*" },
 	index_status: { memory: "*", sessions: "*" },
 	index_build: {},
@@ -4700,6 +4801,7 @@ export const OP_READS = {
 	get_settings: {},
 	runtime_info: {},
 	set_runtime_value: {},
+	set_runtime_values: {},
 	undo_runtime_value: {},
 	use_local_embeddings: {},
 	update_settings: {},

@@ -36,6 +36,33 @@ impl From<Settings> for RecallSettingsDto {
     }
 }
 
+impl RecallSettingsDto {
+    /// The values of these settings that differ from `from`, as values of the runtime's
+    /// configuration for `set_runtime_values`.
+    pub fn runtime_values_from(
+        &self,
+        from: &RecallSettingsDto,
+    ) -> crate::runtime::SetRuntimeValuesArgs {
+        use oryx_core::runtime::config as rc;
+        let all = [
+            (rc::WEIGHT_SEMANTIC, self.semantic, from.semantic),
+            (rc::WEIGHT_KEYWORD, self.keyword, from.keyword),
+            (rc::WEIGHT_RECENCY, self.recency, from.recency),
+            (rc::TOP_K, f64::from(self.top_k), f64::from(from.top_k)),
+        ];
+        crate::runtime::SetRuntimeValuesArgs {
+            values: all
+                .into_iter()
+                .filter(|(_, now, before)| now != before)
+                .map(|(key, value, _)| crate::runtime::SetRuntimeValueArgs {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
 impl From<RecallSettingsDto> for Settings {
     fn from(d: RecallSettingsDto) -> Self {
         Settings {
@@ -192,18 +219,30 @@ struct Ids {
     by_text: std::collections::HashMap<String, String>,
 }
 
+/// The owner's archival entries as (console id, the text the runtime's recall answers with):
+/// MEMORY.md's raw line, or the row's content.
+pub(crate) fn archival_texts(
+    rt: &crate::services::Services,
+    owner: &Owner,
+) -> ApiResult<Vec<(String, String)>> {
+    let all = rt.memory.store().load_all(owner)?;
+    let sqlite = rt.memory.backend() == Backend::Sqlite;
+    Ok(all
+        .archival
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let key = if sqlite { &e.content } else { &e.line };
+            Some((all.id(oryx_core::memory::Scope::Archival, i)?, key.clone()))
+        })
+        .collect())
+}
+
 impl Ids {
     fn of(console: &Console, owner: &Owner) -> Ids {
         let mut by_text = std::collections::HashMap::new();
-        let rt = console.services();
-        if let Ok(all) = rt.memory.store().load_all(owner) {
-            let sqlite = rt.memory.backend() == Backend::Sqlite;
-            for (i, e) in all.archival.iter().enumerate() {
-                let key = if sqlite { &e.content } else { &e.line };
-                if let Some(id) = all.id(oryx_core::memory::Scope::Archival, i) {
-                    by_text.entry(key.clone()).or_insert(id);
-                }
-            }
+        for (id, key) in archival_texts(&console.services(), owner).unwrap_or_default() {
+            by_text.entry(key).or_insert(id);
         }
         Ids { by_text }
     }

@@ -32,6 +32,7 @@ pub mod provenance;
 pub mod reads;
 pub mod recall;
 pub mod recall_checks;
+pub mod recall_proposal;
 pub mod remote;
 pub mod run;
 pub mod runtime;

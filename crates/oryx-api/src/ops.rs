@@ -21,7 +21,8 @@ use crate::provenance::*;
 use crate::reads::*;
 use crate::recall::{SearchEverywhereArgs, SearchEverywhereDto};
 use crate::recall_checks::*;
-use crate::runtime::{RuntimeChange, RuntimeInfo, SetRuntimeValueArgs};
+use crate::recall_proposal::*;
+use crate::runtime::{RuntimeChange, RuntimeInfo, SetRuntimeValueArgs, SetRuntimeValuesArgs};
 use crate::transfer::*;
 use crate::watch::{ChangeEvent, ChangeKind};
 use crate::{ApiError, ApiResult, Console, ErrorCode};
@@ -493,6 +494,10 @@ operations! {
     /// Stop keeping a recall check
     remove_recall_check(RemoveRecallCheckArgs) -> RecallChecksDto
         => |c, a| c.remove_recall_check(&a);
+    /// The runtime's recall weights and top-k that answer the most recall checks, with each check before and after (nothing saved)
+    propose_recall_settings(ProposeRecallSettingsArgs) -> RecallProposalDto,
+        reads: [Memory(agent), Sessions, Settings]
+        => |c, a| c.propose_recall_settings(&a);
     /// Recall as the recall_memory tool does (the configured mode), or in a chosen mode
     recall_memory(RecallArgs) -> RecallResult, reads: [Memory(agent), Sessions]
         => |c, a| c.recall_memory(given(&a.agent), &a.keyword, a.mode, a.limit);
@@ -558,6 +563,10 @@ operations! {
     set_runtime_value(SetRuntimeValueArgs) -> RuntimeChange,
         changes: |_out| settings_changed()
         => |c, a| c.set_runtime_value(&a);
+    /// Change several values of config/application.yml as one change (one undo)
+    set_runtime_values(SetRuntimeValuesArgs) -> Vec<RuntimeChange>,
+        changes: |_out| settings_changed()
+        => |c, a| c.set_runtime_values(&a);
     /// Put back the runtime's configuration as it was before the last set_runtime_value
     undo_runtime_value(NoArgs) -> RuntimeChange,
         changes: |_out| settings_changed()

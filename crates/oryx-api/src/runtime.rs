@@ -141,6 +141,13 @@ pub struct SetRuntimeValueArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 #[serde(rename_all = "camelCase")]
+pub struct SetRuntimeValuesArgs {
+    pub values: Vec<SetRuntimeValueArgs>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(Type))]
+#[serde(rename_all = "camelCase")]
 pub struct RuntimeChange {
     pub key: String,
     /// The value in effect before (`None`: the file did not set it).
@@ -336,24 +343,46 @@ impl Console {
 
     /// Writes one value into the install's `config/application.yml`, changing only its bytes.
     pub fn set_runtime_value(&self, args: &SetRuntimeValueArgs) -> ApiResult<RuntimeChange> {
-        let Some(key) = SETTABLE
-            .iter()
-            .find(|k| rc::canonical(k) == rc::canonical(args.key.trim()))
-            .copied()
-        else {
-            return Err(ApiError::invalid(format!(
-                "{} is not a key the console changes; it changes {}",
-                args.key,
-                SETTABLE.join(", ")
-            )));
-        };
+        let mut changes = self.set_runtime_values(&SetRuntimeValuesArgs {
+            values: vec![args.clone()],
+        })?;
+        Ok(changes.remove(0))
+    }
+
+    /// Writes several values into `config/application.yml` at once: all are checked before the
+    /// file is written, and one undo puts them all back.
+    pub fn set_runtime_values(&self, args: &SetRuntimeValuesArgs) -> ApiResult<Vec<RuntimeChange>> {
+        if args.values.is_empty() {
+            return Err(ApiError::invalid("no value to set"));
+        }
+        let mut keys = Vec::with_capacity(args.values.len());
+        for v in &args.values {
+            let key = SETTABLE
+                .iter()
+                .find(|k| rc::canonical(k) == rc::canonical(v.key.trim()))
+                .copied()
+                .ok_or_else(|| {
+                    ApiError::invalid(format!(
+                        "{} is not a key the console changes; it changes {}",
+                        v.key,
+                        SETTABLE.join(", ")
+                    ))
+                })?;
+            if keys.contains(&key) {
+                return Err(ApiError::invalid(format!("{key} is given twice")));
+            }
+            keys.push(key);
+        }
         let inst = install_of(self).ok_or_else(|| {
             ApiError::invalid(
                 "the root in effect is a bare .oryxos root, not a runtime install: there is no \
                  runtime configuration to change",
             )
         })?;
-        let value = self.checked_value(&inst, key, &args.value)?;
+        let mut values = Vec::with_capacity(keys.len());
+        for (key, v) in keys.iter().zip(&args.values) {
+            values.push(self.checked_value(&inst, key, &v.value)?);
+        }
         let file = inst.config.file.clone();
         if !inst.config.file_exists {
             return Err(ApiError::new(
@@ -369,18 +398,24 @@ impl Console {
         let _ = self.seen(&inst);
         let before =
             std::fs::read_to_string(&file).map_err(|e| oryx_core::CoreError::io(&file, e))?;
-        let path = yaml_path(&before, key);
-        let refs: Vec<&str> = path.iter().map(String::as_str).collect();
-        let after = oryx_core::yaml_edit::set(&before, &refs, Some(&value))?;
-        let previous = oryx_core::frontmatter::parse(&before)
-            .ok()
-            .and_then(|v| oryx_core::frontmatter::get_str(&v, &refs));
+        let mut after = before.clone();
+        let mut previous = Vec::with_capacity(keys.len());
+        for (key, value) in keys.iter().zip(&values) {
+            let path = yaml_path(&after, key);
+            let refs: Vec<&str> = path.iter().map(String::as_str).collect();
+            previous.push(
+                oryx_core::frontmatter::parse(&after)
+                    .ok()
+                    .and_then(|v| oryx_core::frontmatter::get_str(&v, &refs)),
+            );
+            after = oryx_core::yaml_edit::set(&after, &refs, Some(value))?;
+        }
         write_keeping_mode(&file, &after)?;
         push_undo(
             self,
             &inst,
             UndoRecord {
-                key: key.to_string(),
+                key: keys.join(", "),
                 before,
                 after,
                 provider: None,
@@ -388,7 +423,11 @@ impl Console {
         )?;
         let now = Install::read(&inst.dir);
         self.follow_runtime();
-        Ok(self.change(key, previous, &now, &file))
+        Ok(keys
+            .into_iter()
+            .zip(previous)
+            .map(|(key, previous)| self.change(key, previous, &now, &file))
+            .collect())
     }
 
     /// Puts back the file as it was before the last `set_runtime_value`, when nothing else
@@ -430,17 +469,33 @@ impl Console {
             }
             crate::local_embeddings::undo_row(row)?;
         }
-        let previous = Some(inst.config.value(&last.key).to_string());
+        // One record may hold several keys set together (`set_runtime_values`).
+        let keys: Vec<&'static str> = last
+            .key
+            .split(", ")
+            .filter_map(|k| SETTABLE.iter().find(|s| **s == k).copied())
+            .collect();
+        let keys = if keys.is_empty() {
+            vec![rc::BACKEND]
+        } else {
+            keys
+        };
+        let previous: Vec<String> = keys
+            .iter()
+            .map(|k| inst.config.value(k).to_string())
+            .collect();
         write_keeping_mode(&file, &last.before)?;
         write_json(&undo_path, &undo)?;
         let now = Install::read(&inst.dir);
         self.follow_runtime();
-        let key = SETTABLE
+        let mut changes = keys
             .iter()
-            .find(|k| **k == last.key)
-            .copied()
-            .unwrap_or(rc::BACKEND);
-        let mut change = self.change(key, previous, &now, &file);
+            .zip(previous)
+            .map(|(k, p)| self.change(k, Some(p), &now, &file));
+        let mut change = changes.next().expect("one key at least");
+        for other in changes {
+            change.message.push_str(&format!("; {}", other.message));
+        }
         if let Some(row) = &last.provider {
             change.message.push_str(&format!(
                 "; the {} row of the providers table is {}",

@@ -626,6 +626,15 @@ pub(crate) enum ChecksCmd {
         agent: Option<String>,
         id: String,
     },
+    /// The runtime's recall weights and top-k that answer the most checks, and each check before
+    /// and after; `--apply` writes them into config/application.yml (one change; `oryx runtime
+    /// undo` takes it back)
+    Propose {
+        #[arg(long)]
+        agent: Option<String>,
+        #[arg(long)]
+        apply: bool,
+    },
 }
 
 /// The console's vector index of the entries (semantic recall).

@@ -192,6 +192,19 @@ pub fn run(args: Args) -> ApiResult<ExitCode> {
                     console.remove_recall_check(&RemoveRecallCheckArgs { agent, id })?,
                     false,
                 ),
+                ChecksCmd::Propose { agent, apply } => {
+                    use oryx_api::recall_proposal::*;
+                    let p =
+                        console.propose_recall_settings(&ProposeRecallSettingsArgs { agent })?;
+                    let applied = match (&p.proposed, apply) {
+                        (Some(s), true) => {
+                            console.set_runtime_values(&s.runtime_values_from(&p.current))?
+                        }
+                        _ => Vec::new(),
+                    };
+                    render::recall_proposal(&p, &applied, json);
+                    return Ok(ExitCode::SUCCESS);
+                }
             };
             render::recall_checks(&out, json);
             if run && out.failed > 0 {

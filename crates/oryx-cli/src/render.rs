@@ -1304,6 +1304,87 @@ pub fn forget(f: &oryx_api::forget::ForgetDto, json: bool) {
     }
 }
 
+/// The proposed recall settings: the verdict, the settings now and proposed, each check before
+/// and after, and what `--apply` wrote.
+pub fn recall_proposal(
+    p: &oryx_api::recall_proposal::RecallProposalDto,
+    applied: &[oryx_api::runtime::RuntimeChange],
+    json: bool,
+) {
+    use oryx_api::recall_proposal::ProposalVerdictDto as V;
+    if json {
+        return print_json(&serde_json::json!({ "proposal": p, "applied": applied }));
+    }
+    let show = |s: &oryx_api::agent_recall::RecallSettingsDto| {
+        format!(
+            "semantic {} / keyword {} / recency {}, top-k {}",
+            s.semantic, s.keyword, s.recency, s.top_k
+        )
+    };
+    println!("now:      {}", show(&p.current));
+    match p.verdict {
+        V::NoChecks => {
+            println!("no recall checks to propose from; keep one with `oryx checks add`");
+            return;
+        }
+        V::KeywordOnly => {
+            println!(
+                "the runtime has no embedding provider: recall_memory answers with its keyword \
+                 search, which no weight moves"
+            );
+            return;
+        }
+        V::AllPass => println!(
+            "the current settings answer every check ({}/{}); nothing to propose",
+            p.passed_now,
+            p.checks.len()
+        ),
+        V::NoneBetter => println!(
+            "no settings of the {} tried answer more than the {}/{} checks answered now",
+            p.tried,
+            p.passed_now,
+            p.checks.len()
+        ),
+        V::Better => {
+            if let Some(s) = &p.proposed {
+                println!("proposed: {}", show(s));
+            }
+            println!(
+                "checks answered: {} -> {} of {} ({} settings tried)",
+                p.passed_now,
+                p.passed_proposed,
+                p.checks.len(),
+                p.tried
+            );
+        }
+    }
+    let place = |n: Option<u32>| n.map_or("-".to_string(), |n| n.to_string());
+    for c in &p.checks {
+        let mark = |b: bool| if b { "pass" } else { "fail" };
+        println!(
+            "  {:<4} -> {:<4}  needs top-k {} -> {}  {}",
+            mark(c.passes_now),
+            mark(c.passes_proposed),
+            place(c.needed_now),
+            place(c.needed_proposed),
+            c.question
+        );
+    }
+    if let Some(why) = &p.degraded {
+        println!("the semantic route failed ({why}): ranked by keyword and recency only");
+    }
+    if applied.is_empty() {
+        if p.verdict == V::Better {
+            println!("nothing saved; `--apply` writes these into the runtime's configuration");
+        }
+    } else {
+        for c in applied {
+            println!("{}", c.message);
+        }
+        println!("one change: `oryx runtime undo` puts the previous values back");
+    }
+}
+
 /// Recall checks: each with its outcome, and for a broken one the changes since it passed.
 /// `--json`: `{checks: [{id, question, passed, found, expected, …}], passed, failed, …}`.
 pub fn recall_checks(c: &oryx_api::recall_checks::RecallChecksDto, json: bool) {

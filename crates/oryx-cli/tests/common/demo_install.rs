@@ -57,4 +57,16 @@ impl DemoInstall {
         all.extend_from_slice(args);
         serde_json::from_slice(&self.run(&all).stdout).unwrap()
     }
+
+    /// The id of `agent`'s archival entry whose content `matches`.
+    pub fn archival_id(&self, agent: &str, matches: impl Fn(&str) -> bool) -> String {
+        let shown = self.json(&["memory", "show", "--agent", agent]);
+        shown["archival"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| matches(e["content"].as_str().unwrap_or_default()))
+            .map(|e| e["id"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no such archival entry of {agent}"))
+    }
 }

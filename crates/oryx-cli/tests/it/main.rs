@@ -17,6 +17,7 @@ mod mem0_unavailable;
 mod memory_reads;
 mod path_traversal;
 mod recall_checks_commands;
+mod recall_proposal_commands;
 mod runtime_index_commands;
 mod runtime_install;
 mod runtime_schema;

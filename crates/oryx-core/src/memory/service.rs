@@ -188,12 +188,7 @@ impl MemoryService {
         if self.backend() == Backend::Mem0 {
             return Ok(None);
         }
-        let (configured, settings_problem) = match runtime_recall::Settings::of(&src.config) {
-            Ok(s) => (s, None),
-            Err(e) => (runtime_recall::Settings::default(), Some(e)),
-        };
-        let registry = crate::runtime::providers::registry(&src.db_path).unwrap_or(None);
-        let embedding = crate::runtime::embedder::configured(&src.config, registry.as_deref());
+        let (configured, settings_problem, embedding) = self.runtime_engine(src);
         let answer = runtime_recall::recall(
             self.store.as_ref(),
             owner,
@@ -208,6 +203,21 @@ impl MemoryService {
             settings_problem,
             embedding,
         }))
+    }
+
+    /// The runtime's recall settings (the defaults and why, when it would refuse its own) and its
+    /// embedding provider.
+    pub fn runtime_engine(
+        &self,
+        src: &RuntimeSource,
+    ) -> (runtime_recall::Settings, Option<String>, Configured) {
+        let (configured, settings_problem) = match runtime_recall::Settings::of(&src.config) {
+            Ok(s) => (s, None),
+            Err(e) => (runtime_recall::Settings::default(), Some(e)),
+        };
+        let registry = crate::runtime::providers::registry(&src.db_path).unwrap_or(None);
+        let embedding = crate::runtime::embedder::configured(&src.config, registry.as_deref());
+        (configured, settings_problem, embedding)
     }
 
     /// Recall as `cfg` says, ranking with `index` in semantic and hybrid modes.

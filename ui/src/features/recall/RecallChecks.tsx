@@ -11,6 +11,7 @@ import { useI18n } from "../../i18n";
 import { opKey, useOp, useOpMutation } from "../../queries/ops";
 import { href } from "../../router";
 import { opLabel } from "../memory/HistoryPanel";
+import { RecallProposal } from "./RecallProposal";
 
 /** The list's query key (the same for the panel and for what add/remove answer). */
 export function checksKey(agent: string | null) {
@@ -23,6 +24,7 @@ export function RecallChecks({ agent }: { agent: string | null }) {
   const list = useOp("recall_checks", { agent, force: false }, { retry: false });
   const run = useOpMutation("recall_checks", { onSuccess: (d) => qc.setQueryData(checksKey(agent), d) });
   const data = list.data;
+  const [proposing, setProposing] = useState(false);
   return (
     <section className="card recall-checks" data-testid="recall-checks" aria-busy={list.isFetching || run.isPending}>
       <div className="recall-col-head">
@@ -36,6 +38,16 @@ export function RecallChecks({ agent }: { agent: string | null }) {
         <button
           type="button"
           className="btn"
+          disabled={!data || data.checks.length === 0}
+          aria-expanded={proposing}
+          data-testid="recall-checks-propose"
+          onClick={() => setProposing((v) => !v)}
+        >
+          {t("checks.propose")}
+        </button>
+        <button
+          type="button"
+          className="btn"
           disabled={!data || data.checks.length === 0 || run.isPending}
           data-testid="recall-checks-run"
           onClick={() => run.mutate({ agent, force: true })}
@@ -44,6 +56,7 @@ export function RecallChecks({ agent }: { agent: string | null }) {
         </button>
       </div>
       <div className="recall-col-hint">{t("checks.hint")}</div>
+      {proposing ? <RecallProposal agent={agent} onClose={() => setProposing(false)} /> : null}
       {list.isError ? (
         <ErrorState error={list.error} onRetry={() => void list.refetch()} compact />
       ) : run.isError ? (

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 
-import type { AgentRecallDto, RecallCheckDto, RecallChecksDto } from "../../backend/types";
+import type { AgentRecallDto, RecallCheckDto, RecallChecksDto, RecallProposalDto, RuntimeChange } from "../../backend/types";
 import type { RecordedBackend } from "../../test/recorded";
 import { recordedResult } from "../../test/recorded";
 import { renderApp } from "../../test/render";
@@ -101,5 +101,77 @@ describe("Recall checks", () => {
     fireEvent.click(within(panel).getByTestId("recall-check-remove"));
     await within(panel).findByTestId("recall-checks-empty");
     expect(sent(backend, "remove_recall_check")).toEqual([{ agent: "assistant", id: "chk-1" }]);
+  });
+
+  it("proposes weights from the checks, saves only what changes as one change, and undoes it", async () => {
+    const { backend } = renderApp(PAGE, "runtime_recall_mock");
+    backend.stub("recall_checks", () => list([check({ passed: false, found: [], missing: ["a3-0badcafe"] })]));
+    const proposal: RecallProposalDto = {
+      agent: "assistant",
+      verdict: "better",
+      current: { semantic: 1, keyword: 1, recency: 3, topK: 20 },
+      proposed: { semantic: 1, keyword: 1, recency: 0.5, topK: 20 },
+      passed_now: 0,
+      passed_proposed: 1,
+      checks: [{ id: "chk-1", question: Q, passes_now: false, passes_proposed: true, needed_now: 31, needed_proposed: 2 }],
+      tried: 175,
+      settings_problem: null,
+      degraded: null,
+    };
+    backend.stub("propose_recall_settings", () => proposal);
+    const change: RuntimeChange = {
+      key: "memory.recall.weight.recency",
+      previous: "3",
+      value: "0.5",
+      file: "/x/config/application.yml",
+      restartNeeded: false,
+      overriddenBy: null,
+      message: 'memory.recall.weight.recency is now "0.5" in /x/config/application.yml',
+    };
+    backend.stub("set_runtime_values", () => [change]);
+    backend.stub("undo_runtime_value", () => ({ ...change, value: "3" }));
+    const panel = await screen.findByTestId("recall-checks");
+    await within(panel).findByTestId("recall-check");
+    fireEvent.click(within(panel).getByTestId("recall-checks-propose"));
+    const box = await within(panel).findByTestId("recall-proposal");
+    expect(await within(box).findByTestId("recall-proposal-verdict")).toHaveTextContent("These settings answer 1 of 1 checks; the runtime's answer 0 (175 settings tried).");
+    expect(within(box).getByTestId("recall-proposal-recency")).toHaveClass("recall-proposal-changed");
+    expect(within(box).getByTestId("recall-proposal-semantic")).not.toHaveClass("recall-proposal-changed");
+    const row = within(box).getByTestId("recall-proposal-check");
+    expect(row).toHaveAttribute("data-flip", "yes");
+    expect(row).toHaveTextContent("needs top-k 31");
+    expect(row).toHaveTextContent("needs top-k 2");
+    fireEvent.click(within(box).getByTestId("recall-proposal-save"));
+    await waitFor(() => expect(sent(backend, "set_runtime_values")).toEqual([{ values: [{ key: "memory.recall.weight.recency", value: "0.5" }] }]));
+    expect(await within(box).findByTestId("recall-proposal-saved")).toHaveTextContent("is now \"0.5\"");
+    fireEvent.click(within(box).getByTestId("recall-proposal-undo"));
+    await waitFor(() => expect(sent(backend, "undo_runtime_value")).toHaveLength(1));
+    await waitFor(() => expect(within(box).queryByTestId("recall-proposal-saved")).toBeNull());
+  });
+
+  it("says why nothing is proposed, in Chinese too", async () => {
+    const { backend } = renderApp(PAGE, "runtime_recall_mock");
+    const settings = recordedResult("runtime_recall_mock", "get_settings", {});
+    backend.stub("get_settings", () => ({ ...settings, settings: { ...settings.settings, language: "zh" } }));
+    backend.stub("recall_checks", () => list([check({})]));
+    backend.stub("propose_recall_settings", () => ({
+      agent: "assistant",
+      verdict: "keyword_only",
+      current: { semantic: 1, keyword: 1, recency: 1, topK: 20 },
+      proposed: null,
+      passed_now: 0,
+      passed_proposed: 0,
+      checks: [],
+      tried: 0,
+      settings_problem: null,
+      degraded: null,
+    }));
+    const panel = await screen.findByTestId("recall-checks");
+    await within(panel).findByTestId("recall-check");
+    fireEvent.click(within(panel).getByTestId("recall-checks-propose"));
+    expect(await within(panel).findByTestId("recall-proposal-verdict")).toHaveTextContent("运行时没有配置向量模型");
+    expect(within(panel).queryByTestId("recall-proposal-save")).toBeNull();
+    fireEvent.click(within(panel).getByTestId("recall-proposal-close"));
+    expect(within(panel).queryByTestId("recall-proposal")).toBeNull();
   });
 });

@@ -14,6 +14,7 @@
 //! the runtime delegates to mem0's own search (not here: the mem0 store answers).
 
 mod fusion;
+pub mod tuning;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -296,17 +297,36 @@ fn semantic_route(
     Ok((scored, side))
 }
 
-/// Fuses the routes over `entries` (the store's archival entries, its order) and the keyword
-/// `hits`; `semantic` gives the semantic route's rows by entry hash (an error degrades).
-pub(crate) fn fused_answer(
-    entries: &[RuntimeEntry],
+/// The three routes of one query over the agent's entries, before they are weighted: what the
+/// fusion ranks, and what a search over weights ranks again without asking the model twice.
+#[derive(Debug, Clone)]
+pub struct RouteLists<'a> {
+    /// Each distinct text once, in the order first met; a candidate's id is its position here.
+    pub unique: Vec<&'a RuntimeEntry>,
+    pub semantic: Vec<Candidate>,
+    pub keyword: Vec<Candidate>,
+    pub recency: Vec<Candidate>,
+    pub side: SemanticSide,
+    /// Why the semantic route failed.
+    pub degraded: Option<String>,
+}
+
+impl RouteLists<'_> {
+    /// Every entry with its fused score under `weights`, best first.
+    pub fn fuse(&self, weights: &[f64; 3]) -> Vec<Fused> {
+        fuse(weights, &[&self.semantic, &self.keyword, &self.recency])
+    }
+}
+
+/// The routes over `entries` (the store's archival entries, its order) and the keyword `hits`;
+/// `semantic` gives the semantic route's rows by entry hash (an error degrades).
+pub(crate) fn route_lists<'a>(
+    entries: &'a [RuntimeEntry],
     hits: &[String],
-    settings: Settings,
     semantic: impl FnOnce(&str) -> std::result::Result<SemanticHits, String>,
     query: &str,
     agent: &str,
-) -> Answer {
-    // Each distinct text once, in the order first met; ids are positions in `unique`.
+) -> RouteLists<'a> {
     let mut id_of: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
     let mut unique: Vec<&RuntimeEntry> = Vec::new();
     for e in entries {
@@ -328,7 +348,7 @@ pub(crate) fn fused_answer(
         .map(|id| Candidate { id, score: 0.0 })
         .collect();
 
-    let (semantic_route, side, degraded) = match semantic(query) {
+    let (semantic, side, degraded) = match semantic(query) {
         Ok((rows, side)) => {
             // Hashing every entry is only worth it when there are rows to match.
             let hash_id: HashMap<String, usize> = match rows.is_empty() {
@@ -348,7 +368,63 @@ pub(crate) fn fused_answer(
         }
         Err(reason) => (Vec::new(), SemanticSide::default(), Some(reason)),
     };
+    RouteLists {
+        unique,
+        semantic,
+        keyword,
+        recency,
+        side,
+        degraded,
+    }
+}
 
+/// The routes of `keyword` as the runtime configured by `embedding` builds them; `None` when no
+/// embedding provider is configured (the answer is then the store's keyword search, which no
+/// weight moves).
+pub fn routes<'a>(
+    store: &dyn LongTermMemoryStore,
+    entries: &'a [RuntimeEntry],
+    owner: &Owner,
+    keyword: &str,
+    embedding: &Configured,
+    db_path: &Path,
+) -> Result<Option<RouteLists<'a>>> {
+    if matches!(embedding, Configured::Off) {
+        return Ok(None);
+    }
+    let hits: Vec<String> = store
+        .recall(owner, keyword)?
+        .into_iter()
+        .map(|e| e.line)
+        .collect();
+    let agent = owner.db_key();
+    Ok(Some(route_lists(
+        entries,
+        &hits,
+        |query| semantic_route(agent, query, embedding, db_path),
+        keyword,
+        agent,
+    )))
+}
+
+/// Fuses the routes over `entries` (the store's archival entries, its order) and the keyword
+/// `hits`; `semantic` gives the semantic route's rows by entry hash (an error degrades).
+pub(crate) fn fused_answer(
+    entries: &[RuntimeEntry],
+    hits: &[String],
+    settings: Settings,
+    semantic: impl FnOnce(&str) -> std::result::Result<SemanticHits, String>,
+    query: &str,
+    agent: &str,
+) -> Answer {
+    let RouteLists {
+        unique,
+        semantic: semantic_route,
+        keyword,
+        recency,
+        side,
+        degraded,
+    } = route_lists(entries, hits, semantic, query, agent);
     let fused = fuse(&settings.weights, &[&semantic_route, &keyword, &recency]);
     let keep = usize::try_from(settings.top_k)
         .unwrap_or(0)
