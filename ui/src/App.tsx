@@ -1,3 +1,4 @@
+import { BrokenCheckNotice } from "./features/recall/BrokenCheckNotice";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
 
@@ -70,6 +71,7 @@ function Shell() {
     body = (
       <Layout route={route} view={settings.data}>
         <Page route={route} />
+        <BrokenCheckNotice />
       </Layout>
     );
   }

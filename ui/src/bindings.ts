@@ -135,6 +135,8 @@ export type AgentHealthDto_Deserialize = {
 	duplicates: number,
 	stale: number,
 	budget: number,
+	/**  Recall checks that passed once and fail now (counted in `findings` too). */
+	broken_checks: number,
 	core: number,
 	archival: number,
 	outside_window: number,
@@ -154,6 +156,8 @@ export type AgentHealthDto_Serialize = {
 	duplicates: number,
 	stale: number,
 	budget: number,
+	/**  Recall checks that passed once and fail now (counted in `findings` too). */
+	broken_checks: number,
 	core: number,
 	archival: number,
 	outside_window: number,
@@ -687,7 +691,9 @@ export type ChangeKind =
 /**  An AGENT.md, a skill or a bootstrap file. */
 "agents" | 
 /**  The database (sessions, tool invocations, sqlite memory). */
-"sessions" | "settings";
+"sessions" | "settings" | 
+/**  Recall checks ran after a change (agent = whose; `None` = the global memory's). */
+"checks";
 
 export type ChangeOp = "edit" | "delete" | "move" | "restore" | "undo" | "redo" | "summarize" | 
 /**  A summary the automatic mode appended. */
@@ -3054,6 +3060,8 @@ export type RecallCheckDto_Deserialize = {
 	gone: string[],
 	/**  Passed before, fails now. */
 	broken: boolean,
+	/**  The last run is the one that broke it (the run before passed). */
+	just_broke: boolean,
 	/**
 	 *  For a broken check: the owner's changes since it last passed, newest first. Empty: what
 	 *  changed is outside the console's changes (entries appended since, the runtime's
@@ -3081,6 +3089,8 @@ export type RecallCheckDto_Serialize = {
 	gone: string[],
 	/**  Passed before, fails now. */
 	broken: boolean,
+	/**  The last run is the one that broke it (the run before passed). */
+	just_broke: boolean,
 	/**
 	 *  For a broken check: the owner's changes since it last passed, newest first. Empty: what
 	 *  changed is outside the console's changes (entries appended since, the runtime's
@@ -4763,13 +4773,13 @@ export const OP_READS = {
 	entry_provenance: { memory: "agent", sessions: "*" },
 	session_memory_links: { sessions: "*" },
 	memory_diff: { memory: "agent", sessions: "*" },
-	agents_health: { memory: "*", agents: "*", sessions: "*" },
+	agents_health: { memory: "*", agents: "*", sessions: "*", checks: "*" },
 	sessions_per_day: { sessions: "*" },
 	prompt_composition: { memory: "agent+global", agents: "*", sessions: "*" },
 	propose_summary: { memory: "agent", sessions: "*" },
 	apply_summary: {},
 	agent_recall: { memory: "agent", sessions: "*" },
-	recall_checks: { memory: "agent", sessions: "*" },
+	recall_checks: { memory: "agent", sessions: "*", checks: "agent" },
 	add_recall_check: {},
 	remove_recall_check: {},
 	propose_recall_settings: { memory: "agent", sessions: "*", settings: "*" },

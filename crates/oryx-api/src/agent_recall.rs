@@ -12,6 +12,7 @@ use oryx_core::names::Owner;
 use oryx_core::runtime::embedder::Configured;
 use oryx_core::runtime::recall::{self as engine, Recalled, Settings};
 
+use crate::services::Services;
 use crate::{ApiError, ApiResult, Console};
 
 /// The fusion's settings: the route weights and how many entries are kept.
@@ -221,10 +222,7 @@ struct Ids {
 
 /// The owner's archival entries as (console id, the text the runtime's recall answers with):
 /// MEMORY.md's raw line, or the row's content.
-pub(crate) fn archival_texts(
-    rt: &crate::services::Services,
-    owner: &Owner,
-) -> ApiResult<Vec<(String, String)>> {
+pub(crate) fn archival_texts(rt: &Services, owner: &Owner) -> ApiResult<Vec<(String, String)>> {
     let all = rt.memory.store().load_all(owner)?;
     let sqlite = rt.memory.backend() == Backend::Sqlite;
     Ok(all
@@ -239,9 +237,9 @@ pub(crate) fn archival_texts(
 }
 
 impl Ids {
-    fn of(console: &Console, owner: &Owner) -> Ids {
+    fn of(rt: &Services, owner: &Owner) -> Ids {
         let mut by_text = std::collections::HashMap::new();
-        for (id, key) in archival_texts(&console.services(), owner).unwrap_or_default() {
+        for (id, key) in archival_texts(rt, owner).unwrap_or_default() {
             by_text.entry(key).or_insert(id);
         }
         Ids { by_text }
@@ -281,118 +279,127 @@ impl Console {
         keyword: &str,
         trial: Option<RecallSettingsDto>,
     ) -> ApiResult<AgentRecallDto> {
-        let rt = self.services();
-        let owner = rt.owner(agent)?;
-        if let Some(t) = &trial {
-            check_trial(t)?;
-        }
-        let agent = owner.agent_name().map(str::to_string);
-        if rt.memory.backend() == Backend::Mem0 {
-            // The runtime hands the query to mem0's search and answers in its order.
-            let hits = match rt.memory.store().as_mem0() {
-                Some(mem0) => mem0.agent_recall(&owner, keyword)?,
-                None => Vec::new(),
-            };
-            let text = oryx_core::memory::service::recall_lines_text(
-                &hits.iter().map(String::as_str).collect::<Vec<_>>(),
-            );
-            let results = hits
-                .iter()
-                .map(|h| AgentRecalledDto {
-                    id: None,
-                    content: h.clone(),
-                    timestamp: None,
-                    score: None,
-                    routes: RecallRoutesDto {
-                        semantic: None,
-                        keyword: None,
-                        recency: None,
-                        contributions: Vec::new(),
-                    },
-                })
-                .collect();
-            return Ok(AgentRecallDto {
-                agent,
-                keyword: keyword.to_string(),
-                engine: RecallEngineDto::Delegated,
-                degraded: None,
-                text,
-                results,
-                near_misses: Vec::new(),
-                settings: Settings::default().into(),
-                configured: Settings::default().into(),
-                trial: false,
-                settings_problem: None,
-                embedding: embedding_dto(&Configured::Off),
-                vector_rows: 0,
-                usable_rows: 0,
-                query_dim: None,
-                entries: 0,
-                bare_root: rt.memory.runtime_source().is_none(),
-            });
-        }
-        let (recall, bare_root) =
-            match rt
-                .memory
-                .runtime_recall(&owner, keyword, trial.map(Into::into))?
-            {
-                Some(r) => (r, false),
-                None => {
-                    // No runtime reads this root: the console's own tool path answers (the
-                    // recall mode in Settings), without an explanation.
-                    let (text, _) = rt.memory.recall_answer(&owner, keyword)?;
-                    let answer = engine::Answer {
-                        engine: engine::Engine::Keyword,
-                        degraded: None,
-                        results: Vec::new(),
-                        near_misses: Vec::new(),
-                        settings: Settings::default(),
-                        semantic: Default::default(),
-                        entries: 0,
-                        text,
-                    };
-                    (
-                        oryx_core::memory::service::RuntimeRecall {
-                            answer,
-                            configured: Settings::default(),
-                            settings_problem: None,
-                            embedding: Configured::Off,
-                        },
-                        true,
-                    )
-                }
-            };
-        let a = &recall.answer;
-        // The console's ids cost a read of every entry: only when there is something to name.
-        let ids = match a.results.is_empty() && a.near_misses.is_empty() {
-            true => Ids {
-                by_text: Default::default(),
-            },
-            false => Ids::of(self, &owner),
+        agent_recall_in(&self.services(), agent, keyword, trial)
+    }
+}
+
+/// [`Console::agent_recall`] over the services given (a background run holds its own).
+pub(crate) fn agent_recall_in(
+    rt: &Services,
+    agent: Option<&str>,
+    keyword: &str,
+    trial: Option<RecallSettingsDto>,
+) -> ApiResult<AgentRecallDto> {
+    let owner = rt.owner(agent)?;
+    if let Some(t) = &trial {
+        check_trial(t)?;
+    }
+    let agent = owner.agent_name().map(str::to_string);
+    if rt.memory.backend() == Backend::Mem0 {
+        // The runtime hands the query to mem0's search and answers in its order.
+        let hits = match rt.memory.store().as_mem0() {
+            Some(mem0) => mem0.agent_recall(&owner, keyword)?,
+            None => Vec::new(),
         };
-        Ok(AgentRecallDto {
+        let text = oryx_core::memory::service::recall_lines_text(
+            &hits.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        let results = hits
+            .iter()
+            .map(|h| AgentRecalledDto {
+                id: None,
+                content: h.clone(),
+                timestamp: None,
+                score: None,
+                routes: RecallRoutesDto {
+                    semantic: None,
+                    keyword: None,
+                    recency: None,
+                    contributions: Vec::new(),
+                },
+            })
+            .collect();
+        return Ok(AgentRecallDto {
             agent,
             keyword: keyword.to_string(),
-            engine: match a.engine {
-                engine::Engine::Fusion => RecallEngineDto::Fusion,
-                engine::Engine::Keyword => RecallEngineDto::Keyword,
-            },
-            degraded: a.degraded.clone(),
-            text: a.text.clone(),
-            results: a.results.iter().map(|r| ids.dto(r)).collect(),
-            near_misses: a.near_misses.iter().map(|r| ids.dto(r)).collect(),
-            settings: a.settings.into(),
-            configured: recall.configured.into(),
-            trial: trial.is_some(),
-            settings_problem: recall.settings_problem.clone(),
-            embedding: embedding_dto(&recall.embedding),
-            vector_rows: u(a.semantic.rows),
-            usable_rows: u(a.semantic.usable),
-            query_dim: a.semantic.dim.map(u),
-            entries: u(a.entries),
-            bare_root,
-        })
+            engine: RecallEngineDto::Delegated,
+            degraded: None,
+            text,
+            results,
+            near_misses: Vec::new(),
+            settings: Settings::default().into(),
+            configured: Settings::default().into(),
+            trial: false,
+            settings_problem: None,
+            embedding: embedding_dto(&Configured::Off),
+            vector_rows: 0,
+            usable_rows: 0,
+            query_dim: None,
+            entries: 0,
+            bare_root: rt.memory.runtime_source().is_none(),
+        });
     }
+    let (recall, bare_root) =
+        match rt
+            .memory
+            .runtime_recall(&owner, keyword, trial.map(Into::into))?
+        {
+            Some(r) => (r, false),
+            None => {
+                // No runtime reads this root: the console's own tool path answers (the
+                // recall mode in Settings), without an explanation.
+                let (text, _) = rt.memory.recall_answer(&owner, keyword)?;
+                let answer = engine::Answer {
+                    engine: engine::Engine::Keyword,
+                    degraded: None,
+                    results: Vec::new(),
+                    near_misses: Vec::new(),
+                    settings: Settings::default(),
+                    semantic: Default::default(),
+                    entries: 0,
+                    text,
+                };
+                (
+                    oryx_core::memory::service::RuntimeRecall {
+                        answer,
+                        configured: Settings::default(),
+                        settings_problem: None,
+                        embedding: Configured::Off,
+                    },
+                    true,
+                )
+            }
+        };
+    let a = &recall.answer;
+    // The console's ids cost a read of every entry: only when there is something to name.
+    let ids = match a.results.is_empty() && a.near_misses.is_empty() {
+        true => Ids {
+            by_text: Default::default(),
+        },
+        false => Ids::of(rt, &owner),
+    };
+    Ok(AgentRecallDto {
+        agent,
+        keyword: keyword.to_string(),
+        engine: match a.engine {
+            engine::Engine::Fusion => RecallEngineDto::Fusion,
+            engine::Engine::Keyword => RecallEngineDto::Keyword,
+        },
+        degraded: a.degraded.clone(),
+        text: a.text.clone(),
+        results: a.results.iter().map(|r| ids.dto(r)).collect(),
+        near_misses: a.near_misses.iter().map(|r| ids.dto(r)).collect(),
+        settings: a.settings.into(),
+        configured: recall.configured.into(),
+        trial: trial.is_some(),
+        settings_problem: recall.settings_problem.clone(),
+        embedding: embedding_dto(&recall.embedding),
+        vector_rows: u(a.semantic.rows),
+        usable_rows: u(a.semantic.usable),
+        query_dim: a.semantic.dim.map(u),
+        entries: u(a.entries),
+        bare_root,
+    })
 }
 
 /// Trial settings the runtime could run with: finite weights, a top-k it can keep.

@@ -27,6 +27,8 @@ pub struct AgentHealthDto {
     pub duplicates: u32,
     pub stale: u32,
     pub budget: u32,
+    /// Recall checks that passed once and fail now (counted in `findings` too).
+    pub broken_checks: u32,
     pub core: u32,
     pub archival: u32,
     pub outside_window: u32,
@@ -97,6 +99,7 @@ impl Console {
                 duplicates: 0,
                 stale: 0,
                 budget: 0,
+                broken_checks: 0,
                 core: 0,
                 archival: 0,
                 outside_window: 0,
@@ -124,6 +127,8 @@ impl Console {
                         };
                         *slot += 1;
                     }
+                    row.broken_checks = count(self.broken_checks(&a.name));
+                    row.findings += row.broken_checks;
                     row.prompt_chars = h.budget.as_ref().map(|b| b.prompt_chars);
                     row.window_reach_days = s.window_reach_days;
                     row.core = s.days.iter().map(|d| d.core).sum();

@@ -38,7 +38,8 @@ impl Console {
 pub struct Console {
     settings_path: PathBuf,
     overrides: Overrides,
-    services: RwLock<Arc<Services>>,
+    /// Shared with the recall checks' runner, which follows the services in effect.
+    services: Arc<RwLock<Arc<Services>>>,
     notice: RwLock<Option<String>>,
     migration: MigrationSlot,
     index_job: Arc<IndexJobSlot>,
@@ -118,7 +119,7 @@ impl Console {
         Console {
             settings_path,
             overrides,
-            services: RwLock::new(Arc::new(runtime)),
+            services: Arc::new(RwLock::new(Arc::new(runtime))),
             notice: RwLock::new(notice),
             migration: Default::default(),
             index_job: Default::default(),
@@ -166,6 +167,10 @@ impl Console {
 
     pub(crate) fn events(&self) -> &Events {
         &self.events
+    }
+
+    pub(crate) fn services_handle(&self) -> std::sync::Weak<RwLock<Arc<Services>>> {
+        Arc::downgrade(&self.services)
     }
 
     pub fn settings_path(&self) -> &Path {

@@ -25,6 +25,8 @@ pub enum ChangeKind {
     /// The database (sessions, tool invocations, sqlite memory).
     Sessions,
     Settings,
+    /// Recall checks ran after a change (agent = whose; `None` = the global memory's).
+    Checks,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]

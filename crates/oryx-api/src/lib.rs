@@ -8,6 +8,7 @@ pub mod agent_recall;
 pub mod agents;
 pub mod auto_summary;
 pub mod charts;
+mod check_runner;
 pub mod compat_data;
 pub mod config_dir;
 pub mod console;

@@ -465,7 +465,7 @@ operations! {
         => |c, a| c.memory_diff(&a);
     /// Every agent's findings (not dismissed) per check and its window, for badges and the dashboard
     agents_health(NoArgs) -> Vec<AgentHealthDto>,
-        reads: [Memory, Agents, Sessions]
+        reads: [Memory, Agents, Sessions, Checks]
         => |c, _| c.agents_health();
     /// Sessions started per day and agent over the last days
     sessions_per_day(SessionsPerDayArgs) -> Vec<SessionDayDto>,
@@ -487,7 +487,8 @@ operations! {
     agent_recall(AgentRecallArgs) -> AgentRecallDto, reads: [Memory(agent), Sessions]
         => |c, a| c.agent_recall(given(&a.agent), &a.keyword, a.trial);
     /// An agent's recall checks, each run first when what its answer depends on changed
-    recall_checks(RecallChecksArgs) -> RecallChecksDto, reads: [Memory(agent), Sessions]
+    recall_checks(RecallChecksArgs) -> RecallChecksDto,
+        reads: [Memory(agent), Sessions, Checks(agent)]
         => |c, a| c.recall_checks(&a);
     /// Keep a question with the archival entries that must answer it (run at once)
     add_recall_check(AddRecallCheckArgs) -> RecallChecksDto => |c, a| c.add_recall_check(&a);

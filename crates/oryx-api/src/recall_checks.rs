@@ -12,8 +12,13 @@ use specta::Type;
 use oryx_core::memory::Scope;
 use oryx_core::recall_checks::{self as checks, RecallCheck, RecallChecks};
 
-use crate::agent_recall::{AgentRecallDto, RecallSettingsDto};
+use std::path::Path;
+
+use oryx_core::names::Owner;
+
+use crate::agent_recall::{agent_recall_in, AgentRecallDto, RecallSettingsDto};
 use crate::curation::{local_time, review_source};
+use crate::services::Services;
 use crate::{ApiError, ApiResult, Console};
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -78,6 +83,8 @@ pub struct RecallCheckDto {
     pub gone: Vec<String>,
     /// Passed before, fails now.
     pub broken: bool,
+    /// The last run is the one that broke it (the run before passed).
+    pub just_broke: bool,
     /// For a broken check: the owner's changes since it last passed, newest first. Empty: what
     /// changed is outside the console's changes (entries appended since, the runtime's
     /// configuration, the vector index).
@@ -121,22 +128,16 @@ fn stamp(live: &[String], answer: &AgentRecallDto) -> u64 {
 }
 
 impl Console {
-    fn archival_ids(&self, agent: Option<&str>) -> ApiResult<Vec<String>> {
+    /// How many of the agent's checks are broken, as their last run left them (nothing runs).
+    pub(crate) fn broken_checks(&self, agent: &str) -> usize {
         let rt = self.services();
-        let owner = rt.owner(agent)?;
-        let all = rt.memory.store().load_all(&owner)?;
-        Ok((0..all.archival.len())
-            .filter_map(|i| all.id(Scope::Archival, i))
-            .collect())
-    }
-
-    fn checks_store(&self, agent: Option<&str>) -> ApiResult<(RecallChecks, String)> {
-        let rt = self.services();
-        let owner = rt.owner(agent)?;
-        Ok((
-            RecallChecks::new(&self.index_dir()),
-            review_source(&rt, &owner),
-        ))
+        let Ok(owner) = rt.owner(Some(agent)) else {
+            return 0;
+        };
+        RecallChecks::new(&self.index_dir())
+            .load(&review_source(&rt, &owner))
+            .map(|s| s.checks.iter().filter(|c| c.broken()).count())
+            .unwrap_or(0)
     }
 
     /// Keeps a question with the entries that must answer it, and runs it once.
@@ -157,14 +158,17 @@ impl Console {
                  open the install (the folder holding .oryxos and oryxos.db) instead",
             ));
         }
-        let live = self.archival_ids(agent)?;
+        let rt = self.services();
+        let owner = rt.owner(agent)?;
+        let live = archival_ids(&rt, &owner)?;
         if let Some(bad) = a.expect.iter().find(|id| !live.contains(*id)) {
             return Err(ApiError::invalid(format!(
                 "{bad} is not an archival entry of this memory (recall_memory never returns core \
                  entries)"
             )));
         }
-        let (store, source) = self.checks_store(agent)?;
+        let store = RecallChecks::new(&self.index_dir());
+        let source = review_source(&rt, &owner);
         let mut saved = store.load(&source)?;
         let created = oryx_core::timefmt::now_epoch_ms();
         let mut expect = a.expect.clone();
@@ -185,8 +189,10 @@ impl Console {
     }
 
     pub fn remove_recall_check(&self, a: &RemoveRecallCheckArgs) -> ApiResult<RecallChecksDto> {
-        let agent = a.agent.as_deref().filter(|s| !s.is_empty());
-        let (store, source) = self.checks_store(agent)?;
+        let rt = self.services();
+        let owner = rt.owner(a.agent.as_deref().filter(|s| !s.is_empty()))?;
+        let store = RecallChecks::new(&self.index_dir());
+        let source = review_source(&rt, &owner);
         let mut saved = store.load(&source)?;
         let before = saved.checks.len();
         saved.checks.retain(|c| c.id != a.id);
@@ -207,56 +213,15 @@ impl Console {
     /// (all of them with `force`).
     pub fn recall_checks(&self, a: &RecallChecksArgs) -> ApiResult<RecallChecksDto> {
         let agent = a.agent.as_deref().filter(|s| !s.is_empty());
-        let (store, source) = self.checks_store(agent)?;
-        let mut saved = store.load(&source)?;
-        let mut ran = 0;
-        let mut settings = None;
-        if !saved.checks.is_empty() {
-            let live = self.archival_ids(agent)?;
-            let mut state = None;
-            for c in &mut saved.checks {
-                // One answer per check; the state comes with the first answer.
-                let needs = match state {
-                    Some(s) => a.force || c.due(s),
-                    None => true,
-                };
-                if !needs {
-                    continue;
-                }
-                let answer = self.agent_recall(agent, &c.question, None)?;
-                let s = *state.get_or_insert_with(|| stamp(&live, &answer));
-                settings = Some(answer.settings);
-                if !a.force && !c.due(s) {
-                    continue;
-                }
-                // Expected entries a change above them moved are followed to where they are.
-                for e in &mut c.expect {
-                    if let Some(now) = checks::follow(e, &live) {
-                        *e = now;
-                    }
-                }
-                let found: Vec<String> =
-                    answer.results.iter().filter_map(|r| r.id.clone()).collect();
-                let outcome = checks::judge(
-                    &c.expect,
-                    found,
-                    &live,
-                    oryx_core::timefmt::now_epoch_ms(),
-                    s,
-                );
-                c.record(outcome);
-                ran += 1;
-            }
-            if ran > 0 {
-                store.save(&source, &saved)?;
-            }
-        }
-        let history = if saved.checks.iter().any(RecallCheck::broken) {
+        let rt = self.services();
+        let run = run_due(&rt, &self.index_dir(), agent, a.force)?;
+        let history = if run.saved.checks.iter().any(RecallCheck::broken) {
             Some(self.memory_history(agent, Some(200))?)
         } else {
             None
         };
-        let dtos: Vec<RecallCheckDto> = saved
+        let dtos: Vec<RecallCheckDto> = run
+            .saved
             .checks
             .iter()
             .map(|c| check_dto(c, history.as_ref()))
@@ -267,10 +232,91 @@ impl Console {
             passed: n(passed),
             failed: n(dtos.iter().filter(|c| c.passed == Some(false)).count()),
             checks: dtos,
-            ran: n(ran),
-            settings,
+            ran: n(run.ran),
+            settings: run.settings,
         })
     }
+}
+
+/// What a run of an owner's checks did.
+pub(crate) struct Run {
+    pub saved: oryx_core::recall_checks::Saved,
+    /// Checks run (the due ones, or all when forced).
+    pub ran: usize,
+    /// The settings they ran with.
+    pub settings: Option<RecallSettingsDto>,
+}
+
+/// Runs `agent`'s checks whose answer may have moved since their last run (all with `force`)
+/// and saves their outcomes.
+pub(crate) fn run_due(
+    rt: &Services,
+    index_dir: &Path,
+    agent: Option<&str>,
+    force: bool,
+) -> ApiResult<Run> {
+    let owner = rt.owner(agent)?;
+    let store = RecallChecks::new(index_dir);
+    let source = review_source(rt, &owner);
+    let mut saved = store.load(&source)?;
+    let mut ran = 0;
+    let mut settings = None;
+    if saved.checks.is_empty() {
+        return Ok(Run {
+            saved,
+            ran,
+            settings,
+        });
+    }
+    let live = archival_ids(rt, &owner)?;
+    let mut state = None;
+    for c in &mut saved.checks {
+        // One answer per check; the state comes with the first answer.
+        let needs = match state {
+            Some(s) => force || c.due(s),
+            None => true,
+        };
+        if !needs {
+            continue;
+        }
+        let answer = agent_recall_in(rt, agent, &c.question, None)?;
+        let s = *state.get_or_insert_with(|| stamp(&live, &answer));
+        settings = Some(answer.settings);
+        if !force && !c.due(s) {
+            continue;
+        }
+        // Expected entries a change above them moved are followed to where they are.
+        for e in &mut c.expect {
+            if let Some(now) = checks::follow(e, &live) {
+                *e = now;
+            }
+        }
+        let found: Vec<String> = answer.results.iter().filter_map(|r| r.id.clone()).collect();
+        let outcome = checks::judge(
+            &c.expect,
+            found,
+            &live,
+            oryx_core::timefmt::now_epoch_ms(),
+            s,
+        );
+        c.record(outcome);
+        ran += 1;
+    }
+    if ran > 0 {
+        store.save(&source, &saved)?;
+    }
+    Ok(Run {
+        saved,
+        ran,
+        settings,
+    })
+}
+
+fn archival_ids(rt: &Services, owner: &Owner) -> ApiResult<Vec<String>> {
+    let all = rt.memory.store().load_all(owner)?;
+    Ok((0..all.archival.len())
+        .filter_map(|i| all.id(Scope::Archival, i))
+        .collect())
 }
 
 fn check_dto(c: &RecallCheck, history: Option<&crate::curation::HistoryDto>) -> RecallCheckDto {
@@ -312,6 +358,7 @@ fn check_dto(c: &RecallCheck, history: Option<&crate::curation::HistoryDto>) -> 
         missing: last.map(|o| o.missing.clone()).unwrap_or_default(),
         gone: last.map(|o| o.gone.clone()).unwrap_or_default(),
         broken: c.broken(),
+        just_broke: last.is_some_and(|o| o.broke),
         changes,
     }
 }

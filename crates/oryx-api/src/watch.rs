@@ -73,6 +73,15 @@ impl Console {
         let mut slot = lock(&events.watcher);
         if slot.is_none() {
             *slot = Some(events.start(&self.services()));
+            // Whoever follows the changes also hears when one breaks a recall check.
+            let (tx, changes) = channel();
+            lock(&events.subscribers.senders).push(tx);
+            crate::check_runner::start(
+                changes,
+                self.services_handle(),
+                Arc::downgrade(&events.subscribers),
+                self.index_dir(),
+            );
         }
         rx
     }

@@ -22,7 +22,7 @@ use oryx_core::memory::SqliteMemoryStore;
 use oryx_core::memory::{Backend, LongTermMemoryStore, MarkdownMemoryStore, Scope};
 use oryx_core::names::Owner;
 use oryx_core::runtime::embedder::{Configured, Embedder, Mock, OpenAiCompatible};
-use oryx_core::runtime::recall::{recall, Answer, Engine, Settings};
+use oryx_core::runtime::recall::{recall, routes, tuning, Answer, Engine, Settings};
 use oryx_core::runtime::{memory_vectors, vector_index};
 use serde_json::json;
 
@@ -377,6 +377,8 @@ impl Bench {
             );
         }
 
+        self.runtime_recall_proposal(&md, &local);
+
         // The sqlite backend embeds the bare content, markdown the whole line with its time.
         let sq = EvalInstall::new(&dir.join("sqlite"), Backend::Sqlite);
         assert_eq!(sq.fill(local_embedder.as_ref()), archival);
@@ -395,6 +397,110 @@ impl Bench {
             "runtime_recall quality in {:.1} s",
             started.elapsed().as_secs_f64()
         );
+    }
+
+    /// The weights `oryx checks propose` would name, with half the answerable questions kept as
+    /// recall checks (each expecting its first archival entry) at top-k 5, measured by recall@5 on
+    /// the other half against the runtime's default weights.
+    fn runtime_recall_proposal(&mut self, md: &EvalInstall, embedding: &Configured) {
+        let entries = md.store.runtime_archival(&md.owner).unwrap();
+        let asked: Vec<&Query> = md
+            .queries
+            .iter()
+            .filter(|q| q.kind != "none" && !md.core_only(q))
+            .collect();
+        let routes: Vec<_> = asked
+            .iter()
+            .map(|q| {
+                routes(
+                    md.store.as_ref(),
+                    &entries,
+                    &md.owner,
+                    &q.text,
+                    embedding,
+                    &md.db,
+                )
+                .unwrap()
+                .expect("an embedding provider")
+            })
+            .collect();
+        // Each question's expected archival entries, as positions in its routes.
+        let expected: Vec<Vec<usize>> = asked
+            .iter()
+            .zip(&routes)
+            .map(|(q, r)| {
+                r.unique
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| {
+                        md.id_of(&e.text)
+                            .is_some_and(|id| q.expect.iter().any(|x| x == id))
+                    })
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .collect();
+        let current = Settings {
+            top_k: 5,
+            ..Settings::default()
+        };
+        let kept: Vec<usize> = (0..asked.len()).step_by(2).collect();
+        let held: Vec<usize> = (1..asked.len()).step_by(2).collect();
+        let cases: Vec<tuning::Case> = kept
+            .iter()
+            .map(|&i| tuning::Case {
+                routes: &routes[i],
+                expect: expected[i].iter().take(1).copied().collect(),
+            })
+            .collect();
+        let t = Instant::now();
+        let p = tuning::propose(&cases, current);
+        let took = t.elapsed();
+        // recall@5 over `which`: any expected entry in the top 5.
+        let at5 = |which: &[usize], w: &[f64; 3]| {
+            let hit = which
+                .iter()
+                .filter(|&&i| {
+                    expected[i]
+                        .iter()
+                        .any(|&e| tuning::needed_top_k(&routes[i], w, &[e]).is_some_and(|n| n <= 5))
+                })
+                .count();
+            hit as f64 / which.len().max(1) as f64
+        };
+        let w = p.settings.weights;
+        let measured = format!(
+            "proposed semantic {} / keyword {} / recency {}, top-k {} ({} settings ranked in {}); \
+             recall@5 on the {} held-out questions {:.2} at the default weights, {:.2} at the \
+             proposed ones; on the {} kept as checks {:.2} -> {:.2}",
+            w[0],
+            w[1],
+            w[2],
+            p.settings.top_k,
+            p.tried,
+            fmt_ms(took),
+            held.len(),
+            at5(&held, &current.weights),
+            at5(&held, &w),
+            kept.len(),
+            at5(&kept, &current.weights),
+            at5(&kept, &w),
+        );
+        eprintln!("runtime_recall.proposal: {measured}");
+        self.rows.push(json!({
+            "id": "runtime_recall.proposal",
+            "what": format!(
+                "recall weights proposed from recall checks (`oryx checks propose`): every other \
+                 answerable question of tests/embed/eval.json kept as a check expecting its first \
+                 archival entry, from the default weights at top-k 5, bundled model over POST \
+                 /v1/embeddings ({LOCAL_PROVIDER}/{MODEL_ID}), markdown"
+            ),
+            "goal": "—",
+            "measured": measured,
+            "ratio": null,
+            "pass": null,
+            "reproduce": self.reproduce(),
+        }));
     }
 
     fn runtime_recall_speed(&mut self, local: &Arc<dyn Embedder>) {

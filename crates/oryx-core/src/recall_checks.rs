@@ -43,6 +43,9 @@ pub struct Outcome {
     pub gone: Vec<String>,
     /// The state it ran against (see [`state_stamp`]).
     pub stamp: u64,
+    /// This run failed and the one before passed: the change in between broke it.
+    #[serde(default)]
+    pub broke: bool,
 }
 
 impl RecallCheck {
@@ -57,7 +60,8 @@ impl RecallCheck {
     }
 
     /// Records a run's outcome.
-    pub fn record(&mut self, outcome: Outcome) {
+    pub fn record(&mut self, mut outcome: Outcome) {
+        outcome.broke = !outcome.passed && self.last.as_ref().is_some_and(|o| o.passed);
         if outcome.passed {
             self.last_passed = Some(outcome.clone());
         }
@@ -90,6 +94,7 @@ pub fn judge(
         missing,
         gone,
         stamp,
+        broke: false,
     }
 }
 
@@ -245,8 +250,12 @@ mod tests {
         assert!(!c.due(1) && c.due(2) && !c.broken());
         c.record(judge(&c.expect.clone(), ids(&[]), &ids(&["a"]), 3, 2));
         assert!(c.broken());
+        assert!(c.last.as_ref().unwrap().broke, "this run broke it");
         assert_eq!(c.last_passed.as_ref().unwrap().at, 2);
-        c.record(judge(&c.expect.clone(), ids(&["a"]), &ids(&["a"]), 4, 3));
+        // Run again on another state, failing still: broken, but not by this run.
+        c.record(judge(&c.expect.clone(), ids(&[]), &ids(&["a"]), 4, 3));
+        assert!(c.broken() && !c.last.as_ref().unwrap().broke);
+        c.record(judge(&c.expect.clone(), ids(&["a"]), &ids(&["a"]), 5, 4));
         assert!(!c.broken());
     }
 

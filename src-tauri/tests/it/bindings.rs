@@ -31,6 +31,7 @@ fn op_reads() -> String {
             ChangeKind::Agents => "agents",
             ChangeKind::Sessions => "sessions",
             ChangeKind::Settings => "settings",
+            ChangeKind::Checks => "checks",
         };
         let scope = match (r.agent_arg, r.global_too) {
             (None, _) => "*".to_string(),

@@ -3,7 +3,7 @@ import type { ConnectionDto, ConnectRequest, ErrorCode, MigrateRequest, Migratio
 
 /** memory: a MEMORY.md (agent = its agent, null = global or several); agents: an AGENT.md, skill or
  * bootstrap file; sessions: the database; settings: the settings (every view). */
-export type ChangeKind = "memory" | "agents" | "sessions" | "settings";
+export type ChangeKind = "memory" | "agents" | "sessions" | "settings" | "checks";
 export type ChangeEvent = { kind: ChangeKind; agent: string | null };
 export type BackendKind = "tauri" | "http";
 

@@ -1,7 +1,7 @@
 import type { ChangeEvent, ChangeKind } from "./backend";
 
 // Shared by the tauri event listener and the http event stream: {kind, agent}.
-const KINDS: readonly ChangeKind[] = ["memory", "agents", "sessions", "settings"];
+const KINDS: readonly ChangeKind[] = ["memory", "agents", "sessions", "settings", "checks"];
 
 export function parseChange(payload: unknown): ChangeEvent | null {
   if (typeof payload !== "object" || payload === null) return null;

@@ -62,6 +62,8 @@ export type RecordedBackend = Backend & {
   /** Requests that were not recorded (the test fails on the first one). */
   readonly misses: string[];
   /** A recorded write made by another client (the runtime, the CLI): the UI only hears the event. */
+  /** A change the backend announces on its own (the recall checks' runner): sent to the listeners. */
+  announce(change: ChangeEvent): void;
   writeElsewhere(op: OpName, args: unknown): void;
   /** Makes the running migration's answer wait until `release` is called (progress is sent). */
   holdMigration(): { release: () => void };
@@ -194,6 +196,9 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
     onChange(cb) {
       listeners.add(cb);
       return () => listeners.delete(cb);
+    },
+    announce(change) {
+      listeners.forEach((l) => l(change));
     },
     writeElsewhere(op, args) {
       const x = transition(op, args);

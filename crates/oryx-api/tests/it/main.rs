@@ -4,6 +4,7 @@
 mod common;
 
 mod auto_summary;
+mod check_runner;
 mod damaged_files;
 mod events;
 mod health_paths;

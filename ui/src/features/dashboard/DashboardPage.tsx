@@ -30,7 +30,7 @@ export const RANGES = [30, 90, 365, 3650] as const;
 export const DEFAULT_DAYS = 90;
 
 const col = createColumnHelper<AgentHealthDto>();
-const COUNTS = ["findings", "secrets", "pii", "duplicates", "stale", "budget", "core", "archival", "outside_window"] as const;
+const COUNTS = ["findings", "secrets", "pii", "duplicates", "stale", "budget", "broken_checks", "core", "archival", "outside_window"] as const;
 const COUNT_LABEL: Record<(typeof COUNTS)[number], MessageKey> = {
   findings: "dashboard.col.findings",
   secrets: "dashboard.col.secrets",
@@ -38,6 +38,7 @@ const COUNT_LABEL: Record<(typeof COUNTS)[number], MessageKey> = {
   duplicates: "dashboard.col.duplicates",
   stale: "dashboard.col.stale",
   budget: "dashboard.col.budget",
+  broken_checks: "dashboard.col.brokenChecks",
   core: "dashboard.col.core",
   archival: "dashboard.col.archival",
   outside_window: "dashboard.col.outside",

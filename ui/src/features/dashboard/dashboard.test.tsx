@@ -16,6 +16,7 @@ const HEALTH: AgentHealthDto[] = [
     duplicates: 5,
     stale: 53,
     budget: 0,
+    broken_checks: 0,
     core: 4,
     archival: 140,
     outside_window: 89,
@@ -23,7 +24,7 @@ const HEALTH: AgentHealthDto[] = [
     window_reach_days: 15.1,
     error: null,
   },
-  { agent: "broken_yaml", findings: 0, secrets: 0, pii: 0, duplicates: 0, stale: 0, budget: 0, core: 0, archival: 0, outside_window: 0, prompt_chars: 17, window_reach_days: null, error: null },
+  { agent: "broken_yaml", findings: 0, secrets: 0, pii: 0, duplicates: 0, stale: 0, budget: 0, broken_checks: 0, core: 0, archival: 0, outside_window: 0, prompt_chars: 17, window_reach_days: null, error: null },
   {
     agent: "legacy-bot",
     findings: 0,
@@ -32,6 +33,7 @@ const HEALTH: AgentHealthDto[] = [
     duplicates: 0,
     stale: 0,
     budget: 0,
+    broken_checks: 0,
     core: 0,
     archival: 0,
     outside_window: 0,
@@ -39,8 +41,8 @@ const HEALTH: AgentHealthDto[] = [
     window_reach_days: null,
     error: "MEMORY.md could not be read: invalid UTF-8 at byte 812",
   },
-  { agent: "log_analyst", findings: 3, secrets: 1, pii: 0, duplicates: 2, stale: 0, budget: 0, core: 2, archival: 24, outside_window: 0, prompt_chars: 2539, window_reach_days: 30, error: null },
-  { agent: "researcher", findings: 1, secrets: 0, pii: 1, duplicates: 0, stale: 0, budget: 0, core: 1, archival: 6, outside_window: 0, prompt_chars: 732, window_reach_days: 30, error: null },
+  { agent: "log_analyst", findings: 4, secrets: 1, pii: 0, duplicates: 2, stale: 0, budget: 0, broken_checks: 1, core: 2, archival: 24, outside_window: 0, prompt_chars: 2539, window_reach_days: 30, error: null },
+  { agent: "researcher", findings: 1, secrets: 0, pii: 1, duplicates: 0, stale: 0, budget: 0, broken_checks: 0, core: 1, archival: 6, outside_window: 0, prompt_chars: 732, window_reach_days: 30, error: null },
 ];
 
 const sent = (calls: { op: string; args: unknown }[], op: string) => calls.filter((c) => c.op === op).map((c) => c.args);
@@ -72,6 +74,7 @@ describe("Dashboard", () => {
       "Duplicates",
       "Stale",
       "Budget",
+      "Broken checks",
       "Core",
       "Archival",
       "Outside window",
@@ -80,7 +83,9 @@ describe("Dashboard", () => {
     ]);
     expect(agentsIn(table)).toEqual(["assistant", "log_analyst", "researcher", "broken_yaml", "legacy-bot"]);
     const row = screen.getByTestId("dashboard-row-assistant");
-    expect(within(row).getAllByRole("cell").map((c) => c.textContent)).toEqual(["58", "0", "0", "5", "53", "0", "4", "140", "89", "15.1", "4,126"]);
+    expect(within(row).getAllByRole("cell").map((c) => c.textContent)).toEqual(["58", "0", "0", "5", "53", "0", "0", "4", "140", "89", "15.1", "4,126"]);
+    // A broken recall check counts as a finding, in a column of its own.
+    expect(within(screen.getByTestId("dashboard-row-log_analyst")).getAllByRole("cell").slice(0, 7).map((c) => c.textContent)).toEqual(["4", "1", "0", "2", "0", "0", "1"]);
     expect(within(screen.getByTestId("dashboard-row-broken_yaml")).getAllByRole("cell").at(-2)).toHaveTextContent("—");
     // An agent that could not be checked says why instead of its counts.
     expect(screen.getByTestId("dashboard-error-legacy-bot")).toHaveTextContent("Could not be checked: MEMORY.md could not be read: invalid UTF-8 at byte 812");

@@ -34,6 +34,7 @@ function check(over: Partial<RecallCheckDto>): RecallCheckDto {
     missing: [],
     gone: [],
     broken: false,
+    just_broke: false,
     changes: [],
     ...over,
   };
@@ -173,5 +174,31 @@ describe("Recall checks", () => {
     expect(within(panel).queryByTestId("recall-proposal-save")).toBeNull();
     fireEvent.click(within(panel).getByTestId("recall-proposal-close"));
     expect(within(panel).queryByTestId("recall-proposal")).toBeNull();
+  });
+
+  it("tells when a change broke a check, once, with a way to it", async () => {
+    const { backend } = renderApp("#/agents", "runtime_recall_mock");
+    const broken = check({
+      passed: false,
+      broken: true,
+      just_broke: true,
+      found: [],
+      missing: ["a3-0badcafe"],
+      ran: "2026-12-06 13:00:00",
+      changes: [{ id: "ch-del", at: "2026-12-06 12:59:59", op: "delete", undoable: true }],
+    });
+    backend.stub("recall_checks", () => list([broken]));
+    await screen.findByRole("heading", { level: 1 });
+    backend.announce({ kind: "checks", agent: "assistant" });
+    const asked = () => sent(backend, "recall_checks").length;
+    expect(await screen.findByTestId("broken-check-notice")).toHaveTextContent(`A change broke the recall check “${Q}” of assistant.`);
+    expect(screen.getByTestId("broken-check-open")).toHaveTextContent("Open");
+    fireEvent.click(screen.getByTestId("toast-close"));
+    await waitFor(() => expect(screen.queryByTestId("broken-check-notice")).toBeNull());
+    // The same break announced again (another run, still failing) is not told twice.
+    const before = asked();
+    backend.announce({ kind: "checks", agent: "assistant" });
+    await waitFor(() => expect(asked()).toBeGreaterThan(before));
+    expect(screen.queryByTestId("broken-check-notice")).toBeNull();
   });
 });
