@@ -452,13 +452,16 @@ fn env_string(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-/// Relative paths from a flag or the environment are taken from the working directory.
+/// Relative paths from a flag or the environment are taken from the working directory, and
+/// `.` parts dropped: `--root .` names the same owners (review marks, checks, indexes are keyed
+/// by the path) as the folder's full path.
 fn absolute(p: PathBuf) -> PathBuf {
-    if p.is_absolute() {
+    let p = if p.is_absolute() {
         p
     } else {
         std::env::current_dir().map(|d| d.join(&p)).unwrap_or(p)
-    }
+    };
+    p.components().collect()
 }
 
 /// For an install, the backend, the database and mem0 follow the runtime's configuration; a
@@ -537,6 +540,13 @@ pub fn effective(settings: &Settings, over: &Overrides) -> Effective {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_root_given_with_dots_is_the_same_folder_as_its_full_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let dotted = dir.path().join(".").join("x").join(".");
+        assert_eq!(absolute(dotted), dir.path().join("x"));
+    }
 
     #[test]
     fn only_non_defaults_are_stored_and_round_trip() {

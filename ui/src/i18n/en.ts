@@ -624,7 +624,7 @@ export const en = {
   "checks.propose": "Propose weights",
   "checks.propose.title": "Recall weights from the checks",
   "checks.propose.close": "Close the proposal",
-  "checks.propose.verdict.better": "These settings answer {then} of {n} checks; the runtime's answer {now} ({tried} settings tried). Nothing is saved until you save.",
+  "checks.propose.verdict.better": "These settings answer {then} of {n} checks; the runtime's settings answer {now} ({tried} settings tried). Nothing is saved until you save.",
   "checks.propose.verdict.all_pass": "The runtime's settings answer all {n} checks: nothing to propose.",
   "checks.propose.verdict.none_better": "None of the {tried} settings tried answers more than the {now} of {n} checks answered now.",
   "checks.propose.verdict.no_checks": "Keep a check first: the proposal ranks the checks' questions under other settings.",

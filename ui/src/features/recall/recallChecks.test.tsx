@@ -135,7 +135,7 @@ describe("Recall checks", () => {
     await within(panel).findByTestId("recall-check");
     fireEvent.click(within(panel).getByTestId("recall-checks-propose"));
     const box = await within(panel).findByTestId("recall-proposal");
-    expect(await within(box).findByTestId("recall-proposal-verdict")).toHaveTextContent("These settings answer 1 of 1 checks; the runtime's answer 0 (175 settings tried).");
+    expect(await within(box).findByTestId("recall-proposal-verdict")).toHaveTextContent("These settings answer 1 of 1 checks; the runtime's settings answer 0 (175 settings tried).");
     expect(within(box).getByTestId("recall-proposal-recency")).toHaveClass("recall-proposal-changed");
     expect(within(box).getByTestId("recall-proposal-semantic")).not.toHaveClass("recall-proposal-changed");
     const row = within(box).getByTestId("recall-proposal-check");
