@@ -290,6 +290,56 @@ export const flows = [
     },
   ],
   [
+    "recall checks: the answer's entry kept as a check, a delete breaks it and a notice says so, the check's undo mends it, the weights proposal agrees",
+    async (ui, fx, { memoryFile }) => {
+      const token = `e2e-check-${Date.now().toString(36)}`;
+      await ui.goto("#/agents/assistant");
+      await ui.select('[data-testid="add-scope"]', "archival");
+      await ui.fill('[data-testid="add-content"]', `the parking spot is ${token}`);
+      await ui.waitVisible('[data-testid="add-preview"]');
+      await ui.click('[data-testid="add-submit"]');
+      await waitFor("the entry on disk", () => memoryFile(fx.root1, "assistant").includes(token));
+
+      // Keep the question with the answer's first entry.
+      await ui.goto(`#/recall?agent=assistant&q=${encodeURIComponent(token)}`);
+      const first = '[data-testid="agent-answer-row"]:first-child';
+      await waitFor("the entry first in the agent's answer", async () => (await ui.text(first)).includes(token), 60000);
+      await ui.click(`${first} [data-testid="agent-answer-pick"]`);
+      await ui.click('[data-testid="agent-keep-check"]');
+      await ui.waitVisible('[data-testid="agent-keep-said"]');
+      await ui.waitVisible('[data-testid="recall-check"][data-state="pass"]', 30000);
+
+      // A delete on the memory page: the checks run in the background and a notice tells.
+      await ui.goto("#/agents/assistant");
+      await ui.fill('[data-testid="memory-search"]', token);
+      const row = await waitFor("the entry's row", async () => {
+        const ids = await ui.attrs('[data-testid="archival-row"]', "data-entry-id");
+        return ids.length === 1 ? ids[0] : null;
+      });
+      await ui.click(`[data-testid="archival-row"][data-entry-id="${row}"] [data-testid="row-delete"]`);
+      await waitFor("the entry gone from MEMORY.md", () => !memoryFile(fx.root1, "assistant").includes(token));
+      await ui.waitVisible('[data-testid="broken-check-notice"]', 30000);
+      const said = await ui.text('[data-testid="broken-check-notice"]');
+      if (!said.includes(token)) throw new Error(`the notice does not name the check: ${said}`);
+      await settle();
+      await ui.shot("recall-check-notice");
+      await ui.click('[data-testid="broken-check-open"]');
+
+      // The broken check names the delete; its undo brings the entry back and the check passes.
+      await ui.waitVisible('[data-testid="recall-check"][data-state="broken"]', 30000);
+      await ui.click('[data-testid="recall-check"][data-state="broken"] [data-testid="recall-check-undo"]');
+      await waitFor("the entry back in MEMORY.md", () => memoryFile(fx.root1, "assistant").includes(token));
+      await ui.waitVisible('[data-testid="recall-check"][data-state="pass"]', 30000);
+
+      // Every check passes: the proposal has nothing to change.
+      await ui.click('[data-testid="recall-checks-propose"]');
+      await ui.waitVisible('[data-testid="recall-proposal-verdict"][data-verdict="all_pass"]', 30000);
+      await ui.click('[data-testid="recall-proposal-close"]');
+      await ui.click('[data-testid="recall-check-remove"]');
+      await ui.waitVisible('[data-testid="recall-checks-empty"]');
+    },
+  ],
+  [
     "forgets a secret everywhere: the dry run by place, the confirmation, no byte left in MEMORY.md, its sidecars or oryxos.db",
     async (ui, fx, { memoryFile }) => {
       const secret = `sk-live-e2e-${Date.now().toString(36)}`;
