@@ -28,8 +28,10 @@ const TITLES = {
   runtime_index: "Keeping the runtime's memory_vectors on console writes (`oryx-bench --only runtime_index`)",
   endpoint: "The offline embeddings endpoint (`oryx-bench --only endpoint`)",
   forget: "Forget for good (`oryx-bench --only forget`)",
+  poisoning: "Poisoned entries: false positives and speed (`oryx-bench --only poisoning`)",
+  superseded: "Superseded facts: precision, recall and speed (`oryx-bench --only superseded`)",
 };
-const ORDER = ["core", "core-quick", "recall", "runtime_recall", "runtime_index", "endpoint", "curation", "health", "portable", "forget", "ui", "ui-quick", "ui-indexing", "ui-indexing-quick", "desktop", "desktop-quick"];
+const ORDER = ["core", "core-quick", "recall", "runtime_recall", "runtime_index", "endpoint", "curation", "health", "poisoning", "superseded", "portable", "forget", "ui", "ui-quick", "ui-indexing", "ui-indexing-quick", "desktop", "desktop-quick"];
 
 const cell = (v) => String(v ?? "—").replace(/\|/g, "\\|").replace(/\n/g, " ");
 
