@@ -4,10 +4,13 @@
 //! owner for a change of the runtime's configuration or database) and announces a `checks` change
 //! when any ran — so a check an edit broke shows in Memory health and as a notice at once.
 //!
+//! A fill of the runtime's vector index (a console job the watcher reports only as a database
+//! change) runs the filled owners' checks when it ends, through the same path.
+//!
 //! The thread holds the console's parts weakly and ends with the console.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
@@ -81,29 +84,38 @@ pub(crate) fn start(
                 }
                 // The services in effect now (a settings change may have replaced them).
                 let Some(rt) = current(&services) else { return };
-                for agent in owners(&rt, &touched) {
-                    let ran =
-                        crate::recall_checks::run_due(&rt, &index_dir, agent.as_deref(), false);
-                    match ran {
-                        Ok(run) if run.ran > 0 => {
-                            let Some(subs) = subscribers.upgrade() else {
-                                return;
-                            };
-                            subs.publish(ChangeEvent {
-                                kind: ChangeKind::Checks,
-                                agent,
-                            });
-                        }
-                        Ok(_) => {}
-                        // A root that vanished, a runtime that cannot answer: the list says why
-                        // when someone opens it.
-                        Err(e) => eprintln!("recall checks not run: {}", e.message),
-                    }
-                }
+                run_and_announce(&rt, &index_dir, owners(&rt, &touched), &subscribers);
             }
         });
     if let Err(e) = spawned {
         eprintln!("recall checks will run only when listed: {e}");
+    }
+}
+
+/// Runs the due checks of `agents` (`None`: the global memory) and announces a `checks` change
+/// for each whose checks ran.
+pub(crate) fn run_and_announce(
+    rt: &Services,
+    index_dir: &Path,
+    agents: Vec<Option<String>>,
+    subscribers: &Weak<Subscribers>,
+) {
+    for agent in agents {
+        match crate::recall_checks::run_due(rt, index_dir, agent.as_deref(), false) {
+            Ok(run) if run.ran > 0 => {
+                let Some(subs) = subscribers.upgrade() else {
+                    return;
+                };
+                subs.publish(ChangeEvent {
+                    kind: ChangeKind::Checks,
+                    agent,
+                });
+            }
+            Ok(_) => {}
+            // A root that vanished, a runtime that cannot answer: the list says why when
+            // someone opens it.
+            Err(e) => eprintln!("recall checks not run: {}", e.message),
+        }
     }
 }
 

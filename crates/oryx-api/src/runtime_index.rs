@@ -218,9 +218,19 @@ impl Console {
             *slot = Some((plan.clone(), cancel.clone()));
         }
         let slot = self.runtime_fill_slot().clone();
+        let index_dir = self.index_dir();
+        let subscribers = Arc::downgrade(&self.events().subscribers);
         std::thread::Builder::new()
             .name("oryx-runtime-fill".into())
-            .spawn(move || run_fill(&rt, &index, embedder, &owners, &cancel, &slot))
+            .spawn(move || {
+                run_fill(&rt, &index, embedder, &owners, &cancel, &slot);
+                // New rows move the semantic route: the filled owners' checks run again.
+                let agents = owners
+                    .iter()
+                    .map(|o| o.agent_name().map(str::to_string))
+                    .collect();
+                crate::check_runner::run_and_announce(&rt, &index_dir, agents, &subscribers);
+            })
             .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
         Ok(plan)
     }
