@@ -4782,7 +4782,7 @@ export const OP_READS = {
 	recall_checks: { memory: "agent", sessions: "*", checks: "agent" },
 	add_recall_check: {},
 	remove_recall_check: {},
-	propose_recall_settings: { memory: "agent", sessions: "*", settings: "*" },
+	propose_recall_settings: { memory: "agent", sessions: "*" },
 	recall_memory: { memory: "agent", sessions: "*" },
 	index_status: { memory: "*", sessions: "*" },
 	index_build: {},
