@@ -13,6 +13,21 @@ fn proposal(inst: &DemoInstall, args: &[&str]) -> Value {
     inst.json(&all)
 }
 
+/// Keeps "第 3 次" as a check expecting the demo's third entry (the only one holding it).
+fn keep_third_entry_check(inst: &DemoInstall) -> Value {
+    let old = inst.archival_id("assistant", |c| c.contains("（第 3 次）"));
+    inst.json(&[
+        "checks",
+        "add",
+        "--agent",
+        "assistant",
+        "--question",
+        "第 3 次",
+        "--expect",
+        &old,
+    ])
+}
+
 #[test]
 fn proposed_weights_answer_the_check_and_one_undo_takes_them_back() {
     let inst = DemoInstall::new();
@@ -23,18 +38,7 @@ fn proposed_weights_answer_the_check_and_one_undo_takes_them_back() {
 
     inst.run(&["runtime", "set", "memory.recall.weight.recency", "3"]);
     let before = std::fs::read_to_string(&config).unwrap();
-    // The demo's third entry, the only one whose text holds "第 3 次".
-    let old = inst.archival_id("assistant", |c| c.contains("（第 3 次）"));
-    let added = inst.json(&[
-        "checks",
-        "add",
-        "--agent",
-        "assistant",
-        "--question",
-        "第 3 次",
-        "--expect",
-        &old,
-    ]);
+    let added = keep_third_entry_check(&inst);
     assert_eq!(added["checks"][0]["passed"], false, "{added}");
 
     let p = proposal(&inst, &[]);
