@@ -1655,7 +1655,9 @@ export type HealthDto_Serialize = {
 
 /**
  *  A hint of the health view. `kind` is `never_read`: entries that no prompt held and no
- *  recall returned, although prompts were built after they were written.
+ *  recall returned, although prompts were built after they were written; or `broken_checks`:
+ *  recall checks that passed and fail now (as their last run left them), `entry_ids` the
+ *  expected entries their answers lack.
  */
 export type HintDto = {
 	kind: string,
@@ -4759,7 +4761,7 @@ export const OP_READS = {
 	restore_entry: {},
 	review_status: { memory: "agent", sessions: "*" },
 	mark_reviewed: {},
-	memory_health: { memory: "agent", sessions: "*" },
+	memory_health: { memory: "agent", sessions: "*", checks: "agent" },
 	dismiss_finding: {},
 	superseded: { memory: "agent", sessions: "*" },
 	superseded_counts: { memory: "*", agents: "*", sessions: "*" },

@@ -88,7 +88,9 @@ pub struct HealthDto {
 }
 
 /// A hint of the health view. `kind` is `never_read`: entries that no prompt held and no
-/// recall returned, although prompts were built after they were written.
+/// recall returned, although prompts were built after they were written; or `broken_checks`:
+/// recall checks that passed and fail now (as their last run left them), `entry_ids` the
+/// expected entries their answers lack.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(Type))]
 pub struct HintDto {
@@ -227,6 +229,7 @@ impl Console {
                 entry_ids: never_read,
             })
             .into_iter()
+            .chain(self.broken_checks_hint(&rt, &owner))
             .collect();
         Ok(HealthDto {
             agent: owner.agent_name().map(str::to_string),

@@ -413,7 +413,7 @@ operations! {
         => |c, a| c.mark_reviewed(given(&a.agent));
     /// Health findings (secrets, personal data, duplicates, stale) and the prompt budget
     memory_health(HealthArgs) -> HealthDto,
-        reads: [Memory(agent), Sessions]
+        reads: [Memory(agent), Sessions, Checks(agent)]
         => |c, a| c.memory_health(&a);
     /// Hide a finding on these entries from now on
     dismiss_finding(DismissArgs) -> HealthDto => |c, a| c.dismiss_finding(&a);

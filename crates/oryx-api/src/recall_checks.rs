@@ -134,10 +134,47 @@ impl Console {
         let Ok(owner) = rt.owner(Some(agent)) else {
             return 0;
         };
+        self.broken_of(&rt, &owner).len()
+    }
+
+    fn broken_of(&self, rt: &Services, owner: &Owner) -> Vec<RecallCheck> {
         RecallChecks::new(&self.index_dir())
-            .load(&review_source(&rt, &owner))
-            .map(|s| s.checks.iter().filter(|c| c.broken()).count())
-            .unwrap_or(0)
+            .load(&review_source(rt, owner))
+            .map(|s| s.checks.into_iter().filter(RecallCheck::broken).collect())
+            .unwrap_or_default()
+    }
+
+    /// Memory health's hint of the owner's broken checks (as their last run left them), naming
+    /// the expected entries their answers lack.
+    pub(crate) fn broken_checks_hint(
+        &self,
+        rt: &Services,
+        owner: &Owner,
+    ) -> Option<crate::health::HintDto> {
+        let broken = self.broken_of(rt, owner);
+        if broken.is_empty() {
+            return None;
+        }
+        let questions: Vec<String> = broken.iter().map(|c| format!("{:?}", c.question)).collect();
+        let mut missing: Vec<String> = broken
+            .iter()
+            .filter_map(|c| c.last.as_ref())
+            .flat_map(|o| o.missing.iter().cloned())
+            .collect();
+        missing.dedup();
+        Some(crate::health::HintDto {
+            kind: "broken_checks".into(),
+            entry_ids: missing,
+            reason: format!(
+                "{} recall check{} passed before and fail{} now: {} (`oryx checks list` names \
+                 the change that broke {})",
+                broken.len(),
+                if broken.len() == 1 { "" } else { "s" },
+                if broken.len() == 1 { "s" } else { "" },
+                questions.join(", "),
+                if broken.len() == 1 { "it" } else { "each" },
+            ),
+        })
     }
 
     /// Keeps a question with the entries that must answer it, and runs it once.

@@ -309,6 +309,9 @@ pub fn health(h: &oryx_api::health::HealthDto, json: bool) {
     if h.dismissed > 0 {
         println!("({} dismissed)", h.dismissed);
     }
+    for hint in &h.hints {
+        println!("hint [{}]: {}", hint.kind, hint.reason);
+    }
     if let Some(b) = &h.budget {
         println!(
             "budget: prompt {} chars, core {} ({:.0}%), {} core entries added in 30 days, window reaches back {}",

@@ -153,3 +153,52 @@ fn a_bare_root_has_no_runtime_to_check_recall_with() {
         "{out:?}"
     );
 }
+
+#[test]
+fn memory_health_hints_at_a_broken_check() {
+    let inst = DemoInstall::new();
+    let note = "用户的工位在 7 楼 A-12";
+    inst.run(&[
+        "memory",
+        "add",
+        "--agent",
+        "assistant",
+        "--scope",
+        "archival",
+        note,
+    ]);
+    let id = inst.archival_id("assistant", |c| c == note);
+    inst.run(&[
+        "checks",
+        "add",
+        "--agent",
+        "assistant",
+        "--question",
+        "A-12",
+        "--expect",
+        &id,
+    ]);
+    let hints = |inst: &DemoInstall| {
+        inst.json(&["memory", "health", "--agent", "assistant"])["hints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["kind"] == "broken_checks")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert!(hints(&inst).is_empty(), "a passing check is no hint");
+    inst.run(&["memory", "delete", "--agent", "assistant", &id]);
+    // The check runs when listed (no console follows the changes here), then health says so.
+    inst.run(&["checks", "list", "--agent", "assistant"]);
+    let h = hints(&inst);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0]["entry_ids"][0], id.as_str());
+    assert!(
+        h[0]["reason"].as_str().unwrap().contains("\"A-12\""),
+        "{h:?}"
+    );
+    let text = inst.run(&["memory", "health", "--agent", "assistant"]);
+    assert!(String::from_utf8_lossy(&text.stdout)
+        .contains("hint [broken_checks]: 1 recall check passed before and fails now"));
+}

@@ -87,7 +87,8 @@ function FindingsSection({ agent, curate, say, openSummary }: { agent: string | 
                 </span>
               ) : null}
             </div>
-            {h.hints.map((hint) => (
+            {/* Broken checks are shown below with their changes and undo, not as a hint line. */}
+            {h.hints.filter((hint) => hint.kind !== "broken_checks").map((hint) => (
               <div key={hint.kind} className="banner health-hint" role="note" data-testid="health-hint" data-kind={hint.kind}>
                 <Icon name="history" />
                 <span>{hint.kind === "never_read" ? t("reads.hint", { n: num(hint.entry_ids.length) }) : hint.reason}</span>
