@@ -5,6 +5,7 @@ pub const NAMES: &[&str] = &[
     "migrate",
     "cancel_migration",
     "save_export",
+    "save_reads",
     "pick_archive",
     "connection",
     "probe_server",

@@ -113,6 +113,48 @@ pub async fn save_export(
     .await
 }
 
+/// Saves an owner's read receipts (`export_entry_reads`) where the person says in the system's
+/// save dialog: the page names only the owner and the format, never a path or the text. `None`:
+/// they closed the dialog.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_reads(
+    state: State<'_, AppState>,
+    agent: Option<String>,
+    format: oryx_api::reads::ReadsFormat,
+) -> Result<Option<String>, ApiError> {
+    let shown = state.shown();
+    let args = serde_json::json!({ "agent": agent, "format": format });
+    let file = off_thread(move || match &shown {
+        Shown::Local(console) => Ok(ops::call_json(console, "export_entry_reads", args)?.0),
+        Shown::Remote(remote) => remote.call_json("export_entry_reads", args),
+    })
+    .await?;
+    let (name, text) = match (file["file_name"].as_str(), file["text"].as_str()) {
+        (Some(n), Some(t)) => (n.to_string(), t.to_string()),
+        _ => {
+            return Err(ApiError::new(
+                ErrorCode::Internal,
+                "export_entry_reads answered without a file",
+            ))
+        }
+    };
+    let chooser = state.chooser();
+    let Some(target) = off_thread(move || chooser(FileDialog::Save { name })).await? else {
+        return Ok(None);
+    };
+    off_thread(move || {
+        std::fs::write(&target, text).map_err(|e| {
+            ApiError::new(
+                ErrorCode::Internal,
+                format!("{} could not be written: {e}", target.display()),
+            )
+        })?;
+        Ok(Some(target.display().to_string()))
+    })
+    .await
+}
+
 /// The file name a finished remote export suggests.
 fn remote_archive_name(
     remote: &oryx_api::remote::RemoteConsole,

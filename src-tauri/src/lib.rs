@@ -24,6 +24,7 @@ pub fn specta_builder<R: tauri::Runtime>() -> Builder<R> {
             commands::migrate,
             commands::cancel_migration,
             commands::save_export,
+            commands::save_reads,
             commands::pick_archive,
             connection::connection,
             connection::probe_server,

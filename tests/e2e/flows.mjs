@@ -340,6 +340,20 @@ export const flows = [
     },
   ],
   [
+    "exports the read receipts as CSV: the file saved holds a row per entry with its reads",
+    async (ui, fx) => {
+      await ui.goto("#/agents/assistant");
+      await ui.click('[data-testid="reads-toggle"]');
+      await ui.waitVisible('[data-testid="reads-totals"]', 30000);
+      const path = await ui.saveArchive('[data-testid="reads-export-csv"]');
+      const text = await waitFor("the CSV saved", () => (existsSync(path) ? readFileSync(path, "utf8") : null), 30000);
+      const lines = text.trim().split(/\r?\n/);
+      if (!/^id,/.test(lines[0] ?? "")) throw new Error(`the CSV's header is ${lines[0]}`);
+      if (lines.length < 10) throw new Error(`the CSV has ${lines.length} lines`);
+      await ui.waitVisible('[data-testid="reads-saved"]');
+    },
+  ],
+  [
     "forgets a secret everywhere: the dry run by place, the confirmation, no byte left in MEMORY.md, its sidecars or oryxos.db",
     async (ui, fx, { memoryFile }) => {
       const secret = `sk-live-e2e-${Date.now().toString(36)}`;

@@ -25,6 +25,12 @@ export const commands = {
 	 */
 	saveExport: (id: string) => typedError<string | null, ApiError>(__TAURI_INVOKE("save_export", { id })),
 	/**
+	 *  Saves an owner's read receipts (`export_entry_reads`) where the person says in the system's
+	 *  save dialog: the page names only the owner and the format, never a path or the text. `None`:
+	 *  they closed the dialog.
+	 */
+	saveReads: (agent: string | null, format: ReadsFormat) => typedError<string | null, ApiError>(__TAURI_INVOKE("save_reads", { agent, format })),
+	/**
 	 *  Lets the person choose an archive to import in the system's open dialog; the answer is an
 	 *  upload token for `start_import`. `None`: they closed the dialog.
 	 */

@@ -1,5 +1,5 @@
 import type { Invoke } from "./client";
-import type { ConnectionDto, ConnectRequest, ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, ServerProbeDto, UploadDto } from "./types";
+import type { ConnectionDto, ConnectRequest, ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, ReadsFormat, ServerProbeDto, UploadDto } from "./types";
 
 /** memory: a MEMORY.md (agent = its agent, null = global or several); agents: an AGENT.md, skill or
  * bootstrap file; sessions: the database; settings: the settings (every view). */
@@ -32,6 +32,9 @@ export interface Backend {
   /** Hands a finished export's archive (start_export, then transfer_status) to the user: the desktop's save dialog (the path saved
    * to, or null when the dialog was closed), the browser's download ("downloaded"). */
   saveExport(id: string): Promise<string | null | "downloaded">;
+  /** Hands an owner's read receipts (export_entry_reads) to the user: the desktop's save dialog
+   * (the path saved to, or null when closed), the browser's download (the file's name). */
+  saveReads(agent: string | null, format: ReadsFormat): Promise<string | null>;
   /** An archive to import (start_import's upload), chosen in the desktop's open dialog or the
    * browser's file picker (then uploaded); null when none was chosen. */
   chooseArchive(): Promise<UploadDto | null>;

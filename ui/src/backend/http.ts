@@ -20,7 +20,7 @@
 // `?token=<token>`; it is kept in sessionStorage (never in localStorage) for that tab.
 import { BackendError, isErrorCode, type Backend, type ChangeEvent } from "./backend";
 import { parseChange } from "./change-events";
-import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, UploadDto } from "./types";
+import type { ErrorCode, MigrateRequest, MigrationProgress, MigrationReport, ReadsFileDto, ReadsFormat, UploadDto } from "./types";
 
 type Envelope<T> = { code: number; message: string; data: T | null; timestamp?: number; error_code?: string };
 
@@ -251,6 +251,22 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     return "downloaded";
   }
 
+  /** Downloads an owner's read receipts: the file export_entry_reads answers, saved by the
+   * browser under its name. */
+  async function saveReads(agent: string | null, format: ReadsFormat): Promise<string> {
+    const f = (await request("POST", "/export_entry_reads", { agent, format })) as ReadsFileDto;
+    const url = URL.createObjectURL(new Blob([f.text], { type: f.mime }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = f.file_name;
+    a.hidden = true;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    return f.file_name;
+  }
+
   async function upload(file: File): Promise<UploadDto> {
     const path = `/transfer/upload?name=${encodeURIComponent(file.name)}`;
     let res: Response;
@@ -301,6 +317,7 @@ export function createHttpBackend(origin = "", token: string | null = readToken(
     cancelMigration,
     pickFolder: async () => null,
     saveExport,
+    saveReads,
     chooseArchive,
     onChange(cb: (e: ChangeEvent) => void) {
       return subscribe((data, event) => {

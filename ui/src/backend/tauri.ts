@@ -55,6 +55,7 @@ export function createTauriBackend(): Backend {
     },
     // The system's save and open dialogs are shown from Rust: no path comes from the page.
     saveExport: (id) => unwrap(commands.saveExport(id)),
+    saveReads: (agent, format) => unwrap(commands.saveReads(agent, format)),
     chooseArchive: () => unwrap(commands.pickArchive()),
     remote: {
       connection: () => unwrap(commands.connection()),

@@ -189,6 +189,10 @@ export function createRecordedBackend(start: StateName = "demo"): RecordedBacken
       calls.push({ op: "save_export", args: { id } });
       return "downloaded" as const;
     },
+    // The read receipts go through the recorded export_entry_reads, then "download".
+    async saveReads(agent, format) {
+      return (await invoke("export_entry_reads", { agent, format })).file_name;
+    },
     async chooseArchive() {
       calls.push({ op: "pick_archive", args: null });
       return null;

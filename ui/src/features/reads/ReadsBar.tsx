@@ -32,7 +32,10 @@ export function ReadsBar({
   const [failed, setFailed] = useState<unknown>(null);
   const run = (format: "csv" | "json") => {
     setFailed(null);
-    save(format).then(setSaved, setFailed);
+    // A closed dialog saves nothing and says nothing.
+    save(format).then((where) => {
+      if (where !== null) setSaved(where);
+    }, setFailed);
   };
   return (
     <div className="reads-bar" data-testid="reads-bar">

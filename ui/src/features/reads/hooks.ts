@@ -20,19 +20,9 @@ export function readsById(entries: readonly EntryReadDto[] | undefined): Map<str
   return m;
 }
 
-/** Saves the receipts the way the browser saves a file: a download of the text. */
+/** Saves the receipts through the host: the desktop's save dialog, the browser's download. */
 export function useExportReads(agent: string | null) {
-  const { call } = useBackend();
-  return async (format: ReadsFormat) => {
-    const f = await call("export_entry_reads", { agent, format });
-    const url = URL.createObjectURL(new Blob([f.text], { type: f.mime }));
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = f.file_name;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 0);
-    return f.file_name;
-  };
+  const b = useBackend();
+  /** The path saved to (desktop), the file's name (browser), or null: the dialog was closed. */
+  return (format: ReadsFormat) => b.saveReads(agent, format);
 }

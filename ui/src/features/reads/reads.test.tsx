@@ -32,11 +32,24 @@ describe("Read receipts", () => {
     await screen.findByTestId("core-table");
     fireEvent.click(screen.getByTestId("reads-toggle"));
     await screen.findByTestId("reads-totals");
-    URL.createObjectURL = () => "blob:reads";
-    URL.revokeObjectURL = () => undefined;
     fireEvent.click(screen.getByTestId("reads-export-csv"));
     expect(await screen.findByTestId("reads-saved")).toHaveTextContent("assistant-reads.csv");
     expect(r.backend.calls.filter((c) => c.op === "export_entry_reads").map((c) => c.args)).toEqual([{ agent: "assistant", format: "csv" }]);
+  });
+
+  it("says nothing when the desktop's save dialog is closed", async () => {
+    const r = renderApp("#/agents/assistant/memory");
+    let asked = 0;
+    r.backend.saveReads = async () => {
+      asked += 1;
+      return null;
+    };
+    await screen.findByTestId("core-table");
+    fireEvent.click(screen.getByTestId("reads-toggle"));
+    await screen.findByTestId("reads-totals");
+    fireEvent.click(screen.getByTestId("reads-export-json"));
+    await waitFor(() => expect(asked).toBe(1));
+    expect(screen.queryByTestId("reads-saved")).toBeNull();
   });
 
   it("shows per turn what the agent read, linking to the entries", async () => {
