@@ -285,10 +285,19 @@ fn targets(refs: &[EntryRef]) -> Vec<Target> {
 
 /// Where an owner's entries live, as reviews are keyed.
 pub(crate) fn review_source(rt: &Services, owner: &Owner) -> String {
+    source_in(rt.memory.backend(), rt.memory.store().as_ref(), owner)
+}
+
+/// [`review_source`] for the store of `backend` (a migration's source or target).
+pub(crate) fn source_in(
+    backend: oryx_core::memory::Backend,
+    store: &dyn oryx_core::memory::LongTermMemoryStore,
+    owner: &Owner,
+) -> String {
     format!(
         "{}\u{0}{}\u{0}{}",
-        rt.memory.backend().as_str(),
-        rt.memory.store().location(owner),
+        backend.as_str(),
+        store.location(owner),
         owner.db_key()
     )
 }

@@ -124,6 +124,17 @@ impl Console {
                 })
             },
         )?;
+        if !report.dry_run && !report.cancelled {
+            // The recall checks follow the entries into the target's ids.
+            for owner in &owners {
+                crate::recall_checks::carry_over(
+                    &self.index_dir(),
+                    (req.from.into(), from.as_ref()),
+                    (req.to.into(), to.as_ref()),
+                    owner,
+                )?;
+            }
+        }
         Ok(MigrationReport {
             from: req.from,
             to: req.to,

@@ -399,3 +399,64 @@ fn check_dto(c: &RecallCheck, history: Option<&crate::curation::HistoryDto>) -> 
         changes,
     }
 }
+
+/// Carries `owner`'s checks from a migration's source store to its target: each expected entry
+/// is found again in the target by its content, and the last outcomes are kept, so a check the
+/// new backend answers otherwise shows as broken (by a change outside the console's history).
+/// Checks whose entries are not all in the target, or already there, are left. Returns how many
+/// were carried.
+pub(crate) fn carry_over(
+    index_dir: &Path,
+    (from_backend, from): (
+        oryx_core::memory::Backend,
+        &dyn oryx_core::memory::LongTermMemoryStore,
+    ),
+    (to_backend, to): (
+        oryx_core::memory::Backend,
+        &dyn oryx_core::memory::LongTermMemoryStore,
+    ),
+    owner: &Owner,
+) -> ApiResult<usize> {
+    use crate::curation::source_in;
+    let store = RecallChecks::new(index_dir);
+    let from_source = source_in(from_backend, from, owner);
+    let saved = store.load(&from_source)?;
+    if saved.checks.is_empty() {
+        return Ok(0);
+    }
+    let archival =
+        |s: &dyn oryx_core::memory::LongTermMemoryStore| -> ApiResult<Vec<(String, String)>> {
+            let all = s.load_all(owner)?;
+            Ok(all
+                .archival
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| Some((all.id(Scope::Archival, i)?, e.content.clone())))
+                .collect())
+        };
+    let (old, new) = (archival(from)?, archival(to)?);
+    let to_source = source_in(to_backend, to, owner);
+    let mut target = store.load(&to_source)?;
+    let mut carried = 0;
+    for c in saved.checks {
+        if target.checks.iter().any(|t| t.id == c.id) {
+            continue;
+        }
+        let moved: Option<Vec<String>> = c
+            .expect
+            .iter()
+            .map(|id| {
+                let content = &old.iter().find(|(i, _)| i == id)?.1;
+                Some(new.iter().find(|(_, t)| t == content)?.0.clone())
+            })
+            .collect();
+        if let Some(expect) = moved {
+            target.checks.push(RecallCheck { expect, ..c });
+            carried += 1;
+        }
+    }
+    if carried > 0 {
+        store.save(&to_source, &target)?;
+    }
+    Ok(carried)
+}

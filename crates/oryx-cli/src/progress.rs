@@ -39,10 +39,26 @@ pub fn run_migration(
 ) -> ApiResult<MigrationReport> {
     let cancel = ctrl_c();
     let bar = entries_bar(json || req.dry_run);
-    let report = console.migrate(req, &cancel, &mut |p| {
-        bar.set_length(p.total as u64);
-        bar.set_position(p.done as u64);
-        bar.set_message(p.owner);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    // The console's own run (its switch of backend included); Ctrl-C asks it to stop between
+    // entries, as the app's Cancel does.
+    let report = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if cancel.load(Ordering::Relaxed) {
+                    console.cancel_migration();
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let report = console.run_migration(req, &mut |p| {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(p.owner);
+        });
+        done.store(true, Ordering::Relaxed);
+        report
     });
     bar.finish_and_clear();
     report

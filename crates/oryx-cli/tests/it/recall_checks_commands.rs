@@ -1,6 +1,7 @@
 //! `oryx checks` on the sample install: a kept question runs with the runtime's engine, a
 //! delete of the entry it expects breaks it and names that change, undo mends it; a check on a
-//! core entry or an unknown id is refused; `checks run` exits 1 while one fails.
+//! core entry or an unknown id is refused; `checks run` exits 1 while one fails; memory health
+//! hints at a broken check; a migration with `--switch` carries the checks to the new backend.
 
 use serde_json::Value;
 
@@ -201,4 +202,49 @@ fn memory_health_hints_at_a_broken_check() {
     let text = inst.run(&["memory", "health", "--agent", "assistant"]);
     assert!(String::from_utf8_lossy(&text.stdout)
         .contains("hint [broken_checks]: 1 recall check passed before and fails now"));
+}
+
+#[test]
+fn a_migration_switches_the_backend_and_carries_the_checks_to_it() {
+    let inst = DemoInstall::new();
+    let note = "用户的工位在 7 楼 A-12";
+    inst.run(&[
+        "memory",
+        "add",
+        "--agent",
+        "assistant",
+        "--scope",
+        "archival",
+        note,
+    ]);
+    let id = inst.archival_id("assistant", |c| c == note);
+    inst.run(&[
+        "checks",
+        "add",
+        "--agent",
+        "assistant",
+        "--question",
+        "A-12",
+        "--expect",
+        &id,
+    ]);
+    inst.run(&[
+        "migrate",
+        "--from",
+        "markdown",
+        "--to",
+        "sqlite",
+        "--agent",
+        "assistant",
+        "--switch",
+    ]);
+    // `--switch` made sqlite the runtime's backend, which the console follows.
+    assert_eq!(inst.json(&["runtime"])["backend"], "sqlite");
+    // The check is there (checks are kept per store),
+    // expecting the row's id, and passes with the runtime's engine over the rows.
+    let listed = inst.json(&["checks", "list", "--agent", "assistant"]);
+    let c = check(&listed, "A-12");
+    let row = inst.archival_id("assistant", |c| c == note);
+    assert_eq!(c["expected"][0], row.as_str(), "{c}");
+    assert_eq!(c["passed"], true, "{c}");
 }
