@@ -286,6 +286,20 @@ impl Bench {
         }));
     }
 
+    /// A measured figure with no goal (quality, counts, a timing to read beside others).
+    fn info_row(&mut self, id: &str, what: String, measured: String) {
+        eprintln!("{id}: {measured}");
+        self.rows.push(json!({
+            "id": id,
+            "what": what,
+            "goal": "—",
+            "measured": measured,
+            "ratio": null,
+            "pass": null,
+            "reproduce": self.reproduce(),
+        }));
+    }
+
     fn absolute_row(&mut self, id: &str, what: String, goal_ms: f64, t: Duration, extra: &str) {
         eprintln!("{id}: {} {extra}", fmt_ms(t));
         self.rows.push(json!({

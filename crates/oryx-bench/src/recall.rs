@@ -420,17 +420,4 @@ impl Bench {
         );
         let _ = std::fs::remove_file(&path);
     }
-
-    fn info_row(&mut self, id: &str, what: String, measured: String) {
-        eprintln!("{id}: {measured}");
-        self.rows.push(json!({
-            "id": id,
-            "what": what,
-            "goal": "—",
-            "measured": measured,
-            "ratio": null,
-            "pass": null,
-            "reproduce": self.reproduce(),
-        }));
-    }
 }

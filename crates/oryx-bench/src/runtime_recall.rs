@@ -272,16 +272,7 @@ impl Bench {
     }
 
     fn quality_row(&mut self, id: &str, what: String, q: &Quality) {
-        eprintln!("{id}: {}", q.measured());
-        self.rows.push(json!({
-            "id": id,
-            "what": what,
-            "goal": "—",
-            "measured": q.measured(),
-            "ratio": null,
-            "pass": null,
-            "reproduce": self.reproduce(),
-        }));
+        self.info_row(id, what, q.measured());
     }
 
     fn runtime_recall_quality(&mut self, local: &Arc<dyn Embedder>) {
@@ -486,21 +477,16 @@ impl Bench {
             at5(&kept, &current.weights),
             at5(&kept, &w),
         );
-        eprintln!("runtime_recall.proposal: {measured}");
-        self.rows.push(json!({
-            "id": "runtime_recall.proposal",
-            "what": format!(
+        self.info_row(
+            "runtime_recall.proposal",
+            format!(
                 "recall weights proposed from recall checks (`oryx checks propose`): every other \
                  answerable question of tests/embed/eval.json kept as a check expecting its first \
                  archival entry, from the default weights at top-k 5, bundled model over POST \
                  /v1/embeddings ({LOCAL_PROVIDER}/{MODEL_ID}), markdown"
             ),
-            "goal": "—",
-            "measured": measured,
-            "ratio": null,
-            "pass": null,
-            "reproduce": self.reproduce(),
-        }));
+            measured,
+        );
     }
 
     fn runtime_recall_speed(&mut self, local: &Arc<dyn Embedder>) {

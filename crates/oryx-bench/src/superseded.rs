@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use oryx_core::embed::{cosine, Embedder};
 use oryx_core::memory::superseded::{self, judge, Thresholds};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::{fmt_ms, Bench};
 
@@ -128,7 +128,7 @@ impl Bench {
                 q[1].cell(),
                 q[2].cell()
             );
-            self.superseded_row(
+            self.info_row(
                 &format!("superseded_quality_{name}"),
                 format!(
                     "superseded facts, {} half of tests/superseded/pairs.json ({} pairs in all, \
@@ -153,7 +153,7 @@ impl Bench {
         let rules = crate::median(3, || {
             found = superseded::find(&refs, &vectors, &t).len();
         });
-        self.superseded_row(
+        self.info_row(
             "superseded_time_2000",
             format!("superseded facts of one owner with {n} entries (synthetic, zh and en)"),
             format!(
@@ -162,18 +162,5 @@ impl Bench {
                 fmt_ms(rules)
             ),
         );
-    }
-
-    fn superseded_row(&mut self, id: &str, what: String, measured: String) {
-        eprintln!("{id}: {measured}");
-        self.rows.push(json!({
-            "id": id,
-            "what": what,
-            "goal": "—",
-            "measured": measured,
-            "ratio": null,
-            "pass": null,
-            "reproduce": self.reproduce(),
-        }));
     }
 }
