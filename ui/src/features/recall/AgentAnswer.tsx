@@ -12,13 +12,7 @@ import { useI18n } from "../../i18n";
 import { useOp, useOpMutation } from "../../queries/ops";
 import { href, type Route } from "../../router";
 import { checksKey } from "./RecallChecks";
-
-const KEYS: Record<keyof RecallSettingsDto, string> = {
-  semantic: "memory.recall.weight.semantic",
-  keyword: "memory.recall.weight.keyword",
-  recency: "memory.recall.weight.recency",
-  topK: "memory.recall.top-k",
-};
+import { changedRuntimeValues } from "./recallSettings";
 
 function ownerRoute(owner: string | null): Route {
   return owner ? { page: "agent", name: owner, tab: "memory" } : { page: "global" };
@@ -252,11 +246,11 @@ function TrySettings({ data, onTry }: { data: AgentRecallDto; onTry: (s: RecallS
   const set = useOpMutation("set_runtime_value");
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const changed = (Object.keys(KEYS) as (keyof RecallSettingsDto)[]).filter((k) => draft[k] !== data.configured[k]);
+  const changed = changedRuntimeValues(draft, data.configured);
   const save = async () => {
     setError(null);
     try {
-      for (const k of changed) await set.mutateAsync({ key: KEYS[k], value: String(draft[k]) });
+      for (const v of changed) await set.mutateAsync(v);
       setSaved(t("recall.agent.saved", { n: changed.length }));
       onTry(null);
     } catch (e) {

@@ -7,15 +7,7 @@ import type { ProposalCheckDto, RecallProposalDto, RecallSettingsDto } from "../
 import { ErrorState, Skeleton } from "../../components/States";
 import { useI18n } from "../../i18n";
 import { useOp, useOpMutation } from "../../queries/ops";
-
-/** The runtime's keys of the settings, as `set_runtime_values` takes them. */
-const KEYS: Record<keyof RecallSettingsDto, string> = {
-  semantic: "memory.recall.weight.semantic",
-  keyword: "memory.recall.weight.keyword",
-  recency: "memory.recall.weight.recency",
-  topK: "memory.recall.top-k",
-};
-const FIELDS = Object.keys(KEYS) as (keyof RecallSettingsDto)[];
+import { changedRuntimeValues, RECALL_SETTING_FIELDS } from "./recallSettings";
 
 export function RecallProposal({ agent, onClose }: { agent: string | null; onClose: () => void }) {
   const { t, num } = useI18n();
@@ -67,9 +59,7 @@ export function RecallProposal({ agent, onClose }: { agent: string | null; onClo
                 data-testid="recall-proposal-save"
                 onClick={() => {
                   setError(null);
-                  const to = p.proposed as RecallSettingsDto;
-                  const values = FIELDS.filter((k) => to[k] !== p.current[k]).map((k) => ({ key: KEYS[k], value: String(to[k]) }));
-                  save.mutate({ values });
+                  save.mutate({ values: changedRuntimeValues(p.proposed as RecallSettingsDto, p.current) });
                 }}
               >
                 {t("checks.propose.save")}
@@ -114,7 +104,7 @@ function Settings({ p }: { p: RecallProposalDto }) {
         </tr>
       </thead>
       <tbody>
-        {FIELDS.map((k) => {
+        {RECALL_SETTING_FIELDS.map((k) => {
           const changed = p.proposed !== null && p.proposed[k] !== p.current[k];
           return (
             <tr key={k} className={changed ? "recall-proposal-changed" : undefined} data-testid={`recall-proposal-${k}`}>
