@@ -138,8 +138,9 @@ impl Console {
     }
 
     fn broken_of(&self, rt: &Services, owner: &Owner) -> Vec<RecallCheck> {
-        RecallChecks::new(&self.index_dir())
-            .load(&review_source(rt, owner))
+        let (store, source) = checks_of(&self.index_dir(), rt, owner);
+        store
+            .load(&source)
             .map(|s| s.checks.into_iter().filter(RecallCheck::broken).collect())
             .unwrap_or_default()
     }
@@ -156,12 +157,13 @@ impl Console {
             return None;
         }
         let questions: Vec<String> = broken.iter().map(|c| format!("{:?}", c.question)).collect();
-        let mut missing: Vec<String> = broken
+        let mut seen = std::collections::HashSet::new();
+        let missing: Vec<String> = broken
             .iter()
             .filter_map(|c| c.last.as_ref())
             .flat_map(|o| o.missing.iter().cloned())
+            .filter(|id| seen.insert(id.clone()))
             .collect();
-        missing.dedup();
         Some(crate::health::HintDto {
             kind: "broken_checks".into(),
             entry_ids: missing,
@@ -189,13 +191,13 @@ impl Console {
                 "name the entries that must answer the question",
             ));
         }
-        if self.services().memory.runtime_source().is_none() {
+        let rt = self.services();
+        if rt.memory.runtime_source().is_none() {
             return Err(ApiError::invalid(
                 "recall checks run the runtime's recall engine, and no runtime reads this root: \
                  open the install (the folder holding .oryxos and oryxos.db) instead",
             ));
         }
-        let rt = self.services();
         let owner = rt.owner(agent)?;
         let live = archival_ids(&rt, &owner)?;
         if let Some(bad) = a.expect.iter().find(|id| !live.contains(*id)) {
@@ -204,12 +206,16 @@ impl Console {
                  entries)"
             )));
         }
-        let store = RecallChecks::new(&self.index_dir());
-        let source = review_source(&rt, &owner);
+        let (store, source) = checks_of(&self.index_dir(), &rt, &owner);
         let mut saved = store.load(&source)?;
         let created = oryx_core::timefmt::now_epoch_ms();
-        let mut expect = a.expect.clone();
-        expect.dedup();
+        let mut seen = std::collections::HashSet::new();
+        let expect: Vec<String> = a
+            .expect
+            .iter()
+            .filter(|e| seen.insert(*e))
+            .cloned()
+            .collect();
         saved.checks.push(RecallCheck {
             id: checks::new_id(question, &expect, created),
             question: question.to_string(),
@@ -228,8 +234,7 @@ impl Console {
     pub fn remove_recall_check(&self, a: &RemoveRecallCheckArgs) -> ApiResult<RecallChecksDto> {
         let rt = self.services();
         let owner = rt.owner(a.agent.as_deref().filter(|s| !s.is_empty()))?;
-        let store = RecallChecks::new(&self.index_dir());
-        let source = review_source(&rt, &owner);
+        let (store, source) = checks_of(&self.index_dir(), &rt, &owner);
         let mut saved = store.load(&source)?;
         let before = saved.checks.len();
         saved.checks.retain(|c| c.id != a.id);
@@ -293,8 +298,7 @@ pub(crate) fn run_due(
     force: bool,
 ) -> ApiResult<Run> {
     let owner = rt.owner(agent)?;
-    let store = RecallChecks::new(index_dir);
-    let source = review_source(rt, &owner);
+    let (store, source) = checks_of(index_dir, rt, &owner);
     let mut saved = store.load(&source)?;
     let mut ran = 0;
     let mut settings = None;
@@ -347,6 +351,11 @@ pub(crate) fn run_due(
         ran,
         settings,
     })
+}
+
+/// The checks' store and the key of `owner`'s checks in it (the store its entries live in).
+pub(crate) fn checks_of(index_dir: &Path, rt: &Services, owner: &Owner) -> (RecallChecks, String) {
+    (RecallChecks::new(index_dir), review_source(rt, owner))
 }
 
 fn archival_ids(rt: &Services, owner: &Owner) -> ApiResult<Vec<String>> {

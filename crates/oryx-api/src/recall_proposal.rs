@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 
 use oryx_core::memory::Backend;
-use oryx_core::recall_checks::{self as checks, RecallChecks};
+use oryx_core::recall_checks as checks;
 use oryx_core::runtime::embedder::Configured;
 use oryx_core::runtime::recall::{self as engine, tuning};
 
 use crate::agent_recall::{archival_texts, RecallSettingsDto};
-use crate::curation::review_source;
+use crate::recall_checks::checks_of;
 use crate::{ApiError, ApiResult, Console};
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -100,7 +100,8 @@ impl Console {
             ));
         }
         let (current, settings_problem, embedding) = rt.memory.runtime_engine(src);
-        let saved = RecallChecks::new(&self.index_dir()).load(&review_source(&rt, &owner))?;
+        let (store, source) = checks_of(&self.index_dir(), &rt, &owner);
+        let saved = store.load(&source)?;
         let dto = |verdict, checks: Vec<ProposalCheckDto>, proposed, tried, degraded| {
             let now = checks.iter().filter(|c| c.passes_now).count();
             let then = checks.iter().filter(|c| c.passes_proposed).count();

@@ -155,10 +155,10 @@ fn a_bare_root_has_no_runtime_to_check_recall_with() {
     );
 }
 
-#[test]
-fn memory_health_hints_at_a_broken_check() {
-    let inst = DemoInstall::new();
-    let note = "用户的工位在 7 楼 A-12";
+const DESK: &str = "用户的工位在 7 楼 A-12";
+
+/// Adds the desk entry and keeps "A-12" as a check expecting it; the entry's id.
+fn keep_desk_check(inst: &DemoInstall) -> String {
     inst.run(&[
         "memory",
         "add",
@@ -166,9 +166,9 @@ fn memory_health_hints_at_a_broken_check() {
         "assistant",
         "--scope",
         "archival",
-        note,
+        DESK,
     ]);
-    let id = inst.archival_id("assistant", |c| c == note);
+    let id = inst.archival_id("assistant", |c| c == DESK);
     inst.run(&[
         "checks",
         "add",
@@ -179,6 +179,13 @@ fn memory_health_hints_at_a_broken_check() {
         "--expect",
         &id,
     ]);
+    id
+}
+
+#[test]
+fn memory_health_hints_at_a_broken_check() {
+    let inst = DemoInstall::new();
+    let id = keep_desk_check(&inst);
     let hints = |inst: &DemoInstall| {
         inst.json(&["memory", "health", "--agent", "assistant"])["hints"]
             .as_array()
@@ -207,27 +214,7 @@ fn memory_health_hints_at_a_broken_check() {
 #[test]
 fn a_migration_switches_the_backend_and_carries_the_checks_to_it() {
     let inst = DemoInstall::new();
-    let note = "用户的工位在 7 楼 A-12";
-    inst.run(&[
-        "memory",
-        "add",
-        "--agent",
-        "assistant",
-        "--scope",
-        "archival",
-        note,
-    ]);
-    let id = inst.archival_id("assistant", |c| c == note);
-    inst.run(&[
-        "checks",
-        "add",
-        "--agent",
-        "assistant",
-        "--question",
-        "A-12",
-        "--expect",
-        &id,
-    ]);
+    keep_desk_check(&inst);
     inst.run(&[
         "migrate",
         "--from",
@@ -240,11 +227,32 @@ fn a_migration_switches_the_backend_and_carries_the_checks_to_it() {
     ]);
     // `--switch` made sqlite the runtime's backend, which the console follows.
     assert_eq!(inst.json(&["runtime"])["backend"], "sqlite");
-    // The check is there (checks are kept per store),
-    // expecting the row's id, and passes with the runtime's engine over the rows.
+    // The check is there (checks are kept per store), expecting the row's id, and passes with
+    // the runtime's engine over the rows.
     let listed = inst.json(&["checks", "list", "--agent", "assistant"]);
     let c = check(&listed, "A-12");
-    let row = inst.archival_id("assistant", |c| c == note);
+    let row = inst.archival_id("assistant", |c| c == DESK);
     assert_eq!(c["expected"][0], row.as_str(), "{c}");
     assert_eq!(c["passed"], true, "{c}");
+}
+
+#[test]
+fn an_entry_named_twice_is_expected_once() {
+    let inst = DemoInstall::new();
+    let id = keep_desk_check(&inst);
+    let other = inst.archival_id("assistant", |c| c.contains("（第 3 次）"));
+    let added = inst.json(&[
+        "checks",
+        "add",
+        "--agent",
+        "assistant",
+        "--question",
+        "工位",
+        "--expect",
+        &id,
+        &other,
+        &id,
+    ]);
+    let c = check(&added, "工位");
+    assert_eq!(c["expected"], serde_json::json!([id, other]), "{c}");
 }
